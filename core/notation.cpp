@@ -1,0 +1,339 @@
+#include "core/notation.h"
+
+#include <istream>
+#include <iterator>
+#include <sstream>
+
+namespace kz {
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_result(std::string_view t) {
+  return t == "1-0" || t == "0-1" || t == "1/2-1/2" || t == "*";
+}
+
+// Strips a move-number prefix ("12.", "12...") from a token; returns the rest.
+std::string_view strip_move_number(std::string_view t) {
+  size_t i = 0;
+  while (i < t.size() && is_digit(t[i])) ++i;
+  if (i > 0 && i < t.size() + 1 && i < t.size() && t[i] == '.') {
+    while (i < t.size() && t[i] == '.') ++i;
+    return t.substr(i);
+  }
+  return t;
+}
+
+}  // namespace
+
+MoveToken parse_move_token(std::string_view token, const GameSpec& spec) {
+  MoveToken mt;
+  mt.text = std::string(token);
+  auto fail = [&](const std::string& why) {
+    throw ParseError("'" + mt.text + "' is not a move: " + why);
+  };
+  if (token.empty()) fail("empty");
+  size_t i = 0;
+  if (!spec.is_togyz()) {
+    int v = 0;
+    while (i < token.size() && is_digit(token[i]) && i < 3) v = v * 10 + (token[i++] - '0');
+    if (i == 0 || i != token.size()) fail("expected a pit number 1.." + std::to_string(spec.pits));
+    if (v < 1 || v > spec.pits)
+      fail("pit " + std::to_string(v) + " is outside 1.." + std::to_string(spec.pits));
+    mt.from = v;
+    return mt;
+  }
+  if (token.size() < 2 || !is_digit(token[0]) || !is_digit(token[1]))
+    fail("expected two digits: the hole moved from and the hole where the last stone landed");
+  mt.from = token[0] - '0';
+  mt.landing = token[1] - '0';
+  if (mt.from < 1 || mt.from > 9) fail("hole " + std::to_string(mt.from) + " does not exist");
+  if (*mt.landing < 1 || *mt.landing > 9)
+    fail("landing hole " + std::to_string(*mt.landing) + " does not exist");
+  i = 2;
+  if (i < token.size() && (token[i] == 'x' || token[i] == 'X')) {
+    mt.tuzdyk_mark = true;
+    ++i;
+  } else if (i + 1 < token.size() && uint8_t(token[i]) == 0xD1 && uint8_t(token[i + 1]) == 0x85) {
+    mt.tuzdyk_mark = true;  // Cyrillic lower-case х
+    i += 2;
+  } else if (i + 1 < token.size() && uint8_t(token[i]) == 0xD0 && uint8_t(token[i + 1]) == 0xA5) {
+    mt.tuzdyk_mark = true;  // Cyrillic upper-case Х
+    i += 2;
+  }
+  if (i < token.size() && token[i] == '(') {
+    size_t close = token.find(')', i);
+    if (close == std::string_view::npos) fail("unclosed '(' in the kazan annotation");
+    int v = 0;
+    size_t digits = 0;
+    for (size_t k = i + 1; k < close; ++k) {
+      if (!is_digit(token[k]) || ++digits > 3) fail("kazan annotation must be a number");
+      v = v * 10 + (token[k] - '0');
+    }
+    if (digits == 0) fail("empty kazan annotation");
+    if (v > kTogyzStones) fail("kazan annotation " + std::to_string(v) + " exceeds 162");
+    mt.kazan = v;
+    i = close + 1;
+  }
+  if (i != token.size()) fail("unexpected '" + std::string(token.substr(i)) + "' after the move");
+  return mt;
+}
+
+std::string format_move(const Position& before, int move, bool with_kazan) {
+  if (!before.is_togyz()) return std::to_string(move + 1);
+  Position after = before;
+  const auto info = after.play(move);
+  std::string s = std::to_string(move + 1) + std::to_string(info.landing_index + 1);
+  if (info.made_tuzdyk)
+    s += 'x';
+  else if (with_kazan && info.captured > 0)
+    s += "(" + std::to_string(after.store[before.to_move]) + ")";
+  return s;
+}
+
+std::string GameRecord::tag(const std::string& name, const std::string& fallback) const {
+  for (const auto& [k, v] : tags)
+    if (k == name) return v;
+  return fallback;
+}
+
+void GameRecord::set_tag(const std::string& name, const std::string& value) {
+  for (auto& [k, v] : tags)
+    if (k == name) {
+      v = value;
+      return;
+    }
+  tags.emplace_back(name, value);
+}
+
+std::string GameRecord::describe() const {
+  std::string s = "game " + std::to_string(index);
+  const std::string white = tag("White"), black = tag("Black");
+  s += " (";
+  if (!white.empty() || !black.empty()) s += white + " vs " + black + ", ";
+  if (!source.empty()) s += source + ":";
+  s += "line " + std::to_string(line) + ")";
+  return s;
+}
+
+std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<GameRecord> games;
+  GameRecord cur;
+  bool have = false, in_moves = false;
+  int line = 1;
+  auto where = [&](int l) { return source + ":" + std::to_string(l) + ": "; };
+  auto begin_game = [&] {
+    if (!have) {
+      have = true;
+      cur.line = line;
+      cur.source = source;
+    }
+  };
+  auto flush = [&] {
+    if (have) {
+      cur.index = int(games.size()) + 1;
+      games.push_back(std::move(cur));
+    }
+    cur = GameRecord{};
+    have = in_moves = false;
+  };
+
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (is_space(c)) {
+      ++i;
+      continue;
+    }
+    if (c == '[') {
+      if (in_moves) flush();
+      begin_game();
+      const size_t close = text.find(']', i);
+      const size_t eol = text.find('\n', i);
+      if (close == std::string::npos || (eol != std::string::npos && close > eol))
+        throw ParseError(where(line) + "tag without a closing ']'");
+      const std::string body = text.substr(i + 1, close - i - 1);
+      const size_t q1 = body.find('"');
+      const size_t q2 = body.rfind('"');
+      if (q1 == std::string::npos || q2 == q1)
+        throw ParseError(where(line) + "tag '" + body + "' must look like [Name \"value\"]");
+      std::string name = body.substr(0, q1);
+      while (!name.empty() && is_space(name.back())) name.pop_back();
+      if (name.empty()) throw ParseError(where(line) + "tag without a name");
+      cur.tags.emplace_back(name, body.substr(q1 + 1, q2 - q1 - 1));
+      i = close + 1;
+      continue;
+    }
+    if (c == '{') {
+      const size_t close = text.find('}', i);
+      if (close == std::string::npos) throw ParseError(where(line) + "comment '{' is never closed");
+      for (size_t k = i; k < close; ++k) line += text[k] == '\n';
+      std::string comment = text.substr(i + 1, close - i - 1);
+      i = close + 1;
+      // A comment right after the result (PlayOK's "1-0 {zero}") belongs to that game.
+      if (!have && !games.empty()) {
+        games.back().comments.push_back(std::move(comment));
+        continue;
+      }
+      begin_game();
+      cur.comments.push_back(std::move(comment));
+      in_moves = true;
+      continue;
+    }
+    if (c == ';') {  // comment to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && !is_space(text[j]) && text[j] != '{' && text[j] != '[') ++j;
+    const std::string_view token(text.data() + i, j - i);
+    i = j;
+    begin_game();
+    in_moves = true;
+    if (is_result(token)) {
+      cur.result = std::string(token);
+      flush();
+      continue;
+    }
+    const std::string_view move = strip_move_number(token);
+    if (move.empty()) continue;
+    cur.moves.emplace_back(move);
+    cur.move_lines.push_back(line);
+  }
+  flush();
+  return games;
+}
+
+ReplayResult replay_record(const GameRecord& record, const Position& start) {
+  ReplayResult r;
+  r.final_position = start;
+  Position& pos = r.final_position;
+  const GameSpec spec{start.variant, start.npits, 0};
+  for (size_t ply = 0; ply < record.moves.size(); ++ply) {
+    const std::string prefix = record.describe() + ", ply " + std::to_string(ply + 1) + " (line " +
+                               std::to_string(record.move_lines[ply]) + "), move '" +
+                               record.moves[ply] + "': ";
+    MoveToken mt;
+    try {
+      mt = parse_move_token(record.moves[ply], spec);
+    } catch (const ParseError& e) {
+      throw ParseError(prefix + e.what());
+    }
+    if (pos.is_over()) throw ParseError(prefix + "the game is already over");
+    const int move = mt.from - 1;
+    if (!pos.is_legal(move))
+      throw ParseError(prefix + "hole " + std::to_string(mt.from) + " is empty in " +
+                       pos.to_string());
+    const int mover = pos.to_move;
+    const auto info = pos.play(move);
+    if (mt.landing && *mt.landing != info.landing_index + 1)
+      throw ParseError(prefix + "says the last stone lands on hole " + std::to_string(*mt.landing) +
+                       ", the rules land it on hole " + std::to_string(info.landing_index + 1));
+    if (mt.tuzdyk_mark != info.made_tuzdyk)
+      throw ParseError(prefix + (mt.tuzdyk_mark
+                                     ? "is marked as making a tuzdyk, but the rules make none"
+                                     : "makes a tuzdyk by the rules, but is not marked with 'x'"));
+    if (mt.kazan && *mt.kazan != pos.store[mover])
+      throw ParseError(prefix + "says the mover's kazan is " + std::to_string(*mt.kazan) +
+                       ", the rules make it " + std::to_string(pos.store[mover]));
+    r.moves.push_back(move);
+  }
+  r.plies = int(r.moves.size());
+  return r;
+}
+
+std::vector<int> parse_move_list(std::string_view text) {
+  std::vector<int> out;
+  std::string tok;
+  std::istringstream ss{std::string(text)};
+  while (ss >> tok) {
+    int v = 0;
+    size_t k = 0;
+    while (k < tok.size() && is_digit(tok[k]) && k < 3) v = v * 10 + (tok[k++] - '0');
+    if (k == 0 || k != tok.size())
+      throw ParseError("move " + std::to_string(out.size() + 1) + ": '" + tok +
+                       "' is not a pit number");
+    out.push_back(v);
+  }
+  return out;
+}
+
+ReplayResult replay_moves(const std::vector<int>& pits_1based, const Position& start) {
+  ReplayResult r;
+  r.final_position = start;
+  for (size_t ply = 0; ply < pits_1based.size(); ++ply) {
+    const int pit = pits_1based[ply];
+    const std::string prefix =
+        "ply " + std::to_string(ply + 1) + ", move " + std::to_string(pit) + ": ";
+    if (r.final_position.is_over()) throw ParseError(prefix + "the game is already over");
+    if (pit < 1 || pit > r.final_position.npits)
+      throw ParseError(prefix + "pit must be 1.." + std::to_string(r.final_position.npits));
+    if (!r.final_position.is_legal(pit - 1))
+      throw ParseError(prefix + "pit " + std::to_string(pit) + " is empty in " +
+                       r.final_position.to_string());
+    r.final_position.play(pit - 1);
+    r.moves.push_back(pit - 1);
+  }
+  r.plies = int(r.moves.size());
+  return r;
+}
+
+std::string write_pgn(const std::vector<std::pair<std::string, std::string>>& tags,
+                      const Position& start, const std::vector<int>& moves,
+                      const std::vector<std::string>& comments_after_move, bool with_kazan) {
+  std::string out;
+  std::string result;
+  for (const auto& [k, v] : tags) {
+    out += "[" + k + " \"" + v + "\"]\n";
+    if (k == "Result") result = v;
+  }
+  out += "\n";
+  Position pos = start;
+  std::string line;
+  int number = 1;
+  bool need_number = true;
+  auto emit = [&](const std::string& word) {
+    if (!line.empty() && line.size() + 1 + word.size() > 79) {
+      out += line + "\n";
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+  };
+  for (size_t ply = 0; ply < moves.size(); ++ply) {
+    if (pos.to_move == 0) {
+      emit(std::to_string(number) + ".");
+      need_number = false;
+    } else if (need_number) {
+      emit(std::to_string(number) + "...");
+      need_number = false;
+    }
+    const std::string word = format_move(pos, moves[ply], with_kazan);
+    const int mover = pos.to_move;
+    pos.play(moves[ply]);
+    emit(word);
+    if (ply < comments_after_move.size() && !comments_after_move[ply].empty()) {
+      emit("{" + comments_after_move[ply] + "}");
+      need_number = true;
+    }
+    if (mover == 1 && pos.to_move == 0) ++number;
+  }
+  if (result.empty()) result = outcome_string(pos.outcome());
+  emit(result);
+  out += line + "\n";
+  return out;
+}
+
+}  // namespace kz

@@ -1,0 +1,436 @@
+#include "core/position.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+namespace kz {
+
+namespace {
+
+constexpr int kRing = 2 * kMaxPits;  // Togyz sows round 18 holes
+
+// kSowMasks.m[start][k]: one stone in each of the k holes from `start`, wrapping at 18,
+// laid out as the 18 bytes of Position::pits padded to three 64-bit words.
+struct SowMask {
+  uint64_t w[3];
+};
+struct SowMaskTable {
+  SowMask m[kRing][kRing];
+  constexpr SowMaskTable() : m{} {
+    for (int s = 0; s < kRing; ++s)
+      for (int k = 0; k < kRing; ++k)
+        for (int j = 0; j < k; ++j) {
+          const int hole = (s + j) % kRing;
+          m[s][k].w[hole / 8] |= uint64_t(1) << (8 * (hole % 8));
+        }
+  }
+};
+constexpr SowMaskTable kSowMasks;
+
+inline bool row_is_empty(const uint8_t* row) {
+  uint64_t x;
+  std::memcpy(&x, row, 8);
+  return (x | row[8]) == 0;
+}
+
+// Bit i set where byte i of the 9-byte row is non-zero.
+inline uint32_t nonzero_bytes9(const uint8_t* row) {
+  uint64_t x;
+  std::memcpy(&x, row, 8);
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  const uint64_t high = (((x & kLow7) + kLow7) | x) & ~kLow7;  // 0x80 in each non-zero byte
+  const uint32_t bits = uint32_t((high * 0x0002040810204081ull) >> 56);  // gather the 8 high bits
+  return bits | (uint32_t(row[8] != 0) << 8);
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  s = trim(s);
+  if (s.empty()) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// GameSpec
+
+GameSpec GameSpec::kalah(int m, int n, bool empty_capture) {
+  if (m < 1 || m > kMaxPits)
+    throw ParseError("Kalah pits per side must be 1..9, got " + std::to_string(m));
+  if (n < 1 || n > 12)
+    throw ParseError("Kalah seeds per pit must be 1..12, got " + std::to_string(n));
+  return {empty_capture ? Variant::kKalahEmpty : Variant::kKalah, uint8_t(m), uint8_t(n)};
+}
+
+GameSpec GameSpec::parse(std::string_view name) {
+  name = trim(name);
+  if (name == "togyz" || name == "togyz-kumalak" || name == "togyzkumalak") return togyz();
+  if (name == "kalah") return kalah(6, 4, false);
+  if (name == "bantumi") return kalah(5, 4, true);
+  if (name.substr(0, 6) == "kalah:") {
+    auto parts = split(name.substr(6), ',');
+    int m = 0, n = 0;
+    bool empty = false;
+    if (parts.size() < 2 || parts.size() > 3 || !parse_int(parts[0], m) || !parse_int(parts[1], n))
+      throw ParseError("game '" + std::string(name) + "': expected kalah:M,N or kalah:M,N,empty");
+    if (parts.size() == 3) {
+      if (trim(parts[2]) == "empty")
+        empty = true;
+      else if (trim(parts[2]) != "standard")
+        throw ParseError("game '" + std::string(name) +
+                         "': third field must be 'empty' or 'standard'");
+    }
+    return kalah(m, n, empty);
+  }
+  throw ParseError("unknown game '" + std::string(name) +
+                   "' (expected togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty)");
+}
+
+std::string GameSpec::name() const {
+  if (variant == Variant::kTogyz) return "togyz";
+  std::string s = "kalah:" + std::to_string(pits) + "," + std::to_string(seeds);
+  if (variant == Variant::kKalahEmpty) s += ",empty";
+  return s;
+}
+
+// ---------------------------------------------------------------------------------
+// Position
+
+Position Position::start(const GameSpec& spec) {
+  Position p;
+  p.variant = spec.variant;
+  p.npits = spec.pits;
+  for (int i = 0; i < spec.pits; ++i) {
+    p.pits[i] = spec.seeds;
+    p.pits[kMaxPits + i] = spec.seeds;
+  }
+  return p;
+}
+
+int Position::total_stones() const {
+  int t = store[0] + store[1];
+  for (uint8_t v : pits) t += v;
+  return t;
+}
+
+uint32_t Position::legal_mask() const {
+  if (over) return 0;
+  // Pits beyond npits are always empty, so no extra masking is needed.
+  return nonzero_bytes9(&pits[to_move * kMaxPits]);
+}
+
+// Inlined into play() and perft(): it is the innermost loop of everything.
+[[gnu::always_inline]] inline void Position::play_togyz(int move, MoveInfo& info) {
+  const int me = to_move, opp = me ^ 1;
+  const int from = me * kMaxPits + move;
+  const int n = pits[from];
+  pits[from] = 0;
+  // n >= 2: the first stone goes back into the emptied hole; n == 1: into the next one.
+  int start = (n == 1) ? from + 1 : from;
+  if (start == kRing) start = 0;
+  // Stones go into n consecutive holes from `start` round the 18-hole ring. Adding a
+  // precomputed 0/1 byte mask per (start, n mod 18) as three 64-bit words sows them all
+  // at once; no byte can carry into the next, since a hole never holds more than 162.
+  // The words cover pits[0..17] and then 6 bytes of other fields, which the zero upper
+  // bytes of the mask and lap leave untouched.
+  const SowMask& mask = kSowMasks.m[start][n % kRing];
+  uint64_t w[3];
+  static_assert(offsetof(Position, pits) == 0 && sizeof(Position) >= sizeof(w));
+  std::memcpy(w, this, sizeof(w));
+  const uint64_t lap = uint64_t(n / kRing) * 0x0101010101010101ull;  // whole laps
+  w[0] += mask.w[0] + lap;
+  w[1] += mask.w[1] + lap;
+  w[2] += mask.w[2] + (lap & 0xFFFF);
+  std::memcpy(static_cast<void*>(this), w, sizeof(w));
+  int last = start + n - 1;
+  last %= kRing;
+
+  // Stones that fell into a tuzdyk belong to its owner. Sowing past a tuzdyk is the same
+  // as sowing into it and moving the stones out afterwards, because a tuzdyk is always
+  // empty before a move.
+  for (int p = 0; p < 2; ++p) {
+    if (tuzdyk[p] != kNoTuzdyk) {
+      uint8_t& hole = pits[(p ^ 1) * kMaxPits + tuzdyk[p]];
+      store[p] += hole;
+      hole = 0;
+    }
+  }
+
+  const int landing_player = last >= kMaxPits;
+  const int landing_index = last - landing_player * kMaxPits;
+  info.landing_player = int8_t(landing_player);
+  info.landing_index = int8_t(landing_index);
+  // Captures are decided by stone parity, which no branch predictor can guess, so the
+  // even capture is computed without branches: `take` is the count or 0.
+  const int count = pits[last];
+  const bool capturable = landing_player == opp && tuzdyk[me] != landing_index;
+  const int take = (capturable && (count & 1) == 0) ? count : 0;
+  store[me] += uint8_t(take);
+  pits[last] -= uint8_t(take);
+  info.captured = uint8_t(take);
+  if (count == 3 && capturable && tuzdyk[me] == kNoTuzdyk && landing_index != kMaxPits - 1 &&
+      tuzdyk[opp] != landing_index) [[unlikely]] {
+    tuzdyk[me] = int8_t(landing_index);
+    store[me] += 3;
+    pits[last] = 0;
+    info.captured = 3;
+    info.made_tuzdyk = true;
+  }
+  to_move = uint8_t(opp);
+  if (row_is_empty(&pits[opp * kMaxPits])) [[unlikely]]
+    finish_if_over();
+  info.ended_game = over;
+}
+
+void Position::play_kalah(int move, MoveInfo& info) {
+  const int me = to_move, opp = me ^ 1;
+  const int m = npits;
+  const int ring = 2 * m + 1;  // my pits, my store, their pits (their store is skipped)
+  uint8_t* mine = &pits[me * kMaxPits];
+  uint8_t* theirs = &pits[opp * kMaxPits];
+  const int n = mine[move];
+  mine[move] = 0;
+  if (n >= ring) {
+    const uint8_t lap = uint8_t(n / ring);
+    for (int i = 0; i < m; ++i) {
+      mine[i] += lap;
+      theirs[i] += lap;
+    }
+    store[me] += lap;
+  }
+  int pos = move + 1;  // ring offset: 0..m-1 mine, m my store, m+1..2m theirs
+  for (int k = n % ring; k > 0; --k) {
+    if (pos == ring) pos = 0;
+    if (pos < m)
+      mine[pos]++;
+    else if (pos == m)
+      store[me]++;
+    else
+      theirs[pos - m - 1]++;
+    ++pos;
+  }
+  const int last = (move + n) % ring;
+  if (last == m) {
+    info.landing_player = -1;
+    info.landing_index = 0;
+    info.extra_turn = true;
+  } else if (last < m) {
+    info.landing_player = int8_t(me);
+    info.landing_index = int8_t(last);
+    // The last pit holds exactly one seed iff it was empty before that seed arrived.
+    if (mine[last] == 1) {
+      uint8_t& opposite = theirs[m - 1 - last];
+      if (opposite != 0 || variant == Variant::kKalahEmpty) {
+        info.captured = uint8_t(1 + opposite);
+        store[me] += info.captured;
+        opposite = 0;
+        mine[last] = 0;
+      }
+    }
+  } else {
+    info.landing_player = int8_t(opp);
+    info.landing_index = int8_t(last - m - 1);
+  }
+  if (!info.extra_turn) to_move = uint8_t(opp);
+  finish_if_over();
+  info.ended_game = over;
+}
+
+Position::MoveInfo Position::play(int move) {
+  MoveInfo info;
+  if (variant == Variant::kTogyz)
+    play_togyz(move, info);
+  else
+    play_kalah(move, info);
+  return info;
+}
+
+void Position::finish_if_over() {
+  bool ends;
+  if (variant == Variant::kTogyz) {
+    // Only the player to move being empty ends the game ("atsyz").
+    ends = row_is_empty(&pits[to_move * kMaxPits]);
+  } else {
+    // Kalah ends as soon as either side's pits are empty.
+    ends = row_is_empty(&pits[0]) || row_is_empty(&pits[kMaxPits]);
+  }
+  if (!ends) return;
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < kMaxPits; ++i) {
+      store[p] += pits[p * kMaxPits + i];
+      pits[p * kMaxPits + i] = 0;
+    }
+  }
+  over = 1;
+}
+
+bool Position::is_decided() const {
+  if (over) return true;
+  if (variant == Variant::kTogyz) return store[0] >= kTogyzWinKazan || store[1] >= kTogyzWinKazan;
+  const int total = total_stones();
+  return 2 * store[0] > total || 2 * store[1] > total;
+}
+
+Outcome Position::outcome() const {
+  if (!is_decided()) return Outcome::kOngoing;
+  if (store[0] > store[1]) return Outcome::kWhiteWins;
+  if (store[1] > store[0]) return Outcome::kBlackWins;
+  return Outcome::kDraw;
+}
+
+const char* outcome_string(Outcome o) {
+  switch (o) {
+    case Outcome::kWhiteWins:
+      return "1-0";
+    case Outcome::kBlackWins:
+      return "0-1";
+    case Outcome::kDraw:
+      return "1/2-1/2";
+    default:
+      return "*";
+  }
+}
+
+std::string Position::to_string() const {
+  std::string s;
+  for (int p = 0; p < 2; ++p) {
+    if (p) s += '/';
+    for (int i = 0; i < npits; ++i) {
+      if (i) s += ',';
+      // A tuzdyk owned by the other player sits in this row.
+      if (is_togyz() && tuzdyk[p ^ 1] == i)
+        s += 'x';
+      else
+        s += std::to_string(pit(p, i));
+    }
+  }
+  s += ' ' + std::to_string(store[0]) + ' ' + std::to_string(store[1]) + ' ';
+  if (is_togyz())
+    s += to_move == 0 ? 'w' : 'b';
+  else
+    s += to_move == 0 ? 's' : 'n';
+  return s;
+}
+
+Position Position::parse(std::string_view text, const GameSpec& spec) {
+  const std::string where = "position '" + std::string(trim(text)) + "': ";
+  auto fail = [&](const std::string& why) { throw ParseError(where + why); };
+  std::vector<std::string_view> fields;
+  for (auto f : split(trim(text), ' '))
+    if (!trim(f).empty()) fields.push_back(trim(f));
+  if (fields.size() != 4)
+    fail("expected 4 fields '<row1>/<row2> <store1> <store2> <side>', got " +
+         std::to_string(fields.size()));
+  auto rows = split(fields[0], '/');
+  if (rows.size() != 2) fail("expected two rows separated by '/'");
+
+  Position p;
+  p.variant = spec.variant;
+  p.npits = spec.pits;
+  const bool togyz = spec.is_togyz();
+  const char* row_name[2] = {togyz ? "White's row" : "South's row",
+                             togyz ? "Black's row" : "North's row"};
+  for (int r = 0; r < 2; ++r) {
+    auto cells = split(rows[r], ',');
+    if (int(cells.size()) != spec.pits)
+      fail(std::string(row_name[r]) + " has " + std::to_string(cells.size()) +
+           " holes, the game has " + std::to_string(spec.pits));
+    for (int i = 0; i < spec.pits; ++i) {
+      auto cell = trim(cells[i]);
+      if (cell == "x" || cell == "X") {
+        if (!togyz)
+          fail("a tuzdyk 'x' in " + std::string(row_name[r]) + " but Kalah has no tuzdyks");
+        if (i == kMaxPits - 1)
+          fail("a tuzdyk on hole 9 of " + std::string(row_name[r]) + " is not allowed");
+        if (p.tuzdyk[r ^ 1] != kNoTuzdyk) fail("two tuzdyks in " + std::string(row_name[r]));
+        p.tuzdyk[r ^ 1] = int8_t(i);
+        continue;
+      }
+      int v;
+      if (!parse_int(cell, v) || v < 0 || v > 255)
+        fail(std::string(row_name[r]) + " hole " + std::to_string(i + 1) + ": '" +
+             std::string(cell) + "' is not a stone count");
+      p.pits[r * kMaxPits + i] = uint8_t(v);
+    }
+  }
+  if (p.tuzdyk[0] != kNoTuzdyk && p.tuzdyk[0] == p.tuzdyk[1])
+    fail("symmetric tuzdyks (both on hole " + std::to_string(p.tuzdyk[0] + 1) +
+         ") are not allowed");
+  for (int s = 0; s < 2; ++s) {
+    int v;
+    if (!parse_int(fields[1 + s], v) || v < 0 || v > 255)
+      fail("store " + std::to_string(s + 1) + ": '" + std::string(fields[1 + s]) +
+           "' is not a stone count");
+    p.store[s] = uint8_t(v);
+  }
+  const std::string_view side = fields[3];
+  if (togyz ? side == "w" : side == "s")
+    p.to_move = 0;
+  else if (togyz ? side == "b" : side == "n")
+    p.to_move = 1;
+  else
+    fail(std::string("side to move must be ") + (togyz ? "'w' or 'b'" : "'s' or 'n'") + ", got '" +
+         std::string(side) + "'");
+  const int expected = togyz ? kTogyzStones : spec.total_seeds();
+  if (p.total_stones() != expected)
+    fail("holds " + std::to_string(p.total_stones()) + " stones in all, the game has " +
+         std::to_string(expected));
+  p.finish_if_over();
+  return p;
+}
+
+uint64_t Position::hash() const {
+  uint64_t words[4] = {0, 0, 0, 0};
+  static_assert(sizeof(Position) <= sizeof(words));
+  std::memcpy(words, this, sizeof(Position));
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (uint64_t w : words) {
+    h ^= w + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+uint64_t perft(const Position& pos, int depth) {
+  if (depth == 0 || pos.is_over()) return 1;
+  uint32_t mask = pos.legal_mask();
+  uint64_t nodes = 0;
+  while (mask) {
+    const int move = __builtin_ctz(mask);
+    mask &= mask - 1;
+    Position child = pos;
+    child.play(move);
+    nodes += depth == 1 ? 1 : perft(child, depth - 1);
+  }
+  return nodes;
+}
+
+}  // namespace kz

@@ -1,0 +1,58 @@
+// What every engine in the project answers when asked to think about a position: the
+// MCTS engine (mcts/search.h) and the alpha-beta baseline (mcts/alphabeta.h) both
+// implement Player, so levels, the play loop, hints, analysis, the protocol and the
+// gating matches treat them alike.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/position.h"
+
+namespace kz {
+
+// How long to think. Zero means "no limit of this kind"; the first limit reached stops
+// the search. With no limit at all an engine uses its own default.
+struct ThinkLimits {
+  int64_t nodes = 0;                        // MCTS: visits; alpha-beta: nodes searched
+  int depth = 0;                            // alpha-beta: nominal depth in plies (MCTS ignores it)
+  double movetime_s = 0;                    // wall-clock seconds
+  const std::atomic<bool>* stop = nullptr;  // set from another thread to stop at once
+};
+
+// One candidate move as the engine sees it, from the mover's point of view.
+struct MoveEval {
+  int move = -1;                      // 0-based pit
+  int64_t visits = 0;                 // MCTS visits (alpha-beta: 0)
+  float prior = 0;                    // network prior (alpha-beta: 0)
+  float win = 0, draw = 0, loss = 0;  // probabilities for the side to move
+  float margin = 0;     // expected final (mover's store - opponent's store), in stones
+  bool proven = false;  // the value is exact (solved), not an estimate
+};
+
+struct ThinkResult {
+  int best_move = -1;                 // 0-based pit; -1 only when the game is over
+  float win = 0, draw = 0, loss = 0;  // root value for the side to move
+  float margin = 0;                   // expected final margin for the side to move
+  bool proven = false;                // root value is exact
+  std::vector<int> pv;                // principal variation, 0-based pits, from the root
+  std::vector<MoveEval> moves;        // every legal move, best first
+  int64_t nodes = 0;                  // visits or nodes searched
+  int depth = 0;                      // alpha-beta: completed depth; MCTS: pv length
+  double seconds = 0;
+};
+
+class Player {
+ public:
+  virtual ~Player() = default;
+  virtual std::string name() const = 0;
+  // Forget everything game-specific (trees, tables).
+  virtual void new_game() {}
+  // Think about `pos` and answer. Called repeatedly during a game; an engine may keep
+  // what it learned about earlier positions (tree reuse).
+  virtual ThinkResult think(const Position& pos, const ThinkLimits& limits) = 0;
+};
+
+}  // namespace kz

@@ -1,0 +1,21 @@
+// Helpers shared by the test executables.
+#pragma once
+
+#include <string>
+
+namespace kz::test {
+
+// ../shared/data beside the project, or "" when it is absent (tests then GTEST_SKIP).
+std::string shared_data_dir();
+
+// Runs a shell command, returns its exit status; stdout (and stderr when merge_stderr)
+// goes into *out. Used by the end-to-end tests of the executables.
+int run_command(const std::string& command, std::string* out, bool merge_stderr = false);
+
+// Path of a built executable, e.g. bin("kumalak").
+std::string bin(const std::string& name);
+
+// A fresh empty directory under the system temp dir, unique per call.
+std::string temp_dir(const std::string& prefix);
+
+}  // namespace kz::test

@@ -1,0 +1,15 @@
+// The `kumalak` executable is one CLI11 app with a subcommand per job. Each job lives
+// in its own cmd_*.cpp and registers itself here, so adding a command touches one file
+// and this list.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kz::cli {
+
+// Each register_* adds a subcommand to `app` whose callback runs the job. A job that
+// fails sets `exit_code` (the process's exit status) instead of throwing.
+void register_replay(CLI::App& app, int& exit_code);
+void register_perft(CLI::App& app, int& exit_code);
+
+}  // namespace kz::cli

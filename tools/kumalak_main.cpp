@@ -1,0 +1,18 @@
+// `kumalak`: the engine a person runs. See README.md for each subcommand.
+#include <iostream>
+
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"KumalakZero: a Togyz Kumalak and Kalah engine"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  kz::cli::register_replay(app, exit_code);
+  kz::cli::register_perft(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}
