@@ -1,0 +1,451 @@
+#include "mcts/search.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+namespace kz {
+
+namespace {
+
+// Result of a finished or decided game, as (value, draw, margin) for `player`.
+void outcome_for(const Position& pos, int player, float& value, float& draw, float& margin) {
+  const Outcome o = pos.outcome();
+  const float white_value = o == Outcome::kWhiteWins ? 1.f : o == Outcome::kBlackWins ? -1.f : 0.f;
+  value = player == 0 ? white_value : -white_value;
+  draw = o == Outcome::kDraw ? 1.f : 0.f;
+  margin = float(player == 0 ? pos.margin() : -pos.margin());
+}
+
+constexpr int kMaxReuseDepth = 4;  // plies below the old root searched for the new one
+
+}  // namespace
+
+Search::Search(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) {
+  clear();
+}
+
+void Search::clear() {
+  nodes_.clear();
+  nodes_.push_back(Node{});
+  path_steps_.clear();
+  pending_.clear();
+  root_noise_applied_ = false;
+}
+
+void Search::exact_value(const Position& pos, float& value, float& draw, float& margin) const {
+  outcome_for(pos, pos.to_move, value, draw, margin);
+}
+
+bool Search::set_root(const Position& pos) {
+  assert(pending_.empty());
+  path_steps_.clear();
+  pending_.clear();
+  if (nodes_.size() > 1 || (nodes_[0].flags & kExpanded)) {
+    if (pos == root_pos_) {
+      apply_root_noise();
+      return true;
+    }
+    // Breadth-first over the expanded part of the tree, a few plies deep.
+    struct Item {
+      uint32_t node;
+      Position pos;
+      uint8_t chooser;
+      int depth;
+    };
+    std::deque<Item> queue{{0, root_pos_, root_pos_.to_move, 0}};
+    while (!queue.empty()) {
+      Item it = queue.front();
+      queue.pop_front();
+      if (it.node != 0 && it.pos == pos) {
+        // Copy the subtree into a fresh, compact pool; everything else is dropped.
+        std::vector<Node> fresh;
+        fresh.reserve(nodes_.size());
+        fresh.push_back(nodes_[it.node]);
+        Node& root = fresh[0];
+        if (it.chooser != pos.to_move) {  // stats were from the other player's view
+          root.value_sum = -root.value_sum;
+          root.margin_sum = -root.margin_sum;
+          if (root.proven == 1 || root.proven == -1) root.proven = int8_t(-root.proven);
+        }
+        std::deque<std::pair<uint32_t, uint32_t>> copy{{it.node, 0}};
+        while (!copy.empty()) {
+          auto [old_index, new_index] = copy.front();
+          copy.pop_front();
+          const Node old = nodes_[old_index];
+          if (!old.num_children) continue;
+          const uint32_t first = uint32_t(fresh.size());
+          fresh[new_index].first_child = first;
+          for (int c = 0; c < old.num_children; ++c) {
+            fresh.push_back(nodes_[old.first_child + c]);
+            copy.emplace_back(old.first_child + c, first + c);
+          }
+        }
+        nodes_ = std::move(fresh);
+        root_pos_ = pos;
+        root_noise_applied_ = false;
+        apply_root_noise();
+        return true;
+      }
+      if (it.depth >= kMaxReuseDepth) continue;
+      const Node& n = nodes_[it.node];
+      for (int c = 0; c < n.num_children; ++c) {
+        const uint32_t child = n.first_child + c;
+        if (!(nodes_[child].flags & kExpanded)) continue;
+        Position next = it.pos;
+        next.play(nodes_[child].move);
+        queue.push_back({child, next, it.pos.to_move, it.depth + 1});
+      }
+    }
+  }
+  clear();
+  root_pos_ = pos;
+  return false;
+}
+
+int64_t Search::root_visits() const {
+  return nodes_[0].visits;
+}
+
+bool Search::root_proven() const {
+  return nodes_[0].proven != kUnproven;
+}
+
+float Search::child_utility(const Node& child, float fpu_value) const {
+  const uint32_t n = child.visits + child.in_flight;
+  if (n == 0) return fpu_value;
+  if (child.proven != kUnproven && params_.solver) return float(child.proven);
+  // Descents in flight count as losses (virtual loss), steering the next descent away.
+  float q = (child.value_sum - float(child.in_flight)) / float(n);
+  if (params_.margin_utility != 0.f && child.visits > 0)
+    q += params_.margin_utility *
+         std::tanh(child.margin_sum / float(child.visits) / params_.margin_scale);
+  return q;
+}
+
+uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t chooser) const {
+  const Node& p = nodes_[parent];
+  const float parent_n = float(p.visits + p.in_flight);
+  const float sqrt_n = std::sqrt(std::max(parent_n, 1.f));
+  // The node's own value, turned to the view of the player choosing now (its stats
+  // are from its chooser's view, which differs unless the mover kept the turn).
+  float parent_q = p.visits > 0 ? p.value_sum / float(p.visits) : 0.f;
+  if (chooser != pos.to_move) parent_q = -parent_q;
+  float visited_prior = 0;
+  for (int c = 0; c < p.num_children; ++c) {
+    const Node& ch = nodes_[p.first_child + c];
+    if (ch.visits + ch.in_flight > 0) visited_prior += ch.prior;
+  }
+  const float reduction = parent == 0 ? params_.root_fpu_reduction : params_.fpu_reduction;
+  const float fpu = parent_q - reduction * std::sqrt(visited_prior);
+
+  uint32_t best = p.first_child;
+  float best_score = -std::numeric_limits<float>::infinity();
+  for (int c = 0; c < p.num_children; ++c) {
+    const uint32_t index = p.first_child + c;
+    const Node& ch = nodes_[index];
+    if (params_.solver && ch.proven == 1) return index;  // a proven win: nothing else matters
+    float score;
+    if (params_.solver && ch.proven == -1) {
+      score = -1e9f + ch.prior;  // only if everything else is lost too
+    } else {
+      const float u = params_.c_puct * ch.prior * sqrt_n / (1.f + float(ch.visits + ch.in_flight));
+      score = child_utility(ch, fpu) + u;
+    }
+    if (score > best_score) {
+      best_score = score;
+      best = index;
+    }
+  }
+  return best;
+}
+
+void Search::expand(uint32_t node, const Position& pos, const EvalOutput& eval) {
+  uint32_t mask = pos.legal_mask();
+  const uint32_t first = uint32_t(nodes_.size());
+  float total = 0;
+  for (uint32_t m = mask; m; m &= m - 1) total += eval.policy[__builtin_ctz(m)];
+  const int count = __builtin_popcount(mask);
+  while (mask) {
+    const int move = __builtin_ctz(mask);
+    mask &= mask - 1;
+    Node child;
+    child.move = uint8_t(move);
+    child.prior = total > 0 ? eval.policy[move] / total : 1.f / float(count);
+    nodes_.push_back(child);
+  }
+  Node& n = nodes_[node];
+  n.first_child = first;
+  n.num_children = uint8_t(count);
+  n.flags = uint8_t((n.flags | kExpanded) & ~kAwaitingEval);
+  if (node == 0) {
+    if (params_.root_policy_temperature != 1.f && count > 0) {
+      float sum = 0;
+      for (int c = 0; c < count; ++c) {
+        Node& ch = nodes_[first + c];
+        ch.prior = std::pow(std::max(ch.prior, 1e-9f), 1.f / params_.root_policy_temperature);
+        sum += ch.prior;
+      }
+      for (int c = 0; c < count; ++c) nodes_[first + c].prior /= sum;
+    }
+    root_noise_applied_ = false;
+    apply_root_noise();
+  }
+}
+
+void Search::apply_root_noise() {
+  Node& root = nodes_[0];
+  if (root_noise_applied_ || params_.dirichlet_alpha <= 0 || root.num_children == 0) return;
+  std::gamma_distribution<float> gamma(params_.dirichlet_alpha, 1.f);
+  float noise[kMaxMoves];
+  float sum = 0;
+  for (int c = 0; c < root.num_children; ++c) sum += (noise[c] = gamma(rng_));
+  if (sum <= 0) return;
+  for (int c = 0; c < root.num_children; ++c) {
+    Node& ch = nodes_[root.first_child + c];
+    ch.prior =
+        (1 - params_.dirichlet_fraction) * ch.prior + params_.dirichlet_fraction * noise[c] / sum;
+  }
+  root_noise_applied_ = true;
+}
+
+void Search::backup(uint32_t begin, uint32_t end, int leaf_mover, float value, float draw,
+                    float margin) {
+  for (uint32_t i = begin; i < end; ++i) {
+    Node& n = nodes_[path_steps_[i].node];
+    const bool same = path_steps_[i].chooser == leaf_mover;
+    n.visits++;
+    n.value_sum += same ? value : -value;
+    n.draw_sum += draw;
+    n.margin_sum += same ? margin : -margin;
+  }
+}
+
+void Search::revert_virtual_loss(uint32_t begin, uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i) nodes_[path_steps_[i].node].in_flight--;
+}
+
+void Search::update_proven(uint32_t begin, uint32_t end) {
+  if (!params_.solver) return;
+  // Walk up from the parent of the last node; stop as soon as nothing changes.
+  for (int64_t i = int64_t(end) - 2; i >= int64_t(begin); --i) {
+    Node& n = nodes_[path_steps_[i].node];
+    if (n.proven != kUnproven) break;
+    if (!(n.flags & kExpanded)) break;
+    int best = -2;
+    bool all_proven = true;
+    for (int c = 0; c < n.num_children; ++c) {
+      const int8_t p = nodes_[n.first_child + c].proven;
+      if (p == kUnproven)
+        all_proven = false;
+      else
+        best = std::max(best, int(p));
+    }
+    int mover_value;
+    if (best == 1)
+      mover_value = 1;
+    else if (all_proven && best >= -1)
+      mover_value = best;
+    else
+      break;
+    // The children's view is the mover's here; convert to this node's chooser.
+    const uint8_t mover = path_steps_[i + 1].chooser;
+    n.proven = int8_t(mover == path_steps_[i].chooser ? mover_value : -mover_value);
+  }
+}
+
+int Search::gather(int max_leaves, std::vector<Position>& leaves) {
+  int added = 0;
+  if (root_is_terminal()) return 0;
+  int descents = 0;
+  while (added < max_leaves && descents < 2 * max_leaves + 8 && !root_proven()) {
+    ++descents;
+    const uint32_t begin = uint32_t(path_steps_.size());
+    Position pos = root_pos_;
+    uint32_t cur = 0;
+    path_steps_.push_back({0, root_pos_.to_move});
+    bool collided = false;
+    while (true) {
+      Node& n = nodes_[cur];
+      const uint8_t chooser = path_steps_.back().chooser;
+      if ((n.flags & kTerminal) || (params_.solver && n.proven != kUnproven && cur != 0)) {
+        // Exact value: back it up now, no evaluation needed.
+        float value, draw, margin;
+        if (n.flags & kTerminal) {
+          outcome_for(pos, chooser, value, draw, margin);
+        } else {
+          value = float(n.proven);
+          draw = n.proven == 0 ? 1.f : 0.f;
+          margin = n.visits ? n.margin_sum / float(n.visits) : 0.f;
+        }
+        const uint32_t end = uint32_t(path_steps_.size());
+        backup(begin, end, chooser, value, draw, margin);
+        update_proven(begin, end);
+        path_steps_.resize(begin);
+        break;
+      }
+      if (!(n.flags & kExpanded)) {
+        if (n.flags & kAwaitingEval) {  // collision with a descent of this batch
+          collided = true;
+          path_steps_.resize(begin);
+          break;
+        }
+        if (cur != 0 && (pos.is_over() || (params_.stop_at_decided && pos.is_decided()))) {
+          n.flags |= kTerminal;
+          float value, draw, margin;
+          outcome_for(pos, chooser, value, draw, margin);
+          n.proven = int8_t(value);
+          continue;  // handled as terminal on the next iteration
+        }
+        n.flags |= kAwaitingEval;
+        const uint32_t end = uint32_t(path_steps_.size());
+        for (uint32_t i = begin; i < end; ++i) nodes_[path_steps_[i].node].in_flight++;
+        pending_.push_back({begin, end, pos});
+        leaves.push_back(pos);
+        ++added;
+        break;
+      }
+      const uint32_t next = select_child(cur, pos, chooser);
+      const uint8_t mover = pos.to_move;
+      pos.play(nodes_[next].move);
+      path_steps_.push_back({next, mover});
+      cur = next;
+    }
+    if (collided) break;
+  }
+  return added;
+}
+
+void Search::deliver(std::span<const EvalOutput> outputs) {
+  assert(outputs.size() == pending_.size());
+  for (size_t i = 0; i < pending_.size() && i < outputs.size(); ++i) {
+    const Pending& p = pending_[i];
+    const uint32_t leaf = path_steps_[p.path_end - 1].node;
+    expand(leaf, p.pos, outputs[i]);
+    revert_virtual_loss(p.path_begin, p.path_end);
+    backup(p.path_begin, p.path_end, p.pos.to_move, outputs[i].value(), outputs[i].draw,
+           outputs[i].margin);
+  }
+  pending_.clear();
+  path_steps_.clear();
+}
+
+std::array<uint32_t, kMaxMoves> Search::root_visit_counts() const {
+  std::array<uint32_t, kMaxMoves> counts{};
+  const Node& root = nodes_[0];
+  for (int c = 0; c < root.num_children; ++c) {
+    const Node& ch = nodes_[root.first_child + c];
+    counts[ch.move] = ch.visits;
+  }
+  return counts;
+}
+
+namespace {
+// Ordering of a node's children for "best": a proven win, then most visits, then the
+// better average; a proven loss last.
+template <class NodeT>
+bool better_child(const NodeT& a, const NodeT& b) {
+  auto rank = [](const NodeT& n) { return n.proven == 1 ? 2 : n.proven == -1 ? 0 : 1; };
+  if (rank(a) != rank(b)) return rank(a) > rank(b);
+  if (a.visits != b.visits) return a.visits > b.visits;
+  const float qa = a.visits ? a.value_sum / float(a.visits) : -2.f;
+  const float qb = b.visits ? b.value_sum / float(b.visits) : -2.f;
+  if (qa != qb) return qa > qb;
+  return a.prior > b.prior;
+}
+}  // namespace
+
+ThinkResult Search::result() const {
+  ThinkResult r;
+  const Node& root = nodes_[0];
+  r.nodes = root.visits;
+  if (root_is_terminal()) {
+    float v, d, m;
+    exact_value(root_pos_, v, d, m);
+    r.win = v > 0 ? 1.f : 0.f;
+    r.loss = v < 0 ? 1.f : 0.f;
+    r.draw = d;
+    r.margin = m;
+    r.proven = true;
+    return r;
+  }
+  auto fill_values = [](const Node& n, float& w, float& d, float& l, float& m) {
+    if (n.visits == 0) return;
+    const float q = n.value_sum / float(n.visits);
+    d = std::clamp(n.draw_sum / float(n.visits), 0.f, 1.f);
+    w = std::clamp((1.f - d + q) / 2.f, 0.f, 1.f);
+    l = std::clamp((1.f - d - q) / 2.f, 0.f, 1.f);
+    m = n.margin_sum / float(n.visits);
+  };
+  fill_values(root, r.win, r.draw, r.loss, r.margin);
+  if (root.proven != kUnproven) {
+    r.proven = true;
+    r.win = root.proven == 1;
+    r.draw = root.proven == 0;
+    r.loss = root.proven == -1;
+  }
+  std::vector<const Node*> children;
+  for (int c = 0; c < root.num_children; ++c) children.push_back(&nodes_[root.first_child + c]);
+  std::stable_sort(children.begin(), children.end(),
+                   [](const Node* a, const Node* b) { return better_child(*a, *b); });
+  for (const Node* ch : children) {
+    MoveEval e;
+    e.move = ch->move;
+    e.visits = ch->visits;
+    e.prior = ch->prior;
+    fill_values(*ch, e.win, e.draw, e.loss, e.margin);
+    if (ch->proven != kUnproven) {
+      e.proven = true;
+      e.win = ch->proven == 1;
+      e.draw = ch->proven == 0;
+      e.loss = ch->proven == -1;
+    }
+    r.moves.push_back(e);
+  }
+  if (!r.moves.empty()) r.best_move = r.moves[0].move;
+  // Principal variation: follow the best child while it has been visited.
+  uint32_t cur = 0;
+  while (nodes_[cur].num_children > 0) {
+    const Node& n = nodes_[cur];
+    uint32_t best = n.first_child;
+    for (int c = 1; c < n.num_children; ++c)
+      if (better_child(nodes_[n.first_child + c], nodes_[best])) best = n.first_child + c;
+    if (nodes_[best].visits == 0) break;
+    r.pv.push_back(nodes_[best].move);
+    cur = best;
+  }
+  r.depth = int(r.pv.size());
+  return r;
+}
+
+int Search::pick_move(float temperature, std::mt19937_64& rng) const {
+  const Node& root = nodes_[0];
+  if (root.num_children == 0)
+    return root_pos_.is_over() ? -1 : __builtin_ctz(root_pos_.legal_mask());
+  uint32_t best = root.first_child;
+  for (int c = 1; c < root.num_children; ++c)
+    if (better_child(nodes_[root.first_child + c], nodes_[best])) best = root.first_child + c;
+  const Node& b = nodes_[best];
+  if (temperature <= 0 || b.proven == 1) return b.move;
+  // Sample among visited moves that are not proven losses (unless all are).
+  double weights[kMaxMoves] = {};
+  double total = 0;
+  for (int c = 0; c < root.num_children; ++c) {
+    const Node& ch = nodes_[root.first_child + c];
+    if (ch.visits == 0 || (ch.proven == -1 && b.proven != -1)) continue;
+    weights[c] = std::pow(double(ch.visits), 1.0 / temperature);
+    total += weights[c];
+  }
+  if (total <= 0) return b.move;
+  std::uniform_real_distribution<double> u(0, total);
+  double x = u(rng);
+  for (int c = 0; c < root.num_children; ++c) {
+    x -= weights[c];
+    if (x <= 0 && weights[c] > 0) return nodes_[root.first_child + c].move;
+  }
+  return b.move;
+}
+
+}  // namespace kz

@@ -1,0 +1,149 @@
+// AlphaZero-style PUCT search with batched leaf evaluation, an MCTS solver and tree
+// reuse. One Search is one game's tree; it never calls an evaluator itself.
+//
+// Concurrency and batching model (read this before changing anything here):
+// - A Search is single-threaded and passive. A driver asks it for up to K leaves
+//   (`gather`), evaluates them together with leaves from other searches in one batch,
+//   and hands the answers back in the same order (`deliver`).
+// - Within one gather, K descents run one after another; each applies a virtual loss
+//   to the nodes it passes, so the next descent is steered elsewhere. A descent that
+//   ends on a leaf already waiting for evaluation is a "collision": its virtual loss is
+//   undone and gathering stops early.
+// - Many-games batching (self-play, gating) = one driver, many Searches
+//   (mcts/driver.h). One-game batching (play, analysis) = the same driver with one
+//   Search and a larger K. Either way the evaluator sees whole batches.
+// - What a Search gathers depends only on its own tree and seed, never on the other
+//   searches sharing the batch, so a game's search is reproducible alone or among many.
+// - Nodes do not store positions (26 bytes each would double the node): a descent
+//   replays moves from the root with copy-make, which costs nanoseconds per ply.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "mcts/evaluator.h"
+#include "mcts/player.h"
+
+namespace kz {
+
+struct SearchParams {
+  // PUCT exploration: U(child) = c_puct * prior * sqrt(N_parent) / (1 + N_child).
+  // Higher explores more; values near 1.5 suit win/draw/loss values in [-1, 1].
+  float c_puct = 1.5f;
+  // First-play urgency: an unvisited child is valued at the parent's Q minus
+  // fpu_reduction * sqrt(sum of priors of visited siblings), so the search keeps
+  // looking at moves the network likes before trying every long shot once.
+  float fpu_reduction = 0.25f;
+  // The same at the root; self-play with noise usually wants this smaller.
+  float root_fpu_reduction = 0.25f;
+  // Dirichlet noise mixed into the root priors (self-play exploration); 0 = off.
+  float dirichlet_alpha = 0.0f;
+  float dirichlet_fraction = 0.25f;
+  // Softmax temperature applied to the priors at the root (>1 flattens); 1 = off.
+  float root_policy_temperature = 1.0f;
+  // Leaves gathered per batch by one search. More keeps a big batch full from few
+  // games but spreads a single search thinner (virtual loss).
+  int leaves_per_batch = 16;
+  // Prove wins, draws and losses from finished games upwards (MCTS solver). Mancala
+  // endgames are full of forced lines; a proven move is played without doubt.
+  bool solver = true;
+  // Treat a decided position (a Togyz kazan at 82+, a Kalah store over half) as
+  // finished: the result cannot change, so searching on is wasted work.
+  bool stop_at_decided = true;
+  // Weight of the expected margin in the utility that chooses moves:
+  // utility = (win - loss) + margin_utility * tanh(margin / margin_scale). A little
+  // helps the engine win by more once the game is won, and lose by less.
+  float margin_utility = 0.0f;
+  float margin_scale = 20.0f;
+};
+
+class Search {
+ public:
+  explicit Search(const SearchParams& params = {}, uint64_t seed = 1);
+
+  // Makes `pos` the root. When `pos` is reachable from the current root within a few
+  // plies, the subtree below it is kept (tree reuse); otherwise the tree is cleared.
+  // Returns true when a subtree was reused. Applies root noise if configured.
+  bool set_root(const Position& pos);
+  void clear();
+  const Position& root_position() const { return root_pos_; }
+  const SearchParams& params() const { return params_; }
+  void set_params(const SearchParams& p) { params_ = p; }
+
+  // Gathers up to `max_leaves` positions that need an evaluation and appends them to
+  // `leaves`. Descents that end in finished or proven positions are backed up at once
+  // and not returned. Returns how many were appended.
+  int gather(int max_leaves, std::vector<Position>& leaves);
+  // Answers for the leaves of the last gather(), in order.
+  void deliver(std::span<const EvalOutput> outputs);
+  int pending_leaves() const { return int(pending_.size()); }
+
+  int64_t root_visits() const;
+  bool root_proven() const;
+  bool root_is_terminal() const {
+    return root_pos_.is_over() || (params_.stop_at_decided && root_pos_.is_decided());
+  }
+
+  // The search's answer: visits, values, margin and principal variation per move.
+  ThinkResult result() const;
+  // The move to play: temperature 0 = most visited (a proven win first, a proven loss
+  // last); otherwise sampled with probability proportional to visits^(1/temperature).
+  int pick_move(float temperature, std::mt19937_64& rng) const;
+  // Visit counts of the root's children by pit (0 for illegal or unvisited moves).
+  std::array<uint32_t, kMaxMoves> root_visit_counts() const;
+
+  size_t node_count() const { return nodes_.size(); }
+  static constexpr size_t bytes_per_node() { return sizeof(Node); }
+
+ private:
+  enum : int8_t { kUnproven = 2 };
+  enum Flags : uint8_t { kExpanded = 1, kTerminal = 2, kAwaitingEval = 4 };
+  // 32 bytes. Statistics are from the point of view of the player who chose the move
+  // into this node (the parent's side to move); for the root, its own side to move.
+  struct Node {
+    uint32_t first_child = 0;  // children are contiguous in nodes_
+    float prior = 0;
+    float value_sum = 0;   // sum of (win - loss)
+    float draw_sum = 0;    // sum of draw probabilities
+    float margin_sum = 0;  // sum of expected margins, in stones
+    uint32_t visits = 0;
+    uint16_t in_flight = 0;  // virtual visits of descents awaiting evaluation
+    uint8_t move = 0;        // the pit played to reach this node
+    uint8_t num_children = 0;
+    uint8_t flags = 0;
+    int8_t proven = kUnproven;  // exact result: +1 win, 0 draw, -1 loss, or kUnproven
+    uint8_t pad_[2] = {0, 0};
+  };
+  static_assert(sizeof(Node) == 32);
+
+  struct PathStep {
+    uint32_t node;
+    uint8_t chooser;  // side to move at the parent (whose view the node's stats take)
+  };
+  struct Pending {
+    uint32_t path_begin, path_end;  // into path_steps_
+    Position pos;
+  };
+
+  float child_utility(const Node& child, float fpu_value) const;
+  uint32_t select_child(uint32_t parent, const Position& pos, uint8_t chooser) const;
+  void expand(uint32_t node, const Position& pos, const EvalOutput& eval);
+  void backup(uint32_t path_begin, uint32_t path_end, int leaf_mover, float value, float draw,
+              float margin);
+  void update_proven(uint32_t path_begin, uint32_t path_end);
+  void revert_virtual_loss(uint32_t path_begin, uint32_t path_end);
+  void apply_root_noise();
+  void exact_value(const Position& pos, float& value, float& draw, float& margin) const;
+
+  SearchParams params_;
+  std::mt19937_64 rng_;
+  Position root_pos_;
+  std::vector<Node> nodes_;  // nodes_[0] is the root
+  std::vector<PathStep> path_steps_;
+  std::vector<Pending> pending_;
+  bool root_noise_applied_ = false;
+};
+
+}  // namespace kz

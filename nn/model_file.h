@@ -1,0 +1,58 @@
+// One model file = weights + metadata, in LibTorch's archive (a zip) with one extra
+// record, "kz_metadata", a JSON string:
+//   format            "kumalakzero-model"
+//   format_version    1
+//   game              GameSpec::name(), e.g. "togyz", "kalah:6,4"
+//   feature_version   nn/features.h kFeatureVersion the net was trained with
+//   network           {channels, blocks, policy_channels, value_channels, value_hidden}
+//   generation        self-play generation (0 = the random initial net)
+//   training_steps    optimizer steps behind these weights
+//   weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
+//   created, note     free text
+// Loading checks all of it and throws ModelError saying what is wrong: a missing file,
+// a truncated or corrupted archive, a checksum mismatch, a model for another game or
+// feature version. Saving writes a temporary file and renames it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "core/position.h"
+#include "nn/network.h"
+
+namespace kz {
+
+struct ModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ModelMetadata {
+  std::string game = "togyz";
+  NetConfig network;
+  int feature_version = 0;  // filled in on save
+  int generation = 0;
+  int64_t training_steps = 0;
+  std::string created;
+  std::string note;
+};
+
+struct Model {
+  ModelMetadata meta;
+  Network net{nullptr};
+};
+
+// A freshly initialised network for `game` (generation 0), seeded for reproducibility.
+Model make_random_model(const GameSpec& game, const NetConfig& config, uint64_t seed);
+
+void save_model(const std::string& path, const Model& model);
+
+// Loads to CPU, then moves to `device`. `expected_game` (if non-null) must match.
+Model load_model(const std::string& path, const GameSpec* expected_game = nullptr,
+                 const torch::Device& device = torch::kCPU);
+
+// Parses "cpu", "cuda", "cuda:N"; throws ModelError when CUDA is asked for and absent.
+torch::Device parse_device(const std::string& name);
+
+uint64_t weights_checksum(Network& net);
+
+}  // namespace kz

@@ -1,0 +1,67 @@
+#include "nn/network.h"
+
+#include "nn/features.h"
+
+namespace kz {
+
+namespace {
+torch::nn::Conv1dOptions conv_options(int in, int out, int kernel) {
+  auto o = torch::nn::Conv1dOptions(in, out, kernel).bias(false);
+  if (kernel > 1) o = o.padding(kernel / 2).padding_mode(torch::kCircular);  // the board is a ring
+  return o;
+}
+}  // namespace
+
+ResidualBlockImpl::ResidualBlockImpl(int channels) {
+  conv1 = register_module("conv1", torch::nn::Conv1d(conv_options(channels, channels, 3)));
+  bn1 = register_module("bn1", torch::nn::BatchNorm1d(channels));
+  conv2 = register_module("conv2", torch::nn::Conv1d(conv_options(channels, channels, 3)));
+  bn2 = register_module("bn2", torch::nn::BatchNorm1d(channels));
+}
+
+torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
+  auto y = torch::relu(bn1(conv1(x)));
+  y = bn2(conv2(y));
+  return torch::relu(x + y);
+}
+
+NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
+  input_conv =
+      register_module("input_conv", torch::nn::Conv1d(conv_options(kNumPlanes, c.channels, 3)));
+  input_bn = register_module("input_bn", torch::nn::BatchNorm1d(c.channels));
+  tower = register_module("tower", torch::nn::ModuleList());
+  for (int b = 0; b < c.blocks; ++b) tower->push_back(ResidualBlock(c.channels));
+  policy_conv = register_module("policy_conv",
+                                torch::nn::Conv1d(conv_options(c.channels, c.policy_channels, 1)));
+  policy_bn = register_module("policy_bn", torch::nn::BatchNorm1d(c.policy_channels));
+  policy_out = register_module(
+      "policy_out",
+      torch::nn::Conv1d(torch::nn::Conv1dOptions(c.policy_channels, 1, 1).bias(true)));
+  value_conv = register_module("value_conv",
+                               torch::nn::Conv1d(conv_options(c.channels, c.value_channels, 1)));
+  value_bn = register_module("value_bn", torch::nn::BatchNorm1d(c.value_channels));
+  value_fc = register_module("value_fc", torch::nn::Linear(2 * c.value_channels, c.value_hidden));
+  wdl_out = register_module("wdl_out", torch::nn::Linear(c.value_hidden, 3));
+  margin_out = register_module("margin_out", torch::nn::Linear(c.value_hidden, 1));
+}
+
+NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits) {
+  auto x = torch::relu(input_bn(input_conv(features)));
+  for (auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+
+  auto p = torch::relu(policy_bn(policy_conv(x)));
+  p = policy_out(p).squeeze(1).narrow(1, 0, pits);  // [B, m]: the mover's row
+
+  auto v = torch::relu(value_bn(value_conv(x)));
+  v = torch::cat({v.mean(2), std::get<0>(v.max(2))}, 1);
+  v = torch::relu(value_fc(v));
+  return {p, wdl_out(v), margin_out(v).squeeze(1)};
+}
+
+int64_t NetworkImpl::parameter_count() {
+  int64_t n = 0;
+  for (const auto& t : parameters()) n += t.numel();
+  return n;
+}
+
+}  // namespace kz

@@ -1,0 +1,64 @@
+#include "nn/nn_evaluator.h"
+
+#include <cmath>
+
+#include "nn/features.h"
+
+namespace kz {
+
+NnEvaluator::NnEvaluator(Model model, const torch::Device& device)
+    : model_(std::move(model)), device_(device) {
+  model_.net->eval();
+  model_.net->to(device_);
+}
+
+std::string NnEvaluator::describe() const {
+  const auto& c = model_.meta.network;
+  return "net " + std::to_string(c.channels) + "x" + std::to_string(c.blocks) + " gen " +
+         std::to_string(model_.meta.generation) + " " + device_.str();
+}
+
+void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {
+  if (positions.empty()) return;
+  const int m = positions[0].npits;
+  const int L = 2 * m;
+  const int64_t B = int64_t(positions.size());
+  const size_t per = size_t(kNumPlanes) * L;
+  features_.resize(per * B);
+  for (int64_t i = 0; i < B; ++i) {
+    if (positions[i].npits != m)
+      throw std::invalid_argument("NnEvaluator: a batch mixes board sizes");
+    encode_features(positions[i], std::span<float>(features_).subspan(per * i, per));
+  }
+  c10::InferenceMode guard;
+  auto input = torch::from_blob(features_.data(), {B, kNumPlanes, L}, torch::kFloat32);
+  if (device_ != torch::kCPU) input = input.to(device_);
+  NetOutput o = model_.net->forward(input, m);
+  auto logits = o.policy_logits.to(torch::kCPU, torch::kFloat32).contiguous();
+  auto wdl = torch::softmax(o.wdl_logits, 1).to(torch::kCPU, torch::kFloat32).contiguous();
+  auto margin = o.margin.to(torch::kCPU, torch::kFloat32).contiguous();
+  const float* lp = logits.data_ptr<float>();
+  const float* wp = wdl.data_ptr<float>();
+  const float* mp = margin.data_ptr<float>();
+  for (int64_t i = 0; i < B; ++i) {
+    const Position& pos = positions[i];
+    EvalOutput& e = out[i];
+    e.policy.fill(0.f);
+    const uint32_t legal = pos.legal_mask();
+    float mx = -1e30f;
+    for (uint32_t mm = legal; mm; mm &= mm - 1) mx = std::max(mx, lp[i * m + __builtin_ctz(mm)]);
+    float sum = 0;
+    for (uint32_t mm = legal; mm; mm &= mm - 1) {
+      const int k = __builtin_ctz(mm);
+      sum += (e.policy[k] = std::exp(lp[i * m + k] - mx));
+    }
+    if (sum > 0)
+      for (auto& p : e.policy) p /= sum;
+    e.win = wp[i * 3 + 0];
+    e.draw = wp[i * 3 + 1];
+    e.loss = wp[i * 3 + 2];
+    e.margin = mp[i] * float(pos.total_stones()) / 2.f;
+  }
+}
+
+}  // namespace kz
