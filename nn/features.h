@@ -1,7 +1,7 @@
 // The network's input: planes over the ring of pits, from the side to move's view.
 //
-// Layout: the board is a ring of L = 2m cells in sowing order, so a circular 1-D
-// convolution sees exactly the neighbourhoods that sowing connects:
+// Layout: the board is a ring of L = 2m cells in sowing order, so convolutions along
+// it see exactly the neighbourhoods that sowing connects:
 //   cell 0 .. m-1   = the mover's pits 1..m
 //   cell m .. 2m-1  = the opponent's pits 1..m
 // (and cell 2m-1 wraps to cell 0). Togyz: L = 18; Kalah(m, n): L = 2m.

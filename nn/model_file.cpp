@@ -175,6 +175,15 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
   return m;
 }
 
+Model load_or_init_model(const std::string& path, const GameSpec& game, const NetConfig& fresh,
+                         uint64_t seed, const torch::Device& device) {
+  if (!path.empty()) return load_model(path, &game, device);
+  Model m = make_random_model(game, fresh, seed);
+  m.net->eval();
+  m.net->to(device);
+  return m;
+}
+
 torch::Device parse_device(const std::string& name) {
   if (name.empty() || name == "cpu") return torch::kCPU;
   if (name.rfind("cuda", 0) == 0) {

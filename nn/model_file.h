@@ -50,6 +50,11 @@ void save_model(const std::string& path, const Model& model);
 Model load_model(const std::string& path, const GameSpec* expected_game = nullptr,
                  const torch::Device& device = torch::kCPU);
 
+// The model at `path`, or a fresh generation-0 network of size `fresh` when `path` is
+// empty (the start of every training run, and tests).
+Model load_or_init_model(const std::string& path, const GameSpec& game, const NetConfig& fresh,
+                         uint64_t seed, const torch::Device& device = torch::kCPU);
+
 // Parses "cpu", "cuda", "cuda:N"; throws ModelError when CUDA is asked for and absent.
 torch::Device parse_device(const std::string& name);
 

@@ -1,9 +1,10 @@
-// The policy/value network: a residual tower of circular 1-D convolutions over the
-// ring of pits (nn/features.h explains the ring and the input planes).
+// The policy/value network: a residual tower of 1-D convolutions along the ring of pits
+// (nn/features.h explains the ring and the input planes).
 //
 //   input [B, kNumPlanes, L]
-//   -> conv3 (circular) to `channels`, BN, ReLU
-//   -> `blocks` x residual block (conv3-BN-ReLU-conv3-BN, + skip, ReLU)
+//   -> conv3 to `channels`, BN, ReLU
+//   -> `blocks` x residual block: conv3-BN-ReLU, + a bias computed from the mean over
+//      the ring (global pooling), conv3-BN, + skip, ReLU
 //   -> policy head: conv1 to policy_channels, BN, ReLU, conv1 to 1 -> the mover's m
 //      cells -> one logit per pit (illegal moves are masked by the evaluator)
 //   -> value head: conv1 to value_channels, BN, ReLU, mean- and max-pool over the ring,
@@ -40,6 +41,7 @@ struct ResidualBlockImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Conv1d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm1d bn1{nullptr}, bn2{nullptr};
+  torch::nn::Linear pool_fc{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
 

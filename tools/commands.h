@@ -11,5 +11,11 @@ namespace kz::cli {
 // fails sets `exit_code` (the process's exit status) instead of throwing.
 void register_replay(CLI::App& app, int& exit_code);
 void register_perft(CLI::App& app, int& exit_code);
+void register_bench(CLI::App& app, int& exit_code);
+void register_levels_match(CLI::App& app, int& exit_code);
+void register_play(CLI::App& app, int& exit_code);
+void register_hint(CLI::App& app, int& exit_code);
+void register_analyze(CLI::App& app, int& exit_code);
+void register_engine(CLI::App& app, int& exit_code);
 
 }  // namespace kz::cli

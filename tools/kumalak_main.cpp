@@ -9,6 +9,12 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   kz::cli::register_replay(app, exit_code);
   kz::cli::register_perft(app, exit_code);
+  kz::cli::register_bench(app, exit_code);
+  kz::cli::register_levels_match(app, exit_code);
+  kz::cli::register_play(app, exit_code);
+  kz::cli::register_hint(app, exit_code);
+  kz::cli::register_analyze(app, exit_code);
+  kz::cli::register_engine(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,194 @@
+// kumalak bench: how fast the network evaluates and how well the search keeps it busy.
+// Prints one JSON object:
+//   net_evals_per_s     forward passes per second at batch B on pre-computed features
+//                       (the network alone, nothing else)
+//   search_evals_per_s  positions the network evaluated per second of wall time while
+//                       many games searched at once, batch B (features, tree work, cache
+//                       and move making included)
+//   search_visits_per_s tree visits per second in that search (cache hits and proven
+//                       nodes make it higher than search_evals_per_s)
+//   busy_ratio          search_evals_per_s / net_evals_per_s
+//   avg_batch           average positions per network call during the search
+//   cache_hit_rate      share of leaves answered by the evaluation cache
+//   bytes_per_node      size of one tree node; bytes_per_visit = tree bytes / visits
+#include <torch/torch.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "mcts/driver.h"
+#include "nn/features.h"
+#include "nn/nn_evaluator.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct BenchOptions {
+  std::string game = "togyz";
+  std::string model;
+  std::string device = "cpu";
+  int batch = 256;
+  int threads = 2;
+  double seconds = 10;
+  int channels = 64, blocks = 6;
+  int leaves_per_search = 8;
+  int visits = 200;
+};
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A position from a random game of 0..40 plies, not finished.
+Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
+  while (true) {
+    Position p = Position::start(spec);
+    const int plies = int(rng() % 41);
+    for (int i = 0; i < plies && !p.is_over(); ++i) {
+      uint32_t mask = p.legal_mask();
+      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+      while (pick--) mask &= mask - 1;
+      p.play(__builtin_ctz(mask));
+    }
+    if (!p.is_decided()) return p;
+  }
+}
+
+int run_bench(const BenchOptions& o) {
+  const GameSpec spec = GameSpec::parse(o.game);
+  torch::set_num_threads(o.threads);
+  const torch::Device device = parse_device(o.device);
+  Model model = o.model.empty() ? make_random_model(spec, NetConfig{o.channels, o.blocks}, 1)
+                                : load_model(o.model, &spec, device);
+  std::mt19937_64 rng(7);
+
+  // 1. The network alone: the same batch of encoded positions, forward after forward.
+  std::vector<Position> batch;
+  for (int i = 0; i < o.batch; ++i) batch.push_back(random_position(spec, rng));
+  const int L = 2 * spec.pits;
+  std::vector<float> features(size_t(o.batch) * kNumPlanes * L);
+  for (int i = 0; i < o.batch; ++i)
+    encode_features(batch[i],
+                    std::span<float>(features).subspan(size_t(i) * kNumPlanes * L, kNumPlanes * L));
+  model.net->eval();
+  model.net->to(device);
+  double net_rate = 0;
+  {
+    c10::InferenceMode guard;
+    auto input =
+        torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
+    for (int w = 0; w < 3; ++w) model.net->forward(input, spec.pits);  // warm-up
+    const auto t0 = Clock::now();
+    int64_t evals = 0;
+    while (since(t0) < o.seconds / 2) {
+      auto out = model.net->forward(input, spec.pits);
+      out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
+      evals += o.batch;
+    }
+    net_rate = double(evals) / since(t0);
+  }
+
+  // 2. Search: enough games that their leaves fill one batch; each game plays on when
+  // its search reaches the visit target, as in self-play.
+  NnEvaluator evaluator(model, device);
+  EvalCache cache(1 << 18);
+  SearchDriver driver(evaluator, &cache, o.batch);
+  SearchParams params;
+  params.leaves_per_batch = o.leaves_per_search;
+  const int games = std::max(1, o.batch / std::max(1, o.leaves_per_search));
+  std::vector<std::unique_ptr<Search>> searches;
+  std::vector<Search*> ptrs;
+  std::vector<int64_t> targets(games, o.visits);
+  for (int g = 0; g < games; ++g) {
+    searches.push_back(std::make_unique<Search>(params, 100 + g));
+    searches.back()->set_root(random_position(spec, rng));
+    ptrs.push_back(searches.back().get());
+  }
+  const auto t0 = Clock::now();
+  int64_t visits = 0;
+  size_t peak_nodes = 0;
+  size_t node_visits_at_peak = 0;
+  while (since(t0) < o.seconds / 2) {
+    std::vector<int64_t> before(games);
+    for (int g = 0; g < games; ++g) before[g] = ptrs[g]->root_visits();
+    driver.step(ptrs, targets);
+    for (int g = 0; g < games; ++g) {
+      Search& s = *ptrs[g];
+      visits += s.root_visits() - before[g];
+      if (s.root_visits() >= targets[g] || s.root_proven() || s.root_is_terminal()) {
+        if (s.node_count() > peak_nodes) {
+          peak_nodes = s.node_count();
+          node_visits_at_peak = size_t(s.root_visits());
+        }
+        Position next = s.root_position();
+        if (!s.root_is_terminal()) next.play(s.pick_move(0, rng));
+        if (next.is_decided()) next = random_position(spec, rng);
+        s.set_root(next);
+      }
+    }
+  }
+  const double elapsed = since(t0);
+  const auto& st = driver.stats();
+  nlohmann::ordered_json j;
+  j["game"] = spec.name();
+  j["evaluator"] = evaluator.describe();
+  j["parameters"] = model.net->parameter_count();
+  j["batch"] = o.batch;
+  j["threads"] = o.threads;
+  j["games_in_parallel"] = games;
+  j["leaves_per_search"] = o.leaves_per_search;
+  j["net_evals_per_s"] = std::round(net_rate);
+  j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
+  j["search_visits_per_s"] = std::round(double(visits) / elapsed);
+  j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
+  j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
+  j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
+  j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
+  j["bytes_per_node"] = Search::bytes_per_node();
+  j["bytes_per_visit"] =
+      node_visits_at_peak
+          ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
+          : 0;
+  j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
+  std::cout << j.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<BenchOptions>();
+  auto* cmd =
+      app.add_subcommand("bench", "Measure network and search speed; prints one JSON object");
+  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  cmd->add_option("--model", opt->model, "model file (default: a freshly initialised network)");
+  cmd->add_option("--batch", opt->batch, "positions per network call")->check(CLI::Range(1, 65536));
+  cmd->add_option("--threads", opt->threads, "LibTorch intra-op threads")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--seconds", opt->seconds, "total time, split between the two measurements")
+      ->check(CLI::Range(0.2, 3600.0));
+  cmd->add_option("--device", opt->device, "cpu, cuda or cuda:N");
+  cmd->add_option("--channels", opt->channels, "network width for a fresh network")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--blocks", opt->blocks, "residual blocks for a fresh network")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--leaves-per-search", opt->leaves_per_search, "leaves each game adds to a batch")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--visits", opt->visits, "visits per move in the searching games")
+      ->check(CLI::Range(1, 1000000));
+  cmd->callback([opt, &exit_code] {
+    try {
+      exit_code = run_bench(*opt);
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak bench: " << e.what() << "\n";
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace kz::cli

@@ -1,0 +1,101 @@
+// The one options system of the training tools: a TOML file (configs/*.toml) whose
+// sections fill the structs below. Every key is documented where it is declared here
+// and again, with advice, in the example configs. Unknown keys and wrong types are
+// errors naming the file and line, so a typo never silently trains with a default.
+//
+// Command-line flags of the executables override single keys after loading.
+#pragma once
+
+#include <string>
+
+#include "core/position.h"
+#include "mcts/search.h"
+#include "nn/network.h"
+
+namespace kz {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct SelfplayConfig {
+  int games_in_parallel = 64;  // games searched together; their leaves share batches
+  int max_batch = 256;         // most positions per network call
+  int full_visits = 200;       // visits of a full search (its policy is a training target)
+  int fast_visits = 40;        // visits of a fast search (not recorded as a policy target)
+  // Playout cap randomisation (KataGo): each move is a full search with this
+  // probability, else a fast one. More positions per hour, most of them value-only.
+  float full_search_fraction = 0.25f;
+  float dirichlet_alpha = 0.5f;  // root noise on full searches (~10 / legal moves)
+  float dirichlet_fraction = 0.25f;
+  // Move temperature: `opening_temperature` for the first `temperature_plies` plies,
+  // then `final_temperature` (0 = best move).
+  float opening_temperature = 1.0f;
+  int temperature_plies = 12;
+  float final_temperature = 0.0f;
+  // Resignation: a game ends when the mover's root win+draw probability stays below
+  // `resign_threshold` for `resign_consecutive` of its moves. `no_resign_fraction` of
+  // games never resign, to measure how often resigning would have been wrong.
+  float resign_threshold = 0.02f;
+  int resign_consecutive = 3;
+  float no_resign_fraction = 0.2f;
+  int random_opening_plies = 4;  // uniformly random plies before searching starts
+  std::string openings_file;     // PGN or one position string per line; "" = none
+  int max_plies = 600;           // a game still running then is adjudicated by stores
+  int games_per_shard = 32;      // games per written shard
+};
+
+struct TrainConfig {
+  int batch_size = 256;
+  int steps_per_generation = 400;
+  float learning_rate = 0.02f;  // peak, SGD with Nesterov momentum
+  float momentum = 0.9f;
+  float weight_decay = 1e-4f;
+  int warmup_steps = 100;  // linear warm-up from 0 at the very start of a run
+  // The rate is multiplied by lr_decay after every `lr_decay_steps` total steps.
+  int lr_decay_steps = 4000;
+  float lr_decay = 0.5f;
+  float policy_weight = 1.0f;  // loss = policy CE + value CE + margin Huber, weighted
+  float value_weight = 1.0f;
+  float margin_weight = 0.5f;
+  int64_t window_rows = 200000;       // train on the newest shards up to this many rows
+  int window_generations = 0;         // or only the newest N generations (0 = no limit)
+  float validation_fraction = 0.05f;  // held-out games for the validation loss
+  int validation_every = 100;         // steps between validation passes
+  int threads = 2;                    // LibTorch intra-op threads
+};
+
+struct GateConfig {
+  int games = 40;    // games per match (paired: each opening twice)
+  int visits = 100;  // visits per move for both players
+  int games_in_parallel = 20;
+  int opening_plies = 4;  // random plies that make each opening pair
+  // SPRT on the Elo difference; a match stops early when the LLR crosses a bound.
+  float elo0 = 0, elo1 = 40, alpha = 0.05f, beta = 0.05f;
+  float promote_min_score = 0.55f;  // without an SPRT verdict, promote at this score
+};
+
+struct LoopConfig {
+  int generations = 100;           // stop after this many generations
+  int games_per_generation = 256;  // self-play games before each training step
+};
+
+struct RunConfig {
+  std::string source;  // the file it came from, for messages
+  GameSpec game = GameSpec::togyz();
+  std::string device = "cpu";
+  uint64_t seed = 1;
+  NetConfig network;
+  SearchParams search;  // base search parameters of every tool
+  SelfplayConfig selfplay;
+  TrainConfig train;
+  GateConfig gate;
+  LoopConfig loop;
+};
+
+// Reads a config file; throws ConfigError naming the file, line and key.
+RunConfig load_config(const std::string& path);
+// The same from a string (tests); `source` names it in messages.
+RunConfig parse_config(const std::string& text, const std::string& source);
+
+}  // namespace kz

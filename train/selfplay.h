@@ -1,0 +1,47 @@
+// Self-play: many games at once in one process, one batched evaluator, training rows
+// written as shards (train/shard.h) into a folder that any number of workers on any
+// number of machines may share.
+//
+// Resuming: a worker is identified by `worker_id` (default: derived from the seed and
+// generation). On start it counts the games already in shards it wrote for this
+// generation and plays only the rest; a shard is written whole or not at all, so a
+// killed worker loses at most the games of the shard in progress.
+#pragma once
+
+#include <string>
+
+#include "train/config.h"
+
+namespace kz {
+
+struct SelfplayOptions {
+  RunConfig config;
+  std::string model_path;  // "" = a freshly initialised network (generation 0)
+  std::string out_dir;     // shards go here
+  int games = 0;           // games this worker plays in total for this generation
+  int generation = 0;      // recorded in each shard; the trainer's window orders by it
+  std::string worker_id;   // "" = "s<seed>-g<generation>"
+  bool show_progress = true;
+};
+
+struct SelfplayReport {
+  int games_already_done = 0;  // found from an earlier, interrupted run
+  int games_played = 0;
+  int64_t rows = 0, full_rows = 0, plies = 0;
+  int64_t evaluations = 0;
+  double seconds = 0;
+  int white_wins = 0, black_wins = 0, draws = 0;
+  int resigned = 0;
+  // Games that would have resigned but never resign: how many of those the would-be
+  // resigner did not lose (false resignations).
+  int no_resign_would_resign = 0, false_resignations = 0;
+  std::vector<std::string> shards;
+};
+
+SelfplayReport run_selfplay(const SelfplayOptions& options);
+
+// Start positions from a file: one position string per line, or a PGN file whose
+// games give the position after `plies` moves. Throws ParseError naming the problem.
+std::vector<Position> load_openings(const std::string& path, const GameSpec& game, int plies);
+
+}  // namespace kz
