@@ -62,7 +62,8 @@ EloEstimate make_estimate(int64_t n, double score, double per_sample_var, double
   return e;
 }
 
-SprtResult sprt_from_stats(double n, double mean, double var, const SprtParams& p) {
+SprtResult sprt_from_stats(double n, double mean, double var, int64_t samples,
+                           const SprtParams& p) {
   if (!(p.alpha > 0 && p.alpha < 1 && p.beta > 0 && p.beta < 1))
     throw std::invalid_argument("SPRT: alpha and beta must be in (0, 1)");
   if (!(p.elo0 < p.elo1)) throw std::invalid_argument("SPRT: elo0 must be below elo1");
@@ -71,7 +72,9 @@ SprtResult sprt_from_stats(double n, double mean, double var, const SprtParams& 
   r.upper = std::log((1 - p.beta) / p.alpha);
   const double s0 = score_from_elo(p.elo0), s1 = score_from_elo(p.elo1);
   r.llr = var > 0 ? n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var) : 0.0;
-  if (r.llr >= r.upper)
+  if (samples < p.min_samples)
+    r.decision = SprtDecision::kContinue;
+  else if (r.llr >= r.upper)
     r.decision = SprtDecision::kAcceptH1;
   else if (r.llr <= r.lower)
     r.decision = SprtDecision::kAcceptH0;
@@ -172,7 +175,7 @@ SprtResult sprt(const WDL& r, const SprtParams& p) {
   double n, mean, var;
   weighted_stats(v, w, 3, n, mean, var);
   if (r.games() == 0) n = 0;
-  return sprt_from_stats(n, mean, var, p);
+  return sprt_from_stats(n, mean, var, r.games(), p);
 }
 
 SprtResult sprt(const Pentanomial& r, const SprtParams& p) {
@@ -183,7 +186,7 @@ SprtResult sprt(const Pentanomial& r, const SprtParams& p) {
   double n, mean, var;
   weighted_stats(v, w, 5, n, mean, var);
   if (r.pairs() == 0) n = 0;
-  return sprt_from_stats(n, mean, var, p);
+  return sprt_from_stats(n, mean, var, r.pairs(), p);
 }
 
 // ---------------------------------------------------------------------------------

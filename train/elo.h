@@ -58,6 +58,11 @@ struct SprtParams {
   double elo1 = 10;
   double alpha = 0.05;
   double beta = 0.05;
+  // Below this many games (WDL) or pairs (pentanomial) the decision is always "continue".
+  // The approximation uses the observed variance, which collapses while a result is still
+  // missing: after one win it would accept H1 outright. In simulations, checking after
+  // every game, 10-30 restores the nominal error rates.
+  int64_t min_samples = 20;
 };
 
 enum class SprtDecision { kContinue, kAcceptH0, kAcceptH1 };
@@ -83,12 +88,12 @@ SprtResult sprt(const Pentanomial& r, const SprtParams& p);
 // Ladder: one Elo per model from pairwise results.
 
 struct PairResult {
-  std::string a, b;                         // model names
+  std::string a{}, b{};                     // model names
   int64_t wins = 0, draws = 0, losses = 0;  // from a's point of view
 };
 
 struct LadderOptions {
-  std::string anchor;  // this model's Elo is fixed at 0 (e.g. generation 0)
+  std::string anchor{};  // this model's Elo is fixed at 0 (e.g. generation 0)
   // Virtual draws added to every listed pair (half a point each way), a weak prior that
   // keeps the fit finite when a model won or lost every game. 0 = pure maximum likelihood.
   double prior_draws = 1.0;

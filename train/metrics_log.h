@@ -21,7 +21,7 @@ class MetricsLog {
     // CSV: the columns after "step" (and "time"). Empty = the keys of the first log() call.
     // When the file already exists its header decides the columns; naming a column the
     // header lacks is an error, since CSV rows cannot grow columns afterwards.
-    std::vector<std::string> columns;
+    std::vector<std::string> columns{};
     // Resuming from a checkpoint taken at this step: lines with a larger step were logged
     // after the checkpoint and will be logged again, so they are removed (-1 = keep all).
     int64_t truncate_after_step = -1;
@@ -69,7 +69,7 @@ class MetricsLog {
 // non-numeric values are NaN. Malformed lines are skipped. Throws std::runtime_error
 // naming the file when it cannot be read or a CSV lacks a "step" column.
 struct MetricsTable {
-  std::vector<std::string> columns;
+  std::vector<std::string> columns{};
   std::vector<std::vector<double>> rows;
   int column(const std::string& name) const;  // index, or -1
 };

@@ -25,8 +25,8 @@ std::string gnuplot_path();
 std::string gnuplot_png_terminal();
 
 struct PlotStyle {
-  std::string title;  // above the plot; empty = none
-  int width = 1000;   // pixels
+  std::string title{};  // above the plot; empty = none
+  int width = 1000;     // pixels
   int height = 600;
   bool log_y = false;  // losses over many orders of magnitude read better on a log axis
 };

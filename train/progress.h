@@ -33,10 +33,10 @@ class Progress {
     double line_interval_s = 30;   // kLines: at most one line per interval
     double bar_interval_s = 0.25;  // kBar: redraws at most this often (drawing costs syscalls)
     int bar_width = 30;            // characters between the brackets
-    std::string unit;              // shown with the rate, e.g. "games" -> "12.3 games/s"
+    std::string unit{};            // shown with the rate, e.g. "games" -> "12.3 games/s"
     std::ostream* out = nullptr;   // nullptr = std::cerr
     // Seconds on a monotonic clock; default std::chrono::steady_clock. Tests inject one.
-    std::function<double()> clock;
+    std::function<double()> clock{};
   };
 
   // `total` <= 0 means unknown: no percentage, bar or ETA, just count and rate.

@@ -24,7 +24,7 @@
 namespace kz {
 
 struct ReplayConfig {
-  GameSpec game;  // shards of any other game are skipped and reported
+  GameSpec game{};  // shards of any other game are skipped and reported
   // Keep the most recent `window_rows` rows (0 = no limit). Whole shards are taken newest
   // first; the oldest shard taken contributes only its last rows so the total is exact.
   uint64_t window_rows = 0;
