@@ -1,0 +1,173 @@
+#include "mcts/levels.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+namespace kz {
+
+namespace {
+
+std::mutex& factory_mutex() {
+  static std::mutex m;
+  return m;
+}
+MctsPlayerFactory& factory_slot() {
+  static MctsPlayerFactory f;
+  return f;
+}
+
+}  // namespace
+
+Level parse_level(std::string_view name) {
+  static const char* names[kLevelCount] = {"beginner", "easy", "medium", "hard", "expert"};
+  for (int i = 0; i < kLevelCount; ++i)
+    if (name == names[i] || (name.size() == 1 && name[0] == char('1' + i))) return Level(i);
+  throw ParseError("unknown level '" + std::string(name) +
+                   "' (expected beginner, easy, medium, hard or expert)");
+}
+
+const char* level_name(Level level) {
+  switch (level) {
+    case Level::kBeginner:
+      return "beginner";
+    case Level::kEasy:
+      return "easy";
+    case Level::kMedium:
+      return "medium";
+    case Level::kHard:
+      return "hard";
+    case Level::kExpert:
+      return "expert";
+  }
+  return "?";
+}
+
+// The level table (docs/levels.md shows the matches that calibrate it). Low levels
+// search shallow with root noise so they vary and slip, yet still see a big capture
+// or a win in one; the upper ones differ in time only. Kalah stakes are smaller (48
+// seeds against 162 stones), so its noise is smaller too.
+AlphaBetaOptions level_alphabeta_options(const GameSpec& spec, Level level, double time_scale,
+                                         uint64_t seed) {
+  AlphaBetaOptions o;
+  o.seed = seed;
+  o.tt_mib = 4;
+  o.label = std::string("alphabeta-") + level_name(level);
+  const bool togyz = spec.is_togyz();
+  const double scale = std::max(time_scale, 1e-3);
+  switch (level) {
+    case Level::kBeginner:
+      o.depth = 1;
+      o.max_qdepth = 1;
+      o.randomness = togyz ? 3.0 : 1.5;
+      break;
+    case Level::kEasy:
+      o.depth = 2;
+      o.max_qdepth = 4;
+      o.randomness = togyz ? 1.5 : 0.8;
+      break;
+    case Level::kMedium:
+      o.depth = 4;
+      o.randomness = togyz ? 0.4 : 0.2;
+      break;
+    case Level::kHard:
+      o.movetime_s = 0.25 * scale;
+      o.nodes = int64_t(300000 * scale);
+      o.tt_mib = 16;
+      break;
+    case Level::kExpert:
+      o.movetime_s = 1.0 * scale;
+      o.tt_mib = 64;
+      break;
+  }
+  return o;
+}
+
+void set_mcts_player_factory(MctsPlayerFactory factory) {
+  std::lock_guard<std::mutex> lock(factory_mutex());
+  factory_slot() = std::move(factory);
+}
+
+bool has_mcts_player_factory() {
+  std::lock_guard<std::mutex> lock(factory_mutex());
+  return bool(factory_slot());
+}
+
+std::unique_ptr<Player> make_mcts_player(const MctsRequest& request) {
+  MctsPlayerFactory f;
+  {
+    std::lock_guard<std::mutex> lock(factory_mutex());
+    f = factory_slot();
+  }
+  if (!f) return nullptr;
+  return f(request);
+}
+
+std::string model_file_stem(const GameSpec& spec) {
+  if (spec.is_togyz()) return "togyz";
+  if (spec == GameSpec::kalah(6, 4, false)) return "kalah";
+  if (spec == GameSpec::kalah(5, 4, true)) return "bantumi";
+  std::string s = "kalah-" + std::to_string(spec.pits) + "-" + std::to_string(spec.seeds);
+  if (spec.variant == Variant::kKalahEmpty) s += "-empty";
+  return s;
+}
+
+std::string shipped_model_path(const GameSpec& spec) {
+  const char* env = std::getenv("KZ_MODELS_DIR");
+  const std::filesystem::path dir = env && *env ? env : "models";
+  const auto path = dir / (model_file_stem(spec) + ".pt");
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? path.string() : "";
+}
+
+namespace {
+
+std::unique_ptr<Player> make_mcts_for_level(const GameSpec& spec, Level level,
+                                            const std::string& model_path,
+                                            const LevelPlayerOptions& options) {
+  if (!model_path.empty() && !std::filesystem::is_regular_file(model_path))
+    throw std::runtime_error("model '" + model_path + "' does not exist");
+  // MCTS HOOK: hard and expert become the neural engine when one is registered and a
+  // model is at hand. Lower levels stay alpha-beta: a weak network is not a weaker
+  // player in a predictable way, and the low levels need their calibrated noise.
+  if (options.force_alphabeta || level < Level::kHard || !has_mcts_player_factory()) return nullptr;
+  const std::string model = model_path.empty() ? shipped_model_path(spec) : model_path;
+  if (model.empty()) return nullptr;
+  MctsRequest req;
+  req.spec = spec;
+  req.level = level;
+  req.model_path = model;
+  req.threads = options.threads;
+  req.seed = options.seed;
+  req.time_scale = options.time_scale;
+  return make_mcts_player(req);
+}
+
+}  // namespace
+
+std::unique_ptr<Player> make_analysis_player(const GameSpec& spec, Level level,
+                                             const std::string& model_path, int multipv,
+                                             const LevelPlayerOptions& options) {
+  // A model asked for by name is used whatever the level.
+  const Level mcts_level = model_path.empty() ? level : std::max(level, Level::kHard);
+  if (auto p = make_mcts_for_level(spec, mcts_level, model_path, options)) return p;
+  AlphaBetaOptions o = level_alphabeta_options(spec, level, options.time_scale, options.seed);
+  // Low levels search too shallow to explain anything; analysis is at least medium.
+  if (level < Level::kMedium) o = level_alphabeta_options(spec, Level::kMedium, 1.0, options.seed);
+  o.randomness = 0;
+  o.multipv = multipv <= 0 ? kMaxMoves : multipv;
+  o.tt_mib = std::max(o.tt_mib, 16);
+  return std::make_unique<AlphaBetaPlayer>(o);
+}
+
+std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
+                                          const std::string& model_path,
+                                          const LevelPlayerOptions& options) {
+  if (auto p = make_mcts_for_level(spec, level, model_path, options)) return p;
+  return std::make_unique<AlphaBetaPlayer>(
+      level_alphabeta_options(spec, level, options.time_scale, options.seed));
+}
+
+}  // namespace kz

@@ -1,0 +1,152 @@
+// kumalak hint: the engine's best moves in a position, with win chances, the expected
+// margin, the expected line and a plain-language reason for each. --json prints one
+// object for programs (docs/play.md shows both).
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/notation.h"
+#include "mcts/advice.h"
+#include "mcts/levels.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct HintOptions {
+  std::string game = "togyz";
+  std::string position;
+  std::string moves;
+  bool moves_given = false;
+  bool json = false;
+  std::string level = "expert";
+  std::string model;
+  double movetime = 0;
+  int depth = 0;
+  int count = 3;
+};
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream ss(s);
+  for (std::string w; ss >> w;) out.push_back(w);
+  return out;
+}
+
+const char* side_word(const Position& pos) {
+  if (pos.is_togyz()) return pos.to_move == 0 ? "white" : "black";
+  return pos.to_move == 0 ? "south" : "north";
+}
+
+int run_hint(const HintOptions& opt) {
+  GameSpec spec;
+  Position pos;
+  Level level;
+  try {
+    spec = GameSpec::parse(opt.game);
+    level = parse_level(opt.level);
+    if (!opt.position.empty() && opt.moves_given)
+      throw ParseError("give --position or --moves (moves from the start), not both");
+    if (opt.moves_given)
+      pos = replay_moves(parse_move_list(opt.moves), Position::start(spec)).final_position;
+    else if (!opt.position.empty())
+      pos = Position::parse(opt.position, spec);
+    else
+      throw ParseError("give --position \"...\" or --moves \"...\"");
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak hint: " << e.what() << "\n";
+    return 2;
+  }
+  if (pos.is_over()) {
+    std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
+    return 1;
+  }
+  if (opt.count < 1 || opt.movetime < 0 || opt.depth < 0) {
+    std::cerr << "kumalak hint: --count must be >= 1, --movetime and --depth >= 0\n";
+    return 2;
+  }
+  if (!opt.model.empty() && !has_mcts_player_factory())
+    std::cerr << "kumalak hint: this build has no MCTS engine; --model is ignored\n";
+  std::unique_ptr<Player> player;
+  try {
+    player = make_analysis_player(spec, level, opt.model, opt.count);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak hint: " << e.what() << "\n";
+    return 2;
+  }
+  ThinkLimits limits;
+  limits.movetime_s = opt.movetime;
+  limits.depth = opt.depth;
+  const Hint h = make_hint(*player, pos, limits, opt.count);
+
+  if (opt.json) {
+    nlohmann::ordered_json j;
+    j["game"] = spec.name();
+    j["position"] = pos.to_string();
+    j["side"] = side_word(pos);
+    j["engine"] = player->name();
+    j["depth"] = h.result.depth;
+    j["nodes"] = h.result.nodes;
+    j["seconds"] = h.result.seconds;
+    j["value"] = {{"win", h.result.win},
+                  {"draw", h.result.draw},
+                  {"loss", h.result.loss},
+                  {"margin", h.result.margin},
+                  {"proven", h.result.proven}};
+    j["moves"] = nlohmann::json::array();
+    for (const auto& m : h.moves) {
+      nlohmann::ordered_json mj;
+      mj["move"] = m.move + 1;
+      mj["notation"] = m.notation;
+      mj["win"] = m.eval.win;
+      mj["draw"] = m.eval.draw;
+      mj["loss"] = m.eval.loss;
+      mj["margin"] = m.eval.margin;
+      mj["proven"] = m.eval.proven;
+      mj["reason"] = m.reason;
+      mj["line"] = words(m.line_text);
+      std::vector<int> pits;
+      for (int x : m.line) pits.push_back(x + 1);
+      mj["line_pits"] = pits;
+      j["moves"].push_back(mj);
+    }
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  const char* unit = pos.is_togyz() ? "hole" : "pit";
+  std::cout << "Position " << pos.to_string() << " (" << side_word(pos) << " to move)\n"
+            << "Engine " << player->name() << ": depth " << h.result.depth << ", " << h.result.nodes
+            << " nodes, " << h.result.seconds << " s\n";
+  int rank = 1;
+  for (const auto& m : h.moves) {
+    std::cout << rank++ << ". " << unit << " " << m.move + 1;
+    if (pos.is_togyz()) std::cout << " (" << m.notation << ")";
+    std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw) << ", loss "
+              << percent(m.eval.loss) << ", margin " << signed_margin(m.eval.margin)
+              << (m.eval.proven ? " (proven)" : "") << "\n   " << m.reason
+              << "\n   expected line: " << m.line_text << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_hint(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<HintOptions>();
+  auto* cmd = app.add_subcommand("hint", "The best moves in a position, with reasons");
+  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  cmd->add_option("--position", opt->position, "the position string");
+  cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers")
+      ->each([opt](const std::string&) { opt->moves_given = true; });
+  cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->add_option("--level", opt->level, "engine strength (default expert: about 1 s)");
+  cmd->add_option("--model", opt->model, "network model for the MCTS engine");
+  cmd->add_option("--movetime", opt->movetime, "seconds to think (replaces the level's budget)");
+  cmd->add_option("--depth", opt->depth, "alpha-beta depth in plies (replaces the level's)");
+  cmd->add_option("--count", opt->count, "how many moves to show");
+  cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
+}
+
+}  // namespace kz::cli

@@ -1,0 +1,225 @@
+// kumalak levels-match: plays each level against the level below and prints the score
+// table that docs/levels.md records. Openings are paired: a few random plies from the
+// start, then the same opening is played twice with the colours swapped, so neither
+// side profits from a lucky opening or from moving first.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "core/notation.h"
+#include "mcts/levels.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct MatchOptions {
+  std::string game = "togyz";
+  int games = 100;
+  int threads = 2;
+  int opening_plies = 4;
+  uint64_t seed = 1;
+  double time_scale = 1.0;
+  std::string only;  // the upper level of the one pair to play
+  int max_plies = 1000;
+  bool verbose = false;
+};
+
+struct GameTask {
+  int pair = 0;     // index into the pairs
+  int opening = 0;  // index into the openings
+  bool upper_white = true;
+};
+
+struct PairStats {
+  int wins = 0, draws = 0, losses = 0;  // from the upper level's side
+  int64_t upper_nodes = 0, lower_nodes = 0;
+  int upper_moves = 0, lower_moves = 0;
+  double upper_seconds = 0, lower_seconds = 0;
+  int plies = 0;
+};
+
+// A random opening: `plies` random legal moves that neither end nor decide the game.
+std::vector<int> random_opening(const Position& start, int plies, std::mt19937_64& rng) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::vector<int> moves;
+    Position pos = start;
+    for (int i = 0; i < plies && !pos.is_decided(); ++i) {
+      std::vector<int> legal;
+      for (uint32_t m = pos.legal_mask(); m; m &= m - 1) legal.push_back(__builtin_ctz(m));
+      const int mv = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
+      pos.play(mv);
+      moves.push_back(mv);
+    }
+    if (!pos.is_decided()) return moves;
+  }
+  return {};
+}
+
+int run_levels_match(const MatchOptions& opt) {
+  GameSpec spec;
+  try {
+    spec = GameSpec::parse(opt.game);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak levels-match: " << e.what() << "\n";
+    return 2;
+  }
+  if (opt.games < 2 || opt.threads < 1 || opt.opening_plies < 0 || opt.time_scale <= 0) {
+    std::cerr << "kumalak levels-match: need --games >= 2, --threads >= 1, --opening-plies >= "
+                 "0, --time-scale > 0\n";
+    return 2;
+  }
+  std::vector<int> uppers;
+  if (!opt.only.empty()) {
+    try {
+      const Level l = parse_level(opt.only);
+      if (l == Level::kBeginner) throw ParseError("beginner has no level below it");
+      uppers.push_back(int(l));
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak levels-match: --only: " << e.what() << "\n";
+      return 2;
+    }
+  } else {
+    for (int l = 1; l < kLevelCount; ++l) uppers.push_back(l);
+  }
+
+  const Position start = Position::start(spec);
+  std::mt19937_64 rng(opt.seed);
+  const int n_openings = (opt.games + 1) / 2;
+  std::vector<std::vector<int>> openings;
+  for (int i = 0; i < n_openings; ++i)
+    openings.push_back(random_opening(start, opt.opening_plies, rng));
+
+  std::vector<GameTask> tasks;
+  for (size_t p = 0; p < uppers.size(); ++p)
+    for (int o = 0; o < n_openings; ++o)
+      for (bool upper_white : {true, false}) tasks.push_back({int(p), o, upper_white});
+
+  std::vector<PairStats> stats(uppers.size());
+  std::vector<double> pair_seconds(uppers.size(), 0);
+  std::mutex mu;
+  std::atomic<size_t> next{0};
+  const auto t0 = std::chrono::steady_clock::now();
+
+  auto worker = [&] {
+    for (;;) {
+      const size_t k = next.fetch_add(1);
+      if (k >= tasks.size()) return;
+      const GameTask& t = tasks[k];
+      const auto g0 = std::chrono::steady_clock::now();
+      const Level upper = Level(uppers[t.pair]), lower = Level(uppers[t.pair] - 1);
+      LevelPlayerOptions po;
+      po.time_scale = opt.time_scale;
+      po.force_alphabeta = true;
+      // Distinct noise per game and side, reproducible from --seed.
+      po.seed = opt.seed * 1000003 + k * 2 + 1;
+      auto up = make_level_player(spec, upper, "", po);
+      po.seed = opt.seed * 1000003 + k * 2 + 2;
+      auto low = make_level_player(spec, lower, "", po);
+      Position pos = start;
+      for (int mv : openings[t.opening]) pos.play(mv);
+      PairStats local;
+      int plies = 0;
+      while (!pos.is_decided() && plies < opt.max_plies) {
+        const bool upper_to_move = (pos.to_move == 0) == t.upper_white;
+        Player& p = upper_to_move ? *up : *low;
+        const ThinkResult r = p.think(pos, {});
+        if (!pos.is_legal(r.best_move)) {
+          std::lock_guard<std::mutex> lock(mu);
+          std::cerr << "kumalak levels-match: " << p.name() << " answered an illegal move in "
+                    << pos.to_string() << "\n";
+          break;
+        }
+        (upper_to_move ? local.upper_nodes : local.lower_nodes) += r.nodes;
+        (upper_to_move ? local.upper_moves : local.lower_moves) += 1;
+        (upper_to_move ? local.upper_seconds : local.lower_seconds) += r.seconds;
+        pos.play(r.best_move);
+        ++plies;
+      }
+      // A game that hits --max-plies (none has so far) is scored by the stores.
+      const int white_margin = pos.margin();
+      const int upper_margin = t.upper_white ? white_margin : -white_margin;
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
+      std::lock_guard<std::mutex> lock(mu);
+      PairStats& s = stats[t.pair];
+      (upper_margin > 0 ? s.wins : upper_margin < 0 ? s.losses : s.draws) += 1;
+      s.upper_nodes += local.upper_nodes;
+      s.lower_nodes += local.lower_nodes;
+      s.upper_moves += local.upper_moves;
+      s.lower_moves += local.lower_moves;
+      s.upper_seconds += local.upper_seconds;
+      s.lower_seconds += local.lower_seconds;
+      s.plies += plies;
+      pair_seconds[t.pair] += secs;
+      if (opt.verbose)
+        std::cerr << level_name(upper) << (t.upper_white ? " (white)" : " (black)") << " vs "
+                  << level_name(lower) << ", opening " << t.opening + 1 << ": "
+                  << (upper_margin > 0   ? "win"
+                      : upper_margin < 0 ? "loss"
+                                         : "draw")
+                  << " " << pos.store[0] << "-" << pos.store[1] << ", " << plies << " plies\n";
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int i = 0; i < opt.threads; ++i) pool.emplace_back(worker);
+  for (auto& th : pool) th.join();
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::printf(
+      "game %s, %d games per pair (%d openings x 2 colours, %d random plies), "
+      "time scale %g, seed %llu\n",
+      spec.name().c_str(), 2 * n_openings, n_openings, opt.opening_plies, opt.time_scale,
+      static_cast<unsigned long long>(opt.seed));
+  std::printf("%-20s %6s %13s %7s %8s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L", "score",
+              "elo", "upper s/mv", "lower s/mv", "plies/g");
+  int failures = 0;
+  for (size_t p = 0; p < uppers.size(); ++p) {
+    const PairStats& s = stats[p];
+    const int n = s.wins + s.draws + s.losses;
+    const double score = n ? (s.wins + 0.5 * s.draws) / n : 0;
+    const double clamped = std::clamp(score, 0.001, 0.999);
+    const double elo = -400.0 * std::log10(1.0 / clamped - 1.0);
+    std::ostringstream pair, wdl;
+    pair << level_name(Level(uppers[p])) << " vs " << level_name(Level(uppers[p] - 1));
+    wdl << s.wins << "-" << s.draws << "-" << s.losses;
+    std::printf(
+        "%-20s %6d %13s %6.1f%% %+8.0f %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
+        wdl.str().c_str(), 100 * score, elo, s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
+        s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0, n ? double(s.plies) / n : 0.0);
+    if (score < 0.65) ++failures;
+  }
+  std::printf("wall time %.0f s with %d threads\n", total, opt.threads);
+  // Exit status 3 when some level scores under 65% against the one below.
+  return failures ? 3 : 0;
+}
+
+}  // namespace
+
+void register_levels_match(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<MatchOptions>();
+  auto* cmd = app.add_subcommand(
+      "levels-match", "Play each level against the level below and print the score table");
+  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  cmd->add_option("--games", opt->games, "games per pair (rounded up to even: paired openings)");
+  cmd->add_option("--threads", opt->threads, "games played at once");
+  cmd->add_option("--opening-plies", opt->opening_plies, "random plies before the engines play");
+  cmd->add_option("--seed", opt->seed, "seed of the openings and of the levels' noise");
+  cmd->add_option("--time-scale", opt->time_scale,
+                  "multiplies the time and node budgets of hard and expert");
+  cmd->add_option("--only", opt->only, "play one pair: this level against the one below");
+  cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies");
+  cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
+  cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
+}
+
+}  // namespace kz::cli

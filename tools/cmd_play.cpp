@@ -1,0 +1,461 @@
+// kumalak play: a person against the engine in the terminal. Reads one command per
+// line, so it can be driven through a pipe as well as typed; on end of input it leaves
+// cleanly. See docs/play.md.
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/notation.h"
+#include "mcts/advice.h"
+#include "mcts/levels.h"
+#include "tools/board_view.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct PlayOptions {
+  std::string game = "togyz";
+  std::string level = "medium";
+  std::string model;
+  std::string human;         // white|black|south|north|1|2
+  std::string engine_plays;  // the same, for the engine's side
+  uint64_t seed = 1;
+  double movetime = 0;  // 0 = the level's own budget
+  double hint_movetime = 0.5;
+  std::string position;
+};
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  const size_t b = s.find_last_not_of(" \t\r\n");
+  return s.substr(a, b - a + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// 0 for white/south/1, 1 for black/north/2; -1 when not a side.
+int parse_side(const std::string& s) {
+  const std::string l = lower(s);
+  if (l == "white" || l == "south" || l == "w" || l == "s" || l == "1") return 0;
+  if (l == "black" || l == "north" || l == "b" || l == "n" || l == "2") return 1;
+  return -1;
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y.%m.%d", &tm);
+  return buf;
+}
+
+class PlaySession {
+ public:
+  PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
+              int human)
+      : opt_(opt), spec_(spec), start_(start), pos_(start), level_(level), human_(human) {
+    LevelPlayerOptions lo;
+    lo.seed = opt.seed;
+    engine_ = make_level_player(spec, level, opt.model, lo);
+    color_ = stdout_wants_color();
+    labels_[human_] = "you";
+    labels_[human_ ^ 1] = std::string("engine, ") + level_name(level);
+  }
+
+  int run() {
+    const char* game = spec_.is_togyz() ? "Togyz Kumalak" : "Kalah";
+    std::cout << game << " (" << spec_.name() << "): you play " << side_name(pos_, human_)
+              << ", the engine (" << engine_->name() << ") plays " << side_name(pos_, human_ ^ 1)
+              << " at level " << level_name(level_) << ". " << side_name(pos_, 0)
+              << " moves first.\nType a " << hole_word() << " number (1-" << int(pos_.npits)
+              << ") to move, or help.\n\n";
+    show_board();
+    bool announced = false;
+    for (;;) {
+      if (finished()) {
+        if (!announced) announce_result();
+        announced = true;
+      } else {
+        announced = false;
+        if (pos_.to_move != human_) {
+          engine_move();
+          continue;
+        }
+      }
+      std::cout << (finished() ? "Game over (undo, save FILE, quit)> " : "Your move> ")
+                << std::flush;
+      std::string line;
+      if (!std::getline(std::cin, line)) {
+        std::cout << "\nEnd of input: " << (finished() ? "bye." : "leaving the game unfinished.")
+                  << "\n";
+        return 0;
+      }
+      if (!handle(trim(line))) return 0;
+    }
+  }
+
+ private:
+  const char* hole_word() const { return spec_.is_togyz() ? "hole" : "pit"; }
+  bool finished() const { return pos_.is_decided(); }
+
+  void show_board() {
+    LastMove lm;
+    if (!moves_.empty()) lm = last_move_of(before_last_, moves_.back());
+    std::cout << render_board(pos_, human_, lm, color_, labels_) << "\n";
+  }
+
+  // Replays the game from the start (after undo) and remembers the position before the
+  // last move, for the highlight.
+  void rebuild() {
+    pos_ = start_;
+    before_last_ = start_;
+    for (int m : moves_) {
+      before_last_ = pos_;
+      pos_.play(m);
+    }
+  }
+
+  void play_move(int move) {
+    before_last_ = pos_;
+    movers_.push_back(pos_.to_move);
+    moves_.push_back(move);
+    pos_.play(move);
+  }
+
+  // What a move did, in a few words, for the move announcements.
+  std::string effect(const Position& before, int move) const {
+    const MoveFacts f = move_facts(before, move);
+    std::vector<std::string> parts;
+    const char* unit = spec_.is_togyz() ? "stones" : "seeds";
+    if (f.made_tuzdyk)
+      parts.push_back("makes a tuzdyk on " + std::string(side_name(before, before.to_move ^ 1)) +
+                      "'s hole " + std::to_string(f.tuzdyk_hole + 1));
+    else if (f.captured > 0)
+      parts.push_back("captures " + std::to_string(f.captured) + " " + unit);
+    if (f.extra_turn && !f.ends_game) parts.push_back("another turn");
+    if (f.to_own_tuzdyk > 0) parts.push_back(std::to_string(f.to_own_tuzdyk) + " into own tuzdyk");
+    if (f.to_their_tuzdyk > 0)
+      parts.push_back(std::to_string(f.to_their_tuzdyk) + " into the other's tuzdyk");
+    std::string s;
+    for (const auto& p : parts) s += (s.empty() ? ": " : ", ") + p;
+    return s;
+  }
+
+  void engine_move() {
+    ThinkLimits limits;
+    limits.movetime_s = opt_.movetime;
+    const ThinkResult r = engine_->think(pos_, limits);
+    int move = r.best_move;
+    if (!pos_.is_legal(move)) {  // never expected; keep the game going all the same
+      move = __builtin_ctz(pos_.legal_mask());
+    }
+    const Position before = pos_;
+    std::cout << side_name(pos_, pos_.to_move) << " (engine) plays " << format_move(before, move)
+              << effect(before, move) << ".\n";
+    play_move(move);
+    if (pos_.to_move != human_ && !finished())
+      std::cout << "The engine moves again.\n";
+    else
+      show_board();
+  }
+
+  void announce_result() {
+    const int w = pos_.store[0], b = pos_.store[1];
+    std::cout << "Game over: " << side_name(pos_, 0) << " " << w << ", " << side_name(pos_, 1)
+              << " " << b;
+    if (!pos_.is_over())
+      std::cout << " ("
+                << (pos_.is_togyz() ? "a kazan holds 82 or more" : "a store holds more than half")
+                << ": the result can no longer change)";
+    const Outcome o = pos_.outcome();
+    std::cout << ". " << outcome_string(o) << ": ";
+    if (o == Outcome::kDraw)
+      std::cout << "a draw.\n";
+    else if ((o == Outcome::kWhiteWins) == (human_ == 0))
+      std::cout << "you win!\n";
+    else
+      std::cout << "the engine wins.\n";
+  }
+
+  void help() {
+    const int m = pos_.npits;
+    std::cout << "Commands:\n"
+              << "  1-" << m << "        move from that " << hole_word()
+              << " (your own numbering, left to right on your side)\n";
+    if (spec_.is_togyz())
+      std::cout << "  76, 36x     a move in notation also works (hole, landing hole, x = tuzdyk)\n";
+    std::cout << "  hint        the engine's best 3 moves for you, with reasons\n"
+              << "  eval        win/draw/loss chances and the expected margin for you\n"
+              << "  undo        take back your last move and the engine's reply\n"
+              << "  board       show the board again\n"
+              << "  save FILE   save the game as PGN\n"
+              << "  help        this list\n"
+              << "  quit        leave the game\n";
+  }
+
+  Player& analyst() {
+    if (!analyst_) {
+      LevelPlayerOptions lo;
+      lo.seed = opt_.seed;
+      analyst_ = make_analysis_player(spec_, Level::kExpert, opt_.model, 3, lo);
+    }
+    return *analyst_;
+  }
+
+  ThinkLimits hint_limits() const {
+    ThinkLimits l;
+    l.movetime_s = opt_.hint_movetime > 0 ? opt_.hint_movetime : 0.5;
+    return l;
+  }
+
+  void hint() {
+    if (finished()) {
+      std::cout << "The game is over.\n";
+      return;
+    }
+    const Hint h = make_hint(analyst(), pos_, hint_limits(), 3);
+    std::cout << "Best moves for you (depth " << h.result.depth << ", " << h.result.nodes
+              << " nodes):\n";
+    int rank = 1;
+    for (const auto& m : h.moves) {
+      std::cout << "  " << rank++ << ". " << hole_word() << " " << m.move + 1;
+      if (spec_.is_togyz()) std::cout << " (" << m.notation << ")";
+      std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw)
+                << ", margin " << signed_margin(m.eval.margin) << (m.eval.proven ? " (proven)" : "")
+                << "\n     " << m.reason << "\n     expected line: " << m.line_text << "\n";
+    }
+  }
+
+  void eval() {
+    if (finished()) {
+      std::cout << "The game is over.\n";
+      return;
+    }
+    const ThinkResult r = analyst().think(pos_, hint_limits());
+    std::cout << "For you: win " << percent(r.win) << ", draw " << percent(r.draw) << ", loss "
+              << percent(r.loss) << ", expected margin " << signed_margin(r.margin) << " "
+              << (spec_.is_togyz() ? "stones" : "seeds") << (r.proven ? " (proven)" : "")
+              << "; the engine would play " << format_move(pos_, r.best_move) << " (depth "
+              << r.depth << ").\n";
+  }
+
+  void undo() {
+    size_t k = movers_.size();
+    while (k > 0 && movers_[k - 1] != human_) --k;
+    if (k == 0) {
+      std::cout << "Nothing to undo: you have not moved yet.\n";
+      return;
+    }
+    const size_t taken = moves_.size() - (k - 1);
+    moves_.resize(k - 1);
+    movers_.resize(k - 1);
+    rebuild();
+    std::cout << "Took back " << taken << (taken == 1 ? " ply" : " plies") << ".\n";
+    show_board();
+  }
+
+  void save(const std::string& file) {
+    if (file.empty()) {
+      std::cout << "Usage: save FILE\n";
+      return;
+    }
+    std::vector<std::pair<std::string, std::string>> tags;
+    const std::string engine = std::string("KumalakZero ") + level_name(level_);
+    tags.emplace_back("Event", "KumalakZero game");
+    tags.emplace_back("Site", "kumalak play");
+    tags.emplace_back("Date", today());
+    tags.emplace_back("White", human_ == 0 ? "Human" : engine);
+    tags.emplace_back("Black", human_ == 1 ? "Human" : engine);
+    tags.emplace_back("Result", finished() ? outcome_string(pos_.outcome()) : "*");
+    tags.emplace_back("Variant", spec_.name());
+    if (!(start_ == Position::start(spec_))) tags.emplace_back("FEN", start_.to_string());
+    const std::string text = write_pgn(tags, start_, moves_);
+    try {
+      write_file_atomically(file, [&](std::ostream& out) { out << text; });
+      std::cout << "Saved " << moves_.size() << " plies to " << file << ".\n";
+    } catch (const std::exception& e) {
+      std::cout << "Could not save: " << e.what() << "\n";
+    }
+  }
+
+  // Returns false to leave.
+  bool handle(const std::string& line) {
+    if (line.empty()) return true;
+    std::istringstream ss(line);
+    std::string word;
+    ss >> word;
+    const std::string cmd = lower(word);
+    std::string rest;
+    std::getline(ss, rest);
+    rest = trim(rest);
+    if (cmd == "quit" || cmd == "exit" || cmd == "q") {
+      std::cout << "Bye.\n";
+      return false;
+    }
+    if (cmd == "help" || cmd == "?") {
+      help();
+    } else if (cmd == "hint") {
+      hint();
+    } else if (cmd == "eval") {
+      eval();
+    } else if (cmd == "undo") {
+      undo();
+    } else if (cmd == "board") {
+      show_board();
+    } else if (cmd == "save") {
+      save(rest);
+    } else if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
+      if (!rest.empty()) {
+        std::cout << "One move at a time, please (got '" << line << "').\n";
+        return true;
+      }
+      human_move(word);
+    } else {
+      std::cout << "'" << word << "' is not a command: type a " << hole_word() << " number (1-"
+                << int(pos_.npits) << "), hint, eval, undo, save FILE, help or quit.\n";
+    }
+    return true;
+  }
+
+  void human_move(const std::string& token) {
+    if (finished()) {
+      std::cout << "The game is over: undo, save FILE or quit.\n";
+      return;
+    }
+    const int m = pos_.npits;
+    int move = -1;
+    bool all_digits = std::all_of(token.begin(), token.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
+    if (all_digits && token.size() <= 2 && (token.size() == 1 || !spec_.is_togyz())) {
+      const int v = std::stoi(token);
+      if (v < 1 || v > m) {
+        std::cout << "There is no " << hole_word() << " " << v << ": yours are numbered 1-" << m
+                  << ".\n";
+        return;
+      }
+      move = v - 1;
+    } else if (spec_.is_togyz()) {
+      try {
+        const MoveToken t = parse_move_token(token, spec_);
+        move = t.from - 1;
+        if (pos_.is_legal(move)) {
+          Position p = pos_;
+          const auto info = p.play(move);
+          if (t.landing && *t.landing != info.landing_index + 1) {
+            std::cout << "From hole " << t.from << " the last stone lands on hole "
+                      << info.landing_index + 1 << ", not " << *t.landing << " (type " << t.from
+                      << " or " << format_move(pos_, move) << ").\n";
+            return;
+          }
+        }
+      } catch (const ParseError& e) {
+        std::cout << e.what() << ".\n";
+        return;
+      }
+    } else {
+      std::cout << "'" << token << "' is not a pit: yours are numbered 1-" << m << ".\n";
+      return;
+    }
+    if (!pos_.is_legal(move)) {
+      std::string legal;
+      for (uint32_t mask = pos_.legal_mask(); mask; mask &= mask - 1)
+        legal += " " + std::to_string(__builtin_ctz(mask) + 1);
+      std::cout << "Your " << hole_word() << " " << move + 1 << " is "
+                << (spec_.is_togyz() && pos_.tuzdyk[human_ ^ 1] == move ? "a tuzdyk" : "empty")
+                << "; you can move from:" << legal << ".\n";
+      return;
+    }
+    const Position before = pos_;
+    std::cout << "You play " << format_move(before, move) << effect(before, move) << ".\n";
+    play_move(move);
+    if (finished()) {
+      show_board();
+    } else if (pos_.to_move == human_) {
+      std::cout << "You move again.\n";
+      show_board();
+    }
+  }
+
+  PlayOptions opt_;
+  GameSpec spec_;
+  Position start_, pos_, before_last_;
+  Level level_;
+  int human_;
+  std::unique_ptr<Player> engine_;
+  std::unique_ptr<Player> analyst_;
+  std::vector<int> moves_, movers_;
+  bool color_ = false;
+  std::string labels_[2];
+};
+
+int run_play(const PlayOptions& opt) {
+  GameSpec spec;
+  Position start;
+  Level level;
+  try {
+    spec = GameSpec::parse(opt.game);
+    start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
+    level = parse_level(opt.level);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak play: " << e.what() << "\n";
+    return 2;
+  }
+  int human = 0;
+  if (!opt.human.empty() && !opt.engine_plays.empty()) {
+    std::cerr << "kumalak play: give --human or --engine-plays, not both\n";
+    return 2;
+  }
+  if (!opt.human.empty()) human = parse_side(opt.human);
+  if (!opt.engine_plays.empty()) {
+    const int e = parse_side(opt.engine_plays);
+    human = e < 0 ? -1 : e ^ 1;
+  }
+  if (human < 0) {
+    std::cerr << "kumalak play: a side is white or black (Kalah: south or north)\n";
+    return 2;
+  }
+  if (start.is_decided()) {
+    std::cerr << "kumalak play: the game in that position is already decided\n";
+    return 2;
+  }
+  if (!opt.model.empty() && !has_mcts_player_factory())
+    std::cerr << "kumalak play: this build has no MCTS engine; --model is ignored\n";
+  try {
+    PlaySession session(opt, spec, start, level, human);
+    return session.run();
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak play: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+void register_play(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<PlayOptions>();
+  auto* cmd = app.add_subcommand("play", "Play against the engine in the terminal");
+  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  cmd->add_option("--level", opt->level, "beginner, easy, medium, hard or expert");
+  cmd->add_option("--model", opt->model, "network model for the MCTS engine (hard, expert, hints)");
+  cmd->add_option("--human", opt->human, "your side: white or black (Kalah: south or north)");
+  cmd->add_option("--engine-plays", opt->engine_plays, "the engine's side, instead of --human");
+  cmd->add_option("--seed", opt->seed, "seed of the engine's randomness (low levels)");
+  cmd->add_option("--movetime", opt->movetime, "engine seconds per move (default: the level's)");
+  cmd->add_option("--hint-movetime", opt->hint_movetime, "seconds for hint and eval");
+  cmd->add_option("--position", opt->position, "start from this position string");
+  cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
+}
+
+}  // namespace kz::cli
