@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages KumalakZero needs to build and test (README.md,
+# "Dependencies"). Only missing packages are installed; when all are present, apt is
+# not touched at all. Uses sudo only when not run as root.
+set -euo pipefail
+
+packages=(
+  build-essential      # g++ 12, make
+  cmake                # the build
+  libtorch-dev         # the network (LibTorch, CPU)
+  libspdlog-dev        # logging
+  libcli11-dev         # command lines
+  libgtest-dev         # the test suite
+  nlohmann-json3-dev   # JSON output and metadata
+  libtomlplusplus-dev  # TOML configs
+  gnuplot-nox          # training plots
+  clang-format         # code formatting (.clang-format)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  sudo=(sudo)
+fi
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+  "${missing[@]}"
