@@ -1,20 +1,37 @@
 #include "nn/model_file.h"
 
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "nn/features.h"
 
 namespace kz {
 
 namespace {
 
-constexpr const char* kMetadataKey = "kz_metadata";
 constexpr const char* kFormat = "kumalakzero-model";
 constexpr int kFormatVersion = 1;
+constexpr char kMagic[8] = {'K', 'Z', 'M', 'O', 'D', 'E', 'L', '\0'};
+constexpr size_t kHeaderBytes = 28;  // magic, version, metadata length, payload length, CRC
+constexpr uint64_t kMaxModelBytes = uint64_t(4) << 30;
+
+template <class T>
+void put_le(uint8_t* p, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) p[i] = uint8_t(uint64_t(v) >> (8 * i));
+}
+template <class T>
+T get_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t(p[i]) << (8 * i);
+  return T(v);
+}
 
 std::string now_iso8601() {
   const std::time_t t = std::time(nullptr);
@@ -57,6 +74,7 @@ Model make_random_model(const GameSpec& game, const NetConfig& config, uint64_t 
 void save_model(const std::string& path, const Model& model) {
   Network net = model.net;
   torch::serialize::OutputArchive archive;
+  std::string meta;
   {
     torch::NoGradGuard no_grad;
     // Save from CPU so a file written on a GPU machine loads anywhere.
@@ -79,18 +97,27 @@ void save_model(const std::string& path, const Model& model) {
     j["weights_checksum"] = std::to_string(weights_checksum(net));
     j["created"] = model.meta.created.empty() ? now_iso8601() : model.meta.created;
     j["note"] = model.meta.note;
-    archive.write(kMetadataKey, c10::IValue(j.dump()));
+    meta = j.dump();
     net->to(device);
   }
-  const std::string temp = temp_name_for(path);
+  std::ostringstream payload_stream;
   try {
-    archive.save_to(temp);
+    archive.save_to(payload_stream);
   } catch (const c10::Error& e) {
-    std::error_code ec;
-    std::filesystem::remove(temp, ec);
     throw ModelError("cannot write model '" + path + "': " + first_line(e.what()));
   }
-  commit_temp_file(temp, path);
+  const std::string payload = payload_stream.str();
+  uint8_t header[kHeaderBytes] = {};
+  std::memcpy(header, kMagic, 8);
+  put_le(header + 8, uint32_t(kFormatVersion));
+  put_le(header + 12, uint32_t(meta.size()));
+  put_le(header + 16, uint64_t(payload.size()));
+  put_le(header + 24, crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size())));
+  write_file_atomically(path, [&](std::ostream& out) {
+    out.write(reinterpret_cast<const char*>(header), kHeaderBytes);
+    out.write(meta.data(), std::streamsize(meta.size()));
+    out.write(payload.data(), std::streamsize(payload.size()));
+  });
 }
 
 Model load_model(const std::string& path, const GameSpec* expected_game,
@@ -100,33 +127,42 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
   if (!std::filesystem::exists(path, ec)) throw ModelError(where + "no such file");
   if (std::filesystem::is_directory(path, ec))
     throw ModelError(where + "is a directory, not a model file");
-  if (std::filesystem::file_size(path, ec) == 0) throw ModelError(where + "the file is empty");
-
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(path);
-  } catch (const c10::Error& e) {
-    throw ModelError(
-        where + "not a readable model archive (truncated or corrupted?): " + first_line(e.what()));
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw ModelError(where + "cannot read its size: " + ec.message());
+  if (size == 0) throw ModelError(where + "the file is empty");
+  if (size < kHeaderBytes)
+    throw ModelError(where + "too short to be a model file (" + std::to_string(size) + " bytes)");
+  if (size > kMaxModelBytes)
+    throw ModelError(where + "implausibly large for a model (" + std::to_string(size) + " bytes)");
+  std::string bytes(size, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in.read(bytes.data(), std::streamsize(size))) throw ModelError(where + "read error");
   }
-  c10::IValue meta_value;
-  bool have_meta = false;
-  try {
-    have_meta = archive.try_read(kMetadataKey, meta_value);
-  } catch (const c10::Error& e) {
-    throw ModelError(where + "cannot read its metadata (corrupted?): " + first_line(e.what()));
-  }
-  if (!have_meta || !meta_value.isString()) throw ModelError(where + "has no KumalakZero metadata");
+  // Everything is checked before LibTorch parses a byte: a damaged archive can make it
+  // allocate without bound.
+  const auto* h = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (std::memcmp(h, kMagic, 8) != 0)
+    throw ModelError(where + "not a KumalakZero model file (bad magic)");
+  const uint32_t version = get_le<uint32_t>(h + 8);
+  if (version != kFormatVersion)
+    throw ModelError(where + "model format version " + std::to_string(version) +
+                     ", this program reads version " + std::to_string(kFormatVersion));
+  const uint64_t meta_len = get_le<uint32_t>(h + 12), payload_len = get_le<uint64_t>(h + 16);
+  if (meta_len > size || payload_len > size || kHeaderBytes + meta_len + payload_len != size)
+    throw ModelError(where + "truncated or padded: its header describes " +
+                     std::to_string(kHeaderBytes + meta_len + payload_len) +
+                     " bytes, the file has " + std::to_string(size));
+  const char* meta_ptr = bytes.data() + kHeaderBytes;
+  const char* payload_ptr = meta_ptr + meta_len;
+  if (crc32(payload_ptr, payload_len, crc32(meta_ptr, meta_len)) != get_le<uint32_t>(h + 24))
+    throw ModelError(where + "checksum mismatch: the file is corrupted");
 
   Model m;
   try {
-    const auto j = nlohmann::json::parse(meta_value.toStringRef());
+    const auto j = nlohmann::json::parse(std::string(meta_ptr, meta_len));
     if (j.at("format").get<std::string>() != kFormat)
       throw ModelError(where + "is not a KumalakZero model");
-    if (j.at("format_version").get<int>() != kFormatVersion)
-      throw ModelError(where + "model format version " +
-                       std::to_string(j.at("format_version").get<int>()) +
-                       ", this program reads version " + std::to_string(kFormatVersion));
     m.meta.game = j.at("game").get<std::string>();
     m.meta.feature_version = j.at("feature_version").get<int>();
     const auto& n = j.at("network");
@@ -154,6 +190,8 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
                        std::to_string(kFeatureVersion));
     m.net = Network(m.meta.network);
     try {
+      torch::serialize::InputArchive archive;
+      archive.load_from(payload_ptr, payload_len);
       m.net->load(archive);
     } catch (const c10::Error& e) {
       throw ModelError(where + "weights do not match the network its metadata describes: " +

@@ -1,17 +1,25 @@
-// One model file = weights + metadata, in LibTorch's archive (a zip) with one extra
-// record, "kz_metadata", a JSON string:
-//   format            "kumalakzero-model"
-//   format_version    1
-//   game              GameSpec::name(), e.g. "togyz", "kalah:6,4"
-//   feature_version   nn/features.h kFeatureVersion the net was trained with
-//   network           {channels, blocks, policy_channels, value_channels, value_hidden}
-//   generation        self-play generation (0 = the random initial net)
-//   training_steps    optimizer steps behind these weights
-//   weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
-//   created, note     free text
-// Loading checks all of it and throws ModelError saying what is wrong: a missing file,
-// a truncated or corrupted archive, a checksum mismatch, a model for another game or
-// feature version. Saving writes a temporary file and renames it.
+// One model file = metadata + weights, in a small container of our own:
+//   bytes 0..7    magic "KZMODEL\0"
+//   u32           container version (1)
+//   u32           metadata length M
+//   u64           payload length P
+//   u32           CRC-32 of the metadata and payload bytes
+//   M bytes       metadata, a JSON object:
+//     format            "kumalakzero-model"
+//     game              GameSpec::name(), e.g. "togyz", "kalah:6,4"
+//     feature_version   nn/features.h kFeatureVersion the net was trained with
+//     network           {channels, blocks, policy_channels, value_channels, value_hidden}
+//     generation        self-play generation (0 = the random initial net)
+//     training_steps    optimizer steps behind these weights
+//     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
+//     created, note     free text
+//   P bytes       the weights, as a LibTorch archive
+// (integers little-endian). Why a container around LibTorch's archive: its lengths and
+// CRC are checked before LibTorch parses anything, because a damaged archive can make
+// LibTorch allocate memory without bound. Loading checks everything and throws
+// ModelError saying what is wrong: a missing, empty, truncated or corrupted file, a
+// model for another game or feature version. Saving writes a temporary file and
+// renames it.
 #pragma once
 
 #include <stdexcept>

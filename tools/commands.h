@@ -12,6 +12,7 @@ namespace kz::cli {
 void register_replay(CLI::App& app, int& exit_code);
 void register_perft(CLI::App& app, int& exit_code);
 void register_bench(CLI::App& app, int& exit_code);
+void register_model_info(CLI::App& app, int& exit_code);
 void register_levels_match(CLI::App& app, int& exit_code);
 void register_play(CLI::App& app, int& exit_code);
 void register_hint(CLI::App& app, int& exit_code);

@@ -8,7 +8,9 @@
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -119,10 +121,38 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    // Ladder: each model against its next `reach` neighbours and the anchor (generation 0),
-    // optionally everything against alpha-beta; then one maximum-likelihood fit.
+    // Ladder: the gating matches of a run (if given), then each model against its next
+    // `reach` neighbours and the anchor (generation 0), optionally everything against
+    // alpha-beta; then one maximum-likelihood fit.
+    if (models.empty() && gates_dir.empty())
+      throw std::invalid_argument("ladder needs --models or --gates");
     std::filesystem::create_directories(out_dir);
     std::vector<kz::PairResult> results;
+    std::string anchor = models.empty() ? "gen0000" : display_name(models[0]);
+    if (!gates_dir.empty()) {
+      // Replaying the promotions tells which generation each gate's "best" was.
+      std::vector<std::filesystem::path> files;
+      for (const auto& e : std::filesystem::directory_iterator(gates_dir))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      std::string best = "gen0000";
+      for (const auto& f : files) {
+        std::ifstream in(f);
+        nlohmann::json j;
+        try {
+          j = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(f.string() + ": not a gate result: " + e.what());
+        }
+        const std::string candidate = f.stem().string();
+        results.push_back({candidate, best, j.at("wins").get<int64_t>(),
+                           j.at("draws").get<int64_t>(), j.at("losses").get<int64_t>()});
+        std::cout << candidate << " vs " << best << " (gate): W " << j.at("wins") << " D "
+                  << j.at("draws") << " L " << j.at("losses")
+                  << (j.at("pass").get<bool>() ? "  promoted" : "") << "\n";
+        if (j.at("pass").get<bool>()) best = candidate;
+      }
+    }
     std::vector<std::pair<std::string, std::string>> schedule;
     for (size_t i = 0; i < models.size(); ++i) {
       for (int k = 1; k <= reach && i + k < models.size(); ++k)
@@ -145,7 +175,7 @@ int main(int argc, char** argv) {
     kz::write_file_atomically(out_dir + "/matches.jsonl",
                               [&](std::ostream& out) { out << log_text; });
     kz::LadderOptions lo;
-    lo.anchor = display_name(models[0]);
+    lo.anchor = anchor;
     const kz::LadderFit fit = kz::fit_ladder(results, lo);
     std::cout << kz::ladder_table_text(fit);
     kz::write_ladder_csv(out_dir + "/ladder.csv", fit.ratings);

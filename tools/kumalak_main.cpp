@@ -1,15 +1,19 @@
 // `kumalak`: the engine a person runs. See README.md for each subcommand.
 #include <iostream>
 
+#include "nn/mcts_engine.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"KumalakZero: a Togyz Kumalak and Kalah engine"};
   app.require_subcommand(1);
+  // Hard and expert levels (and `Engine mcts` in the protocol) search with the network.
+  kz::register_mcts_engine();
   int exit_code = 0;
   kz::cli::register_replay(app, exit_code);
   kz::cli::register_perft(app, exit_code);
   kz::cli::register_bench(app, exit_code);
+  kz::cli::register_model_info(app, exit_code);
   kz::cli::register_levels_match(app, exit_code);
   kz::cli::register_play(app, exit_code);
   kz::cli::register_hint(app, exit_code);

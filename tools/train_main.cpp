@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
                  "generation recorded in the output (default: init's + 1)");
   app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
   app.add_flag("--resume", o.resume, "continue from the checkpoint when there is one");
+  app.add_option("--stop-after", o.stop_after, "stop after N steps leaving only the checkpoint (tests)")
+      ->group("");
   bool init_only = false;
   app.add_flag("--init-only", init_only, "write a freshly initialised generation-0 model to --out and exit");
   CLI11_PARSE(app, argc, argv);

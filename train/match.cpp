@@ -168,7 +168,7 @@ MatchResult play_match(const MatchOptions& o) {
     progress.set_field("W-D-L", std::to_string(result.wdl.wins) + "-" +
                                     std::to_string(result.wdl.draws) + "-" +
                                     std::to_string(result.wdl.losses));
-    progress.set_field("elo", e.elo, 0);
+    progress.set_field("elo", std::round(e.elo), 5);
   };
   auto play_move = [&](MatchGame& m, int move) {
     m.pos.play(move);

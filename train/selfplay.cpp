@@ -79,9 +79,13 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
   const RunConfig& cfg = o.config;
   const SelfplayConfig& sc = cfg.selfplay;
   const GameSpec game = cfg.game;
-  const std::string worker =
-      o.worker_id.empty() ? "s" + std::to_string(cfg.seed) + "-g" + std::to_string(o.generation)
-                          : o.worker_id;
+  std::string worker = o.worker_id;
+  if (worker.empty()) {
+    worker = "s";
+    worker += std::to_string(cfg.seed);
+    worker += "-g";
+    worker += std::to_string(o.generation);
+  }
   SelfplayReport report;
   std::filesystem::create_directories(o.out_dir);
 
@@ -195,10 +199,10 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
     g.active = false;
     progress.add(1);
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    progress.set_field("games/h", finished / secs * 3600, 0);
-    progress.set_field("moves/s", report.plies / secs, 1);
-    progress.set_field("evals/s", driver.stats().evaluated / secs, 0);
-    progress.set_field("avg_len", double(report.plies) / finished, 1);
+    progress.set_field("games/h", finished / secs * 3600, 5);
+    progress.set_field("moves/s", report.plies / secs, 4);
+    progress.set_field("evals/s", driver.stats().evaluated / secs, 5);
+    progress.set_field("avg_len", double(report.plies) / finished, 4);
   };
 
   while (finished < to_play) {

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/checksum.h"  // crc32
 #include "core/position.h"
 
 namespace kz {
@@ -160,8 +161,5 @@ class ShardReader {
                                     const std::optional<GameSpec>& expected_game = std::nullopt);
 };
 
-// CRC-32 (IEEE 802.3 / zlib polynomial, reflected, init and final xor 0xFFFFFFFF) of
-// `len` bytes, continuing from `crc` (pass the previous result to chain; 0 to start).
-uint32_t crc32(const void* data, size_t len, uint32_t crc = 0);
 
 }  // namespace kz

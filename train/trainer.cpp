@@ -153,7 +153,6 @@ TrainReport run_training(const TrainOptions& o) {
   report.window_rows = load.rows_train;
   report.validation_rows = load.rows_validation;
   report.skipped_shards = load.skipped;
-  for (const auto& s : load.skipped) spdlog::warn("train: skipped shard {}", s);
   if (buffer.size() == 0)
     throw std::runtime_error("no training rows found under '" + o.data_dir + "'");
   spdlog::info("train: {} rows from {} shards (generations {}..{}), {} validation rows",
@@ -257,8 +256,8 @@ TrainReport run_training(const TrainOptions& o) {
     if (step % checkpoint_every == 0 && step < steps)
       save_checkpoint(checkpoint, net, opt, step, model);
     progress.set_done(step);
-    progress.set_field("loss", report.last_loss, 3);
-    progress.set_field("samples/s", report.samples_per_s, 0);
+    progress.set_field("loss", report.last_loss, 4);
+    progress.set_field("samples/s", std::round(report.samples_per_s), 6);
   }
   progress.finish();
   report.steps_done = step;

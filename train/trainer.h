@@ -28,6 +28,9 @@ struct TrainOptions {
   int steps = 0;             // 0 = config.train.steps_per_generation
   int generation = -1;       // recorded in the output; -1 = init model's + 1
   bool resume = false;       // continue from the checkpoint if it exists
+  // Stop after this many steps, leaving a checkpoint and no output model, as a killed
+  // run would (0 = off). For testing resumption.
+  int stop_after = 0;
   bool show_progress = true;
 };
 

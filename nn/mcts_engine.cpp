@@ -1,0 +1,75 @@
+#include "nn/mcts_engine.h"
+
+#include <torch/torch.h>
+
+#include "nn/nn_evaluator.h"
+
+namespace kz {
+
+namespace {
+
+// A Player that forwards to an MctsPlayer but fills in the level's default limit when
+// the caller gives none (the play loop asks without limits).
+class LevelMctsPlayer : public Player {
+ public:
+  LevelMctsPlayer(std::shared_ptr<Evaluator> eval, const MctsPlayerOptions& o, double movetime)
+      : inner_(std::move(eval), o), movetime_(movetime), label_(o.label) {}
+  std::string name() const override { return label_; }
+  void new_game() override { inner_.new_game(); }
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    ThinkLimits l = limits;
+    if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_ > 0) l.movetime_s = movetime_;
+    return inner_.think(pos, l);
+  }
+
+ private:
+  MctsPlayer inner_;
+  double movetime_;
+  std::string label_;
+};
+
+}  // namespace
+
+MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double time_scale,
+                                     uint64_t seed) {
+  MctsPlayerOptions o;
+  o.seed = seed;
+  o.params.leaves_per_batch = 16;
+  o.params.margin_utility = 0.05f;
+  o.params.margin_scale = spec.is_togyz() ? 20.f : 8.f;
+  o.max_batch = 64;
+  o.cache_entries = 1 << 18;
+  // Below expert the visits are fixed, so strength does not depend on the machine.
+  switch (level) {
+    case Level::kExpert:
+      o.visits = 0;
+      break;  // time-limited (see movetime below)
+    case Level::kHard:
+      o.visits = std::max<int64_t>(16, int64_t(400 * time_scale));
+      break;
+    case Level::kMedium:
+      o.visits = std::max<int64_t>(8, int64_t(100 * time_scale));
+      break;
+    default:
+      o.visits = std::max<int64_t>(4, int64_t(24 * time_scale));
+      break;
+  }
+  o.label = std::string("mcts-") + level_name(level);
+  return o;
+}
+
+std::unique_ptr<Player> make_mcts_level_player(const MctsRequest& r) {
+  if (r.threads > 0) torch::set_num_threads(r.threads);
+  Model model = load_model(r.model_path, &r.spec);
+  auto eval = std::make_shared<NnEvaluator>(std::move(model));
+  MctsPlayerOptions o = mcts_level_options(r.spec, r.level, r.time_scale, r.seed);
+  const double movetime = r.level == Level::kExpert ? 1.0 * r.time_scale : 0.0;
+  if (o.visits == 0) o.visits = int64_t(1) << 40;
+  return std::make_unique<LevelMctsPlayer>(eval, o, movetime);
+}
+
+void register_mcts_engine() {
+  set_mcts_player_factory(make_mcts_level_player);
+}
+
+}  // namespace kz

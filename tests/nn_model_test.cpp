@@ -1,0 +1,179 @@
+// The network, its features, model files and the search with a (tiny, random) network.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "mcts/mcts_player.h"
+#include "nn/features.h"
+#include "nn/model_file.h"
+#include "nn/nn_evaluator.h"
+#include "tests/test_util.h"
+
+namespace kz {
+namespace {
+
+std::vector<Position> random_positions(const GameSpec& spec, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Position> out;
+  while (int(out.size()) < n) {
+    Position p = Position::start(spec);
+    const int plies = int(rng() % 30);
+    for (int i = 0; i < plies && !p.is_decided(); ++i) {
+      uint32_t mask = p.legal_mask();
+      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+      while (pick--) mask &= mask - 1;
+      p.play(__builtin_ctz(mask));
+    }
+    if (!p.is_decided()) out.push_back(p);
+  }
+  return out;
+}
+
+Model tiny_model(const GameSpec& spec, uint64_t seed = 3) {
+  Model m = make_random_model(spec, NetConfig{16, 2, 8, 8, 16}, seed);
+  m.net->eval();
+  return m;
+}
+
+TEST(Features, LookaheadPlanesMatchTheRules) {
+  const Position pos =
+      Position::parse("9,9,8,9,9,9,9,9,9/11,9,9,9,9,9,9,9,8 0 0 w", GameSpec::togyz());
+  std::vector<float> f(kNumPlanes * 18);
+  encode_features(pos, f);
+  auto at = [&](int plane, int cell) { return f[size_t(plane) * 18 + cell]; };
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(at(kPlaneMyLegal, i), 1.f);
+    EXPECT_EQ(at(kPlaneMine, i), 1.f);
+    EXPECT_EQ(at(kPlaneMine, 9 + i), 0.f);
+  }
+  EXPECT_FLOAT_EQ(at(kPlaneMyCapture, 2), 12.f / 9.f);  // hole 3 captures 12
+  EXPECT_FLOAT_EQ(at(kPlaneCount, 9), 11.f / 9.f);      // Black's hole 1
+  EXPECT_EQ(at(kPlaneOdd, 9), 1.f);
+  EXPECT_EQ(at(kPlaneLastHole, 8), 1.f);
+  // Black to move sees its own row first.
+  Position black = pos;
+  black.to_move = 1;
+  encode_features(black, f);
+  EXPECT_FLOAT_EQ(at(kPlaneCount, 0), 11.f / 9.f);
+}
+
+TEST(Network, ABatchEvaluatesLikeEachPositionAlone) {
+  for (const char* game : {"togyz", "kalah"}) {
+    const GameSpec spec = GameSpec::parse(game);
+    NnEvaluator eval(tiny_model(spec));
+    const auto positions = random_positions(spec, 24, 1);
+    std::vector<EvalOutput> batch(positions.size());
+    eval.evaluate(positions, batch);
+    for (size_t i = 0; i < positions.size(); ++i) {
+      EvalOutput one[1];
+      eval.evaluate(std::span<const Position>(&positions[i], 1), one);
+      for (int k = 0; k < kMaxMoves; ++k)
+        EXPECT_NEAR(one[0].policy[k], batch[i].policy[k], 1e-5) << game;
+      EXPECT_NEAR(one[0].win, batch[i].win, 1e-5);
+      EXPECT_NEAR(one[0].draw, batch[i].draw, 1e-5);
+      EXPECT_NEAR(one[0].margin, batch[i].margin, 1e-3);
+      // Illegal moves get exactly zero, legal ones sum to one.
+      float sum = 0;
+      for (int k = 0; k < kMaxMoves; ++k) {
+        if (!positions[i].is_legal(k)) {
+          EXPECT_EQ(batch[i].policy[k], 0.f);
+        }
+        sum += batch[i].policy[k];
+      }
+      EXPECT_NEAR(sum, 1.f, 1e-5);
+      EXPECT_NEAR(batch[i].win + batch[i].draw + batch[i].loss, 1.f, 1e-5);
+    }
+  }
+}
+
+class ModelFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::temp_dir("kz-model"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string load_error(const std::string& p, const GameSpec* game = nullptr) {
+    try {
+      load_model(p, game);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string dir_;
+};
+
+TEST_F(ModelFileTest, SavesAndLoadsBitExactly) {
+  const GameSpec spec = GameSpec::togyz();
+  Model m = tiny_model(spec, 17);
+  m.meta.generation = 5;
+  m.meta.training_steps = 1234;
+  save_model(path("a.pt"), m);
+  Model back = load_model(path("a.pt"), &spec);
+  EXPECT_EQ(back.meta.generation, 5);
+  EXPECT_EQ(back.meta.training_steps, 1234);
+  EXPECT_EQ(back.meta.network, m.meta.network);
+  EXPECT_EQ(weights_checksum(back.net), weights_checksum(m.net));
+  const auto a = m.net->parameters(), b = back.net->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i]));
+  // No temporary file is left behind.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
+  const GameSpec togyz = GameSpec::togyz(), kalah = GameSpec::parse("kalah");
+  save_model(path("good.pt"), tiny_model(togyz));
+  std::ifstream in(path("good.pt"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto write = [&](const std::string& name, const std::string& data) {
+    std::ofstream(path(name), std::ios::binary) << data;
+  };
+  write("truncated.pt", bytes.substr(0, bytes.size() / 2));
+  write("empty.pt", "");
+  write("text.pt", "this is not a model\n");
+  EXPECT_NE(load_error(path("truncated.pt")).find("truncated.pt"), std::string::npos);
+  EXPECT_NE(load_error(path("empty.pt")).find("empty"), std::string::npos);
+  EXPECT_NE(load_error(path("text.pt")), "");
+  EXPECT_NE(load_error(path("missing.pt")).find("no such file"), std::string::npos);
+  EXPECT_NE(load_error(dir_).find("directory"), std::string::npos);
+  EXPECT_NE(load_error(path("good.pt"), &kalah).find("trained for game 'togyz'"),
+            std::string::npos);
+  // Corruption anywhere in the weights: flip bytes in the middle of the file.
+  int refused = 0, tried = 0;
+  for (size_t at = bytes.size() / 4; at < bytes.size() * 3 / 4; at += bytes.size() / 16) {
+    std::string bad = bytes;
+    bad[at] = char(bad[at] ^ 0x5A);
+    write("flipped.pt", bad);
+    ++tried;
+    refused += !load_error(path("flipped.pt")).empty();
+  }
+  EXPECT_EQ(refused, tried);
+}
+
+TEST(NetworkSearch, ATinyRandomNetworkStillFindsTheDecisiveCapture) {
+  const GameSpec spec = GameSpec::togyz();
+  auto eval = std::make_shared<NnEvaluator>(tiny_model(spec));
+  MctsPlayerOptions o;
+  o.visits = 300;
+  MctsPlayer player(eval, o);
+  ThinkLimits lim;
+  lim.nodes = 300;
+  const Position pos = Position::parse("10,0,0,0,0,0,0,1,0/19,1,1,1,1,1,1,1,1 62 62 w", spec);
+  const ThinkResult r = player.think(pos, lim);
+  EXPECT_EQ(r.best_move, 0);
+  EXPECT_TRUE(r.moves[0].proven);
+  // Kalah: the capture that decides the game.
+  const GameSpec k = GameSpec::parse("kalah");
+  auto keval = std::make_shared<NnEvaluator>(tiny_model(k));
+  MctsPlayer kplayer(keval, o);
+  const ThinkResult kr = kplayer.think(Position::parse("1,0,0,0,0,0/1,1,1,1,15,1 13 14 s", k), lim);
+  EXPECT_EQ(kr.best_move, 0);
+}
+
+}  // namespace
+}  // namespace kz

@@ -1,0 +1,245 @@
+// The MCTS: best moves in hand-made positions, the solver against plain minimax,
+// batching invariance, tree reuse. All with the network-free rollout evaluator.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "mcts/driver.h"
+#include "mcts/mcts_player.h"
+#include "mcts/rollout_evaluator.h"
+
+namespace kz {
+namespace {
+
+ThinkResult think(const Position& pos, int visits, SearchParams params = {}) {
+  auto eval = std::make_shared<RolloutEvaluator>(8);
+  MctsPlayerOptions o;
+  o.params = params;
+  o.visits = visits;
+  MctsPlayer player(eval, o);
+  ThinkLimits lim;
+  lim.nodes = visits;
+  return player.think(pos, lim);
+}
+
+TEST(Mcts, TogyzTakesTheDecisiveCapture) {
+  // White's hole 1 (10 stones) ends in Black's hole 1: 19 + 1 = 20, an even capture
+  // that brings White to 82. Every other move captures nothing.
+  const Position pos =
+      Position::parse("10,0,0,0,0,0,0,1,0/19,1,1,1,1,1,1,1,1 62 62 w", GameSpec::togyz());
+  const ThinkResult r = think(pos, 200);
+  EXPECT_EQ(r.best_move, 0);
+  EXPECT_TRUE(r.moves[0].proven);
+  EXPECT_GT(r.win, 0.99f);
+}
+
+TEST(Mcts, TogyzPrefersABigCaptureInTheMiddlegame) {
+  // Hole 9 (1 stone) ends on Black's hole 1: 11 + 1 = 12 captured. Not decisive; the
+  // other two moves capture nothing.
+  const Position pos =
+      Position::parse("1,0,0,0,0,0,0,2,1/11,5,5,5,5,5,5,5,5 50 57 w", GameSpec::togyz());
+  Position after = pos;
+  const auto info = after.play(8);
+  ASSERT_EQ(info.captured, 12);
+  ASSERT_FALSE(after.is_decided());
+  const ThinkResult r = think(pos, 800);
+  EXPECT_EQ(r.best_move, 8) << "visits of best: " << r.moves[0].visits;
+}
+
+TEST(Mcts, KalahTakesTheEmptyPitCapture) {
+  // South pit 1 -> empty pit 2, opposite North pit 5 holds 15: captures 16 and wins.
+  const Position pos =
+      Position::parse("1,0,0,0,0,0/1,1,1,1,15,1 13 14 s", GameSpec::parse("kalah"));
+  const ThinkResult r = think(pos, 200);
+  EXPECT_EQ(r.best_move, 0);
+  EXPECT_TRUE(r.proven);
+  EXPECT_EQ(r.win, 1.f);
+}
+
+TEST(Mcts, ResultListsEveryLegalMoveAndAPrincipalVariation) {
+  const Position pos = Position::start(GameSpec::togyz());
+  const ThinkResult r = think(pos, 300);
+  EXPECT_EQ(r.moves.size(), 9u);
+  EXPECT_GE(r.nodes, 300);
+  EXPECT_FALSE(r.pv.empty());
+  EXPECT_EQ(r.pv[0], r.best_move);
+  int64_t sum = 0;
+  for (const auto& m : r.moves) sum += m.visits;
+  EXPECT_EQ(sum + 1, r.nodes);  // the root's own first visit
+  EXPECT_NEAR(r.win + r.draw + r.loss, 1.f, 1e-3);
+}
+
+// Plain minimax with memo: value for the side to move (+1, 0, -1).
+int minimax(const Position& pos, std::map<std::pair<uint64_t, std::string>, int>& memo) {
+  if (pos.is_over() || pos.is_decided()) {
+    const Outcome o = pos.outcome();
+    const int white = o == Outcome::kWhiteWins ? 1 : o == Outcome::kBlackWins ? -1 : 0;
+    return pos.to_move == 0 ? white : -white;
+  }
+  const auto key = std::make_pair(pos.hash(), pos.to_string());
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  int best = -2;
+  for (uint32_t m = pos.legal_mask(); m; m &= m - 1) {
+    Position next = pos;
+    next.play(__builtin_ctz(m));
+    const int v = minimax(next, memo);
+    best = std::max(best, next.to_move == pos.to_move ? v : -v);
+  }
+  memo[key] = best;
+  return best;
+}
+
+int solve_with_mcts(const Position& pos, int64_t max_visits) {
+  RolloutEvaluator eval(2);
+  EvalCache cache(1 << 14);
+  SearchDriver driver(eval, &cache, 64);
+  Search search(SearchParams{}, 3);
+  search.set_root(pos);
+  Search* ptr[1] = {&search};
+  const int64_t target[1] = {max_visits};
+  driver.run(ptr, target);
+  EXPECT_TRUE(search.root_proven())
+      << pos.to_string() << " unproven after " << search.root_visits();
+  const ThinkResult r = search.result();
+  return r.win == 1.f ? 1 : r.loss == 1.f ? -1 : 0;
+}
+
+TEST(MctsSolver, ProvesSmallKalahGamesLikeMinimax) {
+  for (const char* name : {"kalah:2,1", "kalah:2,2", "kalah:3,1", "kalah:2,2,empty", "kalah:3,2"}) {
+    const GameSpec spec = GameSpec::parse(name);
+    std::map<std::pair<uint64_t, std::string>, int> memo;
+    const Position start = Position::start(spec);
+    EXPECT_EQ(solve_with_mcts(start, 400000), minimax(start, memo)) << name;
+  }
+}
+
+TEST(MctsSolver, ProvesRandomKalahEndgamesLikeMinimax) {
+  std::mt19937_64 rng(11);
+  const GameSpec spec = GameSpec::parse("kalah:4,3");
+  int checked = 0;
+  while (checked < 12) {
+    Position p = Position::start(spec);
+    const int plies = 10 + int(rng() % 20);
+    for (int i = 0; i < plies && !p.is_decided(); ++i) {
+      uint32_t mask = p.legal_mask();
+      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+      while (pick--) mask &= mask - 1;
+      p.play(__builtin_ctz(mask));
+    }
+    if (p.is_decided()) continue;
+    std::map<std::pair<uint64_t, std::string>, int> memo;
+    EXPECT_EQ(solve_with_mcts(p, 400000), minimax(p, memo)) << p.to_string();
+    ++checked;
+  }
+}
+
+TEST(MctsBatching, AGameSearchedAmongManyGetsTheSameVisitsAsAlone) {
+  const GameSpec spec = GameSpec::togyz();
+  std::vector<Position> starts;
+  std::mt19937_64 rng(5);
+  for (int g = 0; g < 8; ++g) {
+    Position p = Position::start(spec);
+    for (int i = 0; i < 6; ++i) {
+      uint32_t mask = p.legal_mask();
+      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+      while (pick--) mask &= mask - 1;
+      p.play(__builtin_ctz(mask));
+    }
+    starts.push_back(p);
+  }
+  SearchParams params;
+  params.leaves_per_batch = 8;
+  params.dirichlet_alpha = 0.3f;  // noise too: it must come from the search's own seed
+  auto run = [&](const std::vector<int>& which) {
+    RolloutEvaluator eval(4);
+    EvalCache cache(1 << 14);
+    SearchDriver driver(eval, &cache, 256);
+    std::vector<std::unique_ptr<Search>> searches;
+    std::vector<Search*> ptrs;
+    for (int g : which) {
+      searches.push_back(std::make_unique<Search>(params, 1000 + g));
+      searches.back()->set_root(starts[g]);
+      ptrs.push_back(searches.back().get());
+    }
+    std::vector<int64_t> targets(which.size(), 300);
+    driver.run(ptrs, targets);
+    std::vector<std::array<uint32_t, kMaxMoves>> visits;
+    for (auto* s : ptrs) visits.push_back(s->root_visit_counts());
+    return std::make_pair(visits, driver.stats());
+  };
+  const auto [all, all_stats] = run({0, 1, 2, 3, 4, 5, 6, 7});
+  const auto [alone, alone_stats] = run({3});
+  EXPECT_EQ(all[3], alone[0]);
+  // Batching really happened: the evaluator saw batches of many games' leaves.
+  EXPECT_GT(double(all_stats.evaluated) / double(all_stats.batches), 30.0);
+  EXPECT_LE(double(alone_stats.evaluated) / double(alone_stats.batches), 8.0);
+}
+
+TEST(MctsTree, ReusesTheSubtreeOfThePositionReached) {
+  auto eval = std::make_shared<RolloutEvaluator>(4);
+  MctsPlayerOptions o;
+  o.visits = 400;
+  MctsPlayer player(eval, o);
+  Position pos = Position::start(GameSpec::togyz());
+  ThinkLimits lim;
+  lim.nodes = 400;
+  const ThinkResult first = player.think(pos, lim);
+  const int reply_move = first.pv.size() > 1 ? first.pv[1] : -1;
+  ASSERT_GE(reply_move, 0);
+  const int64_t child_visits = [&] {
+    for (const auto& m : first.moves)
+      if (m.move == first.best_move) return m.visits;
+    return int64_t(0);
+  }();
+  pos.play(first.best_move);
+  pos.play(reply_move);
+  // The grandchild along the PV was visited; its visits are kept.
+  EXPECT_TRUE(player.search().set_root(pos));
+  EXPECT_GT(player.search().root_visits(), 0);
+  EXPECT_LT(player.search().root_visits(), child_visits);
+  // An unrelated position clears the tree.
+  EXPECT_FALSE(player.search().set_root(
+      Position::parse("9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 b", GameSpec::togyz())));
+  EXPECT_EQ(player.search().root_visits(), 0);
+}
+
+TEST(MctsSearch, SampledMovesAreLegalAndProvenLossesAvoided) {
+  std::mt19937_64 rng(1);
+  const Position pos =
+      Position::parse("10,0,0,0,0,0,0,1,0/19,1,1,1,1,1,1,1,1 62 62 w", GameSpec::togyz());
+  Search search(SearchParams{}, 9);
+  search.set_root(pos);
+  RolloutEvaluator eval(4);
+  SearchDriver driver(eval, nullptr, 32);
+  Search* ptr[1] = {&search};
+  const int64_t target[1] = {300};
+  driver.run(ptr, target);
+  for (int i = 0; i < 50; ++i) {
+    const int m = search.pick_move(1.0f, rng);
+    EXPECT_TRUE(pos.is_legal(m));
+    EXPECT_EQ(m, 0);  // a proven win is always played
+  }
+}
+
+TEST(MctsSearch, TimeAndStopLimitsEndTheSearch) {
+  auto eval = std::make_shared<RolloutEvaluator>(8);
+  MctsPlayerOptions o;
+  MctsPlayer player(eval, o);
+  ThinkLimits lim;
+  lim.movetime_s = 0.2;
+  const ThinkResult r = player.think(Position::start(GameSpec::togyz()), lim);
+  EXPECT_LT(r.seconds, 1.5);
+  EXPECT_GT(r.nodes, 10);
+  std::atomic<bool> stop{true};
+  ThinkLimits stopped;
+  stopped.nodes = 1000000;
+  stopped.stop = &stop;
+  player.new_game();
+  const ThinkResult s = player.think(Position::start(GameSpec::togyz()), stopped);
+  EXPECT_LT(s.nodes, 100);
+  EXPECT_GE(s.best_move, 0);
+}
+
+}  // namespace
+}  // namespace kz
