@@ -279,7 +279,12 @@ int AlphaBetaPlayer::search(const Position& pos, int depth, int alpha, int beta,
     if (i == 0) {
       s = child_score(pos, c.pos, depth, alpha, beta, ply);
     } else {
-      s = child_score(pos, c.pos, depth, alpha, alpha + 1, ply);
+      // Late quiet moves are first searched a ply shallower; one that surprises is
+      // searched again at full depth.
+      const bool reduce =
+          opt_.late_move_reduction && i >= 3 && depth >= 3 && !pv_node && c.order < (1 << 22);
+      s = reduce ? child_score(pos, c.pos, depth - 1, alpha, alpha + 1, ply) : alpha + 1;
+      if (s > alpha && !aborted_) s = child_score(pos, c.pos, depth, alpha, alpha + 1, ply);
       if (s > alpha && s < beta && !aborted_) s = child_score(pos, c.pos, depth, alpha, beta, ply);
     }
     if (aborted_) return 0;

@@ -37,12 +37,12 @@ struct EvalWeights {
   int store = 100;  // per stone of store (kazan) difference; the unit everything is measured in
   // Togyz: owning a tuzdyk. Worth a flat amount plus more while many stones are still
   // on the board to flow into it (tuzdyk_board per stone on the board, in 1/100ths).
-  int tuzdyk = 300;
+  int tuzdyk = 600;
   int tuzdyk_board = 6;
   // Per stone on one's own side minus the opponent's side. In Togyz the player who
   // still has stones when the other runs out keeps them; in Kalah the seeds left on a
   // side at the end go to that side's store.
-  int togyz_own_stones = 6;
+  int togyz_own_stones = 12;
   int kalah_own_seeds = 25;
   // Largest capture the side to move could make now, in percent of its value (the
   // quiescence search resolves captures too; this keeps shallow searches honest).
@@ -51,7 +51,7 @@ struct EvalWeights {
   // parried, so it counts less.
   int threat_waiting = 25;
   // Per legal move of the side to move minus the opponent's legal moves.
-  int mobility = 8;
+  int mobility = 32;
   // Kalah: per pit whose seeds would end exactly in the store (an extra turn ready).
   int kalah_extra_turn = 40;
 };
@@ -86,6 +86,8 @@ struct AlphaBetaOptions {
   // reported values are then optimistic). Hints and analysis ask for 3 or all.
   int multipv = 1;
   int max_qdepth = 8;  // quiescence plies (captures and extra turns only)
+  // Search late quiet moves one ply shallower first (re-searched when they look good).
+  bool late_move_reduction = true;
   EvalWeights weights;
   std::string label = "alphabeta";  // what name() answers
 };

@@ -1,0 +1,165 @@
+// `kumalak play` driven through a pipe, as a script or a test harness would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/test_util.h"
+
+namespace kz {
+namespace {
+
+// Writes `input` to a file and runs `kumalak play ARGS < file`; returns the exit status.
+int play(const std::string& args, const std::string& input, std::string* out,
+         const std::string& dir) {
+  const std::string in = dir + "/input.txt";
+  std::ofstream(in) << input;
+  return test::run_command("NO_COLOR=1 " + test::bin("kumalak") + " play " + args + " < " + in, out,
+                           true);
+}
+
+// Enough move attempts to finish any game: every round of 1..9 contains a legal move.
+std::string cycling_moves(int rounds, int pits) {
+  std::string s;
+  for (int r = 0; r < rounds; ++r)
+    for (int p = 1; p <= pits; ++p) s += std::to_string(p) + "\n";
+  return s;
+}
+
+int count(const std::string& haystack, const std::string& needle) {
+  int n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(CliPlay, WholeTogyzGameAtBeginnerThenSaveAndReplay) {
+  const std::string dir = test::temp_dir("play");
+  const std::string pgn = dir + "/game.pgn";
+  std::string out;
+  const int rc = play("--level beginner --seed 3",
+                      cycling_moves(150, 9) + "save " + pgn + "\nquit\n", &out, dir);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("Game over: White "), std::string::npos) << out.substr(out.size() - 2000);
+  EXPECT_NE(out.find("Saved "), std::string::npos);
+  EXPECT_EQ(out.find("\x1b["), std::string::npos) << "no colour codes into a pipe";
+  // The saved record replays with the project's own reader and reaches a decided game.
+  std::string replay;
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " replay " + pgn, &replay, true), 0) << replay;
+  EXPECT_NE(replay.find("\"decided\":true"), std::string::npos) << replay;
+  std::ifstream f(pgn);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("[White \"Human\"]"), std::string::npos);
+  EXPECT_NE(text.str().find("[Black \"KumalakZero beginner\"]"), std::string::npos);
+  EXPECT_EQ(text.str().find("[Result \"*\"]"), std::string::npos) << "a finished game has a result";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, WholeKalahGameAsNorth) {
+  const std::string dir = test::temp_dir("play");
+  const std::string pgn = dir + "/kalah.pgn";
+  std::string out;
+  const int rc = play("--game kalah --level easy --human north --seed 2",
+                      cycling_moves(60, 6) + "save " + pgn + "\n", &out, dir);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("you play North"), std::string::npos);
+  EXPECT_NE(out.find("South (engine) plays"), std::string::npos) << "South moves first";
+  EXPECT_NE(out.find("Game over: South "), std::string::npos);
+  EXPECT_NE(out.find("End of input"), std::string::npos) << "EOF ends the session cleanly";
+  std::string replay;
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " replay --game kalah " + pgn, &replay, true),
+            0)
+      << replay;
+  EXPECT_NE(replay.find("\"decided\":true"), std::string::npos) << replay;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, EveryCommandAndBadInput) {
+  const std::string dir = test::temp_dir("play");
+  const std::string pgn = dir + "/partial.pgn";
+  std::string out;
+  const std::string input =
+      "undo\n"  // nothing yet
+      "help\n"
+      "bogus\n"
+      "0\n"
+      "7 6\n"
+      "\n"
+      "hint\n"
+      "eval\n"
+      "7\n"  // 76: captures 10
+      "7\n"  // hole 7 now holds 1 stone: legal again
+      "undo\n"
+      "board\n"
+      "save\n"  // missing file name
+      "save " +
+      pgn +
+      "\n"
+      "save /nonexistent-dir/x/y.pgn\n"
+      "quit\n"
+      "9\n";  // after quit: never read
+  ASSERT_EQ(play("--level easy --seed 1 --hint-movetime 0.1", input, &out, dir), 0) << out;
+  EXPECT_NE(out.find("Nothing to undo: you have not moved yet."), std::string::npos) << out;
+  EXPECT_NE(out.find("Commands:"), std::string::npos);
+  EXPECT_NE(out.find("'bogus' is not a command"), std::string::npos);
+  EXPECT_NE(out.find("There is no hole 0: yours are numbered 1-9."), std::string::npos);
+  EXPECT_NE(out.find("One move at a time"), std::string::npos);
+  EXPECT_NE(out.find("Best moves for you"), std::string::npos);
+  EXPECT_EQ(count(out, "expected line: "), 3);
+  EXPECT_NE(out.find("For you: win "), std::string::npos);
+  EXPECT_NE(out.find("You play 76: captures 10 stones."), std::string::npos) << out;
+  EXPECT_NE(out.find("Black (engine) plays "), std::string::npos);
+  EXPECT_NE(out.find("Took back 2 plies."), std::string::npos);
+  EXPECT_NE(out.find("Usage: save FILE"), std::string::npos);
+  EXPECT_NE(out.find("Saved 2 plies to " + pgn), std::string::npos) << out;
+  EXPECT_NE(out.find("Could not save"), std::string::npos);
+  EXPECT_NE(out.find("Bye."), std::string::npos);
+  EXPECT_EQ(out.find("End of input"), std::string::npos) << "quit leaves before EOF";
+  // Board: both rows with hole numbers, the kazans, the last move marked.
+  EXPECT_NE(out.find("  White (you) to move   kazan 0"), std::string::npos);
+  EXPECT_NE(out.find("Black (engine, easy)"), std::string::npos);
+  EXPECT_NE(out.find("    9     8     7     6     5     4     3     2     1"), std::string::npos);
+  EXPECT_NE(out.find("[n] last move started here"), std::string::npos);
+  // The partial game is saved unfinished and replays.
+  std::string replay;
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " replay " + pgn, &replay, true), 0) << replay;
+  EXPECT_NE(replay.find("\"plies\":2"), std::string::npos) << replay;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, EmptyHoleAndWrongNotationAreExplained) {
+  const std::string dir = test::temp_dir("play");
+  std::string out;
+  // 76 empties hole 7 of White, then after the engine's reply hole 7 has one stone at
+  // most; "75" claims a landing the rules do not give.
+  ASSERT_EQ(play("--level beginner --seed 1", "75\n76\nquit\n", &out, dir), 0) << out;
+  EXPECT_NE(out.find("From hole 7 the last stone lands on hole 6, not 5"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("You play 76"), std::string::npos);
+  out.clear();
+  ASSERT_EQ(play("--game kalah --level beginner", "3\n3\nquit\n", &out, dir), 0) << out;
+  EXPECT_NE(out.find("You play 3: another turn."), std::string::npos) << out;
+  EXPECT_NE(out.find("Your pit 3 is empty; you can move from: 1 2 4 5 6."), std::string::npos)
+      << out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, BadOptionsFailWithAMessage) {
+  std::string out;
+  EXPECT_EQ(
+      test::run_command(test::bin("kumalak") + " play --level godlike < /dev/null", &out, true), 2);
+  EXPECT_NE(out.find("unknown level 'godlike'"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(
+      test::run_command(test::bin("kumalak") + " play --human purple < /dev/null", &out, true), 2);
+  out.clear();
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " play --game chess < /dev/null", &out, true),
+            2);
+  EXPECT_NE(out.find("unknown game 'chess'"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace kz
