@@ -66,8 +66,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> models;
   int anchor_ab = 0, reach = 1;
   std::string out_dir = "ladder";
-  ladder->add_option("--models", models, "model files, oldest (generation 0, the anchor) first")
-      ->required();
+  std::string gates_dir;
+  ladder->add_option("--models", models, "model files, oldest (generation 0, the anchor) first");
+  ladder->add_option("--gates", gates_dir,
+                     "a run's gates/ folder: its gating matches (each generation against the best "
+                     "before it) join the fit without being replayed");
   ladder->add_option("--anchor-ab", anchor_ab,
                      "also play every model against alpha-beta at this depth");
   ladder->add_option("--reach", reach, "play each model against the next REACH models")
