@@ -18,18 +18,18 @@ std::string tiny_config() {
   return std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml";
 }
 
-struct Run {
+struct CommandResult {
   int status;
   std::string out;
 };
-Run run(const std::string& cmd) {
-  Run r;
+CommandResult run(const std::string& cmd) {
+  CommandResult r;
   r.status = test::run_command(cmd, &r.out, true);
   return r;
 }
 
 std::string checksum_of(const std::string& model) {
-  const Run r = run(test::bin("kumalak") + " model-info " + model);
+  const CommandResult r = run(test::bin("kumalak") + " model-info " + model);
   EXPECT_EQ(r.status, 0) << r.out;
   std::smatch m;
   if (std::regex_search(r.out, m, std::regex("\"weights_checksum\":\"([0-9]+)\""))) return m[1];
@@ -53,7 +53,7 @@ class Pipeline : public ::testing::Test {
 TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
   const std::string cfg = " --config " + tiny_config();
   const std::string data = dir_ + "/data";
-  Run r = run(test::bin("kumalak-train") + cfg + " --init-only --out " + dir_ + "/gen0.pt");
+  CommandResult r = run(test::bin("kumalak-train") + cfg + " --init-only --out " + dir_ + "/gen0.pt");
   ASSERT_EQ(r.status, 0) << r.out;
 
   // Self-play, then the same command again: nothing left to do. More games: only the rest.
@@ -157,7 +157,7 @@ TEST_F(Pipeline, TheGenerationLoopRunsAndResumes) {
   const std::string loop = std::string(KZ_SOURCE_DIR) + "/tools/loop.sh --bin " +
                            std::string(KZ_BIN_DIR) + " --config " + tiny_config() + " --run " +
                            dir_ + "/run";
-  Run r = run(loop);
+  CommandResult r = run(loop);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::exists(dir_ + "/run/gates/gen0001.json"));
   EXPECT_TRUE(fs::exists(dir_ + "/run/gates/gen0002.json"));
@@ -176,7 +176,7 @@ TEST_F(Pipeline, TheGenerationLoopRunsAndResumes) {
 }
 
 TEST(Bench, PrintsTheFiguresAsJson) {
-  Run r = run(test::bin("kumalak") +
+  CommandResult r = run(test::bin("kumalak") +
               " bench --game kalah --seconds 1 --channels 8 --blocks 1 --batch 32 --threads 1");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* key : {"net_evals_per_s", "search_evals_per_s", "search_visits_per_s",
