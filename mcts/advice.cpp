@@ -100,6 +100,7 @@ MoveFacts move_facts(const Position& pos, int move) {
       const BestCapture t = best_capture(again);
       f.own_threat = t.captured;
       f.own_threat_hole = t.hole;
+      f.own_threat_tuzdyk = t.tuzdyk;
     }
   }
   return f;
@@ -159,7 +160,10 @@ std::string explain_move(const Position& pos, int move) {
     else if (f.reply_gain > 0)
       parts.push_back("leaves your " + std::string(hole) + " " + std::to_string(f.reply_hole + 1) +
                       " open to a capture of " + std::to_string(f.reply_gain) + " next move");
-    if (f.own_threat > 0)
+    if (f.own_threat_tuzdyk)
+      parts.push_back("threatens to make their hole " + std::to_string(f.own_threat_hole + 1) +
+                      " your tuzdyk");
+    else if (f.own_threat > 0)
       parts.push_back("threatens to capture " + std::to_string(f.own_threat) + " on their " + hole +
                       " " + std::to_string(f.own_threat_hole + 1));
   }

@@ -37,6 +37,7 @@ struct MoveFacts {
   // The mover's best capture if it could move again at once (a threat it creates).
   int own_threat = 0;
   int own_threat_hole = -1;  // 0-based hole of the opponent's row
+  bool own_threat_tuzdyk = false;
 };
 
 MoveFacts move_facts(const Position& pos, int move);

@@ -366,9 +366,7 @@ int AlphaBetaPlayer::qsearch(const Position& pos, int alpha, int beta, int ply, 
   return best;
 }
 
-ThinkResult AlphaBetaPlayer::make_result(const Position& pos, int chosen, int depth_done,
-                                         const std::array<bool, kMaxMoves>& exact) const {
-  (void)exact;
+ThinkResult AlphaBetaPlayer::make_result(const Position& pos, int chosen, int depth_done) const {
   ThinkResult r;
   const int me = pos.to_move;
   uint32_t mask = pos.legal_mask();
@@ -472,8 +470,6 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
 
   root_score_.fill(INT_MIN);
   root_pv_len_.fill(0);
-  std::array<bool, kMaxMoves> exact{};
-
   int order[kMaxMoves];
   int n = 0;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) order[n++] = __builtin_ctz(mask);
@@ -511,7 +507,6 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
   int depth_done = 0;
   for (int depth = 1; depth <= max_depth; ++depth) {
     int iter_score[kMaxMoves];
-    std::array<bool, kMaxMoves> iter_exact{};
     std::array<bool, kMaxMoves> iter_done{};
     int exact_scores[kMaxMoves];
     int n_exact = 0;
@@ -538,8 +533,7 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
       if (aborted_) break;
       iter_score[m] = s;
       iter_done[m] = true;
-      iter_exact[m] = s > floor;
-      if (iter_exact[m]) exact_scores[n_exact++] = s;
+      if (s > floor) exact_scores[n_exact++] = s;  // a bound does not count
       root_pv_[m][0] = int8_t(m);
       int len = 1;
       for (int k = 1; k < pv_len_[1] && len < kMaxSearchPly; ++k) root_pv_[m][len++] = pv_[1][k];
@@ -553,7 +547,6 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
         const int m = order[i];
         if (!iter_done[m]) continue;
         root_score_[m] = iter_score[m];
-        exact[m] = iter_exact[m];
       }
     }
     if (complete) depth_done = depth;
@@ -562,7 +555,7 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
     if (!complete) break;
 
     if (on_iteration_) {
-      ThinkResult r = make_result(pos, order[0], depth_done, exact);
+      ThinkResult r = make_result(pos, order[0], depth_done);
       r.seconds = elapsed();
       on_iteration_(r);
     }
@@ -601,7 +594,7 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
       }
     }
   }
-  ThinkResult r = make_result(pos, chosen, depth_done, exact);
+  ThinkResult r = make_result(pos, chosen, depth_done);
   r.seconds = elapsed();
   return r;
 }

@@ -126,8 +126,7 @@ class AlphaBetaPlayer : public Player {
   void tt_store(uint64_t key, int depth, int score, int flag, int move, int ply);
   bool out_of_time();
   void update_pv(int ply, int move);
-  ThinkResult make_result(const Position& pos, int chosen, int depth_done,
-                          const std::array<bool, kMaxMoves>& exact) const;
+  ThinkResult make_result(const Position& pos, int chosen, int depth_done) const;
 
   AlphaBetaOptions opt_;
   std::vector<TTEntry> tt_;

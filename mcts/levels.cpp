@@ -69,12 +69,16 @@ AlphaBetaOptions level_alphabeta_options(const GameSpec& spec, Level level, doub
       o.randomness = togyz ? 1.5 : 0.8;
       break;
     case Level::kMedium:
-      o.depth = 4;
+      // Togyz depth 4 came within a few points of hard in the level matches.
+      o.depth = togyz ? 3 : 4;
       o.randomness = togyz ? 0.4 : 0.2;
       break;
     case Level::kHard:
-      o.movetime_s = 0.25 * scale;
-      o.nodes = int64_t(300000 * scale);
+      // A node budget keeps hard the same on any machine (a few hundredths of a
+      // second here); the time cap only guards a very slow one. Kalah needs a smaller
+      // budget than Togyz to stay clearly below expert: its searches solve endgames.
+      o.nodes = int64_t((togyz ? 60000 : 15000) * scale);
+      o.movetime_s = 0.5 * scale;
       o.tt_mib = 16;
       break;
     case Level::kExpert:

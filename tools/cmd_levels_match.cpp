@@ -32,6 +32,10 @@ struct MatchOptions {
   std::string only;  // the upper level of the one pair to play
   int max_plies = 1000;
   bool verbose = false;
+  // false: the players `kumalak play` makes (hard and expert use the network where
+  // make_level_player() says so); true: alpha-beta at every level.
+  bool alphabeta_only = false;
+  std::string model;  // as `kumalak play --model`
 };
 
 struct GameTask {
@@ -46,6 +50,7 @@ struct PairStats {
   int upper_moves = 0, lower_moves = 0;
   double upper_seconds = 0, lower_seconds = 0;
   int plies = 0;
+  std::string upper_name, lower_name;  // the engines, e.g. alphabeta-hard, mcts-expert
 };
 
 // A random opening: `plies` random legal moves that neither end nor decide the game.
@@ -119,12 +124,13 @@ int run_levels_match(const MatchOptions& opt) {
       const Level upper = Level(uppers[t.pair]), lower = Level(uppers[t.pair] - 1);
       LevelPlayerOptions po;
       po.time_scale = opt.time_scale;
-      po.force_alphabeta = true;
+      po.force_alphabeta = opt.alphabeta_only;
+      po.threads = 1;  // one core per game: --threads games run at once
       // Distinct noise per game and side, reproducible from --seed.
       po.seed = opt.seed * 1000003 + k * 2 + 1;
-      auto up = make_level_player(spec, upper, "", po);
+      auto up = make_level_player(spec, upper, opt.model, po);
       po.seed = opt.seed * 1000003 + k * 2 + 2;
-      auto low = make_level_player(spec, lower, "", po);
+      auto low = make_level_player(spec, lower, opt.model, po);
       Position pos = start;
       for (int mv : openings[t.opening]) pos.play(mv);
       PairStats local;
@@ -160,6 +166,8 @@ int run_levels_match(const MatchOptions& opt) {
       s.upper_seconds += local.upper_seconds;
       s.lower_seconds += local.lower_seconds;
       s.plies += plies;
+      s.upper_name = up->name();
+      s.lower_name = low->name();
       pair_seconds[t.pair] += secs;
       if (opt.verbose)
         std::cerr << level_name(upper) << (t.upper_white ? " (white)" : " (black)") << " vs "
@@ -198,6 +206,9 @@ int run_levels_match(const MatchOptions& opt) {
         s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0, n ? double(s.plies) / n : 0.0);
     if (score < 0.65) ++failures;
   }
+  for (size_t p = 0; p < uppers.size(); ++p)
+    std::printf("%s: %s vs %s\n", level_name(Level(uppers[p])), stats[p].upper_name.c_str(),
+                stats[p].lower_name.c_str());
   std::printf("wall time %.0f s with %d threads\n", total, opt.threads);
   // Exit status 3 when some level scores under 65% against the one below.
   return failures ? 3 : 0;
@@ -218,6 +229,8 @@ void register_levels_match(CLI::App& app, int& exit_code) {
                   "multiplies the time and node budgets of hard and expert");
   cmd->add_option("--only", opt->only, "play one pair: this level against the one below");
   cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies");
+  cmd->add_option("--model", opt->model, "network for hard and expert, as in kumalak play");
+  cmd->add_flag("--alphabeta", opt->alphabeta_only, "alpha-beta at every level, even with a model");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }

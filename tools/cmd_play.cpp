@@ -77,9 +77,9 @@ class PlaySession {
     const char* game = spec_.is_togyz() ? "Togyz Kumalak" : "Kalah";
     std::cout << game << " (" << spec_.name() << "): you play " << side_name(pos_, human_)
               << ", the engine (" << engine_->name() << ") plays " << side_name(pos_, human_ ^ 1)
-              << " at level " << level_name(level_) << ". " << side_name(pos_, 0)
-              << " moves first.\nType a " << hole_word() << " number (1-" << int(pos_.npits)
-              << ") to move, or help.\n\n";
+              << " at level " << level_name(level_) << ". " << side_name(pos_, pos_.to_move)
+              << (start_ == Position::start(spec_) ? " moves first" : " is to move") << ".\nType a "
+              << hole_word() << " number (1-" << int(pos_.npits) << ") to move, or help.\n\n";
     show_board();
     bool announced = false;
     for (;;) {

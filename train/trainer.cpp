@@ -255,6 +255,14 @@ TrainReport run_training(const TrainOptions& o) {
     if (step % tc.validation_every == 0 || step == steps) validate();
     if (step % checkpoint_every == 0 && step < steps)
       save_checkpoint(checkpoint, net, opt, step, model);
+    if (o.stop_after > 0 && step >= o.stop_after && step < steps) {
+      // Behave as a run killed here would: the checkpoint is the only trace left.
+      save_checkpoint(checkpoint, net, opt, step, model);
+      progress.finish();
+      report.steps_done = step;
+      report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      return report;
+    }
     progress.set_done(step);
     progress.set_field("loss", report.last_loss, 4);
     progress.set_field("samples/s", std::round(report.samples_per_s), 6);
