@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <unordered_map>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace kz {
 
@@ -13,75 +16,154 @@ double since(Clock::time_point t) {
 }
 }  // namespace
 
+// One long-lived thread that runs evaluate() for the pipeline. Long-lived because the
+// network library keeps per-thread state (thread pools, inference-mode flags) that is
+// costly to build for every batch.
+class SearchDriver::Worker {
+ public:
+  explicit Worker(SearchDriver& driver) : driver_(driver), thread_([this] { loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void start(Round& r) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &r;
+      done_ = false;
+    }
+    cv_.notify_all();
+  }
+  // Waits for the job given to start(); rethrows what evaluate() threw.
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return done_; });
+    if (error_) {
+      auto e = error_;
+      error_ = nullptr;
+      std::rethrow_exception(e);
+    }
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return quit_ || job_ != nullptr; });
+      if (quit_) return;
+      Round* r = job_;
+      job_ = nullptr;
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        driver_.evaluate(*r);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      error_ = error;
+      done_ = true;
+      cv_.notify_all();
+    }
+  }
+
+  SearchDriver& driver_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  Round* job_ = nullptr;
+  bool done_ = true;
+  bool quit_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: it starts running in the constructor
+};
+
 SearchDriver::SearchDriver(Evaluator& evaluator, EvalCache* cache, int max_batch)
     : evaluator_(evaluator), cache_(cache), max_batch_(std::max(1, max_batch)) {}
 
-bool SearchDriver::step(std::span<Search* const> searches, std::span<const int64_t> target_visits) {
-  const auto t0 = Clock::now();
-  leaves_.clear();
-  owner_count_.assign(searches.size(), 0);
-  for (size_t i = 0; i < searches.size(); ++i) {
-    Search& s = *searches[i];
-    const int64_t need = target_visits[i] - s.root_visits();
-    if (need <= 0 || s.root_proven() || s.root_is_terminal()) continue;
-    const int want = int(std::min<int64_t>(need, std::max(1, s.params().leaves_per_batch)));
-    const size_t before = leaves_.size();
-    s.gather(want, leaves_);
-    owner_count_[i] = int(leaves_.size() - before);
-  }
+SearchDriver::~SearchDriver() = default;
+
+bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int64_t> targets,
+                          Round& r) {
+  r.leaves.clear();
+  r.owner_count.assign(searches.size(), 0);
   bool any = false;
   for (size_t i = 0; i < searches.size(); ++i) {
-    const int64_t need = target_visits[i] - searches[i]->root_visits();
-    if (owner_count_[i] > 0 ||
-        (need > 0 && !searches[i]->root_proven() && !searches[i]->root_is_terminal()))
-      any = true;
+    Search& s = *searches[i];
+    const int64_t need = targets[i] - s.root_visits();
+    if (need <= 0 || s.root_proven() || s.root_is_terminal()) continue;
+    any = true;
+    const int want = int(std::min<int64_t>(need, std::max(1, s.params().leaves_per_batch)));
+    const size_t before = r.leaves.size();
+    s.gather(want, r.leaves);
+    r.owner_count[i] = int(r.leaves.size() - before);
   }
 
   // Cache lookups, then deduplicate the misses (transpositions within one batch).
-  const size_t n = leaves_.size();
-  outputs_.resize(n);
-  hashes_.resize(n);
-  miss_of_leaf_.assign(n, -1);
-  miss_index_.clear();
-  std::unordered_map<uint64_t, int> slot_of_hash;
+  const size_t n = r.leaves.size();
+  r.outputs.resize(n);
+  r.hashes.resize(n);
+  r.miss_of_leaf.assign(n, -1);
+  r.miss_index.clear();
+  r.slot_of_hash.clear();
   for (size_t k = 0; k < n; ++k) {
-    hashes_[k] = leaves_[k].hash();
-    if (cache_ && cache_->lookup(hashes_[k], outputs_[k])) {
+    r.hashes[k] = r.leaves[k].hash();
+    if (cache_ && cache_->lookup(r.hashes[k], r.outputs[k])) {
       ++stats_.cache_hits;
       continue;
     }
-    auto [it, inserted] = slot_of_hash.try_emplace(hashes_[k], int(miss_index_.size()));
-    if (inserted) miss_index_.push_back(int(k));
-    miss_of_leaf_[k] = it->second;
+    auto [it, inserted] = r.slot_of_hash.try_emplace(r.hashes[k], int(r.miss_index.size()));
+    if (inserted) r.miss_index.push_back(int(k));
+    r.miss_of_leaf[k] = it->second;
   }
   stats_.leaves += n;
+  return any;
+}
 
-  // Evaluate the misses in chunks of at most max_batch.
-  batch_out_.resize(miss_index_.size());
-  for (size_t start = 0; start < miss_index_.size(); start += size_t(max_batch_)) {
-    const size_t count = std::min(miss_index_.size() - start, size_t(max_batch_));
-    batch_.clear();
-    for (size_t j = 0; j < count; ++j) batch_.push_back(leaves_[miss_index_[start + j]]);
+void SearchDriver::evaluate(Round& r) {
+  r.evaluated = r.batches = 0;
+  r.eval_seconds = 0;
+  r.batch_out.resize(r.miss_index.size());
+  for (size_t start = 0; start < r.miss_index.size(); start += size_t(max_batch_)) {
+    const size_t count = std::min(r.miss_index.size() - start, size_t(max_batch_));
+    r.batch.clear();
+    for (size_t j = 0; j < count; ++j) r.batch.push_back(r.leaves[r.miss_index[start + j]]);
     const auto te = Clock::now();
-    evaluator_.evaluate(batch_, std::span<EvalOutput>(batch_out_).subspan(start, count));
-    stats_.eval_seconds += since(te);
-    stats_.evaluated += count;
-    ++stats_.batches;
+    evaluator_.evaluate(r.batch, std::span<EvalOutput>(r.batch_out).subspan(start, count));
+    r.eval_seconds += since(te);
+    r.evaluated += count;
+    ++r.batches;
   }
-  for (size_t k = 0; k < n; ++k) {
-    if (miss_of_leaf_[k] < 0) continue;
-    outputs_[k] = batch_out_[miss_of_leaf_[k]];
-  }
+}
+
+void SearchDriver::deliver(std::span<Search* const> searches, Round& r) {
+  stats_.evaluated += r.evaluated;
+  stats_.batches += r.batches;
+  stats_.eval_seconds += r.eval_seconds;
+  const size_t n = r.leaves.size();
+  for (size_t k = 0; k < n; ++k)
+    if (r.miss_of_leaf[k] >= 0) r.outputs[k] = r.batch_out[r.miss_of_leaf[k]];
   if (cache_)
-    for (int k : miss_index_) cache_->insert(hashes_[k], outputs_[k]);
+    for (int k : r.miss_index) cache_->insert(r.hashes[k], r.outputs[k]);
 
   // Hand each search its answers, in the order it gathered them.
   size_t offset = 0;
   for (size_t i = 0; i < searches.size(); ++i) {
-    if (owner_count_[i] == 0) continue;
-    searches[i]->deliver(std::span<const EvalOutput>(outputs_).subspan(offset, owner_count_[i]));
-    offset += size_t(owner_count_[i]);
+    if (r.owner_count[i] == 0) continue;
+    searches[i]->deliver(std::span<const EvalOutput>(r.outputs).subspan(offset, r.owner_count[i]));
+    offset += size_t(r.owner_count[i]);
   }
+}
+
+bool SearchDriver::step(std::span<Search* const> searches, std::span<const int64_t> target_visits) {
+  const auto t0 = Clock::now();
+  Round& r = rounds_[0];
+  const bool any = gather(searches, target_visits, r);
+  evaluate(r);
+  deliver(searches, r);
   stats_.total_seconds += since(t0);
   return any;
 }
@@ -94,6 +176,50 @@ void SearchDriver::run(std::span<Search* const> searches, std::span<const int64_
     if (max_seconds > 0 && since(t0) >= max_seconds) break;
     if (!step(searches, target_visits)) break;
   }
+}
+
+void SearchDriver::run_pipelined(const CollectFn& collect, const AfterFn& after) {
+  const auto t0 = Clock::now();
+  if (!worker_) worker_ = std::make_unique<Worker>(*this);
+  auto prepare = [&](int half) {
+    Round& r = rounds_[half];
+    r.searches.clear();
+    r.targets.clear();
+    collect(half, r.searches, r.targets);
+    r.targets.resize(r.searches.size(), 0);
+    gather(r.searches, r.targets, r);
+  };
+  // Invariant at the top of the loop: half `cur` is in the network, half `1 - cur` has
+  // gathered and waits for its turn.
+  prepare(0);
+  worker_->start(rounds_[0]);
+  prepare(1);
+  int cur = 0;
+  bool keep_going = true;
+  try {
+    while (keep_going) {
+      worker_->wait();
+      Round& done = rounds_[cur];
+      Round& next = rounds_[1 - cur];
+      worker_->start(next);
+      deliver(done.searches, done);
+      keep_going = after(cur);
+      if (keep_going) prepare(cur);
+      cur = 1 - cur;
+    }
+    // Half `cur` is still in the network: let it land, so no search keeps pending leaves.
+    worker_->wait();
+    deliver(rounds_[cur].searches, rounds_[cur]);
+  } catch (...) {
+    // The worker may still be running on a round: wait before the buffers can go away.
+    try {
+      worker_->wait();
+    } catch (...) {
+    }
+    stats_.total_seconds += since(t0);
+    throw;
+  }
+  stats_.total_seconds += since(t0);
 }
 
 }  // namespace kz

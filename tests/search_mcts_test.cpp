@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "mcts/driver.h"
 #include "mcts/mcts_player.h"
@@ -174,6 +175,85 @@ TEST(MctsBatching, AGameSearchedAmongManyGetsTheSameVisitsAsAlone) {
   // Batching really happened: the evaluator saw batches of many games' leaves.
   EXPECT_GT(double(all_stats.evaluated) / double(all_stats.batches), 30.0);
   EXPECT_LE(double(alone_stats.evaluated) / double(alone_stats.batches), 8.0);
+}
+
+// The pipeline (two halves taking turns, the network on a worker thread) changes when
+// leaves are evaluated, never what a search sees: every game's tree ends the same as
+// with one round at a time.
+TEST(MctsBatching, PipelinedHalvesGiveTheSameTreesAsOneRoundAtATime) {
+  const GameSpec spec = GameSpec::kalah(6, 4, false);
+  std::vector<Position> starts;
+  std::mt19937_64 rng(9);
+  for (int g = 0; g < 10; ++g) {
+    Position p = Position::start(spec);
+    for (int i = 0; i < 3 && !p.is_decided(); ++i) {
+      uint32_t mask = p.legal_mask();
+      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+      while (pick--) mask &= mask - 1;
+      p.play(__builtin_ctz(mask));
+    }
+    starts.push_back(p);
+  }
+  SearchParams params;
+  params.leaves_per_batch = 4;
+  auto run = [&](bool pipelined) {
+    RolloutEvaluator eval(2);
+    SearchDriver driver(eval, nullptr, 64);
+    std::vector<std::unique_ptr<Search>> searches;
+    std::vector<Search*> ptrs;
+    for (size_t g = 0; g < starts.size(); ++g) {
+      searches.push_back(std::make_unique<Search>(params, 50 + g));
+      searches.back()->set_root(starts[g]);
+      ptrs.push_back(searches.back().get());
+    }
+    const int64_t target = 200;
+    if (pipelined) {
+      int rounds = 0;
+      driver.run_pipelined(
+          [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
+            for (size_t g = size_t(half); g < ptrs.size(); g += 2) {
+              list.push_back(ptrs[g]);
+              targets.push_back(target);
+            }
+          },
+          [&](int) {
+            ++rounds;
+            for (auto* s : ptrs)
+              if (s->root_visits() < target && !s->root_proven()) return rounds < 10000;
+            return false;
+          });
+    } else {
+      driver.run(ptrs, std::vector<int64_t>(ptrs.size(), target));
+    }
+    std::vector<std::array<uint32_t, kMaxMoves>> visits;
+    for (auto* s : ptrs) visits.push_back(s->root_visit_counts());
+    return std::make_pair(visits, driver.stats());
+  };
+  const auto [serial, serial_stats] = run(false);
+  const auto [piped, piped_stats] = run(true);
+  EXPECT_EQ(serial, piped);
+  EXPECT_EQ(serial_stats.evaluated, piped_stats.evaluated);
+}
+
+TEST(MctsBatching, AnEvaluatorErrorInThePipelineReachesTheCaller) {
+  struct FailingEvaluator : Evaluator {
+    int calls = 0;
+    void evaluate(std::span<const Position>, std::span<EvalOutput>) override {
+      if (++calls == 3) throw std::runtime_error("device lost");
+    }
+    std::string describe() const override { return "failing"; }
+  } eval;
+  SearchDriver driver(eval, nullptr, 64);
+  Search a(SearchParams{}, 1), b(SearchParams{}, 2);
+  a.set_root(Position::start(GameSpec::togyz()));
+  b.set_root(Position::start(GameSpec::togyz()));
+  EXPECT_THROW(driver.run_pipelined(
+                   [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
+                     list.push_back(half == 0 ? &a : &b);
+                     targets.push_back(1000);
+                   },
+                   [](int) { return true; }),
+               std::runtime_error);
 }
 
 TEST(MctsTree, ReusesTheSubtreeOfThePositionReached) {

@@ -4,10 +4,14 @@
 //                       (the network alone, nothing else)
 //   search_evals_per_s  positions the network evaluated per second of wall time while
 //                       many games searched at once, batch B (features, tree work, cache
-//                       and move making included)
+//                       and move making included), with the two-half pipeline of
+//                       SearchDriver::run_pipelined, as self-play runs
 //   search_visits_per_s tree visits per second in that search (cache hits and proven
 //                       nodes make it higher than search_evals_per_s)
 //   busy_ratio          search_evals_per_s / net_evals_per_s
+//   serial_*            the same search one round at a time (SearchDriver::step): the
+//                       network waits while the tree works
+//   eval_time_share     share of the search's wall time spent inside the network
 //   avg_batch           average positions per network call during the search
 //   cache_hit_rate      share of leaves answered by the evaluation cache
 //   bytes_per_node      size of one tree node; bytes_per_visit = tree bytes / visits
@@ -85,7 +89,7 @@ int run_bench(const BenchOptions& o) {
     for (int w = 0; w < 3; ++w) model.net->forward(input, spec.pits);  // warm-up
     const auto t0 = Clock::now();
     int64_t evals = 0;
-    while (since(t0) < o.seconds / 2) {
+    while (since(t0) < o.seconds / 3) {
       auto out = model.net->forward(input, spec.pits);
       out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
       evals += o.batch;
@@ -94,46 +98,83 @@ int run_bench(const BenchOptions& o) {
   }
 
   // 2. Search: enough games that their leaves fill one batch; each game plays on when
-  // its search reaches the visit target, as in self-play.
+  // its search reaches the visit target, as in self-play. Measured twice: one round at
+  // a time (step), and pipelined (two halves of twice the games taking turns, so the
+  // tree work of one half overlaps the network's work on the other; what self-play
+  // uses).
   NnEvaluator evaluator(model, device);
-  EvalCache cache(1 << 18);
-  SearchDriver driver(evaluator, &cache, o.batch);
   SearchParams params;
   params.leaves_per_batch = o.leaves_per_search;
-  const int games = std::max(1, o.batch / std::max(1, o.leaves_per_search));
-  std::vector<std::unique_ptr<Search>> searches;
-  std::vector<Search*> ptrs;
-  std::vector<int64_t> targets(games, o.visits);
-  for (int g = 0; g < games; ++g) {
-    searches.push_back(std::make_unique<Search>(params, 100 + g));
-    searches.back()->set_root(random_position(spec, rng));
-    ptrs.push_back(searches.back().get());
-  }
-  const auto t0 = Clock::now();
-  int64_t visits = 0;
-  size_t peak_nodes = 0;
-  size_t node_visits_at_peak = 0;
-  while (since(t0) < o.seconds / 2) {
-    std::vector<int64_t> before(games);
-    for (int g = 0; g < games; ++g) before[g] = ptrs[g]->root_visits();
-    driver.step(ptrs, targets);
+  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
+  struct SearchFigures {
+    DriverStats stats;
+    double seconds = 0;
+    int64_t visits = 0;
+    size_t peak_nodes = 0, visits_at_peak = 0;
+  };
+  auto measure = [&](bool pipelined, double seconds) {
+    SearchFigures f;
+    EvalCache cache(1 << 18);
+    SearchDriver driver(evaluator, &cache, o.batch);
+    const int games = pipelined ? 2 * games_per_batch : games_per_batch;
+    std::vector<std::unique_ptr<Search>> searches;
+    std::vector<int64_t> last_visits(games, 0);
     for (int g = 0; g < games; ++g) {
-      Search& s = *ptrs[g];
-      visits += s.root_visits() - before[g];
-      if (s.root_visits() >= targets[g] || s.root_proven() || s.root_is_terminal()) {
-        if (s.node_count() > peak_nodes) {
-          peak_nodes = s.node_count();
-          node_visits_at_peak = size_t(s.root_visits());
-        }
-        Position next = s.root_position();
-        if (!s.root_is_terminal()) next.play(s.pick_move(0, rng));
-        if (next.is_decided()) next = random_position(spec, rng);
-        s.set_root(next);
+      searches.push_back(std::make_unique<Search>(params, 100 + g));
+      searches.back()->set_root(random_position(spec, rng));
+    }
+    // Counts the visits game g made since last time, and plays its move when done.
+    auto advance = [&](int g) {
+      Search& s = *searches[g];
+      f.visits += s.root_visits() - last_visits[g];
+      last_visits[g] = s.root_visits();
+      if (s.root_visits() < o.visits && !s.root_proven() && !s.root_is_terminal()) return;
+      if (s.node_count() > f.peak_nodes) {
+        f.peak_nodes = s.node_count();
+        f.visits_at_peak = size_t(s.root_visits());
+      }
+      Position next = s.root_position();
+      if (!s.root_is_terminal()) next.play(s.pick_move(0, rng));
+      if (next.is_decided()) next = random_position(spec, rng);
+      s.set_root(next);
+      last_visits[g] = s.root_visits();  // tree reuse keeps the subtree's visits
+    };
+    const auto t0 = Clock::now();
+    if (pipelined) {
+      driver.run_pipelined(
+          [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
+            for (int g = half; g < games; g += 2) {
+              list.push_back(searches[g].get());
+              targets.push_back(o.visits);
+            }
+          },
+          [&](int half) {
+            for (int g = half; g < games; g += 2) advance(g);
+            return since(t0) < seconds;
+          });
+    } else {
+      std::vector<Search*> ptrs;
+      for (auto& s : searches) ptrs.push_back(s.get());
+      const std::vector<int64_t> targets(games, o.visits);
+      while (since(t0) < seconds) {
+        driver.step(ptrs, targets);
+        for (int g = 0; g < games; ++g) advance(g);
       }
     }
-  }
-  const double elapsed = since(t0);
-  const auto& st = driver.stats();
+    f.seconds = since(t0);
+    f.stats = driver.stats();
+    return f;
+  };
+  const SearchFigures serial = measure(false, o.seconds / 3);
+  const SearchFigures piped = measure(true, o.seconds / 3);
+  const DriverStats& st = piped.stats;
+  const double elapsed = piped.seconds;
+  const double serial_rate = double(serial.stats.evaluated) / serial.seconds;
+  const size_t peak_nodes = std::max(piped.peak_nodes, serial.peak_nodes);
+  const size_t node_visits_at_peak =
+      piped.peak_nodes >= serial.peak_nodes ? piped.visits_at_peak : serial.visits_at_peak;
+  const int games = 2 * games_per_batch;
+  const int64_t visits = piped.visits;
   nlohmann::ordered_json j;
   j["game"] = spec.name();
   j["evaluator"] = evaluator.describe();
@@ -149,6 +190,10 @@ int run_bench(const BenchOptions& o) {
   j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
   j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
   j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
+  j["serial_search_evals_per_s"] = std::round(serial_rate);
+  j["serial_busy_ratio"] = std::round(serial_rate / net_rate * 1000) / 1000;
+  j["serial_eval_time_share"] =
+      std::round(serial.stats.eval_seconds / serial.seconds * 1000) / 1000;
   j["bytes_per_node"] = Search::bytes_per_node();
   j["bytes_per_visit"] =
       node_visits_at_peak
@@ -170,7 +215,7 @@ void register_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--batch", opt->batch, "positions per network call")->check(CLI::Range(1, 65536));
   cmd->add_option("--threads", opt->threads, "LibTorch intra-op threads")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--seconds", opt->seconds, "total time, split between the two measurements")
+  cmd->add_option("--seconds", opt->seconds, "total time, split between the three measurements")
       ->check(CLI::Range(0.2, 3600.0));
   cmd->add_option("--device", opt->device, "cpu, cuda or cuda:N");
   cmd->add_option("--channels", opt->channels, "network width for a fresh network")

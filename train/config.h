@@ -19,7 +19,7 @@ struct ConfigError : std::runtime_error {
 };
 
 struct SelfplayConfig {
-  int games_in_parallel = 64;  // games searched together; their leaves share batches
+  int games_in_parallel = 96;  // games searched together, in two halves that take turns
   int max_batch = 256;         // most positions per network call
   int full_visits = 200;       // visits of a full search (its policy is a training target)
   int fast_visits = 40;        // visits of a fast search (not recorded as a policy target)

@@ -165,8 +165,6 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
 
   Progress progress("selfplay " + worker, to_play);
   const auto t0 = Clock::now();
-  std::vector<Search*> searches(parallel);
-  std::vector<int64_t> targets(parallel);
 
   auto finish_game = [&](Game& g) {
     Outcome outcome = g.pos.outcome();
@@ -205,76 +203,81 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
     progress.set_field("avg_len", double(report.plies) / finished, 4);
   };
 
-  while (finished < to_play) {
-    int n = 0;
-    for (auto& g : games) {
-      if (!g.active) continue;
-      searches[n] = g.search.get();
-      targets[n] = g.target;
-      ++n;
+  // Called once game g's latest answers are in: when its search for this move is done,
+  // record the position, choose, play, and start the next move or game.
+  auto advance = [&](Game& g) {
+    if (!g.active) return;
+    Search& s = *g.search;
+    if (s.root_visits() < g.target && !s.root_proven() && !s.root_is_terminal()) return;
+    // The search for this move is done: record, choose, play.
+    const ThinkResult r = s.result();
+    const int mover = g.pos.to_move;
+    if (g.full) {
+      ShardRow row;
+      row.pos = g.pos;
+      row.set_policy_from_visits(s.root_visit_counts());
+      row.root_win = r.win;
+      row.root_draw = r.draw;
+      row.root_loss = r.loss;
+      row.root_margin = r.margin;
+      row.ply = uint16_t(std::min(g.ply, 65535));
+      row.flags = ShardRow::kRowFullSearch | (r.proven ? ShardRow::kRowProven : 0);
+      g.rows.push_back(row);
+    } else {
+      // Fast searches still train the value heads; their policy is not a target.
+      ShardRow row;
+      row.pos = g.pos;
+      row.root_win = r.win;
+      row.root_draw = r.draw;
+      row.root_loss = r.loss;
+      row.root_margin = r.margin;
+      row.ply = uint16_t(std::min(g.ply, 65535));
+      row.flags = r.proven ? ShardRow::kRowProven : 0;
+      g.rows.push_back(row);
     }
-    if (n == 0) break;
-    driver.step(std::span<Search* const>(searches.data(), n),
-                std::span<const int64_t>(targets.data(), n));
-    for (auto& g : games) {
-      if (!g.active) continue;
-      Search& s = *g.search;
-      if (s.root_visits() < g.target && !s.root_proven() && !s.root_is_terminal()) continue;
-      // The search for this move is done: record, choose, play.
-      const ThinkResult r = s.result();
-      const int mover = g.pos.to_move;
-      if (g.full) {
-        ShardRow row;
-        row.pos = g.pos;
-        row.set_policy_from_visits(s.root_visit_counts());
-        row.root_win = r.win;
-        row.root_draw = r.draw;
-        row.root_loss = r.loss;
-        row.root_margin = r.margin;
-        row.ply = uint16_t(std::min(g.ply, 65535));
-        row.flags = ShardRow::kRowFullSearch | (r.proven ? ShardRow::kRowProven : 0);
-        g.rows.push_back(row);
-      } else {
-        // Fast searches still train the value heads; their policy is not a target.
-        ShardRow row;
-        row.pos = g.pos;
-        row.root_win = r.win;
-        row.root_draw = r.draw;
-        row.root_loss = r.loss;
-        row.root_margin = r.margin;
-        row.ply = uint16_t(std::min(g.ply, 65535));
-        row.flags = r.proven ? ShardRow::kRowProven : 0;
-        g.rows.push_back(row);
+    const float temperature =
+        g.ply < sc.temperature_plies ? sc.opening_temperature : sc.final_temperature;
+    const int move = s.pick_move(temperature, g.rng);
+    g.rows.back().played_move = int8_t(move);
+    // Resignation bookkeeping on the mover's root value.
+    if (r.win + r.draw < sc.resign_threshold) {
+      if (++g.low_streak[mover] >= sc.resign_consecutive) {
+        if (g.may_resign)
+          g.resigned = mover;
+        else if (g.would_resign < 0)
+          g.would_resign = mover;
       }
-      const float temperature =
-          g.ply < sc.temperature_plies ? sc.opening_temperature : sc.final_temperature;
-      const int move = s.pick_move(temperature, g.rng);
-      g.rows.back().played_move = int8_t(move);
-      // Resignation bookkeeping on the mover's root value.
-      if (r.win + r.draw < sc.resign_threshold) {
-        if (++g.low_streak[mover] >= sc.resign_consecutive) {
-          if (g.may_resign)
-            g.resigned = mover;
-          else if (g.would_resign < 0)
-            g.would_resign = mover;
-        }
-      } else {
-        g.low_streak[mover] = 0;
-      }
-      g.pos.play(move);
-      ++g.ply;
-      const bool ended = g.resigned >= 0 || g.pos.is_decided() || g.ply >= sc.max_plies;
-      if (ended) {
-        finish_game(g);
-        if (started < to_play) {
-          start_game(g);
-          prepare_move(g);
-        }
-      } else {
+    } else {
+      g.low_streak[mover] = 0;
+    }
+    g.pos.play(move);
+    ++g.ply;
+    const bool ended = g.resigned >= 0 || g.pos.is_decided() || g.ply >= sc.max_plies;
+    if (ended) {
+      finish_game(g);
+      if (started < to_play) {
+        start_game(g);
         prepare_move(g);
       }
+    } else {
+      prepare_move(g);
     }
-  }
+  };
+
+  // Games alternate between two halves (even and odd slots) so that one half's tree
+  // work overlaps the network's work on the other (SearchDriver::run_pipelined).
+  driver.run_pipelined(
+      [&](int half, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
+        for (size_t i = size_t(half); i < games.size(); i += 2) {
+          if (!games[i].active) continue;
+          list.push_back(games[i].search.get());
+          list_targets.push_back(games[i].target);
+        }
+      },
+      [&](int half) {
+        for (size_t i = size_t(half); i < games.size(); i += 2) advance(games[i]);
+        return finished < to_play;
+      });
   if (writer.games() > 0) report.shards.push_back(writer.write_to_dir(o.out_dir, "selfplay"));
   progress.finish();
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
