@@ -21,6 +21,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "mcts/driver.h"
 #include "nn/features.h"
@@ -36,7 +37,9 @@ struct BenchOptions {
   std::string model;
   std::string device = "cpu";
   int batch = 256;
-  int threads = 2;
+  // One LibTorch thread: the pipelined search runs the tree on the other core (on two
+  // cores, a second network thread would fight the tree thread for it).
+  int threads = 1;
   double seconds = 10;
   int channels = 64, blocks = 6;
   int leaves_per_search = 8;
@@ -81,21 +84,28 @@ int run_bench(const BenchOptions& o) {
                     std::span<float>(features).subspan(size_t(i) * kNumPlanes * L, kNumPlanes * L));
   model.net->eval();
   model.net->to(device);
-  double net_rate = 0;
-  {
-    c10::InferenceMode guard;
-    auto input =
-        torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
-    for (int w = 0; w < 3; ++w) model.net->forward(input, spec.pits);  // warm-up
-    const auto t0 = Clock::now();
-    int64_t evals = 0;
-    while (since(t0) < o.seconds / 3) {
-      auto out = model.net->forward(input, spec.pits);
-      out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
-      evals += o.batch;
-    }
-    net_rate = double(evals) / since(t0);
-  }
+  // Measured twice, before and after the searches, and on a thread of its own as the
+  // pipelined search runs the network, so that neither a change in the machine's load
+  // nor the thread the network runs on favours one side of busy_ratio.
+  int64_t net_evals = 0;
+  double net_seconds = 0;
+  auto measure_net = [&](double seconds) {
+    std::thread t([&] {
+      c10::InferenceMode guard;
+      auto input =
+          torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
+      for (int w = 0; w < 3; ++w) model.net->forward(input, spec.pits);  // warm-up
+      const auto t0 = Clock::now();
+      while (since(t0) < seconds) {
+        auto out = model.net->forward(input, spec.pits);
+        out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
+        net_evals += o.batch;
+      }
+      net_seconds += since(t0);
+    });
+    t.join();
+  };
+  measure_net(o.seconds / 6);
 
   // 2. Search: enough games that their leaves fill one batch; each game plays on when
   // its search reaches the visit target, as in self-play. Measured twice: one round at
@@ -167,6 +177,8 @@ int run_bench(const BenchOptions& o) {
   };
   const SearchFigures serial = measure(false, o.seconds / 3);
   const SearchFigures piped = measure(true, o.seconds / 3);
+  measure_net(o.seconds / 6);
+  const double net_rate = double(net_evals) / net_seconds;
   const DriverStats& st = piped.stats;
   const double elapsed = piped.seconds;
   const double serial_rate = double(serial.stats.evaluated) / serial.seconds;

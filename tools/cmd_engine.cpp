@@ -127,7 +127,7 @@ class EngineSession {
     emit("option name Game type string default " + spec_.name());
     emit("option name Level type combo default " + std::string(level_name(level_)) +
          " var beginner var easy var medium var hard var expert");
-    emit("option name Engine type combo default ab var ab var mcts");
+    emit("option name Engine type combo default auto var auto var ab var mcts");
     emit("option name MoveTime type spin default 0 min 0 max 3600000");
     emit("option name Hash type spin default 0 min 0 max 16384");
     emit("option name Threads type spin default 1 min 1 max 256");
@@ -196,14 +196,16 @@ class EngineSession {
       newgame({value});
       return;
     } else if (key == "engine") {
-      if (value == "ab" || value == "alphabeta")
-        use_mcts_ = false;
-      else if (value == "mcts") {
+      if (value == "auto") {
+        engine_ = EngineChoice::kAuto;
+      } else if (value == "ab" || value == "alphabeta") {
+        engine_ = EngineChoice::kAlphaBeta;
+      } else if (value == "mcts") {
         if (!has_mcts_player_factory())
           throw ParseError("Engine mcts: this build has no MCTS engine");
-        use_mcts_ = true;
+        engine_ = EngineChoice::kMcts;
       } else {
-        throw ParseError("option Engine: '" + value + "' (expected ab or mcts)");
+        throw ParseError("option Engine: '" + value + "' (expected auto, ab or mcts)");
       }
     } else if (key == "movetime") {
       movetime_ms_ = number(0, 3600000);
@@ -271,7 +273,8 @@ class EngineSession {
     if (!player_) {
       LevelPlayerOptions lo;
       lo.threads = threads_;
-      if (use_mcts_) {
+      lo.force_alphabeta = engine_ == EngineChoice::kAlphaBeta;
+      if (engine_ == EngineChoice::kMcts) {
         MctsRequest req;
         req.spec = spec_;
         req.level = level_;
@@ -385,7 +388,10 @@ class EngineSession {
   Position start_, pos_, before_last_;
   std::vector<int> moves_;
   std::unique_ptr<Player> player_;
-  bool use_mcts_ = false;
+  // auto: the engine `kumalak play` uses at this level (make_level_player); ab and
+  // mcts force one.
+  enum class EngineChoice { kAuto, kAlphaBeta, kMcts };
+  EngineChoice engine_ = EngineChoice::kAuto;
   int64_t movetime_ms_ = 0;
   int hash_mib_ = 0;
   int threads_ = 1;

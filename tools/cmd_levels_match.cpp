@@ -36,6 +36,11 @@ struct MatchOptions {
   // make_level_player() says so); true: alpha-beta at every level.
   bool alphabeta_only = false;
   std::string model;  // as `kumalak play --model`
+  // Comparisons off the ladder: the lower side plays the upper's own level
+  // (same_level) and/or always with alpha-beta (lower_alphabeta), e.g. the network's
+  // expert against the alpha-beta expert.
+  bool same_level = false;
+  bool lower_alphabeta = false;
 };
 
 struct GameTask {
@@ -87,7 +92,8 @@ int run_levels_match(const MatchOptions& opt) {
   if (!opt.only.empty()) {
     try {
       const Level l = parse_level(opt.only);
-      if (l == Level::kBeginner) throw ParseError("beginner has no level below it");
+      if (l == Level::kBeginner && !opt.same_level)
+        throw ParseError("beginner has no level below it");
       uppers.push_back(int(l));
     } catch (const ParseError& e) {
       std::cerr << "kumalak levels-match: --only: " << e.what() << "\n";
@@ -121,7 +127,8 @@ int run_levels_match(const MatchOptions& opt) {
       if (k >= tasks.size()) return;
       const GameTask& t = tasks[k];
       const auto g0 = std::chrono::steady_clock::now();
-      const Level upper = Level(uppers[t.pair]), lower = Level(uppers[t.pair] - 1);
+      const Level upper = Level(uppers[t.pair]);
+      const Level lower = opt.same_level ? upper : Level(uppers[t.pair] - 1);
       LevelPlayerOptions po;
       po.time_scale = opt.time_scale;
       po.force_alphabeta = opt.alphabeta_only;
@@ -130,6 +137,7 @@ int run_levels_match(const MatchOptions& opt) {
       po.seed = opt.seed * 1000003 + k * 2 + 1;
       auto up = make_level_player(spec, upper, opt.model, po);
       po.seed = opt.seed * 1000003 + k * 2 + 2;
+      po.force_alphabeta = opt.alphabeta_only || opt.lower_alphabeta;
       auto low = make_level_player(spec, lower, opt.model, po);
       Position pos = start;
       for (int mv : openings[t.opening]) pos.play(mv);
@@ -198,7 +206,8 @@ int run_levels_match(const MatchOptions& opt) {
     const double clamped = std::clamp(score, 0.001, 0.999);
     const double elo = -400.0 * std::log10(1.0 / clamped - 1.0);
     std::ostringstream pair, wdl;
-    pair << level_name(Level(uppers[p])) << " vs " << level_name(Level(uppers[p] - 1));
+    pair << level_name(Level(uppers[p])) << " vs "
+         << level_name(opt.same_level ? Level(uppers[p]) : Level(uppers[p] - 1));
     wdl << s.wins << "-" << s.draws << "-" << s.losses;
     std::printf(
         "%-20s %6d %13s %6.1f%% %+8.0f %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
@@ -231,6 +240,9 @@ void register_levels_match(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies");
   cmd->add_option("--model", opt->model, "network for hard and expert, as in kumalak play");
   cmd->add_flag("--alphabeta", opt->alphabeta_only, "alpha-beta at every level, even with a model");
+  cmd->add_flag("--same-level", opt->same_level, "the lower side plays the upper's level too");
+  cmd->add_flag("--lower-alphabeta", opt->lower_alphabeta,
+                "the lower side always plays alpha-beta");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }

@@ -432,6 +432,10 @@ int run_play(const PlayOptions& opt) {
   }
   if (!opt.model.empty() && !has_mcts_player_factory())
     std::cerr << "kumalak play: this build has no MCTS engine; --model is ignored\n";
+  if (level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
+    std::cerr << "kumalak play: no network for " << spec.name() << " (models/"
+              << model_file_stem(spec) << ".pt); level " << level_name(level)
+              << " uses the alpha-beta engine\n";
   try {
     PlaySession session(opt, spec, start, level, human);
     return session.run();

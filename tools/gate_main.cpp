@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "nn/allocator.h"
 #include "train/elo.h"
 #include "train/match.h"
 #include "train/plot.h"
@@ -36,6 +37,7 @@ void promote(const std::string& from, const std::string& to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero gating: matches, SPRT, promotion and Elo ladders"};
   app.require_subcommand(1);
   std::string config_path;

@@ -1,10 +1,12 @@
 // `kumalak`: the engine a person runs. See README.md for each subcommand.
 #include <iostream>
 
+#include "nn/allocator.h"
 #include "nn/mcts_engine.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
+  kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero: a Togyz Kumalak and Kalah engine"};
   app.require_subcommand(1);
   // Hard and expert levels (and `Engine mcts` in the protocol) search with the network.

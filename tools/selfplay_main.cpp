@@ -7,9 +7,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "nn/allocator.h"
 #include "train/selfplay.h"
 
 int main(int argc, char** argv) {
+  kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero self-play worker: plays games and writes training shards"};
   std::string config_path, model, out, worker;
   int games = 0, generation = 0, threads = 0, visits = 0;

@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "nn/allocator.h"
 #include "nn/model_file.h"
 #include "train/trainer.h"
 
 int main(int argc, char** argv) {
+  kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero trainer: a window of self-play shards -> a new model"};
   kz::TrainOptions o;
   std::string config_path;
@@ -28,15 +30,18 @@ int main(int argc, char** argv) {
                  "generation recorded in the output (default: init's + 1)");
   app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
   app.add_flag("--resume", o.resume, "continue from the checkpoint when there is one");
-  app.add_option("--stop-after", o.stop_after, "stop after N steps leaving only the checkpoint (tests)")
+  app.add_option("--stop-after", o.stop_after,
+                 "stop after N steps leaving only the checkpoint (tests)")
       ->group("");
   bool init_only = false;
-  app.add_flag("--init-only", init_only, "write a freshly initialised generation-0 model to --out and exit");
+  app.add_flag("--init-only", init_only,
+               "write a freshly initialised generation-0 model to --out and exit");
   CLI11_PARSE(app, argc, argv);
   try {
     o.config = kz::load_config(config_path);
     if (init_only) {
-      kz::save_model(o.out_model, kz::make_random_model(o.config.game, o.config.network, o.config.seed));
+      kz::save_model(o.out_model,
+                     kz::make_random_model(o.config.game, o.config.network, o.config.seed));
       std::cout << "train: wrote a fresh generation-0 model to " << o.out_model << std::endl;
       return 0;
     }
