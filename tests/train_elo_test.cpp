@@ -326,6 +326,7 @@ TEST(TrainElo, LadderEdgeCases) {
   EXPECT_EQ(generation_from_name("gen0012"), 12);
   EXPECT_EQ(generation_from_name("run3-gen7.pt"), 7);
   EXPECT_EQ(generation_from_name("random"), -1);
+  EXPECT_EQ(generation_from_name("ab:4"), -1);  // the baseline, not generation 4
   EXPECT_EQ(generation_from_name("x99999999999999"), -1);
 }
 

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   int anchor_ab = 0, reach = 1;
   std::string out_dir = "ladder";
   std::string gates_dir;
+  std::vector<std::string> earlier_matches;
+  ladder->add_option("--matches", earlier_matches,
+                     "matches.jsonl of earlier ladders: their results join the fit (and the new "
+                     "matches.jsonl) without being replayed, so a ladder grows run by run");
   ladder->add_option("--models", models, "model files, oldest (generation 0, the anchor) first");
   ladder->add_option("--gates", gates_dir,
                      "a run's gates/ folder: its gating matches (each generation against the best "
@@ -129,8 +133,8 @@ int main(int argc, char** argv) {
     // Ladder: the gating matches of a run (if given), then each model against its next
     // `reach` neighbours and the anchor (generation 0), optionally everything against
     // alpha-beta; then one maximum-likelihood fit.
-    if (models.empty() && gates_dir.empty())
-      throw std::invalid_argument("ladder needs --models or --gates");
+    if (models.empty() && gates_dir.empty() && earlier_matches.empty())
+      throw std::invalid_argument("ladder needs --models, --gates or --matches");
     std::filesystem::create_directories(out_dir);
     std::vector<kz::PairResult> results;
     std::string anchor = models.empty() ? "gen0000" : display_name(models[0]);
@@ -158,6 +162,25 @@ int main(int argc, char** argv) {
         if (j.at("pass").get<bool>()) best = candidate;
       }
     }
+    std::string log_text;
+    for (const auto& file : earlier_matches) {
+      std::ifstream in(file);
+      if (!in) throw std::runtime_error(file + ": cannot open");
+      std::string line;
+      for (int line_no = 1; std::getline(in, line); ++line_no) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+          const nlohmann::json j = nlohmann::json::parse(line);
+          results.push_back({j.at("a").get<std::string>(), j.at("b").get<std::string>(),
+                             j.at("wins").get<int64_t>(), j.at("draws").get<int64_t>(),
+                             j.at("losses").get<int64_t>()});
+        } catch (const std::exception& e) {
+          throw std::runtime_error(file + ":" + std::to_string(line_no) +
+                                   ": not a ladder match: " + e.what());
+        }
+        log_text += line + "\n";
+      }
+    }
     std::vector<std::pair<std::string, std::string>> schedule;
     for (size_t i = 0; i < models.size(); ++i) {
       for (int k = 1; k <= reach && i + k < models.size(); ++k)
@@ -165,7 +188,6 @@ int main(int argc, char** argv) {
       if (i >= size_t(reach) + 1) schedule.emplace_back(models[i], models[0]);
       if (anchor_ab > 0) schedule.emplace_back(models[i], "ab:" + std::to_string(anchor_ab));
     }
-    std::string log_text;
     for (const auto& [a, b] : schedule) {
       const kz::MatchResult r = kz::play_match(options(a, b));
       const std::string line =

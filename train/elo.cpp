@@ -193,6 +193,8 @@ SprtResult sprt(const Pentanomial& r, const SprtParams& p) {
 // Ladder
 
 int generation_from_name(const std::string& name) {
+  // The alpha-beta baseline "ab:4" is a fixed player, not generation 4.
+  if (name.rfind("ab:", 0) == 0) return -1;
   int end = int(name.size()) - 1;
   while (end >= 0 && !std::isdigit(static_cast<unsigned char>(name[end]))) --end;
   if (end < 0) return -1;

@@ -245,8 +245,18 @@ bool plot_metrics_file(const std::string& metrics_path, const std::string& png_p
 bool plot_ladder(const std::vector<LadderRating>& ratings, const std::string& png_path,
                  const PlotStyle& style) {
   std::vector<LadderRating> rs;
-  for (const auto& r : ratings)
-    if (r.generation >= 0 && std::isfinite(r.elo)) rs.push_back(r);
+  std::string references;  // players without a generation (ab:4 ...): horizontal lines
+  for (const auto& r : ratings) {
+    if (!std::isfinite(r.elo)) continue;
+    if (r.generation >= 0) {
+      rs.push_back(r);
+    } else {
+      std::string label;
+      for (char c : r.name)
+        if (c != '\'' && c != '"' && c != '\\') label += c;
+      references += ", " + num(r.elo) + " with lines dt 2 lw 1.5 title '" + label + "'";
+    }
+  }
   if (rs.empty()) {
     spdlog::warn("plot: no ratings with a generation; {} not written", png_path);
     return false;
@@ -260,10 +270,12 @@ bool plot_ladder(const std::vector<LadderRating>& ratings, const std::string& pn
     data += std::to_string(r.generation) + " " + num(r.elo) + " " + num(lo) + " " + num(hi) + "\n";
   }
   const std::string body =
-      "set xlabel 'generation'\nset ylabel 'Elo'\nset offsets graph 0.02, graph 0.02, graph "
+      "set xlabel 'generation'\nset ylabel 'Elo'\nset key left top\nset offsets graph 0.02, graph "
+      "0.02, graph "
       "0.05, graph 0.05\n"
       "plot datafile using 1:2 with lines lw 2 notitle, "
-      "datafile using 1:2:3:4 with yerrorbars pt 7 title 'Elo (interval)'";
+      "datafile using 1:2:3:4 with yerrorbars pt 7 title 'Elo (interval)'" +
+      references;
   return render(png_path, data, body, style);
 }
 
