@@ -160,19 +160,45 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
     if (c == '[') {
       if (in_moves) flush();
       begin_game();
-      const size_t close = text.find(']', i);
-      const size_t eol = text.find('\n', i);
-      if (close == std::string::npos || (eol != std::string::npos && close > eol))
-        throw ParseError(where(line) + "tag without a closing ']'");
-      const std::string body = text.substr(i + 1, close - i - 1);
-      const size_t q1 = body.find('"');
-      const size_t q2 = body.rfind('"');
-      if (q1 == std::string::npos || q2 == q1)
-        throw ParseError(where(line) + "tag '" + body + "' must look like [Name \"value\"]");
-      std::string name = body.substr(0, q1);
+      // [Name "value"]: the value may hold ']' and, escaped with a backslash, '"' and
+      // '\\' (as PGN writes them); the tag ends at the ']' after the closing quote.
+      const size_t eol = std::min(text.find('\n', i), text.size());
+      const size_t q1 = text.find('"', i);
+      if (q1 == std::string::npos || q1 > eol) {
+        const size_t end = std::min(text.find(']', i), eol);
+        throw ParseError(where(line) + "tag '" + text.substr(i + 1, end - i - 1) +
+                         "' must look like [Name \"value\"]");
+      }
+      std::string name = text.substr(i + 1, q1 - i - 1);
       while (!name.empty() && is_space(name.back())) name.pop_back();
+      while (!name.empty() && is_space(name.front())) name.erase(name.begin());
       if (name.empty()) throw ParseError(where(line) + "tag without a name");
-      cur.tags.emplace_back(name, body.substr(q1 + 1, q2 - q1 - 1));
+      std::string value;
+      size_t k = q1 + 1;
+      for (; k < eol && text[k] != '"'; ++k) {
+        if (text[k] == '\\' && k + 1 < eol && (text[k + 1] == '"' || text[k + 1] == '\\')) ++k;
+        value += text[k];
+      }
+      size_t close = k + 1;
+      while (close < eol && is_space(text[close])) ++close;
+      if (k >= eol || close >= eol || text[close] != ']') {
+        // Unescaped quotes inside the value ([Event "The "Spring" cup"]), as some sites
+        // write them: the value runs to the last quote before the line's last ']'.
+        const size_t last_close = text.rfind(']', eol - 1);
+        const size_t last_quote = last_close == std::string::npos || last_close < i
+                                      ? std::string::npos
+                                      : text.rfind('"', last_close);
+        if (last_quote == std::string::npos || last_quote <= q1)
+          throw ParseError(
+              where(line) + "tag " + name +
+              (k < eol ? " without a closing ']'" : ": the value's '\"' is never closed"));
+        for (size_t m = last_quote + 1; m < last_close; ++m)
+          if (!is_space(text[m]))
+            throw ParseError(where(line) + "tag " + name + ": text after the value's closing '\"'");
+        value = text.substr(q1 + 1, last_quote - q1 - 1);
+        close = last_close;
+      }
+      cur.tags.emplace_back(name, value);
       i = close + 1;
       continue;
     }
@@ -222,9 +248,12 @@ ReplayResult replay_record(const GameRecord& record, const Position& start) {
   Position& pos = r.final_position;
   const GameSpec spec{start.variant, start.npits, 0};
   for (size_t ply = 0; ply < record.moves.size(); ++ply) {
-    const std::string prefix = record.describe() + ", ply " + std::to_string(ply + 1) + " (line " +
-                               std::to_string(record.move_lines[ply]) + "), move '" +
-                               record.moves[ply] + "': ";
+    // A record built in code may have no line numbers.
+    const std::string at_line = ply < record.move_lines.size()
+                                    ? " (line " + std::to_string(record.move_lines[ply]) + ")"
+                                    : "";
+    const std::string prefix = record.describe() + ", ply " + std::to_string(ply + 1) + at_line +
+                               ", move '" + record.moves[ply] + "': ";
     MoveToken mt;
     try {
       mt = parse_move_token(record.moves[ply], spec);
@@ -296,7 +325,12 @@ std::string write_pgn(const std::vector<std::pair<std::string, std::string>>& ta
   std::string out;
   std::string result;
   for (const auto& [k, v] : tags) {
-    out += "[" + k + " \"" + v + "\"]\n";
+    std::string escaped;
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') escaped += '\\';
+      escaped += ch == '\n' ? ' ' : ch;
+    }
+    out += "[" + k + " \"" + escaped + "\"]\n";
     if (k == "Result") result = v;
   }
   out += "\n";

@@ -240,6 +240,35 @@ TEST(Pgn, BrokenTextNamesTheLine) {
   EXPECT_TRUE(contains(msg, "without a name")) << msg;
 }
 
+TEST(Pgn, TagValuesWithBracketsAndQuotes) {
+  // ']' inside a value, escaped quotes and backslashes, and (as some sites write them)
+  // unescaped quotes: all read back as the value.
+  const auto games = read(
+      "[Event \"Cup [final]\"]\n[Site \"a \\\"b\\\" c\\\\d\"]\n"
+      "[Round \"The \"Spring\" cup\"]\n\n1. 76 *\n");
+  ASSERT_EQ(games.size(), 1u);
+  EXPECT_EQ(games[0].tag("Event"), "Cup [final]");
+  EXPECT_EQ(games[0].tag("Site"), "a \"b\" c\\d");
+  EXPECT_EQ(games[0].tag("Round"), "The \"Spring\" cup");
+  // write_pgn escapes what needs it, and the result reads back the same.
+  const std::string text = write_pgn({{"Event", "Cup [final]"}, {"Site", "a \"b\" c\\d"}},
+                                     Position::start(GameSpec::togyz()), {6}, {}, true);
+  const auto again = read(text);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].tag("Event"), "Cup [final]");
+  EXPECT_EQ(again[0].tag("Site"), "a \"b\" c\\d");
+  const std::string msg = error_of([] { read("[Event \"open\n\n1. 76 *\n", "f.pgn"); });
+  EXPECT_TRUE(contains(msg, "f.pgn:1")) << msg;
+  EXPECT_TRUE(contains(msg, "never closed")) << msg;
+}
+
+TEST(Replay, ARecordBuiltInCodeNeedsNoLineNumbers) {
+  GameRecord g;
+  g.moves = {"zz"};  // no move_lines, as a program would build it
+  const std::string msg = error_of([&] { replay_record(g, Position::start(GameSpec::togyz())); });
+  EXPECT_TRUE(contains(msg, "ply 1, move 'zz'")) << msg;
+}
+
 TEST(Pgn, SetTag) {
   GameRecord g;
   g.set_tag("White", "A");
