@@ -346,16 +346,19 @@ std::string write_pgn(const std::vector<std::pair<std::string, std::string>>& ta
     if (!line.empty()) line += ' ';
     line += word;
   };
+  // A number opens each run of White's (South's) moves, and Black's after a comment
+  // or at the start; a Kalah extra turn continues the run without a new number.
+  int previous_mover = -1;
   for (size_t ply = 0; ply < moves.size(); ++ply) {
-    if (pos.to_move == 0) {
-      emit(std::to_string(number) + ".");
-      need_number = false;
-    } else if (need_number) {
-      emit(std::to_string(number) + "...");
-      need_number = false;
-    }
-    const std::string word = format_move(pos, moves[ply], with_kazan);
     const int mover = pos.to_move;
+    if (mover == 0 && previous_mover != 0) {
+      emit(std::to_string(number) + ".");
+    } else if (mover == 1 && previous_mover != 1 && need_number) {
+      emit(std::to_string(number) + "...");
+    }
+    need_number = false;
+    previous_mover = mover;
+    const std::string word = format_move(pos, moves[ply], with_kazan);
     pos.play(moves[ply]);
     emit(word);
     if (ply < comments_after_move.size() && !comments_after_move[ply].empty()) {

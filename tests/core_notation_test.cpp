@@ -262,6 +262,15 @@ TEST(Pgn, TagValuesWithBracketsAndQuotes) {
   EXPECT_TRUE(contains(msg, "never closed")) << msg;
 }
 
+TEST(Pgn, KalahExtraTurnsKeepTheMoveNumber) {
+  // South's pit 3 ends in the store (another turn), then pit 6; North answers.
+  const GameSpec kalah = GameSpec::kalah(6, 4, false);
+  const std::string text = write_pgn({}, Position::start(kalah), {2, 5, 1}, {}, false);
+  EXPECT_TRUE(contains(text, "1. 3 6 2 *")) << text;
+  GameRecord g = read(text)[0];
+  EXPECT_EQ(g.moves, (std::vector<std::string>{"3", "6", "2"}));
+}
+
 TEST(Replay, ARecordBuiltInCodeNeedsNoLineNumbers) {
   GameRecord g;
   g.moves = {"zz"};  // no move_lines, as a program would build it
