@@ -56,6 +56,30 @@ TEST(CliHint, JsonForPrograms) {
   EXPECT_GE(best["win"].get<double>(), j["moves"][1]["win"].get<double>());
 }
 
+// With the shipped network at hand, hint uses it (expert is the network MCTS), and the
+// best move is still the big capture; --depth asks the alpha-beta engine instead.
+TEST(CliHint, ShippedNetworkAndDepthChooseTheEngine) {
+  const std::string models = std::string("KZ_MODELS_DIR=") + KZ_SOURCE_DIR + "/models ";
+  std::string out;
+  ASSERT_EQ(test::run_command(models + kumalak() + " hint --json --movetime 0.3 --position '" +
+                                  std::string(kCapture) + "'",
+                              &out),
+            0)
+      << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["engine"], "mcts-expert");
+  EXPECT_EQ(j["moves"][0]["move"], 9);
+  out.clear();
+  ASSERT_EQ(test::run_command(models + kumalak() + " hint --json --depth 4 --position '" +
+                                  std::string(kCapture) + "'",
+                              &out),
+            0)
+      << out;
+  j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["engine"], "alphabeta-expert");
+  EXPECT_EQ(j["depth"], 4);
+}
+
 TEST(CliHint, KalahFromMovesAndBadInput) {
   std::string out;
   // After 3 (an extra turn) South moves again.

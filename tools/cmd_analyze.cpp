@@ -131,7 +131,9 @@ int run_analyze(const AnalyzeOptions& opt) {
     std::cerr << "kumalak analyze: this build has no MCTS engine; --model is ignored\n";
   std::unique_ptr<Player> engine;
   try {
-    engine = make_analysis_player(spec, level, opt.model, 0);  // every move scored
+    LevelPlayerOptions lo;
+    lo.force_alphabeta = opt.depth > 0;  // a depth in plies is an alpha-beta budget
+    engine = make_analysis_player(spec, level, opt.model, 0, lo);  // every move scored
   } catch (const std::exception& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";
     return 2;
@@ -282,7 +284,8 @@ void register_analyze(CLI::App& app, int& exit_code) {
   cmd->add_option("--level", opt->level, "engine budget per position (default hard)");
   cmd->add_option("--model", opt->model, "network model for the MCTS engine");
   cmd->add_option("--movetime", opt->movetime, "seconds per position (replaces the level's)");
-  cmd->add_option("--depth", opt->depth, "alpha-beta depth per position (replaces the level's)");
+  cmd->add_option("--depth", opt->depth,
+                  "search every position with the alpha-beta engine to this depth");
   cmd->add_option("--output,-o", opt->output, "write the annotated PGN here");
   cmd->add_option("--games", opt->games, "which games of each file, e.g. 1-3 or 2,5");
   cmd->callback([opt, &exit_code] { exit_code = run_analyze(*opt); });

@@ -71,7 +71,9 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: this build has no MCTS engine; --model is ignored\n";
   std::unique_ptr<Player> player;
   try {
-    player = make_analysis_player(spec, level, opt.model, opt.count);
+    LevelPlayerOptions lo;
+    lo.force_alphabeta = opt.depth > 0;  // a depth in plies is an alpha-beta budget
+    player = make_analysis_player(spec, level, opt.model, opt.count, lo);
   } catch (const std::exception& e) {
     std::cerr << "kumalak hint: " << e.what() << "\n";
     return 2;
@@ -144,7 +146,8 @@ void register_hint(CLI::App& app, int& exit_code) {
   cmd->add_option("--level", opt->level, "engine strength (default expert: about 1 s)");
   cmd->add_option("--model", opt->model, "network model for the MCTS engine");
   cmd->add_option("--movetime", opt->movetime, "seconds to think (replaces the level's budget)");
-  cmd->add_option("--depth", opt->depth, "alpha-beta depth in plies (replaces the level's)");
+  cmd->add_option("--depth", opt->depth,
+                  "search with the alpha-beta engine to this depth in plies");
   cmd->add_option("--count", opt->count, "how many moves to show");
   cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
 }
