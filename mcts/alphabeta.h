@@ -106,6 +106,9 @@ class AlphaBetaPlayer : public Player {
   void set_iteration_callback(std::function<void(const ThinkResult&)> cb) {
     on_iteration_ = std::move(cb);
   }
+  void set_progress_callback(ProgressCallback cb) override {
+    set_iteration_callback(std::move(cb));
+  }
   const AlphaBetaOptions& options() const { return opt_; }
   void set_options(const AlphaBetaOptions& o);
   // Root move scores of the last think(), in centi-stones, indexed by 0-based pit

@@ -1,5 +1,6 @@
 #include "mcts/mcts_player.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace kz {
@@ -30,7 +31,31 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
   if (limits.nodes <= 0 && limits.movetime_s > 0) target = int64_t(1) << 40;
   Search* searches[1] = {&search_};
   const int64_t targets[1] = {target};
-  driver_.run(searches, targets, limits.movetime_s, limits.stop);
+  if (!progress_) {
+    driver_.run(searches, targets, limits.movetime_s, limits.stop);
+  } else {
+    // The same search in slices, with a report between slices.
+    auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    double next_report = 0.1;
+    while (true) {
+      double slice = next_report - elapsed();
+      if (limits.movetime_s > 0) slice = std::min(slice, limits.movetime_s - elapsed());
+      if (slice > 0) driver_.run(searches, targets, slice, limits.stop);
+      const bool done = search_.root_visits() >= target || search_.root_proven() ||
+                        search_.root_is_terminal() ||
+                        (limits.stop && limits.stop->load(std::memory_order_relaxed)) ||
+                        (limits.movetime_s > 0 && elapsed() >= limits.movetime_s);
+      if (done) break;
+      if (elapsed() >= next_report) {
+        ThinkResult progress = search_.result();
+        progress.seconds = elapsed();
+        progress_(progress);
+        next_report = elapsed() + 0.5;
+      }
+    }
+  }
   ThinkResult r = search_.result();
   if (!pos.is_over()) r.best_move = search_.pick_move(options_.temperature, rng_);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -33,6 +33,8 @@ class MctsPlayer : public Player {
   std::string name() const override;
   void new_game() override;
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
+  // Every half second of thinking (the first after 0.1 s), the result so far.
+  void set_progress_callback(ProgressCallback cb) override { progress_ = std::move(cb); }
 
   const DriverStats& driver_stats() const { return driver_.stats(); }
   Search& search() { return search_; }
@@ -44,6 +46,7 @@ class MctsPlayer : public Player {
   SearchDriver driver_;
   Search search_;
   std::mt19937_64 rng_;
+  ProgressCallback progress_;
 };
 
 }  // namespace kz

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ class Player {
   // Think about `pos` and answer. Called repeatedly during a game; an engine may keep
   // what it learned about earlier positions (tree reuse).
   virtual ThinkResult think(const Position& pos, const ThinkLimits& limits) = 0;
+  // Reports of the search so far while think() runs (the protocol's `info` lines), on
+  // the thinking thread: alpha-beta after every completed iteration, MCTS about every
+  // `ProgressCallback` interval. An empty function turns them off. Default: none.
+  using ProgressCallback = std::function<void(const ThinkResult&)>;
+  virtual void set_progress_callback(ProgressCallback) {}
 };
 
 }  // namespace kz

@@ -16,6 +16,9 @@ class LevelMctsPlayer : public Player {
       : inner_(std::move(eval), o), movetime_(movetime), label_(o.label) {}
   std::string name() const override { return label_; }
   void new_game() override { inner_.new_game(); }
+  void set_progress_callback(ProgressCallback cb) override {
+    inner_.set_progress_callback(std::move(cb));
+  }
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
     ThinkLimits l = limits;
     if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_ > 0) l.movetime_s = movetime_;

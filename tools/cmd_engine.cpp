@@ -360,12 +360,11 @@ class EngineSession {
     const Position pos = pos_;
     last_info_depth_ = -1;
     last_info_nodes_ = -1;
-    if (auto* ab = dynamic_cast<AlphaBetaPlayer*>(&p))
-      ab->set_iteration_callback([this, pos](const ThinkResult& r) {
-        last_info_depth_ = r.depth;
-        last_info_nodes_ = r.nodes;
-        emit(info_line(r, pos));
-      });
+    p.set_progress_callback([this, pos](const ThinkResult& r) {
+      last_info_depth_ = r.depth;
+      last_info_nodes_ = r.nodes;
+      emit(info_line(r, pos));
+    });
     stop_.store(false);
     search_done_.store(false);
     limits.stop = &stop_;
