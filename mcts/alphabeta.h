@@ -103,12 +103,7 @@ class AlphaBetaPlayer : public Player {
 
   // Called after every completed iteration with the result so far (the protocol's
   // `info` lines). Runs on the searching thread.
-  void set_iteration_callback(std::function<void(const ThinkResult&)> cb) {
-    on_iteration_ = std::move(cb);
-  }
-  void set_progress_callback(ProgressCallback cb) override {
-    set_iteration_callback(std::move(cb));
-  }
+  void set_progress_callback(ProgressCallback cb) override { on_iteration_ = std::move(cb); }
   const AlphaBetaOptions& options() const { return opt_; }
   void set_options(const AlphaBetaOptions& o);
   // Root move scores of the last think(), in centi-stones, indexed by 0-based pit

@@ -13,6 +13,17 @@
 namespace kz {
 namespace {
 
+// `pos` after up to `plies` uniformly random legal moves (fewer if the game is decided).
+Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
+  for (int i = 0; i < plies && !pos.is_decided(); ++i) {
+    uint32_t mask = pos.legal_mask();
+    int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
+    while (pick--) mask &= mask - 1;
+    pos.play(__builtin_ctz(mask));
+  }
+  return pos;
+}
+
 ThinkResult think(const Position& pos, int visits, SearchParams params = {}) {
   auto eval = std::make_shared<RolloutEvaluator>(8);
   MctsPlayerOptions o;
@@ -120,14 +131,8 @@ TEST(MctsSolver, ProvesRandomKalahEndgamesLikeMinimax) {
   const GameSpec spec = GameSpec::parse("kalah:4,3");
   int checked = 0;
   while (checked < 12) {
-    Position p = Position::start(spec);
     const int plies = 10 + int(rng() % 20);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) {
-      uint32_t mask = p.legal_mask();
-      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-      while (pick--) mask &= mask - 1;
-      p.play(__builtin_ctz(mask));
-    }
+    const Position p = after_random_plies(Position::start(spec), plies, rng);
     if (p.is_decided()) continue;
     std::map<std::pair<uint64_t, std::string>, int> memo;
     EXPECT_EQ(solve_with_mcts(p, 400000), minimax(p, memo)) << p.to_string();
@@ -140,14 +145,7 @@ TEST(MctsBatching, AGameSearchedAmongManyGetsTheSameVisitsAsAlone) {
   std::vector<Position> starts;
   std::mt19937_64 rng(5);
   for (int g = 0; g < 8; ++g) {
-    Position p = Position::start(spec);
-    for (int i = 0; i < 6; ++i) {
-      uint32_t mask = p.legal_mask();
-      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-      while (pick--) mask &= mask - 1;
-      p.play(__builtin_ctz(mask));
-    }
-    starts.push_back(p);
+    starts.push_back(after_random_plies(Position::start(spec), 6, rng));
   }
   SearchParams params;
   params.leaves_per_batch = 8;
@@ -185,14 +183,7 @@ TEST(MctsBatching, PipelinedHalvesGiveTheSameTreesAsOneRoundAtATime) {
   std::vector<Position> starts;
   std::mt19937_64 rng(9);
   for (int g = 0; g < 10; ++g) {
-    Position p = Position::start(spec);
-    for (int i = 0; i < 3 && !p.is_decided(); ++i) {
-      uint32_t mask = p.legal_mask();
-      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-      while (pick--) mask &= mask - 1;
-      p.play(__builtin_ctz(mask));
-    }
-    starts.push_back(p);
+    starts.push_back(after_random_plies(Position::start(spec), 3, rng));
   }
   SearchParams params;
   params.leaves_per_batch = 4;

@@ -253,11 +253,11 @@ TrainReport run_training(const TrainOptions& o) {
                                        {"lr", lr},
                                        {"samples_per_s", report.samples_per_s}});
     if (step % tc.validation_every == 0 || step == steps) validate();
-    if (step % checkpoint_every == 0 && step < steps)
+    // --stop-after behaves as a run killed here would: the checkpoint is the only trace.
+    const bool stopping = o.stop_after > 0 && step >= o.stop_after && step < steps;
+    if ((step % checkpoint_every == 0 || stopping) && step < steps)
       save_checkpoint(checkpoint, net, opt, step, model);
-    if (o.stop_after > 0 && step >= o.stop_after && step < steps) {
-      // Behave as a run killed here would: the checkpoint is the only trace left.
-      save_checkpoint(checkpoint, net, opt, step, model);
+    if (stopping) {
       progress.finish();
       report.steps_done = step;
       report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
