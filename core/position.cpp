@@ -12,23 +12,85 @@ namespace {
 
 constexpr int kRing = 2 * kMaxPits;  // Togyz sows round 18 holes
 
-// kSowMasks.m[start][k]: one stone in each of the k holes from `start`, wrapping at 18,
-// laid out as the 18 bytes of Position::pits padded to three 64-bit words.
-struct SowMask {
+// The Togyz move works on the first 24 bytes of a Position as three 64-bit words held
+// in registers: pits[0..17], store[0..1], tuzdyk[0..1], to_move, variant. Byte-sized
+// writes followed by word-sized reads of the same bytes would stall the CPU's store
+// forwarding on every move, so the whole move is computed in registers and written
+// back with three word stores.
+constexpr int kStoreByte = 18;   // offsetof(Position, store)
+constexpr int kTuzdykByte = 20;  // offsetof(Position, tuzdyk)
+constexpr int kToMoveByte = 22;  // offsetof(Position, to_move)
+
+// A move from hole `from` holding n stones, with n = 18 * laps + rest, changes the 24
+// bytes by kSow.m[from][rest'] + laps * kSow.lap[from] (as three 64-bit words, modulo
+// 2^64), where rest' = rest except for the lone stone (n == 1), which has a slot of its
+// own because it skips the emptied hole. m[from][rest'] empties `rest` stones from the
+// hole and puts one in each of the next holes (from the hole itself: the first stone goes
+// back into it); lap[from] is one stone into every hole, less the 18 taken out. Added as
+// whole words the result is exact: every byte of it ends in 0..255, so whatever carries
+// and borrows happen along the way cancel.
+constexpr int kLoneStone = kRing;  // rest' of a one-stone move
+
+struct alignas(32) SowDelta {
   uint64_t w[3];
+  uint8_t last;  // the hole the last stone lands in
 };
-struct SowMaskTable {
-  SowMask m[kRing][kRing];
-  constexpr SowMaskTable() : m{} {
-    for (int s = 0; s < kRing; ++s)
-      for (int k = 0; k < kRing; ++k)
-        for (int j = 0; j < k; ++j) {
-          const int hole = (s + j) % kRing;
-          m[s][k].w[hole / 8] |= uint64_t(1) << (8 * (hole % 8));
-        }
+struct SowTable {
+  SowDelta m[kRing][kRing + 1];
+  SowDelta lap[kRing];
+  constexpr SowTable() : m{}, lap{} {
+    auto add = [](SowDelta& d, int hole, int stones) {
+      d.w[hole / 8] += uint64_t(int64_t(stones)) << (8 * (hole % 8));
+    };
+    for (int from = 0; from < kRing; ++from) {
+      for (int rest = 0; rest <= kRing; ++rest) {
+        SowDelta& d = m[from][rest];
+        const bool lone = rest == kLoneStone;
+        const int stones = lone ? 1 : rest;
+        const int start = lone ? (from + 1) % kRing : from;
+        add(d, from, -stones);
+        for (int j = 0; j < stones; ++j) add(d, (start + j) % kRing, 1);
+        // rest == 0 (whole laps only): the last stone lands just before the hole.
+        d.last = uint8_t((start + stones - 1 + kRing) % kRing);
+      }
+      for (int hole = 0; hole < kRing; ++hole) add(lap[from], hole, 1);
+      add(lap[from], from, -kRing);
+    }
   }
 };
-constexpr SowMaskTable kSowMasks;
+constexpr SowTable kSow;
+
+// n stones = laps whole laps of the ring plus rest'; a table saves two divisions.
+struct LapsAndRest {
+  uint8_t laps, rest;
+};
+struct LapsTable {
+  LapsAndRest v[256];
+  constexpr LapsTable() : v{} {
+    for (int n = 0; n < 256; ++n)
+      v[n] = {uint8_t(n / kRing), uint8_t(n == 1 ? kLoneStone : n % kRing)};
+  }
+};
+constexpr LapsTable kLaps;
+
+// The three words of a Togyz move, kept in registers (three scalars rather than an
+// array, which the compiler would vectorise through the stack).
+struct MoveWords {
+  uint64_t w0, w1, w2;
+  // Byte i of the 24.
+  [[gnu::always_inline]] unsigned byte(int i) const {
+    const uint64_t word = i < 8 ? w0 : i < 16 ? w1 : w2;
+    return unsigned(word >> (8 * (i & 7))) & 0xFF;
+  }
+  // Adds `delta` (which may be negative) to byte i; callers keep every byte in 0..255, so
+  // nothing carries or borrows across bytes.
+  [[gnu::always_inline]] void add(int i, int64_t delta) {
+    const uint64_t d = uint64_t(delta) << (8 * (i & 7));
+    w0 += i < 8 ? d : 0;
+    w1 += (i >= 8 && i < 16) ? d : 0;
+    w2 += i >= 16 ? d : 0;
+  }
+};
 
 inline bool row_is_empty(const uint8_t* row) {
   uint64_t x;
@@ -150,35 +212,40 @@ uint32_t Position::legal_mask() const {
   const int me = to_move, opp = me ^ 1;
   const int from = me * kMaxPits + move;
   const int n = pits[from];
-  pits[from] = 0;
-  // n >= 2: the first stone goes back into the emptied hole; n == 1: into the next one.
-  int start = (n == 1) ? from + 1 : from;
-  if (start == kRing) start = 0;
-  // Stones go into n consecutive holes from `start` round the 18-hole ring. Adding a
-  // precomputed 0/1 byte mask per (start, n mod 18) as three 64-bit words sows them all
-  // at once; no byte can carry into the next, since a hole never holds more than 162.
-  // The words cover pits[0..17] and then 6 bytes of other fields, which the zero upper
-  // bytes of the mask and lap leave untouched.
-  const SowMask& mask = kSowMasks.m[start][n % kRing];
-  uint64_t w[3];
-  static_assert(offsetof(Position, pits) == 0 && sizeof(Position) >= sizeof(w));
-  std::memcpy(w, this, sizeof(w));
-  const uint64_t lap = uint64_t(n / kRing) * 0x0101010101010101ull;  // whole laps
-  w[0] += mask.w[0] + lap;
-  w[1] += mask.w[1] + lap;
-  w[2] += mask.w[2] + (lap & 0xFFFF);
-  std::memcpy(static_cast<void*>(this), w, sizeof(w));
-  int last = start + n - 1;
-  last %= kRing;
+  const int my_tuzdyk = tuzdyk[me], their_tuzdyk = tuzdyk[opp];
+  static_assert(offsetof(Position, pits) == 0 && offsetof(Position, store) == kStoreByte &&
+                offsetof(Position, tuzdyk) == kTuzdykByte &&
+                offsetof(Position, to_move) == kToMoveByte && sizeof(Position) >= 24);
+  auto* bytes = reinterpret_cast<unsigned char*>(this);
+  MoveWords w;
+  std::memcpy(&w.w0, bytes + 0, 8);
+  std::memcpy(&w.w1, bytes + 8, 8);
+  std::memcpy(&w.w2, bytes + 16, 8);
+
+  // Sow all n stones at once (see kSow): no loop over stones, no branch.
+  const LapsAndRest split = kLaps.v[n];
+  const SowDelta& sow = kSow.m[from][split.rest];
+  const SowDelta& lap = kSow.lap[from];
+  w.w0 += sow.w[0] + split.laps * lap.w[0];
+  w.w1 += sow.w[1] + split.laps * lap.w[1];
+  w.w2 += sow.w[2] + split.laps * lap.w[2];
+  const int last = sow.last;
 
   // Stones that fell into a tuzdyk belong to its owner. Sowing past a tuzdyk is the same
   // as sowing into it and moving the stones out afterwards, because a tuzdyk is always
   // empty before a move.
-  for (int p = 0; p < 2; ++p) {
-    if (tuzdyk[p] != kNoTuzdyk) {
-      uint8_t& hole = pits[(p ^ 1) * kMaxPits + tuzdyk[p]];
-      store[p] += hole;
-      hole = 0;
+  if ((my_tuzdyk & their_tuzdyk) != kNoTuzdyk) {  // at least one tuzdyk exists
+    if (my_tuzdyk != kNoTuzdyk) {
+      const int hole = opp * kMaxPits + my_tuzdyk;
+      const int stones = int(w.byte(hole));
+      w.add(hole, -stones);
+      w.add(kStoreByte + me, stones);
+    }
+    if (their_tuzdyk != kNoTuzdyk) {
+      const int hole = me * kMaxPits + their_tuzdyk;
+      const int stones = int(w.byte(hole));
+      w.add(hole, -stones);
+      w.add(kStoreByte + opp, stones);
     }
   }
 
@@ -188,22 +255,27 @@ uint32_t Position::legal_mask() const {
   info.landing_index = int8_t(landing_index);
   // Captures are decided by stone parity, which no branch predictor can guess, so the
   // even capture is computed without branches: `take` is the count or 0.
-  const int count = pits[last];
-  const bool capturable = landing_player == opp && tuzdyk[me] != landing_index;
-  const int take = (capturable && (count & 1) == 0) ? count : 0;
-  store[me] += uint8_t(take);
-  pits[last] -= uint8_t(take);
-  info.captured = uint8_t(take);
-  if (count == 3 && capturable && tuzdyk[me] == kNoTuzdyk && landing_index != kMaxPits - 1 &&
-      tuzdyk[opp] != landing_index) [[unlikely]] {
-    tuzdyk[me] = int8_t(landing_index);
-    store[me] += 3;
-    pits[last] = 0;
-    info.captured = 3;
+  const int count = int(w.byte(last));
+  const bool capturable = landing_player == opp && my_tuzdyk != landing_index;
+  int take = (capturable && (count & 1) == 0) ? count : 0;
+  info.made_tuzdyk = false;
+  if (count == 3 && capturable && my_tuzdyk == kNoTuzdyk && landing_index != kMaxPits - 1 &&
+      their_tuzdyk != landing_index) [[unlikely]] {
+    take = 3;
+    w.add(kTuzdykByte + me, landing_index - 0xFF);  // 0xFF (no tuzdyk) -> the hole
     info.made_tuzdyk = true;
   }
-  to_move = uint8_t(opp);
-  if (row_is_empty(&pits[opp * kMaxPits])) [[unlikely]]
+  info.captured = uint8_t(take);
+  w.add(last, -take);
+  w.add(kStoreByte + me, take);
+  w.w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16));  // the other player moves
+
+  // Only the player to move being out of stones ends the game ("atsyz").
+  const uint64_t their_row = opp == 0 ? (w.w0 | (w.w1 & 0xFF)) : ((w.w1 >> 8) | (w.w2 & 0xFFFF));
+  std::memcpy(bytes + 0, &w.w0, 8);
+  std::memcpy(bytes + 8, &w.w1, 8);
+  std::memcpy(bytes + 16, &w.w2, 8);
+  if (their_row == 0) [[unlikely]]
     finish_if_over();
   info.ended_game = over;
 }
@@ -419,7 +491,35 @@ uint64_t Position::hash() const {
   return h;
 }
 
+uint64_t Position::perft_togyz(const Position& pos, int depth) {
+  if (depth == 0 || pos.is_over()) return 1;
+  uint32_t mask = pos.legal_mask();
+  uint64_t nodes = 0;
+  MoveInfo info;
+  if (depth == 1) {
+    while (mask) {
+      const int move = __builtin_ctz(mask);
+      mask &= mask - 1;
+      Position child = pos;
+      child.play_togyz(move, info);
+      // The child is not looked at again; this keeps the compiler from skipping the move.
+      asm volatile("" : : "m"(child));
+      ++nodes;
+    }
+    return nodes;
+  }
+  while (mask) {
+    const int move = __builtin_ctz(mask);
+    mask &= mask - 1;
+    Position child = pos;
+    child.play_togyz(move, info);
+    nodes += perft_togyz(child, depth - 1);
+  }
+  return nodes;
+}
+
 uint64_t perft(const Position& pos, int depth) {
+  if (pos.is_togyz()) return Position::perft_togyz(pos, depth);
   if (depth == 0 || pos.is_over()) return 1;
   uint32_t mask = pos.legal_mask();
   uint64_t nodes = 0;
