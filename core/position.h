@@ -131,6 +131,17 @@ struct alignas(16) Position {
 
 static_assert(sizeof(Position) == 32, "Position is meant to stay small and flat");
 
+// A uniformly random legal move (0-based pit) of a position that has one, drawn with
+// exactly one call of `rng` (any generator returning unsigned integers): random
+// openings, rollouts and tests are reproducible from their seeds, so keep the draw as is.
+template <class Rng>
+int random_legal_move(const Position& pos, Rng& rng) {
+  uint32_t mask = pos.legal_mask();
+  for (int pick = int(uint64_t(rng()) % uint64_t(__builtin_popcount(mask))); pick > 0; --pick)
+    mask &= mask - 1;
+  return __builtin_ctz(mask);
+}
+
 // Counts every legal move sequence of `depth` plies; finished games count as leaves.
 // Every move is made, the last ply's too (no counting of legal moves in place of
 // playing them), so that perft's speed is the speed of making moves.

@@ -19,11 +19,7 @@ void RolloutEvaluator::evaluate(std::span<const Position> positions, std::span<E
     for (int k = 0; k < playouts_; ++k) {
       Position p = pos;
       while (!p.is_decided()) {
-        const uint32_t mask = p.legal_mask();
-        int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-        uint32_t mm = mask;
-        while (pick--) mm &= mm - 1;
-        p.play(__builtin_ctz(mm));
+        p.play(random_legal_move(p, rng));
       }
       const Outcome o = p.outcome();
       const int white = o == Outcome::kWhiteWins ? 1 : o == Outcome::kBlackWins ? -1 : 0;

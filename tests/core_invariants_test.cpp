@@ -3,6 +3,7 @@
 // equally (and different ones, in practice, differently).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -16,12 +17,6 @@ namespace {
 // Random games far longer than this never happened in 200,000 Togyz games (the longest
 // had 521 plies); Kalah games are much shorter. A game that runs past it is a bug.
 constexpr int kMaxPlies = 2000;
-
-int random_legal(const Position& p, std::mt19937& rng) {
-  uint32_t mask = p.legal_mask();
-  for (int k = int(rng() % __builtin_popcount(mask)); k > 0; --k) mask &= mask - 1;
-  return __builtin_ctz(mask);
-}
 
 void check_position(const Position& p, const GameSpec& spec) {
   const int total = spec.is_togyz() ? kTogyzStones : spec.total_seeds();
@@ -79,7 +74,7 @@ void random_games(const GameSpec& spec, int games, uint32_t seed, Stats& stats) 
       ASSERT_LT(ply, kMaxPlies) << spec.name() << " game " << g << " does not end";
       const Position before = p;
       const int mover = p.to_move;
-      const int move = random_legal(p, rng);
+      const int move = random_legal_move(p, rng);
       ASSERT_TRUE(p.is_legal(move));
       const auto info = p.play(move);
       ++ply;
@@ -175,4 +170,22 @@ TEST(Invariants, TranspositionsAreEqualAndHashAlike) {
 }
 
 }  // namespace
+// Random openings and rollouts rely on it: every legal move comes up, about equally
+// often, and nothing else ever does.
+TEST(Invariants, RandomLegalMoveIsUniformOverTheLegalMoves) {
+  // Only White's holes 2, 5 and 9 hold stones.
+  const Position pos =
+      Position::parse("0,10,0,0,5,0,0,0,3/9,9,9,9,9,9,9,9,9 10 53 w", GameSpec::togyz());
+  std::mt19937_64 rng(5);
+  std::array<int, kMaxMoves> count{};
+  constexpr int kDraws = 30000;
+  for (int i = 0; i < kDraws; ++i) {
+    const int move = random_legal_move(pos, rng);
+    ASSERT_TRUE(pos.is_legal(move)) << move;
+    ++count[move];
+  }
+  for (int move : {1, 4, 8}) EXPECT_NEAR(count[move], kDraws / 3, kDraws / 30) << move;
+  EXPECT_EQ(count[1] + count[4] + count[8], kDraws);
+}
+
 }  // namespace kz

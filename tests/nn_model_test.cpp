@@ -22,10 +22,7 @@ std::vector<Position> random_positions(const GameSpec& spec, int n, uint64_t see
     Position p = Position::start(spec);
     const int plies = int(rng() % 30);
     for (int i = 0; i < plies && !p.is_decided(); ++i) {
-      uint32_t mask = p.legal_mask();
-      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-      while (pick--) mask &= mask - 1;
-      p.play(__builtin_ctz(mask));
+      p.play(random_legal_move(p, rng));
     }
     if (!p.is_decided()) out.push_back(p);
   }

@@ -16,10 +16,7 @@ namespace {
 // `pos` after up to `plies` uniformly random legal moves (fewer if the game is decided).
 Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
   for (int i = 0; i < plies && !pos.is_decided(); ++i) {
-    uint32_t mask = pos.legal_mask();
-    int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-    while (pick--) mask &= mask - 1;
-    pos.play(__builtin_ctz(mask));
+    pos.play(random_legal_move(pos, rng));
   }
   return pos;
 }

@@ -57,10 +57,7 @@ Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
     Position p = Position::start(spec);
     const int plies = int(rng() % 41);
     for (int i = 0; i < plies && !p.is_over(); ++i) {
-      uint32_t mask = p.legal_mask();
-      int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-      while (pick--) mask &= mask - 1;
-      p.play(__builtin_ctz(mask));
+      p.play(random_legal_move(p, rng));
     }
     if (!p.is_decided()) return p;
   }

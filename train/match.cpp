@@ -93,10 +93,7 @@ MatchResult play_match(const MatchOptions& o) {
     while (true) {
       Position p = Position::start(cfg.game);
       for (int i = 0; i < opening_plies && !p.is_decided(); ++i) {
-        uint32_t mask = p.legal_mask();
-        int pick = int(rng() % uint64_t(__builtin_popcount(mask)));
-        while (pick--) mask &= mask - 1;
-        p.play(__builtin_ctz(mask));
+        p.play(random_legal_move(p, rng));
       }
       if (!p.is_decided()) return p;
     }

@@ -141,10 +141,7 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
     } else {
       g.pos = Position::start(game);
       for (int i = 0; i < sc.random_opening_plies && !g.pos.is_decided(); ++i) {
-        uint32_t mask = g.pos.legal_mask();
-        int pick = int(g.rng() % uint64_t(__builtin_popcount(mask)));
-        while (pick--) mask &= mask - 1;
-        g.pos.play(__builtin_ctz(mask));
+        g.pos.play(random_legal_move(g.pos, g.rng));
       }
     }
     g.active = true;
