@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
-#include <thread>
 
 namespace kz {
 
@@ -15,71 +11,6 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 }  // namespace
-
-// One long-lived thread that runs evaluate() for the pipeline. Long-lived because the
-// network library keeps per-thread state (thread pools, inference-mode flags) that is
-// costly to build for every batch.
-class SearchDriver::Worker {
- public:
-  explicit Worker(SearchDriver& driver) : driver_(driver), thread_([this] { loop(); }) {}
-  ~Worker() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      quit_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  void start(Round& r) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &r;
-      done_ = false;
-    }
-    cv_.notify_all();
-  }
-  // Waits for the job given to start(); rethrows what evaluate() threw.
-  void wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [this] { return done_; });
-    if (error_) {
-      auto e = error_;
-      error_ = nullptr;
-      std::rethrow_exception(e);
-    }
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      cv_.wait(lock, [this] { return quit_ || job_ != nullptr; });
-      if (quit_) return;
-      Round* r = job_;
-      job_ = nullptr;
-      lock.unlock();
-      std::exception_ptr error;
-      try {
-        driver_.evaluate(*r);
-      } catch (...) {
-        error = std::current_exception();
-      }
-      lock.lock();
-      error_ = error;
-      done_ = true;
-      cv_.notify_all();
-    }
-  }
-
-  SearchDriver& driver_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  Round* job_ = nullptr;
-  bool done_ = true;
-  bool quit_ = false;
-  std::exception_ptr error_;
-  std::thread thread_;  // last: it starts running in the constructor
-};
 
 SearchDriver::SearchDriver(Evaluator& evaluator, EvalCache* cache, int max_batch)
     : evaluator_(evaluator), cache_(cache), max_batch_(std::max(1, max_batch)) {}
@@ -180,7 +111,7 @@ void SearchDriver::run(std::span<Search* const> searches, std::span<const int64_
 
 void SearchDriver::run_pipelined(const CollectFn& collect, const AfterFn& after) {
   const auto t0 = Clock::now();
-  if (!worker_) worker_ = std::make_unique<Worker>(*this);
+  if (!worker_) worker_ = std::make_unique<TaskThread>();
   auto prepare = [&](int half) {
     Round& r = rounds_[half];
     r.searches.clear();
@@ -192,7 +123,7 @@ void SearchDriver::run_pipelined(const CollectFn& collect, const AfterFn& after)
   // Invariant at the top of the loop: half `cur` is in the network, half `1 - cur` has
   // gathered and waits for its turn.
   prepare(0);
-  worker_->start(rounds_[0]);
+  worker_->start([this] { evaluate(rounds_[0]); });
   prepare(1);
   int cur = 0;
   bool keep_going = true;
@@ -201,7 +132,7 @@ void SearchDriver::run_pipelined(const CollectFn& collect, const AfterFn& after)
       worker_->wait();
       Round& done = rounds_[cur];
       Round& next = rounds_[1 - cur];
-      worker_->start(next);
+      worker_->start([this, &next] { evaluate(next); });
       deliver(done.searches, done);
       keep_going = after(cur);
       if (keep_going) prepare(cur);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mcts/search.h"
+#include "mcts/task_thread.h"
 
 namespace kz {
 
@@ -87,7 +88,6 @@ class SearchDriver {
     uint64_t evaluated = 0, batches = 0;
     double eval_seconds = 0;
   };
-  class Worker;
 
   // Returns whether any search still needs visits.
   bool gather(std::span<Search* const> searches, std::span<const int64_t> targets, Round& r);
@@ -99,7 +99,7 @@ class SearchDriver {
   int max_batch_;
   DriverStats stats_;
   Round rounds_[2];
-  std::unique_ptr<Worker> worker_;
+  std::unique_ptr<TaskThread> worker_;  // runs evaluate() for run_pipelined()
 };
 
 }  // namespace kz

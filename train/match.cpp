@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <ostream>
 #include <random>
 
 #include "mcts/alphabeta.h"
 #include "mcts/driver.h"
 #include "mcts/rollout_evaluator.h"
+#include "mcts/task_thread.h"
 #include "nn/nn_evaluator.h"
 #include "train/progress.h"
 
@@ -85,7 +87,10 @@ MatchResult play_match(const MatchOptions& o) {
   int next_pair = 0, pairs_done = 0;
   bool stop_starting = false;
   std::vector<MatchGame> slots(std::min(parallel, 2 * pairs_total));
-  Progress progress("match " + o.a + " vs " + o.b, 2 * pairs_total);
+  std::ostream no_output(nullptr);  // discards everything (show_progress = false)
+  Progress::Options progress_options;
+  if (!o.show_progress) progress_options.out = &no_output;
+  Progress progress("match " + o.a + " vs " + o.b, 2 * pairs_total, progress_options);
   const auto t0 = Clock::now();
 
   auto opening_for = [&](int pair) {
@@ -179,6 +184,7 @@ MatchResult play_match(const MatchOptions& o) {
   };
 
   refill();
+  TaskThread side_a_thread;  // side a's rounds when both sides search (see below)
   std::vector<Search*> batch[2];
   std::vector<int64_t> targets[2];
   while (true) {
@@ -194,16 +200,34 @@ MatchResult play_match(const MatchOptions& o) {
       }
     }
     for (int s = 0; s < 2; ++s) {
-      if (!sides[s].is_mcts()) continue;
       batch[s].clear();
       targets[s].clear();
+      if (!sides[s].is_mcts()) continue;
       for (auto& m : slots) {
         if (!m.active || side_to_move(m) != s) continue;
         batch[s].push_back(m.search[s].get());
         targets[s].push_back(visits);
       }
-      if (!batch[s].empty()) sides[s].driver->step(batch[s], targets[s]);
     }
+    // When both sides have searches to run, side a's round runs on a second thread while
+    // side b's runs here. The two share nothing (own searches, evaluator, cache and
+    // driver; positions are only changed below, after both rounds), so every game is
+    // exactly what taking turns would give, while one side's tree work overlaps the other
+    // side's network call: a gating match keeps two cores busy instead of one.
+    const bool both = o.sides_in_parallel && !batch[0].empty() && !batch[1].empty();
+    if (both)
+      side_a_thread.start([&] { sides[0].driver->step(batch[0], targets[0]); });
+    else if (!batch[0].empty())
+      sides[0].driver->step(batch[0], targets[0]);
+    if (!batch[1].empty()) {
+      try {
+        sides[1].driver->step(batch[1], targets[1]);
+      } catch (...) {
+        if (both) side_a_thread.wait();  // side a's round uses this frame's vectors
+        throw;
+      }
+    }
+    if (both) side_a_thread.wait();  // rethrows side a's error, if any
     for (auto& m : slots) {
       if (!m.active) continue;
       const int s = side_to_move(m);

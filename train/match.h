@@ -26,6 +26,10 @@ struct MatchOptions {
   bool use_sprt = false;   // stop early on an SPRT verdict (config.gate elo0/elo1/...)
   int max_plies = 600;
   bool show_progress = true;
+  // When both players search with MCTS, run their search rounds at the same time on two
+  // threads (each side has its own evaluator). The games are the same either way; false
+  // takes turns on one thread (a check, and for machines with one core).
+  bool sides_in_parallel = true;
   // Called after every finished pair (for live reporting).
   std::function<void(const WDL&)> on_pair;
 };
