@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace kz {
 
@@ -31,29 +32,26 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
   if (limits.nodes <= 0 && limits.movetime_s > 0) target = int64_t(1) << 40;
   Search* searches[1] = {&search_};
   const int64_t targets[1] = {target};
-  if (!progress_) {
-    driver_.run(searches, targets, limits.movetime_s, limits.stop);
-  } else {
-    // The same search in slices, with a report between slices.
-    auto elapsed = [&] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    double next_report = 0.1;
-    while (true) {
-      double slice = next_report - elapsed();
-      if (limits.movetime_s > 0) slice = std::min(slice, limits.movetime_s - elapsed());
-      if (slice > 0) driver_.run(searches, targets, slice, limits.stop);
-      const bool done = search_.root_visits() >= target || search_.root_proven() ||
-                        search_.root_is_terminal() ||
-                        (limits.stop && limits.stop->load(std::memory_order_relaxed)) ||
-                        (limits.movetime_s > 0 && elapsed() >= limits.movetime_s);
-      if (done) break;
-      if (elapsed() >= next_report) {
-        ThinkResult progress = search_.result();
-        progress.seconds = elapsed();
-        progress_(progress);
-        next_report = elapsed() + 0.5;
-      }
+  // The search runs in slices that end at the next progress report (if anyone listens)
+  // or at the time limit (if any); without either it is one slice to the visit target.
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  double next_report = progress_ ? 0.1 : kNever;
+  const double deadline = limits.movetime_s > 0 ? limits.movetime_s : kNever;
+  while (true) {
+    const double slice = std::min(next_report, deadline) - elapsed();
+    if (slice > 0) driver_.run(searches, targets, slice == kNever ? 0 : slice, limits.stop);
+    const bool done =
+        search_.root_visits() >= target || search_.root_proven() || search_.root_is_terminal() ||
+        (limits.stop && limits.stop->load(std::memory_order_relaxed)) || elapsed() >= deadline;
+    if (done) break;
+    if (elapsed() >= next_report) {
+      ThinkResult progress = search_.result();
+      progress.seconds = elapsed();
+      progress_(progress);
+      next_report = elapsed() + 0.5;
     }
   }
   ThinkResult r = search_.result();
