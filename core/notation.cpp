@@ -1,5 +1,6 @@
 #include "core/notation.h"
 
+#include <fstream>
 #include <istream>
 #include <iterator>
 #include <sstream>
@@ -120,6 +121,12 @@ std::string GameRecord::describe() const {
   if (!source.empty()) s += source + ":";
   s += "line " + std::to_string(line) + ")";
   return s;
+}
+
+std::vector<GameRecord> read_pgn_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError("cannot open '" + path + "'");
+  return read_pgn(in, path);
 }
 
 std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {

@@ -57,6 +57,8 @@ struct GameRecord {
 // Throws ParseError for text that is not a record at all (an unclosed tag or comment),
 // naming the line. Move tokens are checked by replay_record().
 std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source);
+// The same for a file; a file that cannot be opened is a ParseError naming it too.
+std::vector<GameRecord> read_pgn_file(const std::string& path);
 
 struct ReplayResult {
   Position final_position;

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -147,15 +146,9 @@ int run_analyze(const AnalyzeOptions& opt) {
   std::vector<std::string> player_order;
   int status = 0, analysed = 0;
   for (const auto& file : opt.files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      std::cerr << "kumalak analyze: cannot open '" << file << "'\n";
-      status = 1;
-      continue;
-    }
     std::vector<GameRecord> games;
     try {
-      games = read_pgn(in, file);
+      games = read_pgn_file(file);
     } catch (const ParseError& e) {
       std::cerr << "kumalak analyze: " << e.what() << "\n";
       status = 1;

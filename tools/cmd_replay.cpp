@@ -2,7 +2,6 @@
 // per game. A game that cannot be replayed prints nothing on stdout, a message naming
 // the game, ply and reason on stderr, and makes the exit status 1; the other games are
 // still replayed.
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -63,15 +62,9 @@ int run_replay(const ReplayOptions& opt) {
     return status;
   }
   for (const auto& file : opt.files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      std::cerr << "kumalak replay: cannot open '" << file << "'\n";
-      status = 1;
-      continue;
-    }
     std::vector<GameRecord> games;
     try {
-      games = read_pgn(in, file);
+      games = read_pgn_file(file);
     } catch (const ParseError& e) {
       std::cerr << "kumalak replay: " << e.what() << "\n";
       status = 1;
