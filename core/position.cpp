@@ -73,6 +73,58 @@ struct LapsTable {
 };
 constexpr LapsTable kLaps;
 
+// Kalah(m, n) sows round a ring of 2m + 1 cells as seen by the mover: their pits 1..m,
+// their store, the opponent's pits 1..m (the opponent's store is skipped). The same
+// word arithmetic as Togyz: kKalahSow.m[m-1][mover][pit][rest] empties `rest` seeds
+// from the pit and drops one into each of the next `rest` cells; lap[m-1][mover][pit]
+// is one seed into every cell of the ring, less the 2m + 1 taken out; `last` is the
+// ring cell of the last seed. kKalahLaps splits a pit's seeds into laps and rest.
+constexpr int kMaxKalahRing = 2 * kMaxPits + 1;
+constexpr int kMaxKalahSeeds = 2 * kMaxPits * 12;  // 9 pits, 12 seeds: 216
+
+constexpr int kalah_cell_byte(int m, int mover, int cell) {
+  if (cell < m) return mover * kMaxPits + cell;
+  if (cell == m) return kStoreByte + mover;
+  return (mover ^ 1) * kMaxPits + (cell - m - 1);
+}
+
+struct KalahSowTable {
+  SowDelta m[kMaxPits][2][kMaxPits][kMaxKalahRing];
+  SowDelta lap[kMaxPits][2][kMaxPits];
+  constexpr KalahSowTable() : m{}, lap{} {
+    auto add = [](SowDelta& d, int byte, int seeds) {
+      d.w[byte / 8] += uint64_t(int64_t(seeds)) << (8 * (byte % 8));
+    };
+    for (int pits = 1; pits <= kMaxPits; ++pits) {
+      const int ring = 2 * pits + 1;
+      for (int mover = 0; mover < 2; ++mover)
+        for (int pit = 0; pit < pits; ++pit) {
+          for (int rest = 0; rest < ring; ++rest) {
+            SowDelta& d = m[pits - 1][mover][pit][rest];
+            add(d, kalah_cell_byte(pits, mover, pit), -rest);
+            for (int j = 1; j <= rest; ++j)
+              add(d, kalah_cell_byte(pits, mover, (pit + j) % ring), 1);
+            d.last = uint8_t((pit + rest) % ring);
+          }
+          SowDelta& l = lap[pits - 1][mover][pit];
+          for (int cell = 0; cell < ring; ++cell) add(l, kalah_cell_byte(pits, mover, cell), 1);
+          add(l, kalah_cell_byte(pits, mover, pit), -ring);
+        }
+    }
+  }
+};
+constexpr KalahSowTable kKalahSow;
+
+struct KalahLapsTable {
+  LapsAndRest v[kMaxPits][kMaxKalahSeeds + 1];
+  constexpr KalahLapsTable() : v{} {
+    for (int pits = 1; pits <= kMaxPits; ++pits)
+      for (int n = 0; n <= kMaxKalahSeeds; ++n)
+        v[pits - 1][n] = {uint8_t(n / (2 * pits + 1)), uint8_t(n % (2 * pits + 1))};
+  }
+};
+constexpr KalahLapsTable kKalahLaps;
+
 // The three words of a Togyz move, kept in registers (three scalars rather than an
 // array, which the compiler would vectorise through the stack).
 struct MoveWords {
@@ -283,31 +335,22 @@ uint32_t Position::legal_mask() const {
 void Position::play_kalah(int move, MoveInfo& info) {
   const int me = to_move, opp = me ^ 1;
   const int m = npits;
-  const int ring = 2 * m + 1;  // my pits, my store, their pits (their store is skipped)
-  uint8_t* mine = &pits[me * kMaxPits];
-  uint8_t* theirs = &pits[opp * kMaxPits];
-  const int n = mine[move];
-  mine[move] = 0;
-  if (n >= ring) {
-    const uint8_t lap = uint8_t(n / ring);
-    for (int i = 0; i < m; ++i) {
-      mine[i] += lap;
-      theirs[i] += lap;
-    }
-    store[me] += lap;
-  }
-  int pos = move + 1;  // ring offset: 0..m-1 mine, m my store, m+1..2m theirs
-  for (int k = n % ring; k > 0; --k) {
-    if (pos == ring) pos = 0;
-    if (pos < m)
-      mine[pos]++;
-    else if (pos == m)
-      store[me]++;
-    else
-      theirs[pos - m - 1]++;
-    ++pos;
-  }
-  const int last = (move + n) % ring;
+  const int n = pits[me * kMaxPits + move];
+  auto* bytes = reinterpret_cast<unsigned char*>(this);
+  MoveWords w;
+  std::memcpy(&w.w0, bytes + 0, 8);
+  std::memcpy(&w.w1, bytes + 8, 8);
+  std::memcpy(&w.w2, bytes + 16, 8);
+
+  // Sow all n seeds at once (see kKalahSow).
+  const LapsAndRest split = kKalahLaps.v[m - 1][n];
+  const SowDelta& sow = kKalahSow.m[m - 1][me][move][split.rest];
+  const SowDelta& lap = kKalahSow.lap[m - 1][me][move];
+  w.w0 += sow.w[0] + split.laps * lap.w[0];
+  w.w1 += sow.w[1] + split.laps * lap.w[1];
+  w.w2 += sow.w[2] + split.laps * lap.w[2];
+  const int last = sow.last;  // ring cell: 0..m-1 mine, m my store, m+1..2m theirs
+
   if (last == m) {
     info.landing_player = -1;
     info.landing_index = 0;
@@ -316,21 +359,28 @@ void Position::play_kalah(int move, MoveInfo& info) {
     info.landing_player = int8_t(me);
     info.landing_index = int8_t(last);
     // The last pit holds exactly one seed iff it was empty before that seed arrived.
-    if (mine[last] == 1) {
-      uint8_t& opposite = theirs[m - 1 - last];
-      if (opposite != 0 || variant == Variant::kKalahEmpty) {
-        info.captured = uint8_t(1 + opposite);
-        store[me] += info.captured;
-        opposite = 0;
-        mine[last] = 0;
+    const int here = me * kMaxPits + last, opposite = opp * kMaxPits + (m - 1 - last);
+    if (w.byte(here) == 1) {
+      const int across = int(w.byte(opposite));
+      if (across != 0 || variant == Variant::kKalahEmpty) {
+        info.captured = uint8_t(1 + across);
+        w.add(here, -1);
+        w.add(opposite, -across);
+        w.add(kStoreByte + me, 1 + across);
       }
     }
   } else {
     info.landing_player = int8_t(opp);
     info.landing_index = int8_t(last - m - 1);
   }
-  if (!info.extra_turn) to_move = uint8_t(opp);
-  finish_if_over();
+  if (!info.extra_turn) w.w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16));
+
+  // Kalah ends as soon as either side's pits are empty.
+  const uint64_t south = w.w0 | (w.w1 & 0xFF), north = (w.w1 >> 8) | (w.w2 & 0xFFFF);
+  std::memcpy(bytes + 0, &w.w0, 8);
+  std::memcpy(bytes + 8, &w.w1, 8);
+  std::memcpy(bytes + 16, &w.w2, 8);
+  if (south == 0 || north == 0) finish_if_over();
   info.ended_game = over;
 }
 
