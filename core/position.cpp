@@ -33,28 +33,30 @@ constexpr int kLoneStone = kRing;  // rest' of a one-stone move
 
 struct alignas(32) SowDelta {
   uint64_t w[3];
-  uint8_t last;  // the hole the last stone lands in
+  uint8_t last;  // the hole (Kalah: the ring cell) the last stone lands in
+
+  // Adds `stones` (negative to take them away) to byte `byte` of the 24, modulo 2^64.
+  constexpr void add(int byte, int stones) {
+    w[byte / 8] += uint64_t(int64_t(stones)) << (8 * (byte % 8));
+  }
 };
 struct SowTable {
   SowDelta m[kRing][kRing + 1];
   SowDelta lap[kRing];
   constexpr SowTable() : m{}, lap{} {
-    auto add = [](SowDelta& d, int hole, int stones) {
-      d.w[hole / 8] += uint64_t(int64_t(stones)) << (8 * (hole % 8));
-    };
     for (int from = 0; from < kRing; ++from) {
       for (int rest = 0; rest <= kRing; ++rest) {
         SowDelta& d = m[from][rest];
         const bool lone = rest == kLoneStone;
         const int stones = lone ? 1 : rest;
         const int start = lone ? (from + 1) % kRing : from;
-        add(d, from, -stones);
-        for (int j = 0; j < stones; ++j) add(d, (start + j) % kRing, 1);
+        d.add(from, -stones);
+        for (int j = 0; j < stones; ++j) d.add((start + j) % kRing, 1);
         // rest == 0 (whole laps only): the last stone lands just before the hole.
         d.last = uint8_t((start + stones - 1 + kRing) % kRing);
       }
-      for (int hole = 0; hole < kRing; ++hole) add(lap[from], hole, 1);
-      add(lap[from], from, -kRing);
+      for (int hole = 0; hole < kRing; ++hole) lap[from].add(hole, 1);
+      lap[from].add(from, -kRing);
     }
   }
 };
@@ -92,23 +94,20 @@ struct KalahSowTable {
   SowDelta m[kMaxPits][2][kMaxPits][kMaxKalahRing];
   SowDelta lap[kMaxPits][2][kMaxPits];
   constexpr KalahSowTable() : m{}, lap{} {
-    auto add = [](SowDelta& d, int byte, int seeds) {
-      d.w[byte / 8] += uint64_t(int64_t(seeds)) << (8 * (byte % 8));
-    };
     for (int pits = 1; pits <= kMaxPits; ++pits) {
       const int ring = 2 * pits + 1;
       for (int mover = 0; mover < 2; ++mover)
         for (int pit = 0; pit < pits; ++pit) {
           for (int rest = 0; rest < ring; ++rest) {
             SowDelta& d = m[pits - 1][mover][pit][rest];
-            add(d, kalah_cell_byte(pits, mover, pit), -rest);
+            d.add(kalah_cell_byte(pits, mover, pit), -rest);
             for (int j = 1; j <= rest; ++j)
-              add(d, kalah_cell_byte(pits, mover, (pit + j) % ring), 1);
+              d.add(kalah_cell_byte(pits, mover, (pit + j) % ring), 1);
             d.last = uint8_t((pit + rest) % ring);
           }
           SowDelta& l = lap[pits - 1][mover][pit];
-          for (int cell = 0; cell < ring; ++cell) add(l, kalah_cell_byte(pits, mover, cell), 1);
-          add(l, kalah_cell_byte(pits, mover, pit), -ring);
+          for (int cell = 0; cell < ring; ++cell) l.add(kalah_cell_byte(pits, mover, cell), 1);
+          l.add(kalah_cell_byte(pits, mover, pit), -ring);
         }
     }
   }
@@ -125,10 +124,39 @@ struct KalahLapsTable {
 };
 constexpr KalahLapsTable kKalahLaps;
 
-// The three words of a Togyz move, kept in registers (three scalars rather than an
-// array, which the compiler would vectorise through the stack).
+// The first 24 bytes of a Position during a move (both games), kept in registers:
+// three scalars rather than an array, which the compiler would vectorise through the
+// stack.
 struct MoveWords {
   uint64_t w0, w1, w2;
+
+  static MoveWords load(const Position& pos) {
+    static_assert(offsetof(Position, pits) == 0 && offsetof(Position, store) == kStoreByte &&
+                  offsetof(Position, tuzdyk) == kTuzdykByte &&
+                  offsetof(Position, to_move) == kToMoveByte && sizeof(Position) >= 24);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&pos);
+    MoveWords w;
+    std::memcpy(&w.w0, bytes + 0, 8);
+    std::memcpy(&w.w1, bytes + 8, 8);
+    std::memcpy(&w.w2, bytes + 16, 8);
+    return w;
+  }
+  // Three word stores: no byte store is ever followed by a word load of the same bytes.
+  void store(Position& pos) const {
+    auto* bytes = reinterpret_cast<unsigned char*>(&pos);
+    std::memcpy(bytes + 0, &w0, 8);
+    std::memcpy(bytes + 8, &w1, 8);
+    std::memcpy(bytes + 16, &w2, 8);
+  }
+  // Sows a move's stones: one table entry plus `laps` times the whole-lap entry.
+  [[gnu::always_inline]] void sow(const SowDelta& rest, int laps, const SowDelta& lap) {
+    w0 += rest.w[0] + laps * lap.w[0];
+    w1 += rest.w[1] + laps * lap.w[1];
+    w2 += rest.w[2] + laps * lap.w[2];
+  }
+  void pass_the_move() { w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16)); }
+  // Non-zero iff player p's row (White/South 0, Black/North 1) holds any stone.
+  uint64_t row(int p) const { return p == 0 ? (w0 | (w1 & 0xFF)) : ((w1 >> 8) | (w2 & 0xFFFF)); }
   // Byte i of the 24.
   [[gnu::always_inline]] unsigned byte(int i) const {
     const uint64_t word = i < 8 ? w0 : i < 16 ? w1 : w2;
@@ -265,22 +293,13 @@ uint32_t Position::legal_mask() const {
   const int from = me * kMaxPits + move;
   const int n = pits[from];
   const int my_tuzdyk = tuzdyk[me], their_tuzdyk = tuzdyk[opp];
-  static_assert(offsetof(Position, pits) == 0 && offsetof(Position, store) == kStoreByte &&
-                offsetof(Position, tuzdyk) == kTuzdykByte &&
-                offsetof(Position, to_move) == kToMoveByte && sizeof(Position) >= 24);
-  auto* bytes = reinterpret_cast<unsigned char*>(this);
-  MoveWords w;
-  std::memcpy(&w.w0, bytes + 0, 8);
-  std::memcpy(&w.w1, bytes + 8, 8);
-  std::memcpy(&w.w2, bytes + 16, 8);
+  MoveWords w = MoveWords::load(*this);
 
   // Sow all n stones at once (see kSow): no loop over stones, no branch.
   const LapsAndRest split = kLaps.v[n];
   const SowDelta& sow = kSow.m[from][split.rest];
   const SowDelta& lap = kSow.lap[from];
-  w.w0 += sow.w[0] + split.laps * lap.w[0];
-  w.w1 += sow.w[1] + split.laps * lap.w[1];
-  w.w2 += sow.w[2] + split.laps * lap.w[2];
+  w.sow(sow, split.laps, lap);
   const int last = sow.last;
 
   // Stones that fell into a tuzdyk belong to its owner. Sowing past a tuzdyk is the same
@@ -320,14 +339,11 @@ uint32_t Position::legal_mask() const {
   info.captured = uint8_t(take);
   w.add(last, -take);
   w.add(kStoreByte + me, take);
-  w.w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16));  // the other player moves
+  w.pass_the_move();
 
   // Only the player to move being out of stones ends the game ("atsyz").
-  const uint64_t their_row = opp == 0 ? (w.w0 | (w.w1 & 0xFF)) : ((w.w1 >> 8) | (w.w2 & 0xFFFF));
-  std::memcpy(bytes + 0, &w.w0, 8);
-  std::memcpy(bytes + 8, &w.w1, 8);
-  std::memcpy(bytes + 16, &w.w2, 8);
-  if (their_row == 0) [[unlikely]]
+  w.store(*this);
+  if (w.row(opp) == 0) [[unlikely]]
     finish_if_over();
   info.ended_game = over;
 }
@@ -336,19 +352,13 @@ void Position::play_kalah(int move, MoveInfo& info) {
   const int me = to_move, opp = me ^ 1;
   const int m = npits;
   const int n = pits[me * kMaxPits + move];
-  auto* bytes = reinterpret_cast<unsigned char*>(this);
-  MoveWords w;
-  std::memcpy(&w.w0, bytes + 0, 8);
-  std::memcpy(&w.w1, bytes + 8, 8);
-  std::memcpy(&w.w2, bytes + 16, 8);
+  MoveWords w = MoveWords::load(*this);
 
   // Sow all n seeds at once (see kKalahSow).
   const LapsAndRest split = kKalahLaps.v[m - 1][n];
   const SowDelta& sow = kKalahSow.m[m - 1][me][move][split.rest];
   const SowDelta& lap = kKalahSow.lap[m - 1][me][move];
-  w.w0 += sow.w[0] + split.laps * lap.w[0];
-  w.w1 += sow.w[1] + split.laps * lap.w[1];
-  w.w2 += sow.w[2] + split.laps * lap.w[2];
+  w.sow(sow, split.laps, lap);
   const int last = sow.last;  // ring cell: 0..m-1 mine, m my store, m+1..2m theirs
 
   if (last == m) {
@@ -373,14 +383,11 @@ void Position::play_kalah(int move, MoveInfo& info) {
     info.landing_player = int8_t(opp);
     info.landing_index = int8_t(last - m - 1);
   }
-  if (!info.extra_turn) w.w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16));
+  if (!info.extra_turn) w.pass_the_move();
 
   // Kalah ends as soon as either side's pits are empty.
-  const uint64_t south = w.w0 | (w.w1 & 0xFF), north = (w.w1 >> 8) | (w.w2 & 0xFFFF);
-  std::memcpy(bytes + 0, &w.w0, 8);
-  std::memcpy(bytes + 8, &w.w1, 8);
-  std::memcpy(bytes + 16, &w.w2, 8);
-  if (south == 0 || north == 0) finish_if_over();
+  w.store(*this);
+  if (w.row(0) == 0 || w.row(1) == 0) finish_if_over();
   info.ended_game = over;
 }
 
@@ -546,24 +553,18 @@ uint64_t Position::perft_togyz(const Position& pos, int depth) {
   uint32_t mask = pos.legal_mask();
   uint64_t nodes = 0;
   MoveInfo info;
-  if (depth == 1) {
-    while (mask) {
-      const int move = __builtin_ctz(mask);
-      mask &= mask - 1;
-      Position child = pos;
-      child.play_togyz(move, info);
-      // The child is not looked at again; this keeps the compiler from skipping the move.
-      asm volatile("" : : "m"(child));
-      ++nodes;
-    }
-    return nodes;
-  }
   while (mask) {
     const int move = __builtin_ctz(mask);
     mask &= mask - 1;
     Position child = pos;
     child.play_togyz(move, info);
-    nodes += perft_togyz(child, depth - 1);
+    if (depth > 1) {
+      nodes += perft_togyz(child, depth - 1);
+    } else {
+      // The leaf is not looked at again; this keeps the compiler from skipping its move.
+      asm volatile("" : : "m"(child));
+      ++nodes;
+    }
   }
   return nodes;
 }
