@@ -18,6 +18,8 @@ namespace kz {
 class TaskThread {
  public:
   TaskThread() : thread_([this] { loop(); }) {}
+  // Lets a running task finish (a task handed over but not yet begun is dropped), so
+  // whatever a task reads must outlive the TaskThread.
   ~TaskThread() {
     {
       std::lock_guard<std::mutex> lock(mutex_);

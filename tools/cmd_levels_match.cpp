@@ -110,6 +110,10 @@ int run_levels_match(const MatchOptions& opt) {
   for (int i = 0; i < n_openings; ++i)
     openings.push_back(random_opening(start, opt.opening_plies, rng));
 
+  // Pair p: level uppers[p] against the level below it, or against itself (--same-level).
+  auto upper_of = [&](size_t p) { return Level(uppers[p]); };
+  auto lower_of = [&](size_t p) { return opt.same_level ? upper_of(p) : Level(uppers[p] - 1); };
+
   std::vector<GameTask> tasks;
   for (size_t p = 0; p < uppers.size(); ++p)
     for (int o = 0; o < n_openings; ++o)
@@ -127,8 +131,7 @@ int run_levels_match(const MatchOptions& opt) {
       if (k >= tasks.size()) return;
       const GameTask& t = tasks[k];
       const auto g0 = std::chrono::steady_clock::now();
-      const Level upper = Level(uppers[t.pair]);
-      const Level lower = opt.same_level ? upper : Level(uppers[t.pair] - 1);
+      const Level upper = upper_of(t.pair), lower = lower_of(t.pair);
       LevelPlayerOptions po;
       po.time_scale = opt.time_scale;
       po.force_alphabeta = opt.alphabeta_only;
@@ -206,8 +209,7 @@ int run_levels_match(const MatchOptions& opt) {
     const double clamped = std::clamp(score, 0.001, 0.999);
     const double elo = -400.0 * std::log10(1.0 / clamped - 1.0);
     std::ostringstream pair, wdl;
-    pair << level_name(Level(uppers[p])) << " vs "
-         << level_name(opt.same_level ? Level(uppers[p]) : Level(uppers[p] - 1));
+    pair << level_name(upper_of(p)) << " vs " << level_name(lower_of(p));
     wdl << s.wins << "-" << s.draws << "-" << s.losses;
     std::printf(
         "%-20s %6d %13s %6.1f%% %+8.0f %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
@@ -216,7 +218,7 @@ int run_levels_match(const MatchOptions& opt) {
     if (score < 0.65) ++failures;
   }
   for (size_t p = 0; p < uppers.size(); ++p)
-    std::printf("%s: %s vs %s\n", level_name(Level(uppers[p])), stats[p].upper_name.c_str(),
+    std::printf("%s: %s vs %s\n", level_name(upper_of(p)), stats[p].upper_name.c_str(),
                 stats[p].lower_name.c_str());
   std::printf("wall time %.0f s with %d threads\n", total, opt.threads);
   // Exit status 3 when some level scores under 65% against the one below.

@@ -184,9 +184,11 @@ MatchResult play_match(const MatchOptions& o) {
   };
 
   refill();
-  TaskThread side_a_thread;  // side a's rounds when both sides search (see below)
   std::vector<Search*> batch[2];
   std::vector<int64_t> targets[2];
+  // Side a's rounds when both sides search (see below). Declared after the vectors its
+  // tasks read: if side b's round throws, its destructor waits for side a's round first.
+  TaskThread side_a_thread;
   while (true) {
     bool any = false;
     for (auto& m : slots) any |= m.active;
@@ -219,14 +221,7 @@ MatchResult play_match(const MatchOptions& o) {
       side_a_thread.start([&] { sides[0].driver->step(batch[0], targets[0]); });
     else if (!batch[0].empty())
       sides[0].driver->step(batch[0], targets[0]);
-    if (!batch[1].empty()) {
-      try {
-        sides[1].driver->step(batch[1], targets[1]);
-      } catch (...) {
-        if (both) side_a_thread.wait();  // side a's round uses this frame's vectors
-        throw;
-      }
-    }
+    if (!batch[1].empty()) sides[1].driver->step(batch[1], targets[1]);
     if (both) side_a_thread.wait();  // rethrows side a's error, if any
     for (auto& m : slots) {
       if (!m.active) continue;
