@@ -185,7 +185,7 @@ TEST_F(ServeApi, IllegalMovesAreRefusedWithAReason) {
   const std::string id = new_game({{"game", "kalah"},
                                    {"level", "beginner"},
                                    {"human", "both"},
-                                   {"position", "0,4,4,4,4,4/4,4,4,4,4,4 0 0 s"}});
+                                   {"position", "0,4,4,4,4,8/4,4,4,4,4,4 0 0 s"}});
   for (const json& bad : {json(0), json(7), json(-1), json("abc"), json(1.5), json::array()}) {
     const Reply r = post(port(), "/api/move", {{"session", id}, {"move", bad}});
     EXPECT_EQ(r.status, 400) << bad.dump();

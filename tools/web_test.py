@@ -31,6 +31,9 @@ def main():
     ap.add_argument("--models", default=None, help="directory of the shipped models")
     ap.add_argument("--screenshots", default=None, help="save PNGs of the page here")
     ap.add_argument("--timeout", type=float, default=40, help="seconds for each wait")
+    ap.add_argument("--record", default=None,
+                    help="load this record's first game for the analysis (default: a short one)")
+    ap.add_argument("--analysis-level", default="medium", help="engine level of the analysis")
     args = ap.parse_args()
 
     try:
@@ -113,12 +116,16 @@ def main():
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
         with open(record, "w") as f:
-            f.write('[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 77 '
-                    '4. 29 23 5. 96 *\n')
+            f.write('[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n')
+        if args.record:
+            record = os.path.abspath(args.record)
         driver.find_element(By.ID, "load").send_keys(record)
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) == 9)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 5)
+        plies = len(driver.find_elements(By.CSS_SELECTOR, "#moves li"))
+        Select(driver.find_element(By.ID, "hint-level")).select_by_value(args.analysis_level)
         driver.find_element(By.ID, "analyze").click()
-        wait.until(lambda d: "judged all 9 plies" in d.find_element(By.ID, "analysis").text)
+        WebDriverWait(driver, max(args.timeout, plies * 2)).until(
+            lambda d: "judged all %d plies" % plies in d.find_element(By.ID, "analysis").text)
         if not driver.find_elements(By.CSS_SELECTOR, "#analysis-chart path"):
             fail("no chart line")
         # Click the chart: the board shows an earlier position.
