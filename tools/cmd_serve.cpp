@@ -1035,6 +1035,15 @@ int run_serve(const ServeOptions& opt) {
       });
   server.routes(http);
 
+  // cpp-httplib listens with a backlog of 5 (compiled into Debian's library), and a burst
+  // of new connections beyond that is reset; the socket is taken here, as it is made,
+  // and its backlog raised after the bind.
+  int listen_fd = -1;
+  http.set_socket_options([&listen_fd](int fd) {
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = fd;
+  });
   int port = opt.port;
   if (port == 0) {
     port = http.bind_to_any_port(opt.host);
@@ -1047,6 +1056,7 @@ int run_serve(const ServeOptions& opt) {
               << " (in use, or not an address of this machine)\n";
     return 1;
   }
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
   server.start_threads();
   const std::string shown =
       opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host;

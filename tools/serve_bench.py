@@ -10,6 +10,7 @@ starts its own server (--workers, --max-sessions as given) and stops it at the e
 """
 import argparse
 import json
+import random
 import re
 import signal
 import subprocess
@@ -47,6 +48,9 @@ def main():
     ap.add_argument("--game", default="togyz")
     ap.add_argument("--workers", type=int, default=0, help="the server's --workers (0: its default)")
     ap.add_argument("--limit", type=float, default=300, help="give up after this many seconds")
+    ap.add_argument("--random-plies", type=int, default=8,
+                    help="random moves each game plays first, so that every hint is a new position "
+                         "(the engine's evaluation cache would answer repeats at once)")
     args = ap.parse_args()
     if args.sessions < 1 or args.sessions > 256:
         sys.exit("serve_bench: --sessions must be 1..256")
@@ -73,11 +77,20 @@ def main():
 
     def client(i):
         try:
-            st, s = request(base, "POST", "/api/new", {"game": args.game, "human": "white"})
+            st, s = request(base, "POST", "/api/new", {"game": args.game, "human": "both"})
             if st != 200:
                 results[i] = ("new game refused %d: %s" % (st, s.get("error")), None)
                 return
             sid = s["session"]
+            rng = random.Random(i)
+            for _ in range(args.random_plies):
+                if s["board"]["decided"] or not s["board"]["legal"]:
+                    break
+                st, s = request(base, "POST", "/api/move",
+                                {"session": sid, "move": rng.choice(s["board"]["legal"])})
+                if st != 200:
+                    results[i] = ("move refused %d: %s" % (st, s.get("error")), None)
+                    return
             start_gate.wait(timeout=60)
             t0 = time.monotonic()
             st, s = request(base, "POST", "/api/hint", {"session": sid, "level": args.level})
@@ -116,8 +129,8 @@ def main():
 
     lat = sorted(r[1] for r in results if r and r[0] is None)
     errors = [r[0] for r in results if not r or r[0] is not None]
-    print("sessions %d, level %s, game %s: answered %d, failed %d, wall %.1f s"
-          % (args.sessions, args.level, args.game, len(lat), len(errors), wall))
+    print("sessions %d, level %s, game %s, %d random plies first: answered %d, failed %d, wall %.1f s"
+          % (args.sessions, args.level, args.game, args.random_plies, len(lat), len(errors), wall))
     if lat:
         print("hint latency s: min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  max %.2f  mean %.2f"
               % (lat[0], percentile(lat, 50), percentile(lat, 90), percentile(lat, 99), lat[-1],

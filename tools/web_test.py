@@ -90,7 +90,7 @@ def main():
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                    and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
         moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
-        if moves[0] != "98":
+        if moves[0] != "1. 98":
             fail("the first move shows as %r, not 98" % moves[0])
         status = driver.find_element(By.ID, "status").text
         if "Black played" not in status:

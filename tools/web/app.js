@@ -368,7 +368,7 @@ function drawMoves(s) {
   s.moves.forEach((mv, i) => {
     const li = document.createElement("li");
     const a = plies[i];
-    li.textContent = mv.notation + (a && a.mark ? " " + markSymbol[a.mark] : "");
+    li.textContent = `${i + 1}. ${mv.notation}` + (a && a.mark ? " " + markSymbol[a.mark] : "");
     if (a && a.mark) li.className = "mark-" + a.mark;
     if (review && review.ply === i + 1) li.classList.add("current");
     li.title = `${sideTitle(s, mv.mover)}: ${mv.notation}` + (a ? ` — ${a.comment}` : "");
