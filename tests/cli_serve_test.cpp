@@ -67,6 +67,11 @@ class ServerProcess {
     pid_ = 0;
     return status_ = -1;
   }
+  // The next line the server prints (after the address).
+  std::string next_line() {
+    char line[512];
+    return out_ && std::fgets(line, sizeof line, out_) ? line : "";
+  }
   bool alive() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
   int port() const { return port_; }
   const std::string& banner() const { return banner_; }
@@ -374,6 +379,7 @@ TEST(ServeCli, RefusesBadOptionsAndWarnsWhenOpen) {
   EXPECT_NE(out.find("--port"), std::string::npos);
   ServerProcess open("--host 0.0.0.0");
   ASSERT_GT(open.port(), 0) << open.banner();
+  EXPECT_NE(open.next_line().find("not only localhost"), std::string::npos);
   EXPECT_EQ(open.stop(), 0);
 }
 
