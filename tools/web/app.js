@@ -263,7 +263,7 @@ function drawBoard(s, b, last) {
   $("board").replaceChildren(grid);
   if (!review) shownPits = { key: changedKey, pits: b.pits };
   $("legend").innerHTML = "";
-  const legend = [["var(--from)", "last move started here"], ["var(--land)", "its last stone landed here"]];
+  const legend = [["var(--from)", "last move started here"], ["var(--land)", `its last ${s.togyz ? "stone" : "seed"} landed here`]];
   if (s.togyz) legend.push(["var(--tuzdyk)", "tuzdyk"]);
   for (const [color, text] of legend) {
     const sw = document.createElement("span");
