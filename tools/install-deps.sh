@@ -15,6 +15,11 @@ packages=(
   libtomlplusplus-dev  # TOML configs
   gnuplot-nox          # training plots
   clang-format         # code formatting (.clang-format)
+  pkg-config           # finds cpp-httplib
+  libcpp-httplib-dev   # kumalak serve: the HTTP server (and the API tests' client)
+  chromium             # the browser test of kumalak serve's page (headless)
+  chromium-driver      # ... driven through WebDriver
+  python3-selenium     # ... from tools/web_test.py
 )
 
 missing=()

@@ -1,0 +1,387 @@
+// `kumalak serve` end to end: the built executable listens on an ephemeral port and
+// the tests talk to its JSON API (docs/serve.md) with an HTTP client, as the page does.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/test_util.h"
+
+namespace kz {
+namespace {
+
+using json = nlohmann::json;
+
+// Starts `kumalak serve --port 0 ...` and reads the address it prints; stops it (SIGTERM)
+// when destroyed and records how it ended.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& extra_args = "") {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const std::string cmd = "exec env KZ_MODELS_DIR='" + std::string(KZ_SOURCE_DIR) + "/models' " +
+                            test::bin("kumalak") + " serve --port 0 --workers 1 " + extra_args;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      close(fds[0]);
+      close(fds[1]);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[1]);
+    out_ = fdopen(fds[0], "r");
+    char line[512];
+    if (out_ && std::fgets(line, sizeof line, out_)) {
+      banner_ = line;
+      const auto at = banner_.find("http://127.0.0.1:");
+      if (at != std::string::npos) port_ = std::atoi(banner_.c_str() + at + 17);
+    }
+  }
+  ~ServerProcess() { stop(); }
+
+  // Stops the server; returns its exit status (-1 if it had to be killed or crashed).
+  int stop() {
+    if (pid_ <= 0) return status_;
+    kill(pid_, SIGTERM);
+    int st = 0;
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        pid_ = 0;
+        if (out_) fclose(out_);
+        out_ = nullptr;
+        return status_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &st, 0);
+    pid_ = 0;
+    return status_ = -1;
+  }
+  // The next line the server prints (after the address).
+  std::string next_line() {
+    char line[512];
+    return out_ && std::fgets(line, sizeof line, out_) ? line : "";
+  }
+  bool alive() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+  int port() const { return port_; }
+  const std::string& banner() const { return banner_; }
+
+ private:
+  pid_t pid_ = 0;
+  FILE* out_ = nullptr;
+  int port_ = 0;
+  int status_ = -1;
+  std::string banner_;
+};
+
+struct Reply {
+  int status = 0;
+  json body;
+};
+
+Reply call(int port, const std::string& method, const std::string& path, const std::string& body,
+           const char* type = "application/json") {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_read_timeout(30, 0);
+  httplib::Result r = method == "GET" ? cli.Get(path.c_str()) : cli.Post(path.c_str(), body, type);
+  Reply out;
+  if (!r) return out;
+  out.status = r->status;
+  out.body = json::parse(r->body, nullptr, false);
+  return out;
+}
+
+Reply post(int port, const std::string& path, const json& body) {
+  return call(port, "POST", path, body.dump());
+}
+
+Reply get_state(int port, const std::string& session) {
+  return call(port, "GET", "/api/state?session=" + session, "");
+}
+
+// Polls until the engine has nothing queued or running; returns the last state.
+json wait_idle(int port, const std::string& session, double seconds = 60) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  json s;
+  while (std::chrono::steady_clock::now() < end) {
+    s = get_state(port, session).body;
+    if (s.is_object() && s["engine"]["task"] == "") return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "the engine did not finish in " << seconds << " s: " << s.dump();
+  return s;
+}
+
+class ServeApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess("--max-sessions 40"); }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(server_->stop(), 0) << "the server stops cleanly on SIGTERM";
+    delete server_;
+  }
+  int port() const { return server_->port(); }
+  std::string new_game(const json& settings) {
+    const Reply r = post(port(), "/api/new", settings);
+    EXPECT_EQ(r.status, 200) << r.body.dump();
+    return r.body.value("session", "");
+  }
+  static ServerProcess* server_;
+};
+ServerProcess* ServeApi::server_ = nullptr;
+
+TEST_F(ServeApi, PrintsItsAddressAndServesThePage) {
+  ASSERT_GT(port(), 0) << server_->banner();
+  EXPECT_NE(server_->banner().find("kumalak serve: open http://127.0.0.1:"), std::string::npos);
+  httplib::Client cli("127.0.0.1", port());
+  auto page = cli.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("<script src=\"app.js\">"), std::string::npos);
+  auto js = cli.Get("/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_NE(js->get_header_value("Content-Type").find("javascript"), std::string::npos);
+  // Only the page's own files: no other path reaches the disk.
+  for (const char* path : {"/../../etc/passwd", "/etc/passwd", "/%2e%2e/CMakeLists.txt",
+                           "/tools/web/app.js", "/README.md"}) {
+    auto r = cli.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+  }
+  const Reply info = call(port(), "GET", "/api/info", "");
+  EXPECT_EQ(info.status, 200);
+  EXPECT_EQ(info.body["levels"].size(), 5u);
+}
+
+TEST_F(ServeApi, NewGameMoveAndTheEngineReplies) {
+  const std::string id = new_game({{"game", "togyz"}, {"level", "beginner"}, {"human", "white"}});
+  ASSERT_EQ(id.size(), 32u);
+  json s = get_state(port(), id).body;
+  EXPECT_EQ(s["board"]["position"], "9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w");
+  EXPECT_EQ(s["board"]["legal"].size(), 9u);
+  const Reply r = post(port(), "/api/move", {{"session", id}, {"move", 9}});
+  ASSERT_EQ(r.status, 200) << r.body.dump();
+  EXPECT_EQ(r.body["moves"][0]["notation"], "98");
+  EXPECT_EQ(r.body["moves"][0]["captured"], 10);
+  s = wait_idle(port(), id);
+  ASSERT_EQ(s["moves"].size(), 2u) << "the engine answered";
+  EXPECT_EQ(s["moves"][1]["mover"], 1);
+  EXPECT_EQ(s["board"]["to_move"], 0);
+  // Undo takes back the person's move and the engine's reply.
+  const Reply u = post(port(), "/api/undo", {{"session", id}});
+  ASSERT_EQ(u.status, 200);
+  EXPECT_EQ(u.body["moves"].size(), 0u);
+  // A move in notation, checked against the rules.
+  EXPECT_EQ(post(port(), "/api/move", {{"session", id}, {"move", "97"}}).status, 400);
+  EXPECT_EQ(post(port(), "/api/move", {{"session", id}, {"move", "98"}}).status, 200);
+}
+
+TEST_F(ServeApi, IllegalMovesAreRefusedWithAReason) {
+  const std::string id = new_game({{"game", "kalah"},
+                                   {"level", "beginner"},
+                                   {"human", "both"},
+                                   {"position", "0,4,4,4,4,8/4,4,4,4,4,4 0 0 s"}});
+  for (const json& bad : {json(0), json(7), json(-1), json("abc"), json(1.5), json::array()}) {
+    const Reply r = post(port(), "/api/move", {{"session", id}, {"move", bad}});
+    EXPECT_EQ(r.status, 400) << bad.dump();
+    EXPECT_TRUE(r.body.contains("error")) << bad.dump();
+  }
+  const Reply empty = post(port(), "/api/move", {{"session", id}, {"move", 1}});
+  EXPECT_EQ(empty.status, 400);
+  EXPECT_NE(empty.body["error"].get<std::string>().find("empty"), std::string::npos);
+  EXPECT_EQ(post(port(), "/api/move", {{"session", id}}).status, 400);
+  // Both sides are people: a move and a reply, no engine.
+  EXPECT_EQ(post(port(), "/api/move", {{"session", id}, {"move", 3}}).status, 200);  // extra turn
+  json s = get_state(port(), id).body;
+  EXPECT_EQ(s["moves"][0]["extra_turn"], true);
+  EXPECT_EQ(s["engine"]["task"], "");
+  // The engine's turn: the person must wait.
+  const std::string e = new_game({{"game", "togyz"}, {"level", "expert"}, {"human", "black"}});
+  const Reply early = post(port(), "/api/move", {{"session", e}, {"move", 1}});
+  EXPECT_EQ(early.status, 409) << early.body.dump();
+  EXPECT_EQ(post(port(), "/api/close", {{"session", e}}).status, 200);
+}
+
+TEST_F(ServeApi, HintGivesThreeMovesWithReasonsAndLines) {
+  // White's hole 9 captures 16 on Black's hole 1 (the CLI hint test's position).
+  const std::string id =
+      new_game({{"game", "togyz"},
+                {"human", "white"},
+                {"position", "1,1,1,1,1,1,1,1,1/15,14,14,14,14,14,14,14,0 20 20 w"}});
+  const Reply r = post(port(), "/api/hint", {{"session", id}, {"level", "medium"}});
+  ASSERT_EQ(r.status, 200) << r.body.dump();
+  EXPECT_EQ(r.body["engine"]["task"], "hint");
+  EXPECT_EQ(post(port(), "/api/hint", {{"session", id}}).status == 409 ||
+                get_state(port(), id).body["engine"]["task"] == "",
+            true)
+      << "one engine task per game at a time";
+  const json s = wait_idle(port(), id);
+  ASSERT_TRUE(s["hint"].is_object()) << s.dump();
+  ASSERT_EQ(s["hint"]["moves"].size(), 3u);
+  const json& best = s["hint"]["moves"][0];
+  EXPECT_EQ(best["move"], 9);
+  EXPECT_EQ(best["notation"], "91");
+  EXPECT_NE(best["reason"].get<std::string>().find("captures 16 stones"), std::string::npos);
+  EXPECT_EQ(best["line"][0], "91");
+  EXPECT_GE(best["win"].get<double>(), s["hint"]["moves"][1]["win"].get<double>());
+  // A move makes the hint stale.
+  ASSERT_EQ(post(port(), "/api/move", {{"session", id}, {"move", 9}}).status, 200);
+  EXPECT_TRUE(get_state(port(), id).body["hint"].is_null());
+}
+
+TEST_F(ServeApi, LoadAnalyseAndSaveARecord) {
+  const std::string id = new_game({{"game", "togyz"}});
+  const std::string pgn =
+      "[White \"Ann\"]\n[Black \"Bob\"]\n[Result \"*\"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n";
+  const Reply l = post(port(), "/api/load", {{"session", id}, {"pgn", pgn}});
+  ASSERT_EQ(l.status, 200) << l.body.dump();
+  EXPECT_EQ(l.body["moves"].size(), 5u);
+  EXPECT_EQ(l.body["human"], "both");
+  EXPECT_EQ(l.body["names"][0], "Ann");
+  ASSERT_EQ(post(port(), "/api/analyze", {{"session", id}, {"level", "medium"}}).status, 200);
+  const json s = wait_idle(port(), id);
+  const json& a = s["analysis"];
+  ASSERT_TRUE(a.is_object()) << s.dump();
+  EXPECT_EQ(a["complete"], true);
+  ASSERT_EQ(a["plies"].size(), 5u);
+  for (const auto& p : a["plies"]) {
+    const double w = p["white_score"].get<double>();
+    EXPECT_GE(w, 0.0);
+    EXPECT_LE(w, 1.0);
+    const std::string mark = p["mark"];
+    EXPECT_TRUE(mark == "" || mark == "inaccuracy" || mark == "mistake" || mark == "blunder");
+    EXPECT_EQ(p["comment"].get<std::string>().rfind("W ", 0), 0u) << p.dump();
+  }
+  EXPECT_NE(a["summary"][0].get<std::string>().find("moves: inaccuracies"), std::string::npos);
+  // Any earlier position, for the chart's clicks.
+  const Reply b = call(port(), "GET", "/api/board?session=" + id + "&ply=2", "");
+  ASSERT_EQ(b.status, 200);
+  EXPECT_EQ(b.body["last"]["notation"], "98");
+  EXPECT_EQ(call(port(), "GET", "/api/board?session=" + id + "&ply=6", "").status, 400);
+  // The record comes back with the analysis as comments.
+  httplib::Client cli("127.0.0.1", port());
+  auto rec = cli.Get(("/api/record?session=" + id).c_str());
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->status, 200);
+  EXPECT_NE(rec->body.find("[White \"Ann\"]"), std::string::npos) << rec->body;
+  EXPECT_NE(rec->body.find("1. 98(10) {W "), std::string::npos) << rec->body;
+  // Play on from ply 3.
+  const Reply u = post(port(), "/api/undo", {{"session", id}, {"ply", 3}});
+  ASSERT_EQ(u.status, 200);
+  EXPECT_EQ(u.body["moves"].size(), 3u);
+  EXPECT_TRUE(u.body["analysis"].is_null());
+}
+
+TEST_F(ServeApi, MalformedRequestsGetA4xxWithAMessage) {
+  const std::string id = new_game({{"game", "kalah"}});
+  struct Case {
+    const char* method;
+    std::string path, body;
+    int status;
+  };
+  const std::string big(300 * 1024, 'x');
+  const std::vector<Case> cases = {
+      {"POST", "/api/new", "{not json", 400},
+      {"POST", "/api/new", "[1,2]", 400},
+      {"POST", "/api/new", R"({"game":"chess"})", 400},
+      {"POST", "/api/new", R"({"game":"kalah:12,4"})", 400},
+      {"POST", "/api/new", R"({"game":7})", 400},
+      {"POST", "/api/new", R"({"level":"grandmaster"})", 400},
+      {"POST", "/api/new", R"({"human":"green"})", 400},
+      {"POST", "/api/new", R"({"game":"togyz","position":"9,9,9/9 0 0 w"})", 400},
+      {"POST", "/api/new",
+       R"({"game":"togyz","position":"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 q"})", 400},
+      {"POST", "/api/new", "{\"game\":\"togyz\",\"position\":\"" + std::string(500, '9') + "\"}",
+       400},
+      {"POST", "/api/move", R"({"session":"nope","move":1})", 404},
+      {"POST", "/api/move", R"({"move":1})", 400},
+      {"POST", "/api/move", R"({"session":")" + id + R"(","move":"99999999999999999999"})", 400},
+      {"POST", "/api/hint", R"({"session":")" + id + R"(","level":"x"})", 400},
+      {"POST", "/api/analyze", R"({"session":")" + id + R"("})", 409},  // no moves yet
+      {"POST", "/api/undo", R"({"session":")" + id + R"(","ply":-1})", 400},
+      {"POST", "/api/undo", R"({"session":")" + id + R"(","ply":"x"})", 400},
+      {"POST", "/api/load", R"({"session":")" + id + R"("})", 400},
+      {"POST", "/api/load", R"({"session":")" + id + R"(","pgn":"1. 11 {unclosed"})", 400},
+      {"POST", "/api/load", R"({"session":")" + id + R"(","pgn":"1. 7 *","game":"kalah"})", 400},
+      {"POST", "/api/load", R"({"session":")" + id + R"(","pgn":"[Variant \"togyz\"]\n\n1. 97 *"})",
+       400},
+      {"GET", "/api/board?session=" + id + "&ply=abc", "", 400},
+      {"GET", "/api/state?session=" + std::string(100, 'a'), "", 400},
+      {"GET", "/api/nothing", "", 404},
+      {"POST", "/api/new", big, 413},
+  };
+  for (const auto& c : cases) {
+    const Reply r = call(port(), c.method, c.path, c.body);
+    EXPECT_EQ(r.status, c.status) << c.method << " " << c.path << " " << c.body.substr(0, 80);
+    if (c.status != 413) {
+      EXPECT_TRUE(r.body.is_object() && r.body.contains("error")) << c.path << " " << c.body;
+    }
+  }
+  // A bad record names the ply.
+  const Reply bad = post(port(), "/api/load",
+                         {{"session", id}, {"pgn", "[Variant \"togyz\"]\n\n1. 98 98 2. 97 *"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body["error"].get<std::string>().find("ply 3"), std::string::npos) << bad.body;
+  // Another site's page cannot reach it through a name that points here.
+  httplib::Client cli("127.0.0.1", port());
+  auto rebinding = cli.Get("/api/info", {{"Host", "evil.example:8080"}});
+  ASSERT_TRUE(rebinding);
+  EXPECT_EQ(rebinding->status, 403);
+  EXPECT_TRUE(server_->alive());
+  EXPECT_EQ(call(port(), "GET", "/api/info", "").status, 200);
+}
+
+// Many games at once, each asking for a hint: all answered, none dropped.
+TEST_F(ServeApi, ManySessionsAtOnce) {
+  constexpr int kSessions = 24;
+  std::vector<std::string> ids(kSessions);
+  for (auto& id : ids) id = new_game({{"game", "kalah"}, {"human", "south"}});
+  std::atomic<int> answered{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kSessions; ++i)
+    clients.emplace_back([&, i] {
+      const Reply r = post(port(), "/api/hint", {{"session", ids[size_t(i)]}, {"level", "medium"}});
+      if (r.status != 200) return;
+      const json s = wait_idle(port(), ids[size_t(i)], 120);
+      if (s["hint"].is_object() && s["hint"]["moves"].size() == 3u) ++answered;
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(answered.load(), kSessions);
+  // The cap: more games than --max-sessions are refused (503), not crashed.
+  std::vector<std::string> extra;
+  int refused = 0;
+  for (int i = 0; i < 40; ++i) {
+    const Reply r = post(port(), "/api/new", {{"game", "kalah"}});
+    if (r.status == 503)
+      ++refused;
+    else if (r.status == 200)
+      extra.push_back(r.body["session"]);
+  }
+  EXPECT_GT(refused, 0);
+  for (const auto& id : extra) post(port(), "/api/close", {{"session", id}});
+  for (const auto& id : ids) post(port(), "/api/close", {{"session", id}});
+  EXPECT_TRUE(server_->alive());
+}
+
+TEST(ServeCli, RefusesBadOptionsAndWarnsWhenOpen) {
+  std::string out;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " serve --port 70000", &out, true), 2) << out;
+  EXPECT_NE(out.find("--port"), std::string::npos);
+  ServerProcess open("--host 0.0.0.0");
+  ASSERT_GT(open.port(), 0) << open.banner();
+  EXPECT_NE(open.next_line().find("not only localhost"), std::string::npos);
+  EXPECT_EQ(open.stop(), 0);
+}
+
+}  // namespace
+}  // namespace kz

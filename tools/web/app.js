@@ -1,0 +1,543 @@
+// The page of `kumalak serve`. Everything about the games (rules, legal moves, notation,
+// the engine) comes from the server's JSON API (docs/serve.md); this file only draws
+// what the server says and sends what the person clicks. Each browser tab keeps its
+// own game: the session id lives in sessionStorage.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let session = sessionStorage.getItem("kz-session");
+let state = null;        // the last state from the server
+let review = null;       // {ply, board, last} while looking at an earlier position
+let pollTimer = null;
+let shownPits = null;    // the pits last drawn, to flash the ones that changed
+let hintedPit = 0;       // the hole a hint under the pointer points at
+
+// --- Talking to the server -----------------------------------------------------------
+
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, opts);
+  const data = await res.json().catch(() => ({ error: res.statusText }));
+  if (!res.ok) {
+    const err = new Error(data.error || res.statusText);
+    err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+function toast(message) {
+  const t = $("toast");
+  t.textContent = message;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (t.hidden = true), 5000);
+}
+
+async function act(method, path, body) {
+  try {
+    const s = await api(method, path, body);
+    if (s && s.session) setState(s);
+    return s;
+  } catch (e) {
+    if (e.status === 404 && session) {  // the session expired: start afresh
+      sessionStorage.removeItem("kz-session");
+      session = null;
+      await newGame();
+    }
+    toast(e.message);
+    return null;
+  }
+}
+
+function setState(s) {
+  session = s.session;
+  sessionStorage.setItem("kz-session", session);
+  state = s;
+  render();
+  clearTimeout(pollTimer);
+  if (s.engine.task) pollTimer = setTimeout(poll, 300);
+}
+
+async function poll() {
+  try {
+    setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// --- Settings --------------------------------------------------------------------------
+
+function gameName() {
+  const g = $("game").value;
+  if (g !== "custom") return g;
+  return `kalah:${$("pits").value},${$("seeds").value}` + ($("empty-capture").checked ? ",empty" : "");
+}
+
+function humanValue(game) {
+  const v = $("human").value;
+  if (v === "both") return "both";
+  const togyz = game === "togyz";
+  return v === "0" ? (togyz ? "white" : "south") : (togyz ? "black" : "north");
+}
+
+async function newGame(position) {
+  review = null;
+  shownPits = null;
+  const game = gameName();
+  const body = { game, level: $("level").value, human: humanValue(game) };
+  if (session) body.session = session;
+  if (position) body.position = position;
+  await act("POST", "/api/new", body);
+}
+
+let syncedSettings = "";
+// Shows the game's settings in the form, only when they changed (so that a poll does not
+// undo what the person is choosing for the next game).
+function syncSettings(s) {
+  const key = `${s.session}|${s.game}|${s.level}|${s.human}`;
+  if (key === syncedSettings) return;
+  syncedSettings = key;
+  const known = ["togyz", "kalah:6,4", "kalah:5,4,empty"];
+  const values = ["togyz", "kalah", "bantumi"];
+  const k = known.indexOf(s.game);
+  if (k >= 0) $("game").value = values[k];
+  else {
+    $("game").value = "custom";
+    const m = /^kalah:(\d+),(\d+)(,empty)?$/.exec(s.game);
+    if (m) {
+      $("pits").value = m[1];
+      $("seeds").value = m[2];
+      $("empty-capture").checked = !!m[3];
+    }
+  }
+  $("custom-size").hidden = $("game").value !== "custom";
+  $("level").value = s.level;
+  $("human").value = s.human === "both" ? "both" : s.sides.indexOf(s.human) === 1 ? "1" : "0";
+}
+
+// --- Drawing ---------------------------------------------------------------------------
+
+const sideTitle = (s, p) => (s.sides[p][0].toUpperCase() + s.sides[p].slice(1));
+const pct = (x) => `${Math.round(100 * x)}%`;
+const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
+
+function humanSide(s) {
+  return s.human === "both" ? -1 : s.sides.indexOf(s.human);
+}
+
+function canPlay(s) {
+  if (review || s.board.decided || s.engine.task === "move") return false;
+  const h = humanSide(s);
+  return h < 0 || h === s.board.to_move;
+}
+
+function render() {
+  const s = state;
+  if (!s) return;
+  syncSettings(s);
+  const view = review ? review : { board: s.board, last: s.moves[s.moves.length - 1] };
+  drawBoard(s, view.board, view.last);
+  drawStatus(s);
+  drawThinking(s);
+  drawHint(s);
+  drawMoves(s);
+  drawAnalysis(s);
+  $("position").value = view.board.position;
+  $("review-bar").hidden = !review;
+  if (review) {
+    const m = review.last;
+    $("review-text").textContent = review.ply === 0
+      ? "Looking at the start position."
+      : `Looking at the position after ply ${review.ply} (${m.notation} by ${sideTitle(s, m.mover)}).`;
+  }
+  const busy = !!s.engine.task;
+  $("undo").disabled = s.moves.length === 0;
+  $("hint").disabled = busy || s.board.decided || !!review;
+  $("analyze").disabled = busy || s.moves.length === 0;
+  $("stop").disabled = !(s.engine.task === "hint" || s.engine.task === "analysis");
+}
+
+function drawBoard(s, b, last) {
+  const m = s.npits;
+  const bottom = humanSide(s) === 1 ? 1 : 0;
+  const top = bottom ^ 1;
+  const grid = document.createElement("div");
+  grid.className = "board-grid";
+  const playable = !review && canPlay(s);
+  const changedKey = review ? null : JSON.stringify(b.pits);
+  const flash = shownPits && changedKey !== shownPits.key && !review;
+
+  const pit = (player, i) => {
+    const el = document.createElement("button");
+    el.type = "button";
+    el.className = "pit";
+    el.dataset.player = player;
+    el.dataset.pit = i + 1;
+    const isTuzdyk = s.togyz && b.tuzdyk[player ^ 1] === i + 1;
+    el.textContent = isTuzdyk ? "X" : b.pits[player][i];
+    let title = `${sideTitle(s, player)}'s ${s.togyz ? "hole" : "pit"} ${i + 1}: ${b.pits[player][i]}`;
+    if (isTuzdyk) {
+      el.classList.add("tuzdyk");
+      title = `${sideTitle(s, player)}'s hole ${i + 1} is ${sideTitle(s, player ^ 1)}'s tuzdyk`;
+    }
+    if (last && last.mover === player && last.pit === i + 1) el.classList.add("from");
+    else if (last && last.landing[0] === player && last.landing[1] === i + 1) el.classList.add("land");
+    if (flash && shownPits.pits[player][i] !== b.pits[player][i]) el.classList.add("changed");
+    if (hintedPit && !review && player === b.to_move && hintedPit === i + 1) el.classList.add("hinted");
+    const legal = player === b.to_move && b.legal.includes(i + 1);
+    if (playable && legal) {
+      el.classList.add("playable");
+      el.addEventListener("click", () => play(i + 1));
+    } else {
+      el.disabled = !legal || !playable;
+    }
+    el.title = title;
+    return el;
+  };
+  const nums = (reversed) => {
+    const row = [];
+    for (let k = 0; k < m; ++k) {
+      const d = document.createElement("div");
+      d.className = "nums";
+      d.textContent = reversed ? m - k : k + 1;
+      row.push(d);
+    }
+    return row;
+  };
+  const store = (player) => {
+    const d = document.createElement("div");
+    d.className = "store";
+    d.dataset.store = player;
+    const who = humanSide(s) === player ? " (you)" : humanSide(s) >= 0 ? " (engine)" : "";
+    const mark = b.to_move === player && !b.decided ? " to-move" : "";
+    d.innerHTML = "";
+    const small = document.createElement("small");
+    small.textContent = `${sideTitle(s, player)}${who}`;
+    if (mark) small.className = "to-move";
+    d.append(small, document.createTextNode(String(b.stores[player])));
+    if (last && last.landing[0] === -1 && last.mover === player) d.classList.add("land");
+    d.title = `${sideTitle(s, player)}'s ${s.togyz ? "kazan" : "store"}`;
+    return d;
+  };
+
+  if (s.togyz) {
+    grid.style.gridTemplateColumns = `repeat(${m}, auto)`;
+    nums(true).forEach((e) => grid.append(e));
+    for (let k = 0; k < m; ++k) grid.append(pit(top, m - 1 - k));
+    const kaz = document.createElement("div");
+    kaz.className = "kazans";
+    kaz.style.gridColumn = `1 / span ${m}`;
+    kaz.append(store(top), store(bottom));
+    grid.append(kaz);
+    for (let k = 0; k < m; ++k) grid.append(pit(bottom, k));
+    nums(false).forEach((e) => grid.append(e));
+  } else {
+    // Each player's store is on their right: the top player's on the left of the board.
+    grid.style.gridTemplateColumns = `auto repeat(${m}, auto) auto`;
+    grid.append(document.createElement("div"));
+    nums(true).forEach((e) => grid.append(e));
+    grid.append(document.createElement("div"));
+    const left = store(top);
+    left.style.gridRow = "2 / span 2";
+    grid.append(left);
+    for (let k = 0; k < m; ++k) grid.append(pit(top, m - 1 - k));
+    const right = store(bottom);
+    right.style.gridRow = "2 / span 2";
+    right.style.gridColumn = `${m + 2}`;
+    grid.append(right);
+    for (let k = 0; k < m; ++k) {
+      const p = pit(bottom, k);
+      p.style.gridRow = "3";
+      p.style.gridColumn = `${k + 2}`;
+      grid.append(p);
+    }
+    grid.append(document.createElement("div"));
+    nums(false).forEach((e) => grid.append(e));
+  }
+  $("board").replaceChildren(grid);
+  if (!review) shownPits = { key: changedKey, pits: b.pits };
+  $("legend").innerHTML = "";
+  const legend = [["var(--from)", "last move started here"], ["var(--land)", `its last ${s.togyz ? "stone" : "seed"} landed here`]];
+  if (s.togyz) legend.push(["var(--tuzdyk)", "tuzdyk"]);
+  for (const [color, text] of legend) {
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = color;
+    $("legend").append(sw, document.createTextNode(text));
+  }
+}
+
+function describeMove(s, mv) {
+  let t = `${sideTitle(s, mv.mover)} played ${mv.notation}`;
+  if (mv.tuzdyk) t += ", making a tuzdyk";
+  else if (mv.captured) t += `, capturing ${mv.captured}`;
+  if (mv.extra_turn) t += ", and moves again";
+  return t;
+}
+
+function drawStatus(s) {
+  const b = s.board;
+  const last = s.moves[s.moves.length - 1];
+  let text = last ? describeMove(s, last) + ". " : "";
+  const h = humanSide(s);
+  if (b.decided) {
+    const [w, k] = b.stores;
+    text += `Game over: ${sideTitle(s, 0)} ${w}, ${sideTitle(s, 1)} ${k} (${b.result})`;
+    if (h >= 0 && b.result !== "1/2-1/2")
+      text += (b.result === "1-0") === (h === 0) ? " — you win!" : " — the engine wins.";
+  } else if (s.engine.task === "move") {
+    text += `${sideTitle(s, b.to_move)} (engine, ${s.level}) is thinking…`;
+  } else if (h < 0 || h === b.to_move) {
+    text += `${sideTitle(s, b.to_move)} to move: click a ${s.togyz ? "hole" : "pit"}.`;
+  }
+  if (s.message && s.message.startsWith("the engine failed")) text += " " + s.message;
+  $("status").textContent = text;
+}
+
+function drawThinking(s) {
+  const e = s.engine;
+  const el = $("thinking");
+  if (!e.task) {
+    el.textContent = "";
+    return;
+  }
+  const what = { move: "Engine move", hint: "Hint", analysis: "Analysis" }[e.task];
+  if (!e.running) {
+    el.textContent = `${what}: queued` + (e.queue_ahead ? ` (${e.queue_ahead} ahead)` : "") + "…";
+    return;
+  }
+  const p = e.progress;
+  if (!p || e.task === "analysis") {
+    el.textContent = `${what}: thinking…`;
+    return;
+  }
+  const n = e.name && e.name.startsWith("mcts") ? `${p.nodes} visits` : `depth ${p.depth}, ${p.nodes} nodes`;
+  el.textContent = `${what} (${e.name}): ${n}, ${p.seconds.toFixed(1)} s, win ${pct(p.win)}, margin ${signed(p.margin)}; best line ${p.pv.join(" ")}`;
+}
+
+function drawHint(s) {
+  const box = $("hint-box");
+  box.replaceChildren();
+  if (!s.hint || review) return;
+  const h = s.hint;
+  const head = document.createElement("p");
+  head.textContent = `Best moves for ${sideTitle(s, h.side)} (${h.engine}, ${h.nodes} ${h.engine.startsWith("mcts") ? "visits" : "nodes"}):`;
+  const list = document.createElement("ol");
+  list.className = "hints";
+  for (const mv of h.moves) {
+    const li = document.createElement("li");
+    const title = document.createElement("span");
+    title.className = "hint-move";
+    title.textContent = `${s.togyz ? "hole" : "pit"} ${mv.move}` + (s.togyz ? ` (${mv.notation})` : "");
+    const nums = document.createTextNode(`  win ${pct(mv.win)}, draw ${pct(mv.draw)}, margin ${signed(mv.margin)}${mv.proven ? " (proven)" : ""}`);
+    const reason = document.createElement("div");
+    reason.className = "hint-reason";
+    reason.textContent = mv.reason;
+    const line = document.createElement("div");
+    line.className = "hint-line";
+    line.textContent = "expected line: " + mv.line.join(" ");
+    li.append(title, nums, reason, line);
+    li.addEventListener("mouseenter", () => markHinted(mv.move));
+    li.addEventListener("mouseleave", () => markHinted(0));
+    list.append(li);
+  }
+  box.append(head, list);
+}
+
+// Outlines the hole a hint is about while the pointer is on it.
+function markHinted(pit) {
+  hintedPit = pit;
+  for (const el of document.querySelectorAll("#board .pit")) {
+    const on = pit && Number(el.dataset.player) === state.board.to_move && Number(el.dataset.pit) === pit;
+    el.classList.toggle("hinted", !!on);
+  }
+}
+
+const markSymbol = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+
+function drawMoves(s) {
+  const ol = $("moves");
+  ol.replaceChildren();
+  const plies = s.analysis ? s.analysis.plies : [];
+  s.moves.forEach((mv, i) => {
+    const li = document.createElement("li");
+    const a = plies[i];
+    li.textContent = `${i + 1}. ${mv.notation}` + (a && a.mark ? " " + markSymbol[a.mark] : "");
+    if (a && a.mark) li.className = "mark-" + a.mark;
+    if (review && review.ply === i + 1) li.classList.add("current");
+    li.title = `${sideTitle(s, mv.mover)}: ${mv.notation}` + (a ? ` — ${a.comment}` : "");
+    li.addEventListener("click", () => showPly(i + 1));
+    ol.append(li);
+  });
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function drawAnalysis(s) {
+  const box = $("analysis");
+  const a = s.analysis;
+  if (!a) {
+    box.innerHTML = "<p class=\"muted\">Play or load a game, then “Analyse the game”.</p>";
+    return;
+  }
+  const W = 340, H = 160, pad = 22;
+  const n = Math.max(a.total, 1);
+  const x = (ply) => pad + ((W - 2 * pad) * ply) / n;
+  const y = (v) => H - pad - (H - 2 * pad) * v;
+  const svgNS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(svgNS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("id", "analysis-chart");
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(svgNS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    svg.append(e);
+    return e;
+  };
+  add("rect", { x: pad, y: y(1), width: W - 2 * pad, height: y(0.5) - y(1), fill: "#f7f7f7" });
+  add("rect", { x: pad, y: y(0.5), width: W - 2 * pad, height: y(0) - y(0.5), fill: "#3a3a3a", "fill-opacity": 0.12 });
+  add("line", { x1: pad, x2: W - pad, y1: y(0.5), y2: y(0.5), stroke: "#999", "stroke-dasharray": "3 3" });
+  add("text", { x: 2, y: y(1) + 4, "font-size": 9 }, "100%");
+  add("text", { x: 2, y: y(0.5) + 3, "font-size": 9 }, "50%");
+  add("text", { x: 2, y: y(0) + 3, "font-size": 9 }, "0%");
+  add("text", { x: W - pad, y: H - 6, "font-size": 9, "text-anchor": "end" }, `ply ${a.total}`);
+  add("text", { x: pad + 2, y: 10, "font-size": 9 }, "White's expected score after each move");
+  let path = `M ${x(0)} ${y(0.5)}`;
+  a.plies.forEach((p) => (path += ` L ${x(p.ply)} ${y(p.white_score)}`));
+  add("path", { d: path, fill: "none", stroke: "#2b6cb0", "stroke-width": 1.6 });
+  const colors = { inaccuracy: "#e0b000", mistake: "#e67e22", blunder: "#c0392b" };
+  for (const p of a.plies) {
+    if (!p.mark) continue;
+    const c = add("circle", { cx: x(p.ply), cy: y(p.white_score), r: p.mark === "blunder" ? 4.5 : 3.5, fill: colors[p.mark], class: "mark " + p.mark });
+    const t = document.createElementNS(svgNS, "title");
+    t.textContent = `${p.ply}. ${p.notation} ${markSymbol[p.mark]} ${p.mark} (-${Math.round(100 * p.drop)}%)` + (p.best ? `, engine: ${p.best}` : "");
+    c.append(t);
+  }
+  if (review) add("line", { x1: x(review.ply), x2: x(review.ply), y1: y(1), y2: y(0), stroke: "#c00" });
+  svg.addEventListener("click", (ev) => {
+    const r = svg.getBoundingClientRect();
+    const px = ((ev.clientX - r.left) / r.width) * W;
+    const ply = Math.round(((px - pad) / (W - 2 * pad)) * n);
+    showPly(Math.max(0, Math.min(a.plies.length, ply)));
+  });
+  const head = document.createElement("p");
+  head.className = "small";
+  head.textContent = a.complete
+    ? `${a.engine || "engine"} (${a.level}) judged all ${a.total} plies. Click the chart to see a position.`
+    : `Judging ply ${a.done + 1} of ${a.total} (${a.level})…`;
+  const summary = document.createElement("div");
+  summary.className = "summary";
+  summary.textContent = `${sideTitle(s, 0)}: ${a.summary[0].trim()}\n${sideTitle(s, 1)}: ${a.summary[1].trim()}\n${a.thresholds}`;
+  const marks = document.createElement("ul");
+  marks.className = "small";
+  for (const p of a.plies) {
+    if (!p.mark) continue;
+    const li = document.createElement("li");
+    li.className = "mark-" + p.mark;
+    li.textContent = `${p.ply}. ${p.notation} ${markSymbol[p.mark]} ${p.mark}` + (p.best ? `; engine: ${p.best}` : "");
+    li.style.cursor = "pointer";
+    li.addEventListener("click", () => showPly(p.ply));
+    marks.append(li);
+  }
+  box.replaceChildren(head, svg, summary, marks);
+}
+
+// --- Actions ---------------------------------------------------------------------------
+
+async function play(pit) {
+  hintedPit = 0;
+  await act("POST", "/api/move", { session, move: pit });
+}
+
+async function showPly(ply) {
+  try {
+    const r = await api("GET", `/api/board?session=${encodeURIComponent(session)}&ply=${ply}`);
+    review = r.ply === state.moves.length ? null : r;
+    render();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function save() {
+  try {
+    const res = await fetch(`/api/record?session=${encodeURIComponent(session)}`);
+    if (!res.ok) throw new Error((await res.json()).error);
+    const blob = new Blob([await res.text()], { type: "text/plain" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `kumalak-${state.game.replace(/[:,]/g, "-")}.pgn`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function load(file) {
+  if (!file) return;
+  if (file.size > 200 * 1024) {
+    toast("That file is too large for a game record.");
+    return;
+  }
+  const text = await file.text();
+  review = null;
+  shownPits = null;
+  const s = await act("POST", "/api/load", { session, pgn: text });
+  if (s) toast(`Loaded ${s.moves.length} plies. Both sides are yours; “Analyse the game” judges every move.`);
+}
+
+$("setup").addEventListener("submit", (e) => {
+  e.preventDefault();
+  newGame();
+});
+$("game").addEventListener("change", () => {
+  $("custom-size").hidden = $("game").value !== "custom";
+});
+$("position-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  newGame($("position").value.trim());
+});
+$("undo").addEventListener("click", () => {
+  review = null;
+  act("POST", "/api/undo", { session });
+});
+$("hint").addEventListener("click", () => act("POST", "/api/hint", { session, level: $("hint-level").value }));
+$("stop").addEventListener("click", () => act("POST", "/api/stop", { session }));
+$("analyze").addEventListener("click", () => act("POST", "/api/analyze", { session, level: $("hint-level").value }));
+$("save").addEventListener("click", save);
+$("load").addEventListener("change", (e) => {
+  load(e.target.files[0]);
+  e.target.value = "";
+});
+$("review-back").addEventListener("click", () => {
+  review = null;
+  render();
+});
+$("review-play").addEventListener("click", async () => {
+  const ply = review.ply;
+  review = null;
+  await act("POST", "/api/undo", { session, ply });
+});
+
+// Resume this tab's game, or start one.
+(async () => {
+  if (session) {
+    try {
+      setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
+      return;
+    } catch (e) {
+      sessionStorage.removeItem("kz-session");
+      session = null;
+    }
+  }
+  await newGame();
+})();

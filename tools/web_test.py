@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""The page of `kumalak serve` in a real browser (headless Chromium through Debian's
+chromium-driver and python3-selenium): it loads the page, clicks a hole, waits for the
+engine's reply on the board, asks for a hint and checks that it is drawn, then loads a
+record and checks the analysis chart. Registered with CTest (tests/CMakeLists.txt);
+tools/install-deps.sh installs what it needs.
+
+  tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
+
+With --screenshots it also saves the pictures used in the README (game, hint, analysis).
+Exit status 0 when every check passed; a missing browser or driver is a failure.
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(message):
+    print("web_test: FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kumalak", required=True, help="the built kumalak executable")
+    ap.add_argument("--models", default=None, help="directory of the shipped models")
+    ap.add_argument("--screenshots", default=None, help="save PNGs of the page here")
+    ap.add_argument("--timeout", type=float, default=40, help="seconds for each wait")
+    ap.add_argument("--record", default=None,
+                    help="load this record's first game for the analysis (default: a short one)")
+    ap.add_argument("--analysis-level", default="medium", help="engine level of the analysis")
+    args = ap.parse_args()
+
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import Select, WebDriverWait
+    except ImportError:
+        fail("python3-selenium is missing (tools/install-deps.sh installs it)")
+    for exe in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        if not os.path.exists(exe):
+            fail(exe + " is missing: install chromium and chromium-driver (tools/install-deps.sh)")
+
+    env = dict(os.environ)
+    if args.models:
+        env["KZ_MODELS_DIR"] = args.models
+    server = subprocess.Popen([args.kumalak, "serve", "--port", "0", "--workers", "1"],
+                              stdout=subprocess.PIPE, text=True, env=env)
+    driver = None
+    try:
+        banner = server.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
+        if not m:
+            fail("no address in the server's first line: " + repr(banner))
+        url = "http://127.0.0.1:%s/" % m.group(1)
+
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = "/usr/bin/chromium"
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
+            opts.add_argument(a)
+        profile = tempfile.mkdtemp(prefix="kz-chromium-")
+        opts.add_argument("--user-data-dir=" + profile)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+        driver.set_page_load_timeout(args.timeout)
+        wait = WebDriverWait(driver, args.timeout)
+
+        def shot(name):
+            if args.screenshots:
+                os.makedirs(args.screenshots, exist_ok=True)
+                driver.save_screenshot(os.path.join(args.screenshots, name))
+
+        driver.get(url)
+        # The page starts a game by itself; start a beginner one, as a person would.
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+        driver.find_element(By.ID, "new-game").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]'))
+        if driver.find_elements(By.CSS_SELECTOR, "#moves li"):
+            fail("a new game shows moves")
+
+        # Click White's hole 9: 98, capturing 10; the engine answers.
+        driver.find_element(By.CSS_SELECTOR, '#board .pit[data-player="0"][data-pit="9"]').click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+                   and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
+        if moves[0] != "1. 98":
+            fail("the first move shows as %r, not 98" % moves[0])
+        status = driver.find_element(By.ID, "status").text
+        if "Black played" not in status:
+            fail("the status does not tell the engine's reply: %r" % status)
+        # The engine's move is marked on the board (where it started, in Black's row).
+        if not driver.find_elements(By.CSS_SELECTOR, '#board .pit.from[data-player="1"]'):
+            fail("the engine's move is not marked on the board")
+        kazan = driver.find_element(By.CSS_SELECTOR, '#board .store[data-store="0"]').text
+        if not kazan.strip().endswith("10"):
+            fail("White's kazan shows %r, not 10 after 98" % kazan)
+        shot("serve-game.png")
+
+        # A hint: three moves with win %, reason and expected line.
+        Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+        driver.find_element(By.ID, "hint").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hint-box li")) == 3)
+        first = driver.find_element(By.CSS_SELECTOR, "#hint-box li").text
+        for word in ("win ", "margin ", "expected line: "):
+            if word not in first:
+                fail("the hint %r lacks %r" % (first, word))
+        shot("serve-hint.png")
+
+        # Load a record through the file input and analyse it: the chart appears.
+        record = os.path.join(profile, "game.pgn")
+        with open(record, "w") as f:
+            f.write('[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n')
+        if args.record:
+            record = os.path.abspath(args.record)
+        driver.find_element(By.ID, "load").send_keys(record)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 5)
+        plies = len(driver.find_elements(By.CSS_SELECTOR, "#moves li"))
+        Select(driver.find_element(By.ID, "hint-level")).select_by_value(args.analysis_level)
+        driver.find_element(By.ID, "analyze").click()
+        WebDriverWait(driver, max(args.timeout, plies * 2)).until(
+            lambda d: "judged all %d plies" % plies in d.find_element(By.ID, "analysis").text)
+        if not driver.find_elements(By.CSS_SELECTOR, "#analysis-chart path"):
+            fail("no chart line")
+        # Click the chart: the board shows an earlier position.
+        chart = driver.find_element(By.ID, "analysis-chart")
+        webdriver.ActionChains(driver).move_to_element_with_offset(chart, 0, 0).click().perform()
+        wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
+        shot("serve-analysis.png")
+        print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
+        return 0
+    finally:
+        if driver:
+            driver.quit()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
