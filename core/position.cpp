@@ -427,10 +427,7 @@ bool Position::is_decided() const {
 }
 
 Outcome Position::outcome() const {
-  if (!is_decided()) return Outcome::kOngoing;
-  if (store[0] > store[1]) return Outcome::kWhiteWins;
-  if (store[1] > store[0]) return Outcome::kBlackWins;
-  return Outcome::kDraw;
+  return is_decided() ? outcome_by_stores() : Outcome::kOngoing;
 }
 
 const char* outcome_string(Outcome o) {

@@ -109,6 +109,13 @@ struct alignas(16) Position {
   bool is_decided() const;
   // Final (or current, if decided) outcome. kOngoing while neither over nor decided.
   Outcome outcome() const;
+  // Who is ahead in the stores: the outcome of a finished or decided game, and the
+  // adjudication of one stopped before its end (a ply limit in self-play or a match).
+  Outcome outcome_by_stores() const {
+    return store[0] > store[1]   ? Outcome::kWhiteWins
+           : store[1] > store[0] ? Outcome::kBlackWins
+                                 : Outcome::kDraw;
+  }
   int margin() const { return int(store[0]) - int(store[1]); }  // White minus Black
 
   // Position string as in the rules pages. parse() needs the game for Kalah sizes
@@ -140,6 +147,22 @@ int random_legal_move(const Position& pos, Rng& rng) {
   for (int pick = int(uint64_t(rng()) % uint64_t(__builtin_popcount(mask))); pick > 0; --pick)
     mask &= mask - 1;
   return __builtin_ctz(mask);
+}
+
+// An opening: `plies` uniformly random legal moves from `start` (random_legal_move, one
+// draw each), stopping early at a decided position. Up to `attempts` tries are made to
+// end on an undecided position; the last try is returned either way. Self-play, matches
+// and the level matches all open their games with this, so a seed means the same
+// openings everywhere.
+template <class Rng>
+Position random_opening(const Position& start, int plies, Rng& rng, int attempts = 1) {
+  Position p = start;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    p = start;
+    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
+    if (!p.is_decided()) break;
+  }
+  return p;
 }
 
 // Counts every legal move sequence of `depth` plies; finished games count as leaves.

@@ -24,8 +24,8 @@ bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int
   bool any = false;
   for (size_t i = 0; i < searches.size(); ++i) {
     Search& s = *searches[i];
+    if (s.done(targets[i])) continue;
     const int64_t need = targets[i] - s.root_visits();
-    if (need <= 0 || s.root_proven() || s.root_is_terminal()) continue;
     any = true;
     const int want = int(std::min<int64_t>(need, std::max(1, s.params().leaves_per_batch)));
     const size_t before = r.leaves.size();

@@ -44,8 +44,7 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
     const double slice = std::min(next_report, deadline) - elapsed();
     if (slice > 0) driver_.run(searches, targets, slice == kNever ? 0 : slice, limits.stop);
     const bool done =
-        search_.root_visits() >= target || search_.root_proven() || search_.root_is_terminal() ||
-        (limits.stop && limits.stop->load(std::memory_order_relaxed)) || elapsed() >= deadline;
+        search_.done(target) || (limits.stop && limits.stop->load(std::memory_order_relaxed)) || elapsed() >= deadline;
     if (done) break;
     if (elapsed() >= next_report) {
       ThinkResult progress = search_.result();

@@ -85,6 +85,12 @@ class Search {
   bool root_is_terminal() const {
     return root_pos_.is_over() || (params_.stop_at_decided && root_pos_.is_decided());
   }
+  // The search for this move is finished: the root has `target_visits` visits, or its
+  // value is proven, or there is nothing to search. Every caller that plays moves from
+  // searches (self-play, matches, the bench, the driver, the MCTS player) asks this.
+  bool done(int64_t target_visits) const {
+    return root_visits() >= target_visits || root_proven() || root_is_terminal();
+  }
 
   // The search's answer: visits, values, margin and principal variation per move.
   ThinkResult result() const;

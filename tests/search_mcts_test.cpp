@@ -207,7 +207,7 @@ TEST(MctsBatching, PipelinedHalvesGiveTheSameTreesAsOneRoundAtATime) {
           [&](int) {
             ++rounds;
             for (auto* s : ptrs)
-              if (s->root_visits() < target && !s->root_proven()) return rounds < 10000;
+              if (!s->done(target)) return rounds < 10000;
             return false;
           });
     } else {

@@ -51,14 +51,11 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// A position from a random game of 0..40 plies, not finished.
+// A position from a random game of 0..40 plies, not decided.
 Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
   while (true) {
-    Position p = Position::start(spec);
     const int plies = int(rng() % 41);
-    for (int i = 0; i < plies && !p.is_over(); ++i) {
-      p.play(random_legal_move(p, rng));
-    }
+    const Position p = random_opening(Position::start(spec), plies, rng);
     if (!p.is_decided()) return p;
   }
 }
@@ -135,7 +132,7 @@ int run_bench(const BenchOptions& o) {
       Search& s = *searches[g];
       f.visits += s.root_visits() - last_visits[g];
       last_visits[g] = s.root_visits();
-      if (s.root_visits() < o.visits && !s.root_proven() && !s.root_is_terminal()) return;
+      if (!s.done(o.visits)) return;
       if (s.node_count() > f.peak_nodes) {
         f.peak_nodes = s.node_count();
         f.visits_at_peak = size_t(s.root_visits());

@@ -17,6 +17,7 @@
 #include "core/notation.h"
 #include "mcts/levels.h"
 #include "tools/commands.h"
+#include "train/elo.h"
 
 namespace kz::cli {
 
@@ -43,6 +44,12 @@ struct MatchOptions {
   bool lower_alphabeta = false;
 };
 
+// A level must score this much against the one below (docs/levels.md).
+constexpr double kStepScore = 0.65;
+// The SPRT reported per pair: is the step worth the 65 % it should be (+108 Elo), or
+// only 55 % (+35 Elo)? The pentanomial statistics of train/elo.h, as gating uses.
+const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
+
 struct GameTask {
   int pair = 0;     // index into the pairs
   int opening = 0;  // index into the openings
@@ -57,23 +64,6 @@ struct PairStats {
   int plies = 0;
   std::string upper_name, lower_name;  // the engines, e.g. alphabeta-hard, mcts-expert
 };
-
-// A random opening: `plies` random legal moves that neither end nor decide the game.
-std::vector<int> random_opening(const Position& start, int plies, std::mt19937_64& rng) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::vector<int> moves;
-    Position pos = start;
-    for (int i = 0; i < plies && !pos.is_decided(); ++i) {
-      std::vector<int> legal;
-      for (uint32_t m = pos.legal_mask(); m; m &= m - 1) legal.push_back(__builtin_ctz(m));
-      const int mv = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
-      pos.play(mv);
-      moves.push_back(mv);
-    }
-    if (!pos.is_decided()) return moves;
-  }
-  return {};
-}
 
 int run_levels_match(const MatchOptions& opt) {
   GameSpec spec;
@@ -106,9 +96,9 @@ int run_levels_match(const MatchOptions& opt) {
   const Position start = Position::start(spec);
   std::mt19937_64 rng(opt.seed);
   const int n_openings = (opt.games + 1) / 2;
-  std::vector<std::vector<int>> openings;
+  std::vector<Position> openings;
   for (int i = 0; i < n_openings; ++i)
-    openings.push_back(random_opening(start, opt.opening_plies, rng));
+    openings.push_back(random_opening(start, opt.opening_plies, rng, 100));
 
   // Pair p: level uppers[p] against the level below it, or against itself (--same-level).
   auto upper_of = [&](size_t p) { return Level(uppers[p]); };
@@ -120,6 +110,9 @@ int run_levels_match(const MatchOptions& opt) {
       for (bool upper_white : {true, false}) tasks.push_back({int(p), o, upper_white});
 
   std::vector<PairStats> stats(uppers.size());
+  // Half points of the upper level per (level pair, opening): the two games of an opening
+  // form a pair of the pentanomial statistics (train/elo.h).
+  std::vector<std::vector<int>> opening_points(uppers.size(), std::vector<int>(n_openings, 0));
   std::vector<double> pair_seconds(uppers.size(), 0);
   std::mutex mu;
   std::atomic<size_t> next{0};
@@ -142,8 +135,7 @@ int run_levels_match(const MatchOptions& opt) {
       po.seed = opt.seed * 1000003 + k * 2 + 2;
       po.force_alphabeta = opt.alphabeta_only || opt.lower_alphabeta;
       auto low = make_level_player(spec, lower, opt.model, po);
-      Position pos = start;
-      for (int mv : openings[t.opening]) pos.play(mv);
+      Position pos = openings[t.opening];
       PairStats local;
       int plies = 0;
       while (!pos.is_decided() && plies < opt.max_plies) {
@@ -162,14 +154,17 @@ int run_levels_match(const MatchOptions& opt) {
         pos.play(r.best_move);
         ++plies;
       }
-      // A game that hits --max-plies (none has so far) is scored by the stores.
-      const int white_margin = pos.margin();
-      const int upper_margin = t.upper_white ? white_margin : -white_margin;
+      // A game that hits --max-plies (none has so far) is adjudicated by the stores.
+      const Outcome outcome = pos.outcome_by_stores();
+      const int upper_points = outcome == Outcome::kDraw                           ? 1
+                               : (outcome == Outcome::kWhiteWins) == t.upper_white ? 2
+                                                                                   : 0;
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
       std::lock_guard<std::mutex> lock(mu);
       PairStats& s = stats[t.pair];
-      (upper_margin > 0 ? s.wins : upper_margin < 0 ? s.losses : s.draws) += 1;
+      (upper_points == 2 ? s.wins : upper_points == 0 ? s.losses : s.draws) += 1;
+      opening_points[t.pair][t.opening] += upper_points;
       s.upper_nodes += local.upper_nodes;
       s.lower_nodes += local.lower_nodes;
       s.upper_moves += local.upper_moves;
@@ -183,9 +178,9 @@ int run_levels_match(const MatchOptions& opt) {
       if (opt.verbose)
         std::cerr << level_name(upper) << (t.upper_white ? " (white)" : " (black)") << " vs "
                   << level_name(lower) << ", opening " << t.opening + 1 << ": "
-                  << (upper_margin > 0   ? "win"
-                      : upper_margin < 0 ? "loss"
-                                         : "draw")
+                  << (upper_points == 2   ? "win"
+                      : upper_points == 0 ? "loss"
+                                          : "draw")
                   << " " << pos.store[0] << "-" << pos.store[1] << ", " << plies << " plies\n";
     }
   };
@@ -199,24 +194,35 @@ int run_levels_match(const MatchOptions& opt) {
       "time scale %g, seed %llu\n",
       spec.name().c_str(), 2 * n_openings, n_openings, opt.opening_plies, opt.time_scale,
       static_cast<unsigned long long>(opt.seed));
-  std::printf("%-20s %6s %13s %7s %8s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L", "score",
-              "elo", "upper s/mv", "lower s/mv", "plies/g");
+  std::printf("%-20s %6s %13s %7s %18s %5s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L",
+              "score", "elo [95%]", "sprt", "upper s/mv", "lower s/mv", "plies/g");
   int failures = 0;
   for (size_t p = 0; p < uppers.size(); ++p) {
     const PairStats& s = stats[p];
     const int n = s.wins + s.draws + s.losses;
-    const double score = n ? (s.wins + 0.5 * s.draws) / n : 0;
-    const double clamped = std::clamp(score, 0.001, 0.999);
-    const double elo = -400.0 * std::log10(1.0 / clamped - 1.0);
+    Pentanomial pairs;
+    for (int points : opening_points[p]) pairs.counts[size_t(points)]++;
+    const EloEstimate elo = estimate_elo(pairs);
+    const SprtResult verdict = sprt(pairs, kStepSprt);
+    const double score = pairs.score();
     std::ostringstream pair, wdl;
     pair << level_name(upper_of(p)) << " vs " << level_name(lower_of(p));
     wdl << s.wins << "-" << s.draws << "-" << s.losses;
-    std::printf(
-        "%-20s %6d %13s %6.1f%% %+8.0f %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
-        wdl.str().c_str(), 100 * score, elo, s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
-        s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0, n ? double(s.plies) / n : 0.0);
-    if (score < 0.65) ++failures;
+    char interval[64];
+    std::snprintf(interval, sizeof interval, "%+.0f [%+.0f, %+.0f]", elo.elo, elo.elo_lo,
+                  elo.elo_hi);
+    std::printf("%-20s %6d %13s %6.1f%% %18s %5s %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
+                wdl.str().c_str(), 100 * score, interval, sprt_decision_string(verdict.decision),
+                s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
+                s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0,
+                n ? double(s.plies) / n : 0.0);
+    if (score < kStepScore) ++failures;
   }
+  std::printf(
+      "sprt: H1 = the step is worth %.0f Elo (%.0f %%), H0 = %.0f Elo (%.0f %%): "
+      "H1 accepted, H0 accepted, or continue (more games needed)\n",
+      kStepSprt.elo1, 100 * score_from_elo(kStepSprt.elo1), kStepSprt.elo0,
+      100 * score_from_elo(kStepSprt.elo0));
   for (size_t p = 0; p < uppers.size(); ++p)
     std::printf("%s: %s vs %s\n", level_name(upper_of(p)), stats[p].upper_name.c_str(),
                 stats[p].lower_name.c_str());

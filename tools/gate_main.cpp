@@ -8,33 +8,15 @@
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "nn/allocator.h"
 #include "train/elo.h"
+#include "train/gate.h"
 #include "train/match.h"
 #include "train/plot.h"
-
-namespace {
-
-std::string display_name(const std::string& spec) {
-  if (spec.rfind("ab:", 0) == 0 || spec == "init" || spec == "rollout") return spec;
-  return std::filesystem::path(spec).stem().string();
-}
-
-// Copies `from` over `to` atomically (temporary copy + rename).
-void promote(const std::string& from, const std::string& to) {
-  const std::string temp = kz::temp_name_for(to);
-  std::filesystem::copy_file(from, temp, std::filesystem::copy_options::overwrite_existing);
-  kz::commit_temp_file(temp, to);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
@@ -102,29 +84,18 @@ int main(int argc, char** argv) {
       kz::MatchOptions o = options(candidate, baseline);
       o.use_sprt = use_sprt;
       const kz::MatchResult r = kz::play_match(o);
-      const bool sprt_pass = use_sprt && r.sprt.decision == kz::SprtDecision::kAcceptH1;
-      const bool sprt_fail = use_sprt && r.sprt.decision == kz::SprtDecision::kAcceptH0;
-      const bool pass = sprt_pass || (!sprt_fail && r.elo.score >= cfg.gate.promote_min_score);
-      std::cout << display_name(candidate) << " vs " << display_name(baseline) << ": "
-                << kz::describe_match(r) << "\n";
+      const kz::GateDecision decision = kz::decide_gate(r, cfg.gate, use_sprt);
+      std::cout << kz::player_display_name(candidate) << " vs " << kz::player_display_name(baseline)
+                << ": " << kz::describe_match(r) << "\n";
       if (use_sprt)
         std::cout << "SPRT elo0=" << cfg.gate.elo0 << " elo1=" << cfg.gate.elo1 << ": LLR "
                   << r.sprt.llr << " [" << r.sprt.lower << ", " << r.sprt.upper << "] -> "
                   << kz::sprt_decision_string(r.sprt.decision) << "\n";
-      std::cout << (pass ? "PASS" : "FAIL") << "\n";
-      if (!json_out.empty()) {
-        nlohmann::ordered_json j = {
-            {"candidate", candidate}, {"baseline", baseline},
-            {"wins", r.wdl.wins},     {"draws", r.wdl.draws},
-            {"losses", r.wdl.losses}, {"score", r.elo.score},
-            {"elo", r.elo.elo},       {"elo_lo", r.elo.elo_lo},
-            {"elo_hi", r.elo.elo_hi}, {"los", r.elo.los},
-            {"llr", r.sprt.llr},      {"sprt", kz::sprt_decision_string(r.sprt.decision)},
-            {"pass", pass},           {"seconds", r.seconds}};
-        kz::write_file_atomically(json_out, [&](std::ostream& out) { out << j.dump() << "\n"; });
-      }
-      if (pass && !promote_to.empty()) {
-        promote(candidate, promote_to);
+      std::cout << (decision.pass ? "PASS" : "FAIL") << "\n";
+      if (!json_out.empty())
+        kz::write_gate_record(json_out, kz::make_gate_record(candidate, baseline, r, decision));
+      if (decision.pass && !promote_to.empty()) {
+        kz::promote_model(candidate, promote_to);
         std::cout << "promoted " << candidate << " -> " << promote_to << "\n";
       }
       return 0;
@@ -137,67 +108,27 @@ int main(int argc, char** argv) {
       throw std::invalid_argument("ladder needs --models, --gates or --matches");
     std::filesystem::create_directories(out_dir);
     std::vector<kz::PairResult> results;
-    std::string anchor = models.empty() ? "gen0000" : display_name(models[0]);
+    const std::string anchor = models.empty() ? "gen0000" : kz::player_display_name(models[0]);
     if (!gates_dir.empty()) {
-      // Replaying the promotions tells which generation each gate's "best" was.
-      std::vector<std::filesystem::path> files;
-      for (const auto& e : std::filesystem::directory_iterator(gates_dir))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      std::string best = "gen0000";
-      for (const auto& f : files) {
-        std::ifstream in(f);
-        nlohmann::json j;
-        try {
-          j = nlohmann::json::parse(in);
-        } catch (const std::exception& e) {
-          throw std::runtime_error(f.string() + ": not a gate result: " + e.what());
-        }
-        const std::string candidate = f.stem().string();
-        results.push_back({candidate, best, j.at("wins").get<int64_t>(),
-                           j.at("draws").get<int64_t>(), j.at("losses").get<int64_t>()});
-        std::cout << candidate << " vs " << best << " (gate): W " << j.at("wins") << " D "
-                  << j.at("draws") << " L " << j.at("losses")
-                  << (j.at("pass").get<bool>() ? "  promoted" : "") << "\n";
-        if (j.at("pass").get<bool>()) best = candidate;
+      for (const auto& entry : kz::read_gate_history(gates_dir)) {
+        const auto& m = entry.match;
+        results.push_back(m);
+        std::cout << m.a << " vs " << m.b << " (gate): W " << m.wins << " D " << m.draws << " L "
+                  << m.losses << (entry.promoted ? "  promoted" : "") << "\n";
       }
     }
     std::string log_text;
     for (const auto& file : earlier_matches) {
-      std::ifstream in(file);
-      if (!in) throw std::runtime_error(file + ": cannot open");
-      std::string line;
-      for (int line_no = 1; std::getline(in, line); ++line_no) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        try {
-          const nlohmann::json j = nlohmann::json::parse(line);
-          results.push_back({j.at("a").get<std::string>(), j.at("b").get<std::string>(),
-                             j.at("wins").get<int64_t>(), j.at("draws").get<int64_t>(),
-                             j.at("losses").get<int64_t>()});
-        } catch (const std::exception& e) {
-          throw std::runtime_error(file + ":" + std::to_string(line_no) +
-                                   ": not a ladder match: " + e.what());
-        }
-        log_text += line + "\n";
-      }
+      const auto earlier = kz::read_ladder_matches(file, &log_text);
+      results.insert(results.end(), earlier.begin(), earlier.end());
     }
-    std::vector<std::pair<std::string, std::string>> schedule;
-    for (size_t i = 0; i < models.size(); ++i) {
-      for (int k = 1; k <= reach && i + k < models.size(); ++k)
-        schedule.emplace_back(models[i + k], models[i]);
-      if (i >= size_t(reach) + 1) schedule.emplace_back(models[i], models[0]);
-      if (anchor_ab > 0) schedule.emplace_back(models[i], "ab:" + std::to_string(anchor_ab));
-    }
-    for (const auto& [a, b] : schedule) {
+    for (const auto& [a, b] : kz::ladder_schedule(models, reach, anchor_ab)) {
       const kz::MatchResult r = kz::play_match(options(a, b));
-      const std::string line =
-          display_name(a) + " vs " + display_name(b) + ": " + kz::describe_match(r);
-      std::cout << line << std::endl;
-      results.push_back({display_name(a), display_name(b), r.wdl.wins, r.wdl.draws, r.wdl.losses});
-      nlohmann::ordered_json j = {{"a", display_name(a)},   {"b", display_name(b)},
-                                  {"wins", r.wdl.wins},     {"draws", r.wdl.draws},
-                                  {"losses", r.wdl.losses}, {"elo", r.elo.elo}};
-      log_text += j.dump() + "\n";
+      const kz::PairResult pair{kz::player_display_name(a), kz::player_display_name(b), r.wdl.wins,
+                                r.wdl.draws, r.wdl.losses};
+      std::cout << pair.a << " vs " << pair.b << ": " << kz::describe_match(r) << std::endl;
+      results.push_back(pair);
+      log_text += kz::ladder_match_line(pair, r.elo.elo) + "\n";
     }
     kz::write_file_atomically(out_dir + "/matches.jsonl",
                               [&](std::ostream& out) { out << log_text; });

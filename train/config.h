@@ -72,7 +72,7 @@ struct GateConfig {
   int opening_plies = 4;  // random plies that make each opening pair
   // SPRT on the Elo difference; a match stops early when the LLR crosses a bound.
   float elo0 = 0, elo1 = 40, alpha = 0.05f, beta = 0.05f;
-  float promote_min_score = 0.55f;  // without an SPRT verdict, promote at this score
+  double promote_min_score = 0.55;  // without an SPRT verdict, promote at this score or above
 };
 
 struct LoopConfig {

@@ -95,13 +95,7 @@ MatchResult play_match(const MatchOptions& o) {
 
   auto opening_for = [&](int pair) {
     std::mt19937_64 rng(cfg.seed * 1000003 + uint64_t(pair));
-    while (true) {
-      Position p = Position::start(cfg.game);
-      for (int i = 0; i < opening_plies && !p.is_decided(); ++i) {
-        p.play(random_legal_move(p, rng));
-      }
-      if (!p.is_decided()) return p;
-    }
+    return random_opening(Position::start(cfg.game), opening_plies, rng, 1000);
   };
   // Fills free slots with the two games of the next pairs.
   auto refill = [&]() {
@@ -136,12 +130,8 @@ MatchResult play_match(const MatchOptions& o) {
   };
   auto side_to_move = [](const MatchGame& m) { return m.pos.to_move == m.a_color ? 0 : 1; };
   auto finish = [&](MatchGame& m) {
-    Outcome out = m.pos.outcome();
-    if (out == Outcome::kOngoing)
-      out = m.pos.margin() > 0   ? Outcome::kWhiteWins
-            : m.pos.margin() < 0 ? Outcome::kBlackWins
-                                 : Outcome::kDraw;
-    int a_points;  // half points
+    const Outcome out = m.pos.outcome_by_stores();  // at max_plies: adjudicated
+    int a_points;                                   // half points
     if (out == Outcome::kDraw)
       a_points = 1;
     else
@@ -228,8 +218,7 @@ MatchResult play_match(const MatchOptions& o) {
       const int s = side_to_move(m);
       if (!sides[s].is_mcts()) continue;
       Search& search = *m.search[s];
-      if (search.root_visits() < visits && !search.root_proven() && !search.root_is_terminal())
-        continue;
+      if (!search.done(visits)) continue;
       std::mt19937_64 unused(0);
       play_move(m, search.pick_move(0, unused));
     }

@@ -20,7 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Game {
+struct SelfplayGame {
   Position pos;
   std::unique_ptr<Search> search;
   std::mt19937_64 rng;
@@ -75,14 +75,203 @@ std::vector<Position> load_openings(const std::string& path, const GameSpec& gam
   return out;
 }
 
+namespace {
+
+// One self-play worker's games, as a state machine per game slot: start a game (an
+// opening, a fresh tree) -> prepare a move (full or fast search, its visit target) ->
+// the driver searches -> advance (record the row, pick and play the move, resign?) ->
+// prepare the next move, or finish the game (result, rows to the shard writer) and
+// start the next one in the same slot.
+class SelfplayWorker {
+ public:
+  SelfplayWorker(const SelfplayOptions& o, std::string worker, int games_already_done, int to_play,
+                 SelfplayReport& report)
+      : o_(o),
+        cfg_(o.config),
+        sc_(o.config.selfplay),
+        worker_(std::move(worker)),
+        to_play_(to_play),
+        report_(report),
+        device_(parse_device(cfg_.device)),
+        model_(load_or_init_model(o.model_path, cfg_.game, cfg_.network, cfg_.seed, device_)),
+        evaluator_(model_, device_),
+        cache_(1 << 18),
+        driver_(evaluator_, &cache_, sc_.max_batch),
+        writer_(cfg_.game, o.generation, o.model_path.empty() ? "random-init" : o.model_path,
+                worker_),
+        next_game_number_(games_already_done),
+        progress_("selfplay " + worker_, to_play) {
+    if (!sc_.openings_file.empty())
+      openings_ = load_openings(sc_.openings_file, cfg_.game, sc_.random_opening_plies);
+    full_params_ = cfg_.search;
+    full_params_.dirichlet_alpha = sc_.dirichlet_alpha;
+    full_params_.dirichlet_fraction = sc_.dirichlet_fraction;
+    fast_params_ = cfg_.search;
+    fast_params_.dirichlet_alpha = 0;
+  }
+
+  void run() {
+    games_.resize(size_t(std::min(sc_.games_in_parallel, to_play_)));
+    for (auto& g : games_) {
+      start_game(g);
+      prepare_move(g);
+    }
+    t0_ = Clock::now();
+    // Games alternate between two halves (even and odd slots) so that one half's tree
+    // work overlaps the network's work on the other (SearchDriver::run_pipelined).
+    driver_.run_pipelined(
+        [&](int half, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
+          for (size_t i = size_t(half); i < games_.size(); i += 2) {
+            if (!games_[i].active) continue;
+            list.push_back(games_[i].search.get());
+            list_targets.push_back(games_[i].target);
+          }
+        },
+        [&](int half) {
+          for (size_t i = size_t(half); i < games_.size(); i += 2) advance(games_[i]);
+          return finished_ < to_play_;
+        });
+    if (writer_.games() > 0) report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
+    progress_.finish();
+    report_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
+    report_.evaluations = int64_t(driver_.stats().evaluated);
+  }
+
+ private:
+  void start_game(SelfplayGame& g) {
+    g = SelfplayGame{};
+    // SelfplayGame numbers continue after the resumed ones so that every game gets its own seed.
+    g.rng.seed(mix_seed(cfg_.seed, uint64_t(o_.generation) * 1000003 + next_game_number_));
+    g.search = std::make_unique<Search>(full_params_, g.rng());
+    std::uniform_real_distribution<float> u(0, 1);
+    g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
+    g.pos = openings_.empty()
+                ? random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng)
+                : openings_[g.rng() % openings_.size()];
+    g.active = true;
+    ++next_game_number_;
+    ++started_;
+  }
+
+  void prepare_move(SelfplayGame& g) {
+    std::uniform_real_distribution<float> u(0, 1);
+    g.full = u(g.rng) < sc_.full_search_fraction;
+    g.search->set_params(g.full ? full_params_ : fast_params_);
+    g.search->set_root(g.pos);
+    g.target = g.full ? sc_.full_visits : sc_.fast_visits;
+  }
+
+  void finish_game(SelfplayGame& g) {
+    // Finished, decided or (at max_plies) adjudicated by the stores; or resigned.
+    Outcome outcome = g.pos.outcome_by_stores();
+    const int white_margin = g.pos.margin();
+    if (g.resigned >= 0) {
+      outcome = g.resigned == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
+      ++report_.resigned;
+    }
+    if (g.would_resign >= 0) {
+      ++report_.no_resign_would_resign;
+      const bool lost = (g.would_resign == 0 && outcome == Outcome::kBlackWins) ||
+                        (g.would_resign == 1 && outcome == Outcome::kWhiteWins);
+      if (!lost) ++report_.false_resignations;
+    }
+    report_.white_wins += outcome == Outcome::kWhiteWins;
+    report_.black_wins += outcome == Outcome::kBlackWins;
+    report_.draws += outcome == Outcome::kDraw;
+    report_.plies += g.ply;
+    report_.rows += int64_t(g.rows.size());
+    for (const auto& r : g.rows) report_.full_rows += r.full_search();
+    writer_.add_game(std::move(g.rows), outcome, white_margin, g.ply);
+    ++finished_;
+    ++report_.games_played;
+    if (int(writer_.games()) >= sc_.games_per_shard)
+      report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
+    g.active = false;
+    progress_.add(1);
+    const double secs = std::chrono::duration<double>(Clock::now() - t0_).count();
+    progress_.set_field("games/h", finished_ / secs * 3600, 5);
+    progress_.set_field("moves/s", report_.plies / secs, 4);
+    progress_.set_field("evals/s", driver_.stats().evaluated / secs, 5);
+    progress_.set_field("avg_len", double(report_.plies) / finished_, 4);
+  }
+
+  // Called once game g's latest answers are in: when its search for this move is done,
+  // record the position, choose, play, and start the next move or game.
+  void advance(SelfplayGame& g) {
+    if (!g.active) return;
+    Search& s = *g.search;
+    if (!s.done(g.target)) return;
+    const ThinkResult r = s.result();
+    const int mover = g.pos.to_move;
+    ShardRow row;
+    row.pos = g.pos;
+    // Fast searches still train the value heads; their policy is not a target.
+    if (g.full) row.set_policy_from_visits(s.root_visit_counts());
+    row.root_win = r.win;
+    row.root_draw = r.draw;
+    row.root_loss = r.loss;
+    row.root_margin = r.margin;
+    row.ply = uint16_t(std::min(g.ply, 65535));
+    row.flags = (g.full ? ShardRow::kRowFullSearch : 0) | (r.proven ? ShardRow::kRowProven : 0);
+    g.rows.push_back(row);
+    const float temperature =
+        g.ply < sc_.temperature_plies ? sc_.opening_temperature : sc_.final_temperature;
+    const int move = s.pick_move(temperature, g.rng);
+    g.rows.back().played_move = int8_t(move);
+    // Resignation bookkeeping on the mover's root value.
+    if (r.win + r.draw < sc_.resign_threshold) {
+      if (++g.low_streak[mover] >= sc_.resign_consecutive) {
+        if (g.may_resign)
+          g.resigned = mover;
+        else if (g.would_resign < 0)
+          g.would_resign = mover;
+      }
+    } else {
+      g.low_streak[mover] = 0;
+    }
+    g.pos.play(move);
+    ++g.ply;
+    const bool ended = g.resigned >= 0 || g.pos.is_decided() || g.ply >= sc_.max_plies;
+    if (ended) {
+      finish_game(g);
+      if (started_ < to_play_) {
+        start_game(g);
+        prepare_move(g);
+      }
+    } else {
+      prepare_move(g);
+    }
+  }
+
+  const SelfplayOptions& o_;
+  const RunConfig& cfg_;
+  const SelfplayConfig& sc_;
+  const std::string worker_;
+  const int to_play_;
+  SelfplayReport& report_;
+  torch::Device device_;
+  Model model_;
+  NnEvaluator evaluator_;
+  EvalCache cache_;
+  SearchDriver driver_;
+  ShardWriter writer_;
+  std::vector<Position> openings_;
+  SearchParams full_params_, fast_params_;
+  int next_game_number_;
+  int started_ = 0, finished_ = 0;
+  std::vector<SelfplayGame> games_;
+  Progress progress_;
+  Clock::time_point t0_;
+};
+
+}  // namespace
+
 SelfplayReport run_selfplay(const SelfplayOptions& o) {
-  const RunConfig& cfg = o.config;
-  const SelfplayConfig& sc = cfg.selfplay;
-  const GameSpec game = cfg.game;
+  const GameSpec game = o.config.game;
   std::string worker = o.worker_id;
   if (worker.empty()) {
     worker = "s";
-    worker += std::to_string(cfg.seed);
+    worker += std::to_string(o.config.seed);
     worker += "-g";
     worker += std::to_string(o.generation);
   }
@@ -105,180 +294,7 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
     spdlog::info("selfplay: worker {} resumes: {} of {} games already written", worker,
                  report.games_already_done, o.games);
   if (to_play == 0) return report;
-
-  const torch::Device device = parse_device(cfg.device);
-  Model model = load_or_init_model(o.model_path, game, cfg.network, cfg.seed, device);
-  NnEvaluator evaluator(model, device);
-  EvalCache cache(1 << 18);
-  SearchDriver driver(evaluator, &cache, sc.max_batch);
-
-  std::vector<Position> openings;
-  if (!sc.openings_file.empty())
-    openings = load_openings(sc.openings_file, game, sc.random_opening_plies);
-
-  SearchParams full_params = cfg.search;
-  full_params.dirichlet_alpha = sc.dirichlet_alpha;
-  full_params.dirichlet_fraction = sc.dirichlet_fraction;
-  SearchParams fast_params = cfg.search;
-  fast_params.dirichlet_alpha = 0;
-
-  ShardWriter writer(game, o.generation, o.model_path.empty() ? "random-init" : o.model_path,
-                     worker);
-  // Game numbers continue after the resumed ones so that every game gets its own seed.
-  int next_game_number = report.games_already_done;
-  int started = 0, finished = 0;
-  const int parallel = std::min(sc.games_in_parallel, to_play);
-  std::vector<Game> games(parallel);
-
-  auto start_game = [&](Game& g) {
-    g = Game{};
-    g.rng.seed(mix_seed(cfg.seed, uint64_t(o.generation) * 1000003 + next_game_number));
-    g.search = std::make_unique<Search>(full_params, g.rng());
-    std::uniform_real_distribution<float> u(0, 1);
-    g.may_resign = u(g.rng) >= sc.no_resign_fraction;
-    if (!openings.empty()) {
-      g.pos = openings[g.rng() % openings.size()];
-    } else {
-      g.pos = Position::start(game);
-      for (int i = 0; i < sc.random_opening_plies && !g.pos.is_decided(); ++i) {
-        g.pos.play(random_legal_move(g.pos, g.rng));
-      }
-    }
-    g.active = true;
-    ++next_game_number;
-    ++started;
-  };
-  auto prepare_move = [&](Game& g) {
-    std::uniform_real_distribution<float> u(0, 1);
-    g.full = u(g.rng) < sc.full_search_fraction;
-    g.search->set_params(g.full ? full_params : fast_params);
-    g.search->set_root(g.pos);
-    g.target = g.full ? sc.full_visits : sc.fast_visits;
-  };
-  for (auto& g : games) {
-    start_game(g);
-    prepare_move(g);
-  }
-
-  Progress progress("selfplay " + worker, to_play);
-  const auto t0 = Clock::now();
-
-  auto finish_game = [&](Game& g) {
-    Outcome outcome = g.pos.outcome();
-    int white_margin = g.pos.margin();
-    if (g.resigned >= 0) {
-      outcome = g.resigned == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
-      ++report.resigned;
-    } else if (outcome == Outcome::kOngoing) {  // ran into max_plies: adjudicate by stores
-      outcome = white_margin > 0   ? Outcome::kWhiteWins
-                : white_margin < 0 ? Outcome::kBlackWins
-                                   : Outcome::kDraw;
-    }
-    if (g.would_resign >= 0) {
-      ++report.no_resign_would_resign;
-      const bool lost = (g.would_resign == 0 && outcome == Outcome::kBlackWins) ||
-                        (g.would_resign == 1 && outcome == Outcome::kWhiteWins);
-      if (!lost) ++report.false_resignations;
-    }
-    report.white_wins += outcome == Outcome::kWhiteWins;
-    report.black_wins += outcome == Outcome::kBlackWins;
-    report.draws += outcome == Outcome::kDraw;
-    report.plies += g.ply;
-    report.rows += int64_t(g.rows.size());
-    for (const auto& r : g.rows) report.full_rows += r.full_search();
-    writer.add_game(std::move(g.rows), outcome, white_margin, g.ply);
-    ++finished;
-    ++report.games_played;
-    if (int(writer.games()) >= sc.games_per_shard)
-      report.shards.push_back(writer.write_to_dir(o.out_dir, "selfplay"));
-    g.active = false;
-    progress.add(1);
-    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    progress.set_field("games/h", finished / secs * 3600, 5);
-    progress.set_field("moves/s", report.plies / secs, 4);
-    progress.set_field("evals/s", driver.stats().evaluated / secs, 5);
-    progress.set_field("avg_len", double(report.plies) / finished, 4);
-  };
-
-  // Called once game g's latest answers are in: when its search for this move is done,
-  // record the position, choose, play, and start the next move or game.
-  auto advance = [&](Game& g) {
-    if (!g.active) return;
-    Search& s = *g.search;
-    if (s.root_visits() < g.target && !s.root_proven() && !s.root_is_terminal()) return;
-    // The search for this move is done: record, choose, play.
-    const ThinkResult r = s.result();
-    const int mover = g.pos.to_move;
-    if (g.full) {
-      ShardRow row;
-      row.pos = g.pos;
-      row.set_policy_from_visits(s.root_visit_counts());
-      row.root_win = r.win;
-      row.root_draw = r.draw;
-      row.root_loss = r.loss;
-      row.root_margin = r.margin;
-      row.ply = uint16_t(std::min(g.ply, 65535));
-      row.flags = ShardRow::kRowFullSearch | (r.proven ? ShardRow::kRowProven : 0);
-      g.rows.push_back(row);
-    } else {
-      // Fast searches still train the value heads; their policy is not a target.
-      ShardRow row;
-      row.pos = g.pos;
-      row.root_win = r.win;
-      row.root_draw = r.draw;
-      row.root_loss = r.loss;
-      row.root_margin = r.margin;
-      row.ply = uint16_t(std::min(g.ply, 65535));
-      row.flags = r.proven ? ShardRow::kRowProven : 0;
-      g.rows.push_back(row);
-    }
-    const float temperature =
-        g.ply < sc.temperature_plies ? sc.opening_temperature : sc.final_temperature;
-    const int move = s.pick_move(temperature, g.rng);
-    g.rows.back().played_move = int8_t(move);
-    // Resignation bookkeeping on the mover's root value.
-    if (r.win + r.draw < sc.resign_threshold) {
-      if (++g.low_streak[mover] >= sc.resign_consecutive) {
-        if (g.may_resign)
-          g.resigned = mover;
-        else if (g.would_resign < 0)
-          g.would_resign = mover;
-      }
-    } else {
-      g.low_streak[mover] = 0;
-    }
-    g.pos.play(move);
-    ++g.ply;
-    const bool ended = g.resigned >= 0 || g.pos.is_decided() || g.ply >= sc.max_plies;
-    if (ended) {
-      finish_game(g);
-      if (started < to_play) {
-        start_game(g);
-        prepare_move(g);
-      }
-    } else {
-      prepare_move(g);
-    }
-  };
-
-  // Games alternate between two halves (even and odd slots) so that one half's tree
-  // work overlaps the network's work on the other (SearchDriver::run_pipelined).
-  driver.run_pipelined(
-      [&](int half, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
-        for (size_t i = size_t(half); i < games.size(); i += 2) {
-          if (!games[i].active) continue;
-          list.push_back(games[i].search.get());
-          list_targets.push_back(games[i].target);
-        }
-      },
-      [&](int half) {
-        for (size_t i = size_t(half); i < games.size(); i += 2) advance(games[i]);
-        return finished < to_play;
-      });
-  if (writer.games() > 0) report.shards.push_back(writer.write_to_dir(o.out_dir, "selfplay"));
-  progress.finish();
-  report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  report.evaluations = int64_t(driver.stats().evaluated);
+  SelfplayWorker(o, worker, report.games_already_done, to_play, report).run();
   return report;
 }
 

@@ -3,7 +3,9 @@
 // the config's [train] section), SGD with Nesterov momentum and a stepped learning
 // rate. Checkpoints (weights + optimizer + step) are written atomically; --resume
 // continues exactly, because each step's sample is drawn from a generator seeded by
-// (seed, step) rather than from state that a crash would lose.
+// (config seed + 7919 x the initial model's generation, total step count) rather than
+// from state that a crash would lose; the generation term gives every generation of a
+// run its own sample order. The validation slice is drawn with the config seed alone.
 //
 // Distributed training: every tensor operation goes through LibTorch, so the natural
 // growth path is c10d (Gloo on CPU, NCCL on GPU) all-reducing gradients between
