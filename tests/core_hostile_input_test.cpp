@@ -2,15 +2,20 @@
 // the (n) annotation of a game-ending capture as online rooms write it, signed counts,
 // and the shared number checks (core/numbers.h).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 
 #include "core/atomic_file.h"
 #include "core/notation.h"
 #include "core/numbers.h"
+#include "core/run_lock.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -123,6 +128,52 @@ TEST(Numbers, OnlyFiniteNumbersInRangeWrittenCompletely) {
     EXPECT_STREQ(e.what(),
                  "[selfplay] full_search_fraction = nan is not a finite number (expected 0..1)");
   }
+}
+
+TEST(RunLockTest, ASecondHolderIsRefusedAndADeadOnesLockIsTakenOver) {
+  const std::string path = test::temp_dir("kz-lock") + "/.worker-s1-g0.lock";
+  {
+    RunLock first(path, "self-play worker 's1-g0'");
+    try {
+      RunLock second(path, "self-play worker 's1-g0'");
+      FAIL() << "two holders of one lock";
+    } catch (const LockError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("another self-play worker 's1-g0' is already running"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("pid " + std::to_string(getpid())), std::string::npos) << what;
+    }
+  }
+  EXPECT_NO_THROW(RunLock(path, "again"));  // released with its holder
+  // A holder killed with SIGKILL leaves the file, not the lock.
+  const pid_t child = fork();
+  if (child == 0) {
+    RunLock held(path, "child");
+    raise(SIGKILL);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_NO_THROW(RunLock(path, "next"));
+}
+
+TEST(AtomicFile, TemporariesOfDeadProcessesAreRemoved) {
+  const std::string dir = test::temp_dir("kz-stale");
+  char host[64] = "host";
+  gethostname(host, sizeof(host) - 1);
+  // A pid that is not running: a child that has exited and been reaped.
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string stale = dir + "/a.kzshard.tmp-" + host + "-" + std::to_string(dead) + "-0";
+  const std::string live = dir + "/b.kzshard.tmp-" + host + "-" + std::to_string(getppid()) + "-0";
+  const std::string other = dir + "/c.kzshard.tmp-otherhost-" + std::to_string(dead) + "-0";
+  for (const auto& f : {stale, live, other}) std::ofstream(f) << "x";
+  EXPECT_EQ(remove_stale_temp_files(dir), 1);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(other));
 }
 
 }  // namespace

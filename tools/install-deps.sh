@@ -15,6 +15,8 @@ packages=(
   libtomlplusplus-dev  # TOML configs
   gnuplot-nox          # training plots
   clang-format         # code formatting (.clang-format)
+  clang                # the fuzz build (tools/fuzz.sh): libFuzzer needs clang
+  libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes for clang 14
 )
 
 missing=()
