@@ -29,7 +29,7 @@ RunLock::RunLock(const std::string& path, const std::string& role) : path_(path)
   // Ours now (perhaps taken over from a dead holder): record who holds it.
   char host[256] = "host";
   ::gethostname(host, sizeof(host) - 1);
-  const std::string text = role + ", pid " + std::to_string(::getpid()) + " on " + host + "\n";
+  const std::string text = "pid " + std::to_string(::getpid()) + " on " + host + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
     // The lock holds without the text; only the message of a refused process is poorer.
   }

@@ -5,8 +5,8 @@
 // The lock is flock(2) on the file, not the file's existence: the kernel releases it
 // when the holding process dies in any way (kill -9 included), so a stale lock left by
 // a dead process is simply taken over by the next one, with nothing to clean up and no
-// race between "is it stale?" and "take it". The file keeps the holder's host, pid and
-// role as text, for the message a refused process prints. On NFS, Linux maps flock to
+// race between "is it stale?" and "take it". The file keeps the holder's pid and host
+// as text, for the message a refused process prints. On NFS, Linux maps flock to
 // POSIX byte-range locks, which the NFS lock manager shares between machines.
 #pragma once
 
