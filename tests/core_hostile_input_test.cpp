@@ -107,6 +107,20 @@ TEST(HostileInput, SignedCountsAreRefusedBothWays) {
   EXPECT_THROW(GameSpec::parse("kalah:+6,4"), ParseError);
 }
 
+// The first input fuzzing stopped at (tests/fuzz/regressions/fuzz_position): Kalah(1,1)
+// where North's only seed ends in its store, an extra turn with nothing left to move.
+TEST(HostileInput, FuzzRegressionKalah11ExtraTurnEndsTheGame) {
+  const GameSpec spec = GameSpec::kalah(1, 1);
+  const Position pos = Position::parse("1/1 0 0 n", spec);
+  EXPECT_EQ(Position::parse(pos.to_string(), spec), pos);
+  Position next = pos;
+  const auto info = next.play(0);
+  EXPECT_TRUE(info.extra_turn);
+  EXPECT_TRUE(next.is_over());
+  EXPECT_EQ(next.total_stones(), pos.total_stones());
+  EXPECT_EQ(next.to_string(), "0/0 1 1 n");
+}
+
 TEST(Numbers, OnlyFiniteNumbersInRangeWrittenCompletely) {
   EXPECT_EQ(parse_integer("42", 0, 100, "x"), 42);
   EXPECT_EQ(parse_integer("-5", -10, 10, "x"), -5);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang (a build of its own, build-fuzz,
 # with AddressSanitizer and UndefinedBehaviorSanitizer) and runs each for a given time.
-# Fails (exit 1) on any crash, hang (a single input running over --timeout seconds),
+# Fails (exit 1) on any crash, hang (a single input running over 30 seconds),
 # leak or sanitizer report; the input that caused it is kept under
 # build-fuzz/artifacts/<target>/ (docs/fuzzing.md says how to make it a regression).
 #
@@ -86,7 +86,7 @@ for t in "${targets[@]}"; do
     fi
   fi
   echo "fuzz: $t for ${seconds} s"
-  if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if ! "$exe" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$seed" \
     >"$build/$t.log" 2>&1; then
     echo "fuzz: $t FAILED; the input is in $artifacts, the report in $build/$t.log:" >&2
