@@ -24,4 +24,14 @@ void write_file_atomically(const std::string& path,
 // temporary and throws std::runtime_error on failure.
 void commit_temp_file(const std::string& temp, const std::string& path);
 
+// Why `path` cannot be read as a data file, or "" when it can be opened as one:
+// "no such file" or "it is a directory, not a file". Readers ask first, because a
+// directory opens as a stream on Linux and only fails inside the read.
+std::string why_not_a_file(const std::string& path);
+
+// Removes the temporaries (temp_name_for) in `dir` that a process of this host left
+// when it was killed: those whose pid is no longer running. Temporaries of other hosts
+// and of live processes are left alone. Returns how many were removed.
+int remove_stale_temp_files(const std::string& dir);
+
 }  // namespace kz

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/atomic_file.h"
+
 namespace kz {
 
 namespace {
@@ -91,10 +93,13 @@ std::string format_move(const Position& before, int move, bool with_kazan) {
   Position after = before;
   const auto info = after.play(move);
   std::string s = std::to_string(move + 1) + std::to_string(info.landing_index + 1);
+  // After a game-ending move the annotation is the kazan before the end-of-game sweep,
+  // as online rooms write it (replay_record accepts both).
+  const int kazan = info.ended_game ? info.mover_store_before_sweep : after.store[before.to_move];
   if (info.made_tuzdyk)
     s += 'x';
   else if (with_kazan && info.captured > 0)
-    s += "(" + std::to_string(after.store[before.to_move]) + ")";
+    s += "(" + std::to_string(kazan) + ")";
   return s;
 }
 
@@ -124,9 +129,17 @@ std::string GameRecord::describe() const {
 }
 
 std::vector<GameRecord> read_pgn_file(const std::string& path) {
+  // A directory opens as a stream on Linux and then fails inside the read (with an
+  // exception the callers never expected), so it is refused by name first.
+  if (const std::string why = why_not_a_file(path); !why.empty())
+    throw ParseError("cannot open '" + path + "': " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError("cannot open '" + path + "'");
-  return read_pgn(in, path);
+  try {
+    return read_pgn(in, path);
+  } catch (const std::ios_base::failure& e) {
+    throw ParseError("cannot read '" + path + "': " + e.what());
+  }
 }
 
 std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
@@ -249,6 +262,27 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
   return games;
 }
 
+std::string move_token_disagreement(const MoveToken& mt, const Position& after, int mover,
+                                    const Position::MoveInfo& info) {
+  if (!mt.landing) return "";  // a bare pit number claims nothing
+  if (*mt.landing != info.landing_index + 1)
+    return "says the last stone lands on hole " + std::to_string(*mt.landing) +
+           ", the rules land it on hole " + std::to_string(info.landing_index + 1);
+  if (mt.tuzdyk_mark != info.made_tuzdyk)
+    return mt.tuzdyk_mark ? "is marked as making a tuzdyk, but the rules make none"
+                          : "makes a tuzdyk by the rules, but is not marked with 'x'";
+  // When the move ends the game, online rooms write the kazan before the rows are swept
+  // into the kazans; the kazan after the sweep is accepted too.
+  if (mt.kazan && *mt.kazan != after.store[mover] &&
+      !(info.ended_game && *mt.kazan == info.mover_store_before_sweep))
+    return "says the mover's kazan is " + std::to_string(*mt.kazan) + ", the rules make it " +
+           std::to_string(after.store[mover]) +
+           (info.ended_game ? " (" + std::to_string(info.mover_store_before_sweep) +
+                                  " before the end-of-game sweep)"
+                            : "");
+  return "";
+}
+
 ReplayResult replay_record(const GameRecord& record, const Position& start) {
   ReplayResult r;
   r.final_position = start;
@@ -274,16 +308,8 @@ ReplayResult replay_record(const GameRecord& record, const Position& start) {
                        pos.to_string());
     const int mover = pos.to_move;
     const auto info = pos.play(move);
-    if (mt.landing && *mt.landing != info.landing_index + 1)
-      throw ParseError(prefix + "says the last stone lands on hole " + std::to_string(*mt.landing) +
-                       ", the rules land it on hole " + std::to_string(info.landing_index + 1));
-    if (mt.tuzdyk_mark != info.made_tuzdyk)
-      throw ParseError(prefix + (mt.tuzdyk_mark
-                                     ? "is marked as making a tuzdyk, but the rules make none"
-                                     : "makes a tuzdyk by the rules, but is not marked with 'x'"));
-    if (mt.kazan && *mt.kazan != pos.store[mover])
-      throw ParseError(prefix + "says the mover's kazan is " + std::to_string(*mt.kazan) +
-                       ", the rules make it " + std::to_string(pos.store[mover]));
+    if (const std::string why = move_token_disagreement(mt, pos, mover, info); !why.empty())
+      throw ParseError(prefix + why);
     r.moves.push_back(move);
   }
   r.plies = int(r.moves.size());

@@ -3,7 +3,9 @@
 //
 // Togyz: a move is two digits, the hole it starts from (mover's numbering) and the hole
 // where the last stone landed (numbered from the side it landed on), `x`/`X`/Cyrillic
-// `х` when it made a tuzdyk, and optionally `(n)`, the mover's kazan after the move.
+// `х` when it made a tuzdyk, and optionally `(n)`, the mover's kazan after the move
+// (after a move that ends the game: before the end-of-game sweep, as online rooms write
+// it; the kazan after the sweep is accepted too).
 // Kalah: a move is the pit number 1..m. Records carry the moves one per ply whatever
 // the side (an extra turn simply gives the same side two tokens in a row).
 #pragma once
@@ -65,6 +67,14 @@ struct ReplayResult {
   std::vector<int> moves;  // 0-based pits, one per ply
   int plies = 0;
 };
+
+// What a token claims about the move (landing hole, tuzdyk mark, `(n)`) checked against
+// what the move did: "" when everything agrees (or the token is a bare pit number that
+// claims nothing), else the disagreement, worded to follow "move '76(11)' ". `after` is
+// the position after the move, `mover` the side that played it. Shared by replay_record
+// and the engine protocol, so both accept exactly the same records.
+std::string move_token_disagreement(const MoveToken& mt, const Position& after, int mover,
+                                    const Position::MoveInfo& info);
 
 // Plays a record from `start` and checks every landing hole, tuzdyk mark and (n)
 // annotation against the rules. Throws ParseError naming the game, ply and what

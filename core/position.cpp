@@ -198,9 +198,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// A count: digits only. A sign is refused both ways ("-0" as well as "+0").
 bool parse_int(std::string_view s, int& out) {
   s = trim(s);
-  if (s.empty()) return false;
+  if (s.empty() || s[0] == '-') return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && ptr == s.data() + s.size();
 }
@@ -343,8 +344,10 @@ uint32_t Position::legal_mask() const {
 
   // Only the player to move being out of stones ends the game ("atsyz").
   w.store(*this);
-  if (w.row(opp) == 0) [[unlikely]]
+  if (w.row(opp) == 0) [[unlikely]] {
+    info.mover_store_before_sweep = store[me];
     finish_if_over();
+  }
   info.ended_game = over;
 }
 

@@ -98,6 +98,10 @@ struct alignas(16) Position {
     bool made_tuzdyk = false;
     bool extra_turn = false;  // Kalah: the last seed fell in the mover's store
     bool ended_game = false;
+    // Togyz, when the move ended the game: the mover's kazan after the capture but before
+    // the rows were swept into the kazans, which is what online rooms write as the
+    // move's "(n)" annotation. Unset (0) otherwise.
+    uint8_t mover_store_before_sweep = 0;
   };
   // Plays `move` (0-based pit of the side to move). The move must be legal: this is the
   // hot path and does not check; use is_legal() on untrusted input.

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 namespace kz {
 
@@ -140,17 +141,25 @@ AlphaBetaPlayer::~AlphaBetaPlayer() = default;
 
 void AlphaBetaPlayer::set_options(const AlphaBetaOptions& o) {
   static_assert(sizeof(TTEntry) == 16, "two entries per cache line");
-  const bool resize = tt_.empty() || o.tt_mib != opt_.tt_mib;
+  const bool resize = !tt_ || o.tt_mib != opt_.tt_mib;
   opt_ = o;
   opt_.max_qdepth = std::clamp(opt_.max_qdepth, 0, 32);
   if (resize) {
     const size_t bytes = size_t(std::clamp(opt_.tt_mib, 1, 1 << 14)) << 20;
     size_t entries = 1;
     while (entries * 2 * sizeof(TTEntry) <= bytes) entries *= 2;
-    tt_.assign(entries, TTEntry{});
-    tt_mask_ = entries - 1;
+    allocate_tt(entries);
   }
   rng_.seed(opt_.seed);
+}
+
+void AlphaBetaPlayer::allocate_tt(size_t entries) {
+  tt_.reset();  // the old table goes first, so that two never coexist
+  tt_.reset(static_cast<TTEntry*>(std::calloc(entries, sizeof(TTEntry))));
+  if (!tt_)
+    throw std::runtime_error("cannot allocate a transposition table of " +
+                             std::to_string((entries * sizeof(TTEntry)) >> 20) + " MiB");
+  tt_mask_ = entries - 1;
 }
 
 std::string AlphaBetaPlayer::name() const {
@@ -163,7 +172,7 @@ std::vector<int> AlphaBetaPlayer::last_root_line(int move) const {
 }
 
 void AlphaBetaPlayer::new_game() {
-  std::fill(tt_.begin(), tt_.end(), TTEntry{});
+  allocate_tt(tt_mask_ + 1);
   for (auto& k : killers_) k = {-1, -1};
   for (auto& h : history_) h.fill(0);
   generation_ = 0;
@@ -463,10 +472,13 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
     if (max_depth <= 0 && movetime <= 0 && node_limit_ <= 0) movetime = 1.0;
   }
   if (max_depth <= 0 || max_depth > kMaxSearchDepth) max_depth = kMaxSearchDepth;
-  has_deadline_ = movetime > 0;
+  has_deadline_ = movetime > 0;  // false for NaN too
+  // Saturated at about 31 years: steady_clock counts nanoseconds in 64 bits, and a budget
+  // above ~9.2e9 s overflowed into a deadline in the past, which stopped at once.
+  constexpr double kLongestBudget = 1e9;
   if (has_deadline_)
     deadline_ = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(movetime));
+                         std::chrono::duration<double>(std::min(movetime, kLongestBudget)));
 
   root_score_.fill(INT_MIN);
   root_pv_len_.fill(0);

@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <random>
@@ -127,7 +128,15 @@ class AlphaBetaPlayer : public Player {
   ThinkResult make_result(const Position& pos, int chosen, int depth_done) const;
 
   AlphaBetaOptions opt_;
-  std::vector<TTEntry> tt_;
+  // The transposition table comes from calloc: the kernel hands out zeroed pages as the
+  // search first touches them, so a Hash of 16 GiB costs nothing to set up (filling it
+  // entry by entry took 31 s at 4 GiB), and an all-zero entry is an empty one (its
+  // bound is kBoundNone). Clearing it is a fresh allocation for the same reason.
+  struct FreeMemory {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<TTEntry[], FreeMemory> tt_;
+  void allocate_tt(size_t entries);
   uint64_t tt_mask_ = 0;
   uint8_t generation_ = 0;
   std::mt19937_64 rng_;

@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "nn/nn_evaluator.h"
 
 namespace kz {
@@ -64,7 +67,10 @@ MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double t
 }
 
 std::unique_ptr<Player> make_mcts_level_player(const MctsRequest& r) {
-  if (r.threads > 0) torch::set_num_threads(r.threads);
+  // More LibTorch threads than cores only slows every network call (at Threads 255 on
+  // two cores one batch took seconds, and `stop` waited for it), so the core count caps it.
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (r.threads > 0) torch::set_num_threads(std::min(r.threads, cores));
   Model model = load_model(r.model_path, &r.spec);
   auto eval = std::make_shared<NnEvaluator>(std::move(model));
   MctsPlayerOptions o = mcts_level_options(r.spec, r.level, r.time_scale, r.seed);

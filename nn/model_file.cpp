@@ -16,21 +16,13 @@ namespace kz {
 
 namespace {
 
-constexpr const char* kFormat = "kumalakzero-model";
-constexpr int kFormatVersion = 1;
-constexpr char kMagic[8] = {'K', 'Z', 'M', 'O', 'D', 'E', 'L', '\0'};
-constexpr size_t kHeaderBytes = 28;  // magic, version, metadata length, payload length, CRC
-constexpr uint64_t kMaxModelBytes = uint64_t(4) << 30;
+constexpr const char* kFormat = kModelFormatName;
+constexpr int kFormatVersion = kModelFormatVersion;
+constexpr size_t kHeaderBytes = kModelHeaderBytes;
 
 template <class T>
 void put_le(uint8_t* p, T v) {
   for (size_t i = 0; i < sizeof(T); ++i) p[i] = uint8_t(uint64_t(v) >> (8 * i));
-}
-template <class T>
-T get_le(const uint8_t* p) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t(p[i]) << (8 * i);
-  return T(v);
 }
 
 std::string now_iso8601() {
@@ -108,7 +100,7 @@ void save_model(const std::string& path, const Model& model) {
   }
   const std::string payload = payload_stream.str();
   uint8_t header[kHeaderBytes] = {};
-  std::memcpy(header, kMagic, 8);
+  std::memcpy(header, kModelMagic, 8);
   put_le(header + 8, uint32_t(kFormatVersion));
   put_le(header + 12, uint32_t(meta.size()));
   put_le(header + 16, uint64_t(payload.size()));
@@ -123,91 +115,26 @@ void save_model(const std::string& path, const Model& model) {
 Model load_model(const std::string& path, const GameSpec* expected_game,
                  const torch::Device& device) {
   const std::string where = "model '" + path + "': ";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ModelError(where + "no such file");
-  if (std::filesystem::is_directory(path, ec))
-    throw ModelError(where + "is a directory, not a model file");
-  const uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw ModelError(where + "cannot read its size: " + ec.message());
-  if (size == 0) throw ModelError(where + "the file is empty");
-  if (size < kHeaderBytes)
-    throw ModelError(where + "too short to be a model file (" + std::to_string(size) + " bytes)");
-  if (size > kMaxModelBytes)
-    throw ModelError(where + "implausibly large for a model (" + std::to_string(size) + " bytes)");
-  std::string bytes(size, '\0');
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in.read(bytes.data(), std::streamsize(size))) throw ModelError(where + "read error");
-  }
-  // Everything is checked before LibTorch parses a byte: a damaged archive can make it
-  // allocate without bound.
-  const auto* h = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (std::memcmp(h, kMagic, 8) != 0)
-    throw ModelError(where + "not a KumalakZero model file (bad magic)");
-  const uint32_t version = get_le<uint32_t>(h + 8);
-  if (version != kFormatVersion)
-    throw ModelError(where + "model format version " + std::to_string(version) +
-                     ", this program reads version " + std::to_string(kFormatVersion));
-  const uint64_t meta_len = get_le<uint32_t>(h + 12), payload_len = get_le<uint64_t>(h + 16);
-  if (meta_len > size || payload_len > size || kHeaderBytes + meta_len + payload_len != size)
-    throw ModelError(where + "truncated or padded: its header describes " +
-                     std::to_string(kHeaderBytes + meta_len + payload_len) +
-                     " bytes, the file has " + std::to_string(size));
-  const char* meta_ptr = bytes.data() + kHeaderBytes;
-  const char* payload_ptr = meta_ptr + meta_len;
-  if (crc32(payload_ptr, payload_len, crc32(meta_ptr, meta_len)) != get_le<uint32_t>(h + 24))
-    throw ModelError(where + "checksum mismatch: the file is corrupted");
-
+  // Everything is checked before LibTorch parses a byte or a network is allocated
+  // (nn/model_header.h): a damaged archive can make LibTorch allocate without bound.
+  std::string bytes;
+  const CheckedModel checked = read_checked_model(path, bytes);
   Model m;
+  m.meta = checked.meta;
+  if (expected_game && GameSpec::parse(m.meta.game) != *expected_game)
+    throw ModelError(where + "was trained for game '" + m.meta.game + "', not '" +
+                     expected_game->name() + "'");
+  m.net = Network(m.meta.network);
   try {
-    const auto j = nlohmann::json::parse(std::string(meta_ptr, meta_len));
-    if (j.at("format").get<std::string>() != kFormat)
-      throw ModelError(where + "is not a KumalakZero model");
-    m.meta.game = j.at("game").get<std::string>();
-    m.meta.feature_version = j.at("feature_version").get<int>();
-    const auto& n = j.at("network");
-    m.meta.network.channels = n.at("channels").get<int>();
-    m.meta.network.blocks = n.at("blocks").get<int>();
-    m.meta.network.policy_channels = n.at("policy_channels").get<int>();
-    m.meta.network.value_channels = n.at("value_channels").get<int>();
-    m.meta.network.value_hidden = n.at("value_hidden").get<int>();
-    m.meta.generation = j.at("generation").get<int>();
-    m.meta.training_steps = j.at("training_steps").get<int64_t>();
-    m.meta.created = j.value("created", "");
-    m.meta.note = j.value("note", "");
-    const uint64_t checksum = std::stoull(j.at("weights_checksum").get<std::string>());
-    const auto& c = m.meta.network;
-    if (c.channels < 1 || c.channels > 4096 || c.blocks < 0 || c.blocks > 256 ||
-        c.policy_channels < 1 || c.policy_channels > 4096 || c.value_channels < 1 ||
-        c.value_channels > 4096 || c.value_hidden < 1 || c.value_hidden > 65536)
-      throw ModelError(where + "implausible network sizes in its metadata");
-    if (expected_game && GameSpec::parse(m.meta.game) != *expected_game)
-      throw ModelError(where + "was trained for game '" + m.meta.game + "', not '" +
-                       expected_game->name() + "'");
-    if (m.meta.feature_version != kFeatureVersion)
-      throw ModelError(where + "uses input features version " +
-                       std::to_string(m.meta.feature_version) + ", this program computes version " +
-                       std::to_string(kFeatureVersion));
-    m.net = Network(m.meta.network);
-    try {
-      torch::serialize::InputArchive archive;
-      archive.load_from(payload_ptr, payload_len);
-      m.net->load(archive);
-    } catch (const c10::Error& e) {
-      throw ModelError(where + "weights do not match the network its metadata describes: " +
-                       first_line(e.what()));
-    }
-    if (weights_checksum(m.net) != checksum)
-      throw ModelError(where + "weights checksum mismatch: the file is corrupted");
-  } catch (const nlohmann::json::exception& e) {
-    throw ModelError(where + "malformed metadata: " + e.what());
-  } catch (const ParseError& e) {
-    throw ModelError(where + "metadata names an unknown game: " + e.what());
-  } catch (const std::invalid_argument&) {
-    throw ModelError(where + "malformed weights checksum in the metadata");
-  } catch (const std::out_of_range&) {
-    throw ModelError(where + "malformed weights checksum in the metadata");
+    torch::serialize::InputArchive archive;
+    archive.load_from(checked.payload.data(), checked.payload.size());
+    m.net->load(archive);
+  } catch (const c10::Error& e) {
+    throw ModelError(
+        where + "weights do not match the network its metadata describes: " + first_line(e.what()));
   }
+  if (weights_checksum(m.net) != checked.weights_checksum)
+    throw ModelError(where + "weights checksum mismatch: the file is corrupted");
   m.net->eval();
   m.net->to(device);
   return m;

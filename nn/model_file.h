@@ -18,7 +18,9 @@
 // CRC are checked before LibTorch parses anything, because a damaged archive can make
 // LibTorch allocate memory without bound. Loading checks everything and throws
 // ModelError saying what is wrong: a missing, empty, truncated or corrupted file, a
-// model for another game or feature version. Saving writes a temporary file and
+// directory, metadata naming an unknown game, a network outside the config's limits or
+// larger than its weights (nn/model_header.h, before anything is allocated), a model
+// for another game or feature version. Saving writes a temporary file and
 // renames it.
 #pragma once
 
@@ -26,23 +28,10 @@
 #include <string>
 
 #include "core/position.h"
+#include "nn/model_header.h"
 #include "nn/network.h"
 
 namespace kz {
-
-struct ModelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-struct ModelMetadata {
-  std::string game = "togyz";
-  NetConfig network;
-  int feature_version = 0;  // filled in on save
-  int generation = 0;
-  int64_t training_steps = 0;
-  std::string created;
-  std::string note;
-};
 
 struct Model {
   ModelMetadata meta;

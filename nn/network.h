@@ -18,17 +18,9 @@
 
 #include <torch/torch.h>
 
-namespace kz {
+#include "nn/net_config.h"
 
-// Sizes, from the config's [network] section (configs/*.toml) or a model's metadata.
-struct NetConfig {
-  int channels = 64;         // width of the residual tower
-  int blocks = 6;            // residual blocks; 6 reach across the 18-hole ring
-  int policy_channels = 32;  // width of the policy head's hidden conv
-  int value_channels = 32;   // width of the value head's conv before pooling
-  int value_hidden = 64;     // hidden units of the value/score MLP
-  bool operator==(const NetConfig&) const = default;
-};
+namespace kz {
 
 struct NetOutput {
   torch::Tensor policy_logits;  // [B, m]

@@ -188,10 +188,10 @@ TEST(CliEngine, ErrorsAreReportedAndTheEngineKeepsRunning) {
       {"position startpos moves 0", "error move '0': pits are numbered 1..9"},
       {"position fen 9,9,9/9,9,9 0 0 w", "error position '9,9,9/9,9,9 0 0 w'"},
       {"position sideways", "error position: expected startpos or fen"},
-      {"setoption name Hash value lots", "error option Hash: 'lots' is not a number"},
+      {"setoption name Hash value lots", "error option Hash: 'lots' is not a whole number"},
       {"setoption name Colour value blue", "error unknown option 'Colour'"},
       {"setoption name Level value grandmaster", "error unknown level 'grandmaster'"},
-      {"go depth deep", "error go: depth 'deep' is not a non-negative number"},
+      {"go depth deep", "error go: depth: 'deep' is not a whole number"},
       {"go sideways 3", "error go: unknown limit 'sideways'"},
       {"newgame chess", "error unknown game 'chess'"},
   };
@@ -248,6 +248,66 @@ TEST(CliEngine, StopDuringInfiniteAnswersAtOnce) {
   ASSERT_NE(e.expect_line("info "), "");
   e.send("quit");
   EXPECT_EQ(e.wait_exit(2), 0);
+}
+
+// Issue 14, defects 4 and 5: `go` set up the search (a Hash of 16 GiB cleared entry by
+// entry, 255 threads started) on the reader's thread, so nothing was answered meanwhile.
+TEST(CliEngine, SetupOfALargeSearchNeverBlocksTheReader) {
+  Engine e("--game togyz");
+  ASSERT_TRUE(e.ok());
+  e.send("isready");
+  ASSERT_EQ(e.expect_line("readyok"), "readyok");  // the executable has started
+  e.send("setoption name Engine value ab");
+  e.send("setoption name Hash value 16384");  // the advertised maximum
+  e.send("go depth 2");
+  auto t0 = Clock::now();
+  e.send("isready");
+  std::vector<std::string> seen;
+  EXPECT_EQ(e.expect_line("readyok", 5, &seen), "readyok");
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 1.0);
+  bool answered = false;
+  for (const auto& l : seen) answered |= bestmove_of(l) >= 1;
+  if (!answered) {
+    EXPECT_GE(bestmove_of(e.expect_line("bestmove ", 10)), 1);
+  }
+
+  e.send("setoption name Engine value auto");
+  e.send("setoption name Threads value 255");
+  e.send("go infinite");
+  t0 = Clock::now();
+  e.send("isready");
+  EXPECT_EQ(e.expect_line("readyok", 5), "readyok");
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 1.0);
+  e.send("stop");
+  EXPECT_GE(bestmove_of(e.expect_line("bestmove ", 20)), 1);
+  e.close_input();  // the end of input ends the session
+  EXPECT_EQ(e.wait_exit(10), 0);
+}
+
+TEST(CliEngine, HostileCommandsAreRefusedWithTheRightWords) {
+  Engine e("--game togyz");
+  ASSERT_TRUE(e.ok());
+  e.send("isready");
+  ASSERT_EQ(e.expect_line("readyok"), "readyok");
+  // A movetime beyond any clock is refused (it overflowed alpha-beta's deadline).
+  e.send("go movetime 9300000000000");
+  EXPECT_NE(e.expect_line("error ", 5).find("movetime"), std::string::npos);
+  // The same (n) check as `kumalak replay`: 76 takes nothing at the start, so (11) lies.
+  e.send("position startpos moves 76(11)");
+  EXPECT_NE(e.expect_line("error ", 5).find("kazan is 11"), std::string::npos);
+  e.send("setoption name Hash value -0");
+  EXPECT_NE(e.expect_line("error ", 5).find("whole number"), std::string::npos);
+  // A bad Model is reported when it is set, not at the next go.
+  e.send("setoption name Model value /nonexistent/model.pt");
+  EXPECT_NE(e.expect_line("error ", 5).find("no such file"), std::string::npos);
+  // An unknown command is unknown, also during a search.
+  e.send("go infinite");
+  e.send("frobnicate");
+  EXPECT_EQ(e.expect_line("error ", 5), "error unknown command 'frobnicate'");
+  e.send("stop");
+  EXPECT_GE(bestmove_of(e.expect_line("bestmove ", 10)), 1);
+  e.send("quit");
+  EXPECT_EQ(e.wait_exit(5), 0);
 }
 
 }  // namespace

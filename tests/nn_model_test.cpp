@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "core/checksum.h"
 #include "mcts/mcts_player.h"
 #include "nn/features.h"
 #include "nn/model_file.h"
@@ -150,6 +153,61 @@ TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
     refused += !load_error(path("flipped.pt")).empty();
   }
   EXPECT_EQ(refused, tried);
+}
+
+TEST(NetConfigCheck, ExpectedParameterCountIsTheNetworksCount) {
+  for (const NetConfig c : {NetConfig{}, NetConfig{16, 2, 8, 8, 16}, NetConfig{8, 0, 4, 4, 8},
+                            NetConfig{32, 3, 5, 7, 11}}) {
+    Network net(c);
+    EXPECT_EQ(expected_parameter_count(c), net->parameter_count());
+  }
+}
+
+// A model file whose metadata was edited and whose CRC was then recomputed: valid as a
+// container, lying about the network.
+std::string with_metadata(const std::string& bytes, const std::string& from,
+                          const std::string& to) {
+  uint32_t meta_len = 0;
+  std::memcpy(&meta_len, bytes.data() + 12, 4);
+  std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
+  const size_t at = meta.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  meta.replace(at, from.size(), to);
+  const std::string payload = bytes.substr(kModelHeaderBytes + meta_len);
+  std::string out = bytes.substr(0, kModelHeaderBytes) + meta + payload;
+  const uint32_t new_len = uint32_t(meta.size());
+  std::memcpy(out.data() + 12, &new_len, 4);
+  const uint32_t crc = crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size()));
+  std::memcpy(out.data() + 24, &crc, 4);
+  return out;
+}
+
+TEST_F(ModelFileTest, MetadataIsCheckedBeforeTheNetworkIsBuilt) {
+  save_model(path("good.pt"), tiny_model(GameSpec::togyz()));
+  std::ifstream in(path("good.pt"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto write = [&](const std::string& name, const std::string& data) {
+    std::ofstream(path(name), std::ios::binary) << data;
+    return path(name);
+  };
+  // The probe's file: 4096 x 256 took 57 s to build, then died in LibTorch.
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string huge =
+      write("huge.pt", with_metadata(with_metadata(bytes, "\"channels\":16", "\"channels\":4096"),
+                                     "\"blocks\":2", "\"blocks\":256"));
+  EXPECT_NE(load_error(huge).find("channels = 4096 is outside 1..1024"), std::string::npos)
+      << load_error(huge);
+  // Inside the limits but far larger than its weights.
+  const std::string big =
+      write("big.pt", with_metadata(bytes, "\"channels\":16", "\"channels\":1024"));
+  EXPECT_NE(load_error(big).find("bytes of weights"), std::string::npos) << load_error(big);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  // A game no program knows.
+  const std::string chess =
+      write("chess.pt", with_metadata(bytes, "\"game\":\"togyz\"", "\"game\":\"chess\""));
+  EXPECT_NE(load_error(chess).find("unknown game"), std::string::npos) << load_error(chess);
+  // The unedited file still loads.
+  EXPECT_EQ(load_error(path("good.pt")), "");
 }
 
 TEST(NetworkSearch, ATinyRandomNetworkStillFindsTheDecisiveCapture) {

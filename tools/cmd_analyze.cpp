@@ -60,6 +60,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     spec = GameSpec::parse(opt.game);
     level = parse_level(opt.level);
     if (!opt.games.empty()) ranges = parse_ranges(opt.games);
+    check_think_options(opt.movetime, opt.depth);
   } catch (const ParseError& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";
     return 2;
@@ -102,6 +103,10 @@ int run_analyze(const AnalyzeOptions& opt) {
       status = 1;
       continue;
     }
+    if (games.empty()) {
+      std::cerr << "kumalak analyze: '" << file << "' holds no game\n";
+      status = 1;
+    }
     for (const auto& g : games) {
       if (!wanted(g.index)) continue;
       Position start;
@@ -134,6 +139,11 @@ int run_analyze(const AnalyzeOptions& opt) {
       }
     }
   }
+  // Nothing reaches standard output unless some game was analysed.
+  if (analysed == 0) {
+    if (status == 0) std::cerr << "kumalak analyze: no game selected\n";
+    return 1;
+  }
   if (analysed > 1) {
     summary += "All games, per player:\n";
     for (const auto& name : player_order)
@@ -153,10 +163,6 @@ int run_analyze(const AnalyzeOptions& opt) {
     std::cout << pgn_out;
     std::istringstream ss(summary);
     for (std::string line; std::getline(ss, line);) std::cout << "; " << line << "\n";
-  }
-  if (analysed == 0 && status == 0) {
-    std::cerr << "kumalak analyze: no game selected\n";
-    return 1;
   }
   return status;
 }

@@ -1,20 +1,29 @@
 // kumalak engine: a line protocol on stdin/stdout in the spirit of UCI, for GUIs,
 // match runners and scripts (docs/protocol.md describes every command with a session).
-// The reader (this thread) keeps reading while a search runs on a worker thread, so
-// `stop`, `isready` and `quit` are answered at once; every output line is written
-// whole under one lock.
+//
+// Two threads, as in lc0: the reader (the main thread) reads and answers commands and
+// never does anything slow; a `go` hands everything slow to a search thread, the
+// setting up of the engine included (building the player, clearing a Hash of 16 GiB,
+// loading a model, starting 256 threads). So `isready`, `stop`, `d` and `quit` are
+// answered at once at any moment, also while a search is still being set up; `stop`
+// only raises a flag, and the search thread prints `bestmove` when it has one. Every
+// output line is written whole under one lock.
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "core/notation.h"
+#include "core/numbers.h"
 #include "mcts/alphabeta.h"
 #include "mcts/levels.h"
+#include "nn/model_header.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
 
@@ -43,15 +52,24 @@ class EngineSession {
     start_ = pos_ = Position::start(spec_);
   }
 
-  ~EngineSession() { stop_search(); }
+  ~EngineSession() { finish_search(); }
 
-  int run() {
+  // Reads commands until quit or the end of input. A search still being set up then
+  // (a large Hash being cleared) is not waited for: the process leaves at once.
+  int run(std::istream& in) {
     std::string line;
-    while (std::getline(std::cin, line)) {
+    while (std::getline(in, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (!dispatch(line)) break;
     }
-    stop_search();
+    stop_.store(true);
+    for (int i = 0; i < 200 && searching(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (searching()) {
+      std::cout << std::flush;
+      std::_Exit(0);
+    }
+    finish_search();
     return 0;
   }
 
@@ -64,11 +82,21 @@ class EngineSession {
 
   bool searching() const { return worker_.joinable() && !search_done_.load(); }
 
-  // Stops a running search (its bestmove is printed by the worker) and joins it.
-  void stop_search() {
+  // Stops a running search (its bestmove is printed by the worker) and joins it. Only
+  // at the end: `stop` itself never waits.
+  void finish_search() {
     if (!worker_.joinable()) return;
     stop_.store(true);
     worker_.join();
+  }
+
+  static bool known_command(const std::string& cmd) {
+    static const char* const kCommands[] = {"quit",       "stop",      "isready",  "kumalak",
+                                            "uci",        "d",         "board",    "newgame",
+                                            "ucinewgame", "setoption", "position", "go"};
+    for (const char* c : kCommands)
+      if (cmd == c) return true;
+    return false;
   }
 
   // Returns false on quit.
@@ -83,7 +111,7 @@ class EngineSession {
 
     if (cmd == "quit") return false;
     if (cmd == "stop") {
-      stop_search();
+      stop_.store(true);  // the search thread answers with bestmove
       return true;
     }
     if (cmd == "isready") {
@@ -96,6 +124,10 @@ class EngineSession {
     }
     if (cmd == "d" || cmd == "board") {
       show();
+      return true;
+    }
+    if (!known_command(cmd)) {
+      error("unknown command '" + cmd + "'");
       return true;
     }
     if (searching()) {
@@ -179,16 +211,8 @@ class EngineSession {
     value = trim(value);
     std::string key = name;
     for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
-    auto number = [&](long lo, long hi) {
-      try {
-        size_t used = 0;
-        const long x = std::stol(value, &used);
-        if (used != value.size() || x < lo || x > hi) throw std::out_of_range("");
-        return x;
-      } catch (const std::exception&) {
-        throw ParseError("option " + name + ": '" + value + "' is not a number in " +
-                         std::to_string(lo) + ".." + std::to_string(hi));
-      }
+    auto number = [&](int64_t lo, int64_t hi) {
+      return parse_integer(value, lo, hi, "option " + name);
     };
     if (key == "level") {
       level_ = parse_level(value);
@@ -215,6 +239,16 @@ class EngineSession {
     } else if (key == "threads") {
       threads_ = int(number(1, 256));
     } else if (key == "model") {
+      // Checked now (header, checksum, metadata, sizes: nn/model_header.h), not at the
+      // next go; the weights are loaded by the search thread.
+      if (value != "<empty>" && !value.empty()) {
+        std::string bytes;
+        try {
+          read_checked_model(value, bytes);
+        } catch (const ModelError& e) {
+          throw ParseError("option Model: " + std::string(e.what()));
+        }
+      }
       model_ = value == "<empty>" ? "" : value;
     } else {
       throw ParseError("unknown option '" + name + "'");
@@ -256,10 +290,11 @@ class EngineSession {
           throw ParseError("move '" + args[i] + "' is illegal: pit " + std::to_string(t.from) +
                            " is empty in " + pos.to_string());
         before = pos;
+        const int mover = pos.to_move;
         const auto info = pos.play(m);
-        if (t.landing && *t.landing != info.landing_index + 1)
-          throw ParseError("move '" + args[i] + "': the last stone lands on hole " +
-                           std::to_string(info.landing_index + 1));
+        // The same checks as `kumalak replay` (core/notation.h).
+        if (const std::string why = move_token_disagreement(t, pos, mover, info); !why.empty())
+          throw ParseError("move '" + args[i] + "' " + why);
         moves.push_back(m);
       }
     }
@@ -324,24 +359,19 @@ class EngineSession {
         infinite = true;
         continue;
       }
-      if (i + 1 >= args.size()) throw ParseError("go: '" + a + "' needs a value");
-      long long v;
-      try {
-        size_t used = 0;
-        v = std::stoll(args[i + 1], &used);
-        if (used != args[i + 1].size() || v < 0) throw std::invalid_argument("");
-      } catch (const std::exception&) {
-        throw ParseError("go: " + a + " '" + args[i + 1] + "' is not a non-negative number");
-      }
-      ++i;
-      if (a == "nodes")
-        limits.nodes = v;
-      else if (a == "movetime")
-        limits.movetime_s = double(v) / 1000.0;
-      else if (a == "depth")
-        limits.depth = int(std::min<long long>(v, kMaxSearchDepth));
-      else
+      if (a != "nodes" && a != "movetime" && a != "depth")
         throw ParseError("go: unknown limit '" + a + "' (nodes, movetime, depth, infinite)");
+      if (i + 1 >= args.size()) throw ParseError("go: '" + a + "' needs a value");
+      const std::string& text = args[++i];
+      if (a == "nodes")
+        limits.nodes = parse_integer(text, 0, int64_t(1) << 62, "go: nodes");
+      else if (a == "movetime")  // milliseconds, at most kMaxMoveTimeSeconds
+        limits.movetime_s =
+            double(parse_integer(text, 0, int64_t(kMaxMoveTimeSeconds) * 1000, "go: movetime")) /
+            1000.0;
+      else  // depths beyond the deepest iteration are that iteration
+        limits.depth =
+            int(std::min<int64_t>(parse_integer(text, 0, 1000000, "go: depth"), kMaxSearchDepth));
     }
     if (infinite) {
       limits = ThinkLimits{};
@@ -356,27 +386,48 @@ class EngineSession {
       emit("bestmove none");
       return;
     }
-    Player& p = player();
     const Position pos = pos_;
-    last_info_depth_ = -1;
-    last_info_nodes_ = -1;
-    p.set_progress_callback([this, pos](const ThinkResult& r) {
-      last_info_depth_ = r.depth;
-      last_info_nodes_ = r.nodes;
-      emit(info_line(r, pos));
-    });
     stop_.store(false);
     search_done_.store(false);
     limits.stop = &stop_;
-    worker_ = std::thread([this, &p, pos, limits, infinite] {
-      const ThinkResult r = p.think(pos, limits);
-      // The last iteration was already reported unless the search was cut short.
-      if (r.depth != last_info_depth_ || r.nodes != last_info_nodes_) emit(info_line(r, pos));
+    // Everything from here on may be slow, so it runs on the search thread. The reader
+    // refuses every command that changes the session while it runs, so the player and
+    // the settings are the search thread's alone until search_done_.
+    worker_ = std::thread([this, pos, limits, infinite] {
+      ThinkResult r;
+      std::string failure;
+      try {
+        Player& p = player();  // built on first use: tables, model, threads
+        last_info_depth_ = -1;
+        last_info_nodes_ = -1;
+        p.set_progress_callback([this, pos](const ThinkResult& progress) {
+          last_info_depth_ = progress.depth;
+          last_info_nodes_ = progress.nodes;
+          emit(info_line(progress, pos));
+        });
+        ThinkLimits l = limits;
+        if (stop_.load()) {
+          // `stop` came while the engine was being set up: the shortest search that still
+          // answers with a considered legal move.
+          l = ThinkLimits{};
+          l.depth = 1;
+          l.nodes = 1;
+        }
+        r = p.think(pos, l);
+        // The last iteration was already reported unless the search was cut short.
+        if (r.depth != last_info_depth_ || r.nodes != last_info_nodes_) emit(info_line(r, pos));
+      } catch (const std::exception& e) {
+        failure = e.what();
+        player_.reset();  // half built: the next go builds it again
+      }
+      if (!failure.empty()) emit("error " + failure);
       // UCI's rule: an infinite search answers only after stop.
-      while (infinite && !stop_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      while (infinite && failure.empty() && !stop_.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       // Marked done before the last line, so that a command sent right after bestmove
       // is never refused as "during a search" (the reader then joins this thread).
       search_done_.store(true);
+      // A bestmove always ends a go, so that a GUI never waits forever.
       emit(r.best_move >= 0 ? "bestmove " + std::to_string(r.best_move + 1) : "bestmove none");
     });
   }
@@ -405,15 +456,18 @@ class EngineSession {
 
 }  // namespace
 
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level) {
+  EngineSession session(EngineArgs{game, level});
+  return session.run(in);
+}
+
 void register_engine(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EngineArgs>();
   auto* cmd = app.add_subcommand("engine", "Speak the engine protocol on stdin/stdout");
   cmd->add_option("--game", args->game, "the game at start (protocol: newgame GAME)");
   cmd->add_option("--level", args->level, "the level at start (protocol: setoption name Level)");
-  cmd->callback([args, &exit_code] {
-    EngineSession session(*args);
-    exit_code = session.run();
-  });
+  cmd->callback(
+      [args, &exit_code] { exit_code = run_engine_protocol(std::cin, args->game, args->level); });
 }
 
 }  // namespace kz::cli

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/notation.h"
+#include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "tools/commands.h"
@@ -63,8 +64,11 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
     return 1;
   }
-  if (opt.count < 1 || opt.movetime < 0 || opt.depth < 0) {
-    std::cerr << "kumalak hint: --count must be >= 1, --movetime and --depth >= 0\n";
+  try {
+    check_think_options(opt.movetime, opt.depth);
+    require_in_range(opt.count, 1, 1000000, "--count");
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak hint: " << e.what() << "\n";
     return 2;
   }
   if (!opt.model.empty() && !has_mcts_player_factory())

@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/notation.h"
+#include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "tools/board_view.h"
@@ -408,6 +409,8 @@ int run_play(const PlayOptions& opt) {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
     level = parse_level(opt.level);
+    check_think_options(opt.movetime, 0);
+    require_in_range(opt.hint_movetime, 0, kMaxMoveTimeSeconds, "--hint-movetime");
   } catch (const ParseError& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
     return 2;

@@ -70,6 +70,10 @@ int run_replay(const ReplayOptions& opt) {
       status = 1;
       continue;
     }
+    if (games.empty()) {  // an empty file is not a successful replay
+      std::cerr << "kumalak replay: '" << file << "' holds no game\n";
+      status = 1;
+    }
     for (const auto& g : games) {
       try {
         Position game_start = start;

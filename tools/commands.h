@@ -4,6 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
 
 namespace kz::cli {
 
@@ -19,5 +21,14 @@ void register_hint(CLI::App& app, int& exit_code);
 void register_analyze(CLI::App& app, int& exit_code);
 void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
+
+// The thinking budget of hint and analyze: --movetime in seconds, finite and in
+// 0..kMaxMoveTimeSeconds (core/numbers.h), --depth in plies, 0..kMaxSearchDepth.
+// Throws ParseError naming the option.
+void check_think_options(double movetime_s, int depth);
+
+// `kumalak engine` on any stream of commands (register_engine passes std::cin; the fuzz
+// target tests/fuzz/fuzz_protocol.cpp passes its input). Answers go to std::cout.
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level);
 
 }  // namespace kz::cli

@@ -10,8 +10,10 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "core/atomic_file.h"
+#include "core/run_lock.h"
 #include "nn/allocator.h"
 #include "train/elo.h"
 #include "train/gate.h"
@@ -81,6 +83,14 @@ int main(int argc, char** argv) {
     };
 
     if (*match) {
+      // One gatekeeper per run: two would both judge against, and promote over, the same
+      // best model (core/run_lock.h). A match that promotes nothing needs no lock.
+      std::optional<kz::RunLock> lock;
+      if (!promote_to.empty()) {
+        const auto dir = std::filesystem::path(promote_to).parent_path();
+        lock.emplace((dir.empty() ? std::filesystem::path(".") : dir) / ".gatekeeper.lock",
+                     "gatekeeper promoting to '" + promote_to + "'");
+      }
       kz::MatchOptions o = options(candidate, baseline);
       o.use_sprt = use_sprt;
       const kz::MatchResult r = kz::play_match(o);

@@ -20,6 +20,8 @@ packages=(
   chromium             # the browser test of kumalak serve's page (headless)
   chromium-driver      # ... driven through WebDriver
   python3-selenium     # ... from tools/web_test.py
+  clang                # the fuzz build (tools/fuzz.sh): libFuzzer needs clang
+  libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes for clang 14
 )
 
 missing=()

@@ -2,10 +2,15 @@
 
 #include <toml++/toml.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/numbers.h"
 
 namespace kz {
 
@@ -24,6 +29,7 @@ class Section {
     if (!table_) return;
     const toml::node* node = table_->get(key);
     if (!node) return;
+    lines_[key] = node->source().begin.line;
     if constexpr (std::is_same_v<T, bool>) {
       if (!node->is_boolean()) fail(node, key, "expected true or false");
       out = node->value<bool>().value();
@@ -32,28 +38,35 @@ class Section {
       const int64_t v = node->value<int64_t>().value();
       bool ok;
       if constexpr (std::is_unsigned_v<T>)
-        ok = v >= 0 && (sizeof(T) >= sizeof(int64_t) || uint64_t(v) <= uint64_t(std::numeric_limits<T>::max()));
+        ok = v >= 0 && (sizeof(T) >= sizeof(int64_t) ||
+                        uint64_t(v) <= uint64_t(std::numeric_limits<T>::max()));
       else
-        ok = v >= int64_t(std::numeric_limits<T>::min()) && v <= int64_t(std::numeric_limits<T>::max());
+        ok = v >= int64_t(std::numeric_limits<T>::min()) &&
+             v <= int64_t(std::numeric_limits<T>::max());
       if (!ok) fail(node, key, "out of range");
       out = T(v);
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!node->is_number()) fail(node, key, "expected a number");
-      out = T(node->value<double>().value());
+      const double v = node->value<double>().value();
+      // TOML writes nan and inf as numbers; no key of ours means either.
+      if (!std::isfinite(v)) fail(node, key, "expected a finite number, not " + number_text(v));
+      out = T(v);
     } else {
       if (!node->is_string()) fail(node, key, "expected a string");
       out = node->value<std::string>().value();
     }
   }
 
-  // Range checks after reading.
+  // Range checks after reading (core/numbers.h, as for command lines and the protocol);
+  // the message names the file and the line of the key (or only the file for a default).
   template <class T>
   void require(const char* key, T value, T lo, T hi) {
-    if (value < lo || value > hi) {
-      std::ostringstream s;
-      s << source_ << ": [" << name_ << "] " << key << " = " << value << " is outside " << lo
-        << ".." << hi;
-      throw ConfigError(s.str());
+    try {
+      require_in_range(double(value), double(lo), double(hi), "[" + name_ + "] " + key);
+    } catch (const ParseError& e) {
+      const auto line = lines_.find(key);
+      throw ConfigError(source_ + (line == lines_.end() ? "" : ":" + std::to_string(line->second)) +
+                        ": " + e.what());
     }
   }
 
@@ -77,7 +90,16 @@ class Section {
   const toml::table* table_;
   std::string name_, source_;
   std::set<std::string> used_;
+  std::map<std::string, int> lines_;  // key -> line, for the keys the file sets
 };
+
+bool valid_device_name(const std::string& name) {
+  if (name == "cpu" || name == "cuda") return true;
+  if (name.rfind("cuda:", 0) != 0 || name.size() == 5 || name.size() > 8) return false;
+  for (size_t i = 5; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return false;
+  return true;
+}
 
 }  // namespace
 
@@ -103,6 +125,10 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   } catch (const ParseError& e) {
     throw ConfigError(source + ": game: " + e.what());
   }
+  // The same device names every tool accepts (nn/model_file.h parse_device), checked
+  // here so that no tool of a run starts with a device another refuses.
+  if (!valid_device_name(c.device))
+    throw ConfigError(source + ": device '" + c.device + "': expected cpu, cuda or cuda:N");
   auto table = [&](const char* name) -> const toml::table* {
     const toml::node* n = root.get(name);
     if (!n) return nullptr;
@@ -150,6 +176,9 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   se.require("leaves_per_batch", sp.leaves_per_batch, 1, 4096);
   se.require("root_policy_temperature", sp.root_policy_temperature, 0.05f, 20.f);
   se.require("margin_scale", sp.margin_scale, 0.1f, 1000.f);
+  se.require("fpu_reduction", sp.fpu_reduction, -10.f, 10.f);
+  se.require("root_fpu_reduction", sp.root_fpu_reduction, -10.f, 10.f);
+  se.require("margin_utility", sp.margin_utility, 0.f, 10.f);
   se.check_unknown();
 
   Section sl(table("selfplay"), "selfplay", source);
@@ -176,8 +205,16 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   sl.require("full_visits", s.full_visits, 1, 10000000);
   sl.require("fast_visits", s.fast_visits, 1, 10000000);
   sl.require("full_search_fraction", s.full_search_fraction, 0.f, 1.f);
+  // Noise needs alpha > 0 (a Dirichlet with alpha <= 0 does not exist); to turn the
+  // noise off, set dirichlet_fraction = 0.
+  sl.require("dirichlet_alpha", s.dirichlet_alpha, 0.001f, 1000.f);
   sl.require("dirichlet_fraction", s.dirichlet_fraction, 0.f, 1.f);
   sl.require("no_resign_fraction", s.no_resign_fraction, 0.f, 1.f);
+  sl.require("opening_temperature", s.opening_temperature, 0.f, 100.f);
+  sl.require("final_temperature", s.final_temperature, 0.f, 100.f);
+  sl.require("temperature_plies", s.temperature_plies, 0, 100000);
+  sl.require("resign_threshold", s.resign_threshold, 0.f, 1.f);
+  sl.require("resign_consecutive", s.resign_consecutive, 1, 100000);
   sl.require("random_opening_plies", s.random_opening_plies, 0, 200);
   sl.require("max_plies", s.max_plies, 1, 100000);
   sl.require("games_per_shard", s.games_per_shard, 1, 1000000);
@@ -205,6 +242,12 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   tr.require("steps_per_generation", t.steps_per_generation, 1, 100000000);
   tr.require("learning_rate", t.learning_rate, 0.f, 10.f);
   tr.require("momentum", t.momentum, 0.f, 1.f);
+  tr.require("weight_decay", t.weight_decay, 0.f, 1.f);
+  tr.require("warmup_steps", t.warmup_steps, 0, 1000000000);
+  tr.require("policy_weight", t.policy_weight, 0.f, 1000.f);
+  tr.require("value_weight", t.value_weight, 0.f, 1000.f);
+  tr.require("margin_weight", t.margin_weight, 0.f, 1000.f);
+  tr.require("window_generations", t.window_generations, 0, 100000000);
   tr.require("lr_decay_steps", t.lr_decay_steps, 1, 1000000000);
   tr.require("lr_decay", t.lr_decay, 0.f, 1.f);
   tr.require("window_rows", t.window_rows, int64_t(1), int64_t(1) << 40);
@@ -229,6 +272,10 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   ga.require("games_in_parallel", g.games_in_parallel, 1, 100000);
   ga.require("alpha", g.alpha, 0.0001f, 0.5f);
   ga.require("beta", g.beta, 0.0001f, 0.5f);
+  ga.require("opening_plies", g.opening_plies, 0, 200);
+  ga.require("elo0", g.elo0, -4000.f, 4000.f);
+  ga.require("elo1", g.elo1, -4000.f, 4000.f);
+  ga.require("promote_min_score", g.promote_min_score, 0.f, 1.f);
   ga.check_unknown();
 
   Section lo(table("loop"), "loop", source);
@@ -241,6 +288,8 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
 }
 
 RunConfig load_config(const std::string& path) {
+  if (const std::string why = why_not_a_file(path); !why.empty())
+    throw ConfigError("cannot open config '" + path + "': " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot open config '" + path + "'");
   std::stringstream ss;

@@ -10,7 +10,7 @@
 
 #include "core/position.h"
 #include "mcts/search.h"
-#include "nn/network.h"
+#include "nn/net_config.h"
 
 namespace kz {
 

@@ -61,7 +61,10 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
   // branch, never the process.
   std::vector<std::string> paths;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    spdlog::warn("replay buffer: data folder '{}' is a file, not a folder; the window is empty",
+                 dir);
+  } else if (!fs::is_directory(dir, ec)) {
     spdlog::warn("replay buffer: data folder '{}' does not exist (yet); the window is empty", dir);
   } else {
     fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);

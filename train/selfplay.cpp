@@ -8,7 +8,9 @@
 #include <memory>
 #include <random>
 
+#include "core/atomic_file.h"
 #include "core/notation.h"
+#include "core/run_lock.h"
 #include "mcts/driver.h"
 #include "nn/nn_evaluator.h"
 #include "train/progress.h"
@@ -45,6 +47,8 @@ uint64_t mix_seed(uint64_t a, uint64_t b) {
 }  // namespace
 
 std::vector<Position> load_openings(const std::string& path, const GameSpec& game, int plies) {
+  if (const std::string why = why_not_a_file(path); !why.empty())
+    throw ParseError("cannot open openings file '" + path + "': " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError("cannot open openings file '" + path + "'");
   std::vector<Position> out;
@@ -277,6 +281,15 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
   }
   SelfplayReport report;
   std::filesystem::create_directories(o.out_dir);
+  // One process per worker id: two would both count the same finished games and both
+  // play the rest (core/run_lock.h). Held until this function returns.
+  std::string lock_name = ".worker-" + worker + ".lock";
+  for (char& c : lock_name)
+    if (c == '/' || c == '\\') c = '_';
+  const RunLock lock((std::filesystem::path(o.out_dir) / lock_name).string(),
+                     "self-play worker '" + worker + "'");
+  if (const int n = remove_stale_temp_files(o.out_dir); n > 0)
+    spdlog::info("selfplay: removed {} unfinished shard(s) of killed workers", n);
 
   // Resume: count the games this worker already wrote for this generation.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(o.out_dir)) {

@@ -173,6 +173,7 @@ size_t parse_header(const uint8_t* d, size_t avail, uint64_t file_size, const st
 }
 
 std::string read_prefix(const std::string& path, size_t max_bytes, uint64_t& file_size) {
+  if (const std::string why = why_not_a_file(path); !why.empty()) fail(path, "cannot open: " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);

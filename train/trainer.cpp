@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/atomic_file.h"
+#include "core/run_lock.h"
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "train/metrics_log.h"
@@ -140,6 +141,13 @@ TrainReport run_training(const TrainOptions& o) {
   const int pits = game.pits;
   const int steps = o.steps > 0 ? o.steps : tc.steps_per_generation;
   const std::string checkpoint = o.checkpoint.empty() ? o.out_model + ".ckpt" : o.checkpoint;
+  // One trainer per run (its models folder): two would overwrite each other's
+  // checkpoints and models (core/run_lock.h).
+  const auto models_dir = std::filesystem::path(o.out_model).parent_path();
+  std::filesystem::create_directories(models_dir.empty() ? "." : models_dir);
+  const RunLock lock(
+      ((models_dir.empty() ? std::filesystem::path(".") : models_dir) / ".trainer.lock").string(),
+      "trainer writing '" + o.out_model + "'");
   TrainReport report;
 
   ReplayConfig rc;

@@ -1,0 +1,112 @@
+#include "nn/model_header.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/checksum.h"
+#include "core/position.h"
+#include "nn/features.h"
+
+namespace kz {
+
+namespace {
+template <class T>
+T get_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t(p[i]) << (8 * i);
+  return T(v);
+}
+}  // namespace
+
+CheckedModel check_model_bytes(std::string_view bytes, const std::string& where) {
+  const uint64_t size = bytes.size();
+  if (size == 0) throw ModelError(where + "the file is empty");
+  if (size < kModelHeaderBytes)
+    throw ModelError(where + "too short to be a model file (" + std::to_string(size) + " bytes)");
+  const auto* h = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (std::memcmp(h, kModelMagic, 8) != 0)
+    throw ModelError(where + "not a KumalakZero model file (bad magic)");
+  const uint32_t version = get_le<uint32_t>(h + 8);
+  if (version != kModelFormatVersion)
+    throw ModelError(where + "model format version " + std::to_string(version) +
+                     ", this program reads version " + std::to_string(kModelFormatVersion));
+  const uint64_t meta_len = get_le<uint32_t>(h + 12), payload_len = get_le<uint64_t>(h + 16);
+  if (meta_len > size || payload_len > size || kModelHeaderBytes + meta_len + payload_len != size)
+    throw ModelError(where + "truncated or padded: its header describes " +
+                     std::to_string(kModelHeaderBytes + meta_len + payload_len) +
+                     " bytes, the file has " + std::to_string(size));
+  const char* meta_ptr = bytes.data() + kModelHeaderBytes;
+  const char* payload_ptr = meta_ptr + meta_len;
+  if (crc32(payload_ptr, payload_len, crc32(meta_ptr, meta_len)) != get_le<uint32_t>(h + 24))
+    throw ModelError(where + "checksum mismatch: the file is corrupted");
+
+  CheckedModel m;
+  m.payload = std::string_view(payload_ptr, payload_len);
+  ModelMetadata& meta = m.meta;
+  try {
+    const auto j = nlohmann::json::parse(std::string(meta_ptr, meta_len));
+    if (!j.is_object() || j.at("format").get<std::string>() != kModelFormatName)
+      throw ModelError(where + "is not a KumalakZero model");
+    meta.game = j.at("game").get<std::string>();
+    meta.feature_version = j.at("feature_version").get<int>();
+    const auto& n = j.at("network");
+    meta.network.channels = n.at("channels").get<int>();
+    meta.network.blocks = n.at("blocks").get<int>();
+    meta.network.policy_channels = n.at("policy_channels").get<int>();
+    meta.network.value_channels = n.at("value_channels").get<int>();
+    meta.network.value_hidden = n.at("value_hidden").get<int>();
+    meta.generation = j.at("generation").get<int>();
+    meta.training_steps = j.at("training_steps").get<int64_t>();
+    meta.created = j.value("created", "");
+    meta.note = j.value("note", "");
+    const std::string checksum = j.at("weights_checksum").get<std::string>();
+    if (checksum.empty() || checksum.size() > 20 ||
+        checksum.find_first_not_of("0123456789") != std::string::npos)
+      throw ModelError(where + "malformed weights checksum in the metadata");
+    m.weights_checksum = std::stoull(checksum);
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(where + "malformed metadata: " + e.what());
+  } catch (const std::out_of_range&) {
+    throw ModelError(where + "malformed weights checksum in the metadata");
+  }
+  try {
+    GameSpec::parse(meta.game);
+  } catch (const ParseError& e) {
+    throw ModelError(where + "metadata names an unknown game: " + e.what());
+  }
+  if (meta.feature_version != kFeatureVersion)
+    throw ModelError(where + "uses input features version " + std::to_string(meta.feature_version) +
+                     ", this program computes version " + std::to_string(kFeatureVersion));
+  if (const std::string why = net_config_problem(meta.network); !why.empty())
+    throw ModelError(where + "implausible network in its metadata: " + why);
+  // Every parameter is stored as a 4-byte float: weights smaller than that cannot be
+  // the network the metadata describes (checked before a byte of it is allocated).
+  const uint64_t needed = uint64_t(expected_parameter_count(meta.network)) * 4;
+  if (payload_len < needed)
+    throw ModelError(where + "its metadata describes a network of " +
+                     std::to_string(expected_parameter_count(meta.network)) +
+                     " parameters (at least " + std::to_string(needed) + " bytes of weights), " +
+                     "but the weights take " + std::to_string(payload_len) + " bytes");
+  return m;
+}
+
+CheckedModel read_checked_model(const std::string& path, std::string& bytes) {
+  const std::string where = "model '" + path + "': ";
+  if (const std::string why = why_not_a_file(path); !why.empty()) throw ModelError(where + why);
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw ModelError(where + "cannot read its size: " + ec.message());
+  if (size > kMaxModelBytes)
+    throw ModelError(where + "implausibly large for a model (" + std::to_string(size) + " bytes)");
+  bytes.assign(size, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in.read(bytes.data(), std::streamsize(size))) throw ModelError(where + "read error");
+  }
+  return check_model_bytes(bytes, where);
+}
+
+}  // namespace kz

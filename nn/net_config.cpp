@@ -1,0 +1,33 @@
+#include "nn/net_config.h"
+
+#include "nn/features.h"
+
+namespace kz {
+
+std::string net_config_problem(const NetConfig& c) {
+  struct Limit {
+    const char* name;
+    int value, lo, hi;
+  };
+  const Limit limits[] = {{"channels", c.channels, 1, 1024},
+                          {"blocks", c.blocks, 0, 64},
+                          {"policy_channels", c.policy_channels, 1, 1024},
+                          {"value_channels", c.value_channels, 1, 1024},
+                          {"value_hidden", c.value_hidden, 1, 8192}};
+  for (const Limit& l : limits)
+    if (l.value < l.lo || l.value > l.hi)
+      return std::string(l.name) + " = " + std::to_string(l.value) + " is outside " +
+             std::to_string(l.lo) + ".." + std::to_string(l.hi);
+  return "";
+}
+
+int64_t expected_parameter_count(const NetConfig& c) {
+  const int64_t C = c.channels, P = c.policy_channels, V = c.value_channels, H = c.value_hidden;
+  const int64_t input = int64_t(kNumPlanes) * C * 3 + 2 * C;    // conv3 (no bias), BN
+  const int64_t block = 2 * (3 * C * C + 2 * C) + (C * C + C);  // 2x (conv3, BN), pool FC
+  const int64_t policy = C * P + 2 * P + (P + 1);               // conv1, BN, conv1 with bias
+  const int64_t value = C * V + 2 * V + (2 * V * H + H) + (3 * H + 3) + (H + 1);
+  return input + c.blocks * block + policy + value;
+}
+
+}  // namespace kz

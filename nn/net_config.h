@@ -1,0 +1,30 @@
+// The network's sizes, apart from LibTorch, so that configs, model metadata and the fuzz
+// targets (tests/fuzz/) can check them without building a network.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kz {
+
+// Sizes, from the config's [network] section (configs/*.toml) or a model's metadata.
+struct NetConfig {
+  int channels = 64;         // width of the residual tower
+  int blocks = 6;            // residual blocks; 6 reach across the 18-hole ring
+  int policy_channels = 32;  // width of the policy head's hidden conv
+  int value_channels = 32;   // width of the value head's conv before pooling
+  int value_hidden = 64;     // hidden units of the value/score MLP
+  bool operator==(const NetConfig&) const = default;
+};
+
+// The accepted sizes, the same for configs and model files: "" when every size is in
+// range, else which one is not ("channels = 4096 is outside 1..1024").
+std::string net_config_problem(const NetConfig& c);
+
+// Trainable parameters of the network nn/network.h builds for `c` (checked against
+// NetworkImpl::parameter_count() by a test). A model file's weights hold at least four
+// bytes for each, which is how a metadata/weights mismatch is caught before the
+// network is allocated.
+int64_t expected_parameter_count(const NetConfig& c);
+
+}  // namespace kz
