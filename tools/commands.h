@@ -18,5 +18,6 @@ void register_play(CLI::App& app, int& exit_code);
 void register_hint(CLI::App& app, int& exit_code);
 void register_analyze(CLI::App& app, int& exit_code);
 void register_engine(CLI::App& app, int& exit_code);
+void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
 
 }  // namespace kz::cli
