@@ -187,11 +187,16 @@ std::unique_ptr<Player> make_plain_level_player(const GameSpec& spec, Level leve
 
 // Kalah's perfect level, and Kalah's expert (which tries the solver for half its time
 // first, with only a database that is already built): both wrap the expert engine that
-// `make_expert` makes for a time scale. force_alphabeta (levels-match --alphabeta,
-// hint --depth) keeps expert the plain alpha-beta engine; perfect always solves.
-bool uses_solver(const GameSpec& spec, Level level, const LevelPlayerOptions& options) {
+// `make_expert(level, options)` makes (for analysis, hard wraps the hard engine). force_alphabeta
+// (levels-match --alphabeta, hint --depth) keeps expert the plain alpha-beta engine; perfect always
+// solves. Analysis (hints, analyze) of Kalah tries the solver from hard up, so that a move that
+// gives stones away is shown exactly wherever the position is solved quickly.
+bool uses_solver(const GameSpec& spec, Level level, const LevelPlayerOptions& options,
+                 bool analysis = false) {
   if (spec.is_togyz()) return false;
-  return level == Level::kPerfect || (level == Level::kExpert && !options.force_alphabeta);
+  if (level == Level::kPerfect) return true;
+  if (options.force_alphabeta) return false;
+  return level == Level::kExpert || (analysis && level == Level::kHard);
 }
 
 template <class MakeExpert>
@@ -202,6 +207,7 @@ std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
   LevelPlayerOptions inner = options;
   PerfectPlayerOptions po;
   po.all_moves = all_moves;
+  const Level wrapped = level == Level::kHard ? Level::kHard : Level::kExpert;
   if (level == Level::kPerfect) {
     po.solve_s = 10.0 * scale;
     po.solve_share = 1.0;
@@ -215,9 +221,10 @@ std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
     po.tt_mib = 64;
     po.build_egtb = false;
     po.label = "solver";
-    inner.time_scale = 0.5 * scale;  // the other half of expert's second
+    // Expert: the other half of its second. Hard's budget is in nodes, not seconds.
+    if (level == Level::kExpert) inner.time_scale = 0.5 * scale;
   }
-  return std::make_unique<PerfectPlayer>(spec, make_expert(inner), po);
+  return std::make_unique<PerfectPlayer>(spec, make_expert(wrapped, inner), po);
 }
 
 void refuse_perfect_for_togyz(const GameSpec& spec, Level level) {
@@ -232,9 +239,9 @@ std::unique_ptr<Player> make_analysis_player(const GameSpec& spec, Level level,
                                              const std::string& model_path, int multipv,
                                              const LevelPlayerOptions& options) {
   refuse_perfect_for_togyz(spec, level);
-  if (uses_solver(spec, level, options))
-    return wrap_with_solver(spec, level, options, true, [&](const LevelPlayerOptions& o) {
-      return make_plain_analysis_player(spec, Level::kExpert, model_path, multipv, o);
+  if (uses_solver(spec, level, options, /*analysis=*/true))
+    return wrap_with_solver(spec, level, options, true, [&](Level l, const LevelPlayerOptions& o) {
+      return make_plain_analysis_player(spec, l, model_path, multipv, o);
     });
   return make_plain_analysis_player(spec, level, model_path, multipv, options);
 }
@@ -244,8 +251,8 @@ std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
                                           const LevelPlayerOptions& options) {
   refuse_perfect_for_togyz(spec, level);
   if (uses_solver(spec, level, options))
-    return wrap_with_solver(spec, level, options, false, [&](const LevelPlayerOptions& o) {
-      return make_plain_level_player(spec, Level::kExpert, model_path, o);
+    return wrap_with_solver(spec, level, options, false, [&](Level l, const LevelPlayerOptions& o) {
+      return make_plain_level_player(spec, l, model_path, o);
     });
   return make_plain_level_player(spec, level, model_path, options);
 }

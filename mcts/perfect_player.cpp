@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 namespace kz {
@@ -44,6 +45,20 @@ ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r) {
   t.depth = int(r.pv.size());
   t.seconds = r.seconds;
   return t;
+}
+
+std::string stones_lost_note(const ThinkResult& r, int played) {
+  if (!r.proven) return "";
+  const MoveEval* mine = nullptr;
+  for (const MoveEval& e : r.moves)
+    if (e.move == played && e.proven) mine = &e;
+  if (!mine) return "";
+  const int best = int(r.margin), got = int(mine->margin);
+  if (got >= best) return "";
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "gives away %d stone%s against perfect play (%+d -> %+d)",
+                best - got, best - got == 1 ? "" : "s", best, got);
+  return buf;
 }
 
 PerfectPlayer::PerfectPlayer(const GameSpec& spec, std::unique_ptr<Player> fallback,

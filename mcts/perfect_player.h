@@ -67,4 +67,9 @@ class PerfectPlayer : public Player {
 // ThinkResult of an exact solve: every known move with proven margins, best first.
 ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r);
 
+// For analysis: when `r` holds exact margins for the best move and `played`, and the
+// played move gives stones away against perfect play, "gives away 6 stones against
+// perfect play (+8 -> +2)" (margins for the mover); otherwise "".
+std::string stones_lost_note(const ThinkResult& r, int played);
+
 }  // namespace kz

@@ -20,6 +20,7 @@
 #include "core/notation.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
+#include "mcts/perfect_player.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -218,6 +219,8 @@ int run_analyze(const AnalyzeOptions& opt) {
           std::snprintf(mark, sizeof mark, "; ?! inaccuracy (-%.0f%%)", 100 * drop);
         }
         c += mark;
+        // Kalah positions the engine solved: stones given away against perfect play.
+        if (const std::string lost = stones_lost_note(r, played); !lost.empty()) c += "; " + lost;
         if (!agrees && r.best_move >= 0)
           c += "; engine: " + format_move(p, r.best_move) + " (" + white_view(mover, best) + ")";
         comments.push_back(c);

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/notation.h"
+#include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
 #include "tools/commands.h"
@@ -56,7 +57,7 @@ struct SolveOptions {
   std::string position, moves;
   int egtb_seeds = -1;
   std::string egtb_dir;
-  int hash_mib = 1024;
+  int hash_mib = 256;
   double movetime = 0;
   bool all_moves = false;
 };
@@ -170,7 +171,7 @@ struct CheckOptions {
   double solve_s = 120;  // the reference solver's limit per position
   int egtb_seeds = -1;
   std::string egtb_dir;
-  int hash_mib = 1024;
+  int hash_mib = 256;
 };
 
 struct Tally {
