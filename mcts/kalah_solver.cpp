@@ -120,7 +120,7 @@ class DbBuilder {
         pos.pits[j] = a[j];
         pos.pits[kMaxPits + j] = a[m_ + j];
       }
-      values_[idx] = int8_t(solve(pos, idx, k));
+      values_[idx] = int8_t(solve(pos));
       return;
     }
     for (int v = 0; v <= rem; ++v) {
@@ -134,12 +134,13 @@ class DbBuilder {
     const int k = mover_first(pos, a);
     const uint64_t idx = arrangement_index(a, 2 * m_, k);
     int8_t v = values_[idx];
-    if (v == kUnknown) v = values_[idx] = int8_t(solve(pos, idx, k));
+    if (v == kUnknown) v = values_[idx] = int8_t(solve(pos));
     return v;
   }
 
-  // `rest` of a position that is not in the table yet; its stores are zero or small.
-  int solve(const Position& pos, uint64_t, int k) {
+  // `rest` of a position that is not in the table yet. Its children with fewer seeds on
+  // the pits are all in the table; those with as many are solved first (no cycles).
+  int solve(const Position& pos) {
     int mine = 0, theirs = 0;
     for (int j = 0; j < m_; ++j) {
       mine += pos.pits[pos.to_move * kMaxPits + j];
@@ -147,7 +148,6 @@ class DbBuilder {
     }
     // A side without seeds ends the game: each side banks its own.
     if (mine == 0 || theirs == 0) return mine - theirs;
-    (void)k;
     int best = -1000;
     for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
       Position child = pos;
@@ -528,22 +528,6 @@ int KalahSolver::mtdf(const Position& pos, int board, int guess) {
     g = v < beta ? hi : lo;
   }
   return lo;
-}
-
-bool KalahSolver::rest_value(const Position& pos, int& rest, const SolveLimits& limits) {
-  if (pos.is_togyz()) throw std::invalid_argument("the exact solver is for Kalah only");
-  if (db_ && (db_->variant() != pos.variant || db_->pits() != pos.npits)) db_.reset();
-  if (pos.is_over()) {
-    rest = 0;
-    return true;
-  }
-  begin(limits);
-  try {
-    rest = mtdf(pos, seeds_on_pits(pos), 0);
-    return true;
-  } catch (const Aborted&) {
-    return false;
-  }
 }
 
 SolveResult KalahSolver::solve(const Position& pos, const SolveLimits& limits, bool all_moves) {

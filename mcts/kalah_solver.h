@@ -131,9 +131,6 @@ class KalahSolver {
   // Solves a Kalah position (Togyz: std::invalid_argument). With `all_moves` every legal
   // move gets its exact margin (for hints and analysis); otherwise only the best.
   SolveResult solve(const Position& pos, const SolveLimits& limits = {}, bool all_moves = false);
-  // `rest` alone (the final margin minus the store difference); nullopt-like: returns
-  // false when a limit stopped it.
-  bool rest_value(const Position& pos, int& rest, const SolveLimits& limits = {});
   void clear();  // empties the transposition table
   int64_t tt_bytes() const;
 

@@ -252,6 +252,7 @@ TEST(PerfectLevel, PlaysEveryGameToThePerfectMargin) {
     PerfectPlayerOptions o;
     o.egtb_dir = dir;
     o.egtb_seeds = 10;
+    o.tt_mib = 8;
     PerfectPlayer a(spec, nullptr, o), b(spec, nullptr, o);
     Position p = Position::start(spec);
     while (!p.is_over()) {
@@ -283,6 +284,7 @@ TEST(PerfectLevel, LevelsAndTheirLimits) {
   PerfectPlayerOptions o;
   o.egtb_seeds = 0;
   o.solve_share = 0.01;
+  o.tt_mib = 8;
   AlphaBetaOptions ab;
   ab.depth = 3;
   PerfectPlayer p(spec, std::make_unique<AlphaBetaPlayer>(ab), o);
