@@ -436,7 +436,6 @@ int KalahSolver::search(const Position& pos, int board, int alpha, int beta) {
   };
   Child kids[kMaxMoves];
   int n = 0;
-  const bool db_covers_kids = db_ && board - 1 <= db_->max_seeds();
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
     Child& c = kids[n++];
     c.move = int8_t(__builtin_ctz(mask));
@@ -447,8 +446,6 @@ int KalahSolver::search(const Position& pos, int board, int alpha, int beta) {
     c.over = c.pos.is_over();
     c.same = !c.over && c.pos.to_move == pos.to_move;
     c.order = (c.move == tt_move ? 10000 : 0) + (c.same ? 1000 : 0) + c.gain * 8 + c.move;
-    if (!c.over && !(db_covers_kids && c.board <= db_->max_seeds()))
-      __builtin_prefetch(&tt_[(tt_key(c.pos) & tt_mask_) * 2]);
   }
   // Enhanced transposition cutoff: a child whose stored bound already lifts this node
   // to beta ends it without a search.

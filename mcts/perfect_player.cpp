@@ -56,7 +56,7 @@ std::string stones_lost_note(const ThinkResult& r, int played) {
   const int best = int(r.margin), got = int(mine->margin);
   if (got >= best) return "";
   char buf[120];
-  std::snprintf(buf, sizeof buf, "gives away %d stone%s against perfect play (%+d -> %+d)",
+  std::snprintf(buf, sizeof buf, "gives away %d stone%s against perfect play (mover %+d -> %+d)",
                 best - got, best - got == 1 ? "" : "s", best, got);
   return buf;
 }

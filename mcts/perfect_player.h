@@ -69,7 +69,7 @@ ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r);
 
 // For analysis: when `r` holds exact margins for the best move and `played`, and the
 // played move gives stones away against perfect play, "gives away 6 stones against
-// perfect play (+8 -> +2)" (margins for the mover); otherwise "".
+// perfect play (mover +8 -> +2)" (the mover's final margins); otherwise "".
 std::string stones_lost_note(const ThinkResult& r, int played);
 
 }  // namespace kz
