@@ -118,7 +118,9 @@ struct SolveResult {
 // the value down, sharing a transposition table of bounds (kept across calls: entries
 // are facts about positions, true in every game of the same rules), and the endgame
 // database where the seeds on the pits are few enough. Moves are ordered by the
-// table's best move, then extra turns, then the seeds they bank at once.
+// table's best move, then extra turns, then the seeds they bank at once; a child whose
+// stored bound already reaches beta ends a node unsearched (enhanced transposition
+// cutoff).
 class KalahSolver {
  public:
   explicit KalahSolver(int tt_mib = 64, std::shared_ptr<const KalahEndgameDb> db = nullptr);

@@ -1,5 +1,6 @@
-// Playing levels: beginner, easy, medium, hard, expert, for every game. Each level is a
-// Player made by make_level_player(). Today every level is the alpha-beta engine with
+// Playing levels: beginner, easy, medium, hard, expert, for every game, and perfect
+// for Kalah games (mcts/perfect_player.h). Each level is a Player made by
+// make_level_player(). Today every level is the alpha-beta engine with
 // a depth/time budget and some root noise (docs/levels.md has the table and the match
 // results that calibrate it). The upper levels switch to the neural MCTS engine once
 // one is available: the MCTS library registers a factory with
