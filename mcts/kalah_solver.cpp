@@ -254,6 +254,8 @@ KalahEndgameDb KalahEndgameDb::load(const std::string& path) {
   };
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot be opened");
+  std::error_code ec;
+  const uint64_t file_bytes = std::filesystem::file_size(path, ec);
   char magic[8];
   uint8_t head[4];
   uint32_t crc = 0;
@@ -274,6 +276,11 @@ KalahEndgameDb KalahEndgameDb::load(const std::string& path) {
   if (want == 0 || n != want)
     fail("size " + std::to_string(n) + " does not match " + std::to_string(db.pits_) +
          " pits and " + std::to_string(db.max_seeds_) + " seeds");
+  // Checked before allocating: a damaged header must not ask for terabytes.
+  constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 8;
+  if (ec || file_bytes != kHeaderBytes + n)
+    fail("truncated or padded: " + std::to_string(file_bytes) + " bytes for " + std::to_string(n) +
+         " values");
   db.size_ = n;
   db.values_.reset(static_cast<int8_t*>(big_alloc_zeroed(n)));
   in.read(reinterpret_cast<char*>(db.values_.get()), std::streamsize(n));
@@ -350,14 +357,15 @@ std::shared_ptr<const KalahEndgameDb> load_or_build_egtb(const GameSpec& spec, i
 
 struct KalahSolver::Entry {
   uint64_t key = 0;
-  int8_t lo = 0, hi = 0;  // bounds of `rest`
+  int16_t lo = 0, hi = 0;  // bounds of `rest` (up to ±216 seeds in Kalah(9,12))
   int8_t move = -1;
   uint8_t board = 0;  // seeds on the pits: how much work the entry saves (replacement)
-  uint32_t used = 0;  // 0 = empty slot
+  uint8_t used = 0;   // 0 = empty slot
 };
 
 KalahSolver::KalahSolver(int tt_mib, std::shared_ptr<const KalahEndgameDb> db)
     : db_(std::move(db)) {
+  static_assert(sizeof(Entry) == 16, "two entries make a 32-byte bucket");
   uint64_t n = 2;
   while (n * 2 * sizeof(Entry) <= uint64_t(std::max(tt_mib, 1)) << 20) n *= 2;
   tt_.reset(static_cast<Entry*>(big_alloc_zeroed(n * sizeof(Entry))));
@@ -502,8 +510,8 @@ int KalahSolver::search(const Position& pos, int board, int alpha, int beta) {
     new_lo = new_hi = best;
   Entry* slot = hit ? hit : (!bucket[0].used || board >= bucket[0].board ? &bucket[0] : &bucket[1]);
   slot->key = key;
-  slot->lo = int8_t(new_lo);
-  slot->hi = int8_t(new_hi);
+  slot->lo = int16_t(new_lo);
+  slot->hi = int16_t(new_hi);
   slot->move = int8_t(best_move);
   slot->board = uint8_t(board);
   slot->used = 1;

@@ -142,6 +142,18 @@ TEST(KalahSolver, KnownPositions) {
   EXPECT_EQ(r.margin, 19 - 20 + 9);
   EXPECT_EQ(r.best_move, 4);
   EXPECT_LT(r.move_margin[0], r.margin);
+  // Margins beyond a byte: Kalah(9,12) has 216 seeds. South's only move banks its last
+  // seed and empties its row, so North banks all 150 of its seeds: 31 - 185.
+  const GameSpec big = GameSpec::parse("kalah:9,12");
+  const Position p = Position::parse("0,0,0,0,0,0,0,0,1/17,17,17,17,17,17,16,16,16 30 35 s", big);
+  KalahSolver big_solver(8);
+  const SolveResult b = big_solver.solve(p, {}, true);
+  ASSERT_TRUE(b.solved);
+  EXPECT_EQ(b.margin, 31 - 185);
+  EXPECT_EQ(b.move_margin[8], 31 - 185);
+  // And the other way round, North to move with the mirror position.
+  const Position q = Position::parse("17,17,17,17,17,17,16,16,16/0,0,0,0,0,0,0,0,1 35 30 n", big);
+  EXPECT_EQ(big_solver.solve(q).margin, 31 - 185);
 }
 
 TEST(KalahSolver, LimitsStopItWithoutAnAnswer) {
