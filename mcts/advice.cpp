@@ -5,6 +5,7 @@
 
 #include "core/notation.h"
 #include "mcts/alphabeta.h"
+#include "mcts/perfect_player.h"
 
 namespace kz {
 
@@ -204,6 +205,9 @@ std::string signed_margin(float m) {
 Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, int count) {
   Hint h;
   h.result = player.think(pos, limits);
+  if (auto* perfect = dynamic_cast<PerfectPlayer*>(&player);
+      perfect && perfect->last_solve().solved)
+    h.exact = describe_exact_result(pos, perfect->last_solve());
   auto* ab = dynamic_cast<AlphaBetaPlayer*>(&player);
   for (const MoveEval& e : h.result.moves) {
     if (int(h.moves.size()) >= count) break;

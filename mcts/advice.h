@@ -66,6 +66,9 @@ struct HintMove {
 struct Hint {
   std::vector<HintMove> moves;  // best first, at most `count`
   ThinkResult result;
+  // Kalah, when the position was solved: "solved: you win by 8 with perfect play; pit 3
+  // keeps +8, pit 1 drops to +2" (mcts/kalah_solver.h); empty otherwise.
+  std::string exact;
 };
 
 // Asks `player` about `pos` and keeps the best `count` moves with reasons and lines.

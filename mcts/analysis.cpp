@@ -5,6 +5,7 @@
 
 #include "core/notation.h"
 #include "mcts/advice.h"
+#include "mcts/perfect_player.h"
 
 namespace kz {
 
@@ -92,6 +93,8 @@ MoveJudgement judge_move(Player& engine, const Position& before, int played,
     std::snprintf(mark, sizeof mark, "; ?! inaccuracy (-%.0f%%)", 100 * j.drop);
   }
   c += mark;
+  // Kalah positions the engine solved: stones given away against perfect play.
+  if (const std::string lost = stones_lost_note(r, played); !lost.empty()) c += "; " + lost;
   if (!j.agrees && r.best_move >= 0)
     c += "; engine: " + format_move(before, r.best_move) + " (" + white_view(mover, best) + ")";
   j.comment = std::move(c);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
 #include <stdexcept>
+
+#include "mcts/perfect_player.h"
 
 namespace kz {
 
@@ -25,8 +28,9 @@ Level parse_level(std::string_view name) {
   static const char* names[kLevelCount] = {"beginner", "easy", "medium", "hard", "expert"};
   for (int i = 0; i < kLevelCount; ++i)
     if (name == names[i] || (name.size() == 1 && name[0] == char('1' + i))) return Level(i);
+  if (name == "perfect") return Level::kPerfect;
   throw ParseError("unknown level '" + std::string(name) +
-                   "' (expected beginner, easy, medium, hard or expert)");
+                   "' (expected beginner, easy, medium, hard, expert or perfect)");
 }
 
 const char* level_name(Level level) {
@@ -41,6 +45,8 @@ const char* level_name(Level level) {
       return "hard";
     case Level::kExpert:
       return "expert";
+    case Level::kPerfect:
+      return "perfect";
   }
   return "?";
 }
@@ -83,6 +89,7 @@ AlphaBetaOptions level_alphabeta_options(const GameSpec& spec, Level level, doub
       o.tt_mib = 16;
       break;
     case Level::kExpert:
+    case Level::kPerfect:  // where the solver gives up, perfect plays expert
       o.movetime_s = 1.0 * scale;
       o.tt_mib = 64;
       break;
@@ -152,9 +159,12 @@ std::unique_ptr<Player> make_mcts_for_level(const GameSpec& spec, Level level,
 
 }  // namespace
 
-std::unique_ptr<Player> make_analysis_player(const GameSpec& spec, Level level,
-                                             const std::string& model_path, int multipv,
-                                             const LevelPlayerOptions& options) {
+namespace {
+
+// The engines as they were before the solver: what the expert wraps.
+std::unique_ptr<Player> make_plain_analysis_player(const GameSpec& spec, Level level,
+                                                   const std::string& model_path, int multipv,
+                                                   const LevelPlayerOptions& options) {
   // A model asked for by name is used whatever the level.
   const Level mcts_level = model_path.empty() ? level : std::max(level, Level::kHard);
   if (auto p = make_mcts_for_level(spec, mcts_level, model_path, options)) return p;
@@ -167,12 +177,84 @@ std::unique_ptr<Player> make_analysis_player(const GameSpec& spec, Level level,
   return std::make_unique<AlphaBetaPlayer>(o);
 }
 
-std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
-                                          const std::string& model_path,
-                                          const LevelPlayerOptions& options) {
+std::unique_ptr<Player> make_plain_level_player(const GameSpec& spec, Level level,
+                                                const std::string& model_path,
+                                                const LevelPlayerOptions& options) {
   if (auto p = make_mcts_for_level(spec, level, model_path, options)) return p;
   return std::make_unique<AlphaBetaPlayer>(
       level_alphabeta_options(spec, level, options.time_scale, options.seed));
+}
+
+// Kalah's perfect level, and Kalah's expert (which tries the solver for half its time
+// first, with only a database that is already built): both wrap the expert engine that
+// `make_expert(level, options)` makes (for analysis, hard wraps the hard engine). force_alphabeta
+// (levels-match --alphabeta, hint --depth) keeps expert the plain alpha-beta engine; perfect always
+// solves. Analysis (hints, analyze) of Kalah tries the solver from hard up, so that a move that
+// gives stones away is shown exactly wherever the position is solved quickly.
+bool uses_solver(const GameSpec& spec, Level level, const LevelPlayerOptions& options,
+                 bool analysis = false) {
+  if (spec.is_togyz()) return false;
+  if (level == Level::kPerfect) return true;
+  if (options.force_alphabeta) return false;
+  return level == Level::kExpert || (analysis && level == Level::kHard);
+}
+
+template <class MakeExpert>
+std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
+                                         const LevelPlayerOptions& options, bool all_moves,
+                                         const MakeExpert& make_expert) {
+  const double scale = std::max(options.time_scale, 1e-3);
+  LevelPlayerOptions inner = options;
+  PerfectPlayerOptions po;
+  po.all_moves = all_moves;
+  const Level wrapped = level == Level::kHard ? Level::kHard : Level::kExpert;
+  if (level == Level::kPerfect) {
+    po.solve_s = 10.0 * scale;
+    po.solve_share = 1.0;
+    po.tt_mib = 256;
+    po.build_egtb = true;
+    po.log = &std::cerr;
+    po.label = "perfect";
+  } else {
+    po.solve_s = 0.5 * scale;
+    po.solve_share = 0.5;
+    po.tt_mib = 64;
+    po.build_egtb = false;
+    po.label = "solver";
+    // Expert: the other half of its second. Hard's budget is in nodes, not seconds.
+    if (level == Level::kExpert) inner.time_scale = 0.5 * scale;
+  }
+  return std::make_unique<PerfectPlayer>(spec, make_expert(wrapped, inner), po);
+}
+
+void refuse_perfect_for_togyz(const GameSpec& spec, Level level) {
+  if (level == Level::kPerfect && spec.is_togyz())
+    throw ParseError(
+        "level perfect is for Kalah games only (Togyz Kumalak cannot be solved); use expert");
+}
+
+}  // namespace
+
+std::unique_ptr<Player> make_analysis_player(const GameSpec& spec, Level level,
+                                             const std::string& model_path, int multipv,
+                                             const LevelPlayerOptions& options) {
+  refuse_perfect_for_togyz(spec, level);
+  if (uses_solver(spec, level, options, /*analysis=*/true))
+    return wrap_with_solver(spec, level, options, true, [&](Level l, const LevelPlayerOptions& o) {
+      return make_plain_analysis_player(spec, l, model_path, multipv, o);
+    });
+  return make_plain_analysis_player(spec, level, model_path, multipv, options);
+}
+
+std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
+                                          const std::string& model_path,
+                                          const LevelPlayerOptions& options) {
+  refuse_perfect_for_togyz(spec, level);
+  if (uses_solver(spec, level, options))
+    return wrap_with_solver(spec, level, options, false, [&](Level l, const LevelPlayerOptions& o) {
+      return make_plain_level_player(spec, l, model_path, o);
+    });
+  return make_plain_level_player(spec, level, model_path, options);
 }
 
 }  // namespace kz

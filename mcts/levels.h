@@ -1,5 +1,6 @@
-// Playing levels: beginner, easy, medium, hard, expert, for every game. Each level is a
-// Player made by make_level_player(). Today every level is the alpha-beta engine with
+// Playing levels: beginner, easy, medium, hard, expert, for every game, and perfect
+// for Kalah games (mcts/perfect_player.h). Each level is a Player made by
+// make_level_player(). Today every level is the alpha-beta engine with
 // a depth/time budget and some root noise (docs/levels.md has the table and the match
 // results that calibrate it). The upper levels switch to the neural MCTS engine once
 // one is available: the MCTS library registers a factory with
@@ -16,10 +17,13 @@
 
 namespace kz {
 
-enum class Level { kBeginner = 0, kEasy = 1, kMedium = 2, kHard = 3, kExpert = 4 };
+// kPerfect is outside the calibrated ladder (kLevelCount counts beginner..expert): it
+// exists for Kalah only, where positions can be solved (mcts/perfect_player.h).
+enum class Level { kBeginner = 0, kEasy = 1, kMedium = 2, kHard = 3, kExpert = 4, kPerfect = 5 };
 inline constexpr int kLevelCount = 5;
 
-// "beginner" | "easy" | "medium" | "hard" | "expert" (also 1..5); throws ParseError.
+// "beginner" | "easy" | "medium" | "hard" | "expert" (also 1..5) | "perfect"; throws
+// ParseError.
 Level parse_level(std::string_view name);
 const char* level_name(Level level);
 
@@ -65,9 +69,12 @@ struct LevelPlayerOptions {
   bool force_alphabeta = false;
 };
 
-// A player for `level`. hard and expert use the registered MCTS factory when there is
-// one and a model: `model_path` if not empty (it must exist, else std::runtime_error),
-// or the shipped model. Every other case is alpha-beta.
+// A player for `level`. perfect (Kalah only; Togyz: ParseError saying so) solves each
+// position exactly within 10 s (time_scale scales it) with the endgame database built
+// on first use, and plays expert where that fails. Kalah's expert tries the solver for
+// half its second (without building a database) before its own search. hard and expert use the
+// registered MCTS factory when there is one and a model: `model_path` if not empty (it must exist,
+// else std::runtime_error), or the shipped model. Every other case is alpha-beta.
 std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
                                           const std::string& model_path,
                                           const LevelPlayerOptions& options = {});

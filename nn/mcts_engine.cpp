@@ -48,6 +48,7 @@ MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double t
   // Below expert the visits are fixed, so strength does not depend on the machine.
   switch (level) {
     case Level::kExpert:
+    case Level::kPerfect:  // only reached through `Engine mcts`: the MCTS expert, unsolved
       o.visits = 0;
       break;  // time-limited (see movetime below)
     case Level::kHard:
@@ -74,7 +75,7 @@ std::unique_ptr<Player> make_mcts_level_player(const MctsRequest& r) {
   Model model = load_model(r.model_path, &r.spec);
   auto eval = std::make_shared<NnEvaluator>(std::move(model));
   MctsPlayerOptions o = mcts_level_options(r.spec, r.level, r.time_scale, r.seed);
-  const double movetime = r.level == Level::kExpert ? 1.0 * r.time_scale : 0.0;
+  const double movetime = r.level >= Level::kExpert ? 1.0 * r.time_scale : 0.0;
   if (o.visits == 0) o.visits = int64_t(1) << 40;
   return std::make_unique<LevelMctsPlayer>(eval, o, movetime);
 }

@@ -158,7 +158,7 @@ class EngineSession {
     emit("id author the KumalakZero authors");
     emit("option name Game type string default " + spec_.name());
     emit("option name Level type combo default " + std::string(level_name(level_)) +
-         " var beginner var easy var medium var hard var expert");
+         " var beginner var easy var medium var hard var expert var perfect");
     emit("option name Engine type combo default auto var auto var ab var mcts");
     emit("option name MoveTime type spin default 0 min 0 max 3600000");
     emit("option name Hash type spin default 0 min 0 max 16384");

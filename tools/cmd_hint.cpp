@@ -101,6 +101,7 @@ int run_hint(const HintOptions& opt) {
                   {"loss", h.result.loss},
                   {"margin", h.result.margin},
                   {"proven", h.result.proven}};
+    if (!h.exact.empty()) j["exact"] = h.exact;
     j["moves"] = nlohmann::json::array();
     for (const auto& m : h.moves) {
       nlohmann::ordered_json mj;
@@ -125,6 +126,7 @@ int run_hint(const HintOptions& opt) {
   std::cout << "Position " << pos.to_string() << " (" << side_word(pos) << " to move)\n"
             << "Engine " << player->name() << ": depth " << h.result.depth << ", " << h.result.nodes
             << " nodes, " << h.result.seconds << " s\n";
+  if (!h.exact.empty()) std::cout << h.exact << "\n";
   int rank = 1;
   for (const auto& m : h.moves) {
     std::cout << rank++ << ". " << unit << " " << m.move + 1;

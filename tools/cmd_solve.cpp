@@ -1,0 +1,350 @@
+// kumalak solve / egtb / perfect-check: perfect play for Kalah (mcts/kalah_solver.h).
+//   solve          the exact final margin of a position, its perfect move and line, with
+//                  time, nodes and peak memory (the benchmark of docs/levels.md)
+//   egtb build     builds an endgame database into the cache folder; egtb info checks one
+//   perfect-check  how often a level's moves keep the perfect-play margin, on positions
+//                  from the level's own games, and whole games against perfect play
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "core/notation.h"
+#include "mcts/advice.h"
+#include "mcts/levels.h"
+#include "mcts/perfect_player.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;  // Linux: KiB
+}
+
+GameSpec kalah_spec(const std::string& game) {
+  const GameSpec spec = GameSpec::parse(game);
+  if (spec.is_togyz())
+    throw ParseError("'" + game + "': solving is for Kalah games (Togyz Kumalak is not solvable)");
+  return spec;
+}
+
+// The table a command asked for: --egtb-seeds N (0 = none, -1 = the default size).
+std::shared_ptr<const KalahEndgameDb> command_db(const GameSpec& spec, int seeds,
+                                                 const std::string& dir, double& seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<const KalahEndgameDb> db;
+  if (seeds < 0) seeds = default_egtb_seeds(spec);
+  if (seeds > 0)
+    db = load_or_build_egtb(spec, seeds, dir.empty() ? default_egtb_dir() : dir, &std::cerr);
+  seconds = seconds_since(t0);
+  return db;
+}
+
+struct SolveOptions {
+  std::string game = "kalah";
+  std::string position, moves;
+  int egtb_seeds = -1;
+  std::string egtb_dir;
+  int hash_mib = 256;
+  double movetime = 0;
+  bool all_moves = false;
+};
+
+int run_solve(const SolveOptions& opt) {
+  GameSpec spec;
+  Position pos;
+  try {
+    spec = kalah_spec(opt.game);
+    if (!opt.position.empty() && !opt.moves.empty())
+      throw ParseError("give --position or --moves, not both");
+    pos = !opt.moves.empty()
+              ? replay_moves(parse_move_list(opt.moves), Position::start(spec)).final_position
+          : !opt.position.empty() ? Position::parse(opt.position, spec)
+                                  : Position::start(spec);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak solve: " << e.what() << "\n";
+    return 2;
+  }
+  double db_s = 0;
+  std::shared_ptr<const KalahEndgameDb> db;
+  try {
+    db = command_db(spec, opt.egtb_seeds, opt.egtb_dir, db_s);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak solve: " << e.what() << "\n";
+    return 1;
+  }
+  KalahSolver solver(opt.hash_mib, db);
+  SolveLimits limits;
+  limits.movetime_s = opt.movetime;
+  const SolveResult r = solver.solve(pos, limits, opt.all_moves);
+  std::printf("position %s\n", pos.to_string().c_str());
+  std::printf("egtb %s (%.1f s to load or build)\n",
+              db ? (std::to_string(db->max_seeds()) + " seeds, " + std::to_string(db->size()) +
+                    " positions")
+                       .c_str()
+                 : "none",
+              db_s);
+  if (!r.solved) {
+    std::printf("not solved within %.1f s (%lld nodes)\n", opt.movetime, (long long)r.nodes);
+    return 1;
+  }
+  const int south = pos.to_move == 0 ? r.margin : -r.margin;
+  std::printf("value %+d for the side to move (%s), South %+d\n", r.margin,
+              pos.to_move == 0 ? "south" : "north", south);
+  if (r.best_move >= 0) std::printf("best pit %d\n", r.best_move + 1);
+  std::printf("line %s\n", line_notation(pos, r.pv).c_str());
+  if (opt.all_moves) std::printf("%s\n", describe_exact_result(pos, r).c_str());
+  std::printf("nodes %lld time_s %.2f hash_mib %lld peak_rss_mib %.0f\n", (long long)r.nodes,
+              r.seconds, (long long)(solver.tt_bytes() >> 20), peak_rss_mib());
+  return 0;
+}
+
+struct EgtbOptions {
+  std::string game = "kalah";
+  int seeds = -1;
+  std::string dir;
+};
+
+int run_egtb(const EgtbOptions& opt, bool build) {
+  const char* who = build ? "kumalak egtb build" : "kumalak egtb info";
+  GameSpec spec;
+  try {
+    spec = kalah_spec(opt.game);
+  } catch (const ParseError& e) {
+    std::cerr << who << ": " << e.what() << "\n";
+    return 2;
+  }
+  const int seeds = opt.seeds < 0 ? default_egtb_seeds(spec) : opt.seeds;
+  const std::string dir = opt.dir.empty() ? default_egtb_dir() : opt.dir;
+  const std::string path =
+      (std::filesystem::path(dir) / egtb_file_name(spec.variant, spec.pits, seeds)).string();
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (build) {
+      if (KalahEndgameDb::entries(spec.pits, seeds) == 0)
+        throw std::invalid_argument("--seeds " + std::to_string(seeds) +
+                                    " is out of range (1..40)");
+      const KalahEndgameDb db =
+          KalahEndgameDb::build(spec.variant, spec.pits, seeds, [](int level, double s) {
+            std::fprintf(stderr, "  %2d seeds done, %.1f s\n", level, s);
+          });
+      const double built_s = seconds_since(t0);
+      std::filesystem::create_directories(dir);
+      db.save(path);
+      std::printf("built %s: %llu positions, %llu bytes, crc32 %08x, %.1f s, peak_rss_mib %.0f\n",
+                  path.c_str(), (unsigned long long)db.size(), (unsigned long long)db.size(),
+                  db.checksum(), built_s, peak_rss_mib());
+    } else {
+      const KalahEndgameDb db = KalahEndgameDb::load(path);
+      std::printf("%s: %d pits, %s capture, up to %d seeds, %llu positions, crc32 %08x (checked)\n",
+                  path.c_str(), db.pits(),
+                  db.variant() == Variant::kKalahEmpty ? "empty" : "standard", db.max_seeds(),
+                  (unsigned long long)db.size(), db.checksum());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << who << ": " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+struct CheckOptions {
+  std::string game = "kalah";
+  std::string level = "expert";
+  std::string model;
+  int positions = 300;
+  int games = 0;  // whole games against perfect play, each colour
+  uint64_t seed = 1;
+  double time_scale = 1.0;
+  double solve_s = 120;  // the reference solver's limit per position
+  int egtb_seeds = -1;
+  std::string egtb_dir;
+  int hash_mib = 256;
+};
+
+struct Tally {
+  int n = 0, keep_result = 0, keep_margin = 0, worst = 0;
+  long lost = 0;
+  void add(int best, int got) {
+    ++n;
+    const auto cls = [](int m) { return m > 0 ? 1 : m < 0 ? -1 : 0; };
+    keep_result += cls(best) == cls(got);
+    keep_margin += best == got;
+    lost += best - got;
+    worst = std::max(worst, best - got);
+  }
+  void print(const char* what) const {
+    if (n == 0) return std::printf("%s: no positions\n", what), void();
+    std::printf(
+        "%s: %d positions, result kept %.1f %%, margin kept %.1f %%, mean loss %.2f, worst %d\n",
+        what, n, 100.0 * keep_result / n, 100.0 * keep_margin / n, double(lost) / n, worst);
+  }
+};
+
+int run_check(const CheckOptions& opt) {
+  GameSpec spec;
+  Level level;
+  try {
+    spec = kalah_spec(opt.game);
+    level = parse_level(opt.level);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak perfect-check: " << e.what() << "\n";
+    return 2;
+  }
+  double db_s = 0;
+  std::shared_ptr<const KalahEndgameDb> db;
+  std::unique_ptr<Player> player;
+  try {
+    db = command_db(spec, opt.egtb_seeds, opt.egtb_dir, db_s);
+    LevelPlayerOptions lo;
+    lo.time_scale = opt.time_scale;
+    lo.seed = opt.seed;
+    player = make_level_player(spec, level, opt.model, lo);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak perfect-check: " << e.what() << "\n";
+    return 2;
+  }
+  KalahSolver referee(opt.hash_mib, db);
+  SolveLimits sl;
+  sl.movetime_s = opt.solve_s;
+  std::printf("%s, level %s (%s), reference solver: egtb %d seeds, %.0f s limit a position\n",
+              spec.name().c_str(), level_name(level), player->name().c_str(),
+              db ? db->max_seeds() : 0, opt.solve_s);
+  std::fflush(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::mt19937_64 rng(opt.seed);
+  Tally all, decided;
+  int unsolved = 0, game_no = 0;
+  double think_s = 0;
+  int think_n = 0;
+  // The level's own games: it plays both sides after two random opening plies (so that
+  // the games differ), and every position it meets is judged.
+  while (all.n < opt.positions) {
+    ++game_no;
+    player->new_game();
+    Position p = Position::start(spec);
+    for (int i = 0; i < 2 && !p.is_over(); ++i) p.play(random_legal_move(p, rng));
+    while (!p.is_over() && all.n < opt.positions) {
+      const ThinkResult r = player->think(p, {});
+      think_s += r.seconds;
+      ++think_n;
+      const SolveResult ref = referee.solve(p, sl, /*all_moves=*/true);
+      if (!ref.solved) {
+        ++unsolved;
+      } else {
+        all.add(ref.margin, ref.move_margin[r.best_move]);
+        const int total = spec.total_seeds();
+        if (2 * p.store[0] > total || 2 * p.store[1] > total)
+          decided.add(ref.margin, ref.move_margin[r.best_move]);
+      }
+      p.play(r.best_move);
+    }
+    std::fprintf(stderr, "  game %d: %d positions judged, %.0f s\n", game_no, all.n,
+                 seconds_since(t0));
+  }
+  all.print("all positions");
+  decided.print("positions where a store holds more than half");
+  std::printf("unsolved by the reference (left out): %d; %d games; level %.2f s a move\n", unsolved,
+              game_no, think_n ? think_s / think_n : 0.0);
+  // Whole games from the start against perfect play, the level on each side.
+  int status = 0;
+  if (opt.games > 0) {
+    const SolveResult start = referee.solve(Position::start(spec), sl);
+    if (!start.solved) {
+      std::printf("whole games: the start is not solved within %.0f s\n", opt.solve_s);
+      return 1;
+    }
+    for (int g = 0; g < opt.games; ++g) {
+      for (int side = 0; side < 2; ++side) {
+        player->new_game();
+        Position p = Position::start(spec);
+        while (!p.is_over()) {
+          int mv;
+          if (p.to_move == side) {
+            mv = player->think(p, {}).best_move;
+          } else {
+            const SolveResult s = referee.solve(p, {});
+            mv = s.best_move;
+          }
+          p.play(mv);
+        }
+        const int got = side == 0 ? p.margin() : -p.margin();
+        const int perfect = side == 0 ? start.margin : -start.margin;
+        std::printf("whole game %d as %s: %+d (perfect play %+d)%s\n", g + 1,
+                    side == 0 ? "first player" : "second player", got, perfect,
+                    got == perfect ? "" : "  <- differs");
+        std::fflush(stdout);
+      }
+    }
+  }
+  std::printf("time %.0f s, peak_rss_mib %.0f\n", seconds_since(t0), peak_rss_mib());
+  return status;
+}
+
+}  // namespace
+
+void register_solve(CLI::App& app, int& exit_code) {
+  {
+    auto opt = std::make_shared<SolveOptions>();
+    auto* cmd = app.add_subcommand("solve", "Kalah: the exact perfect-play margin of a position");
+    cmd->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+    cmd->add_option("--position", opt->position, "position string (default: the start)");
+    cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers");
+    cmd->add_option("--egtb-seeds", opt->egtb_seeds,
+                    "endgame database size in seeds on the pits (0: none; default by size)")
+        ->check(CLI::Range(-1, 40));
+    cmd->add_option("--egtb-dir", opt->egtb_dir, "endgame database folder (default: the cache)");
+    cmd->add_option("--hash", opt->hash_mib, "transposition table MiB")
+        ->check(CLI::Range(1, 65536));
+    cmd->add_option("--movetime", opt->movetime, "give up after this many seconds (0: never)");
+    cmd->add_flag("--all", opt->all_moves, "the exact margin of every move");
+    cmd->callback([opt, &exit_code] { exit_code = run_solve(*opt); });
+  }
+  {
+    auto opt = std::make_shared<EgtbOptions>();
+    auto* cmd = app.add_subcommand("egtb", "Kalah endgame databases");
+    cmd->require_subcommand(1);
+    auto* build = cmd->add_subcommand("build", "build one into the cache folder");
+    auto* info = cmd->add_subcommand("info", "read one back and check its checksum");
+    for (auto* c : {build, info}) {
+      c->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+      c->add_option("--seeds", opt->seeds, "seeds on the pits it covers (default by size)");
+      c->add_option("--dir", opt->dir, "folder (default $KZ_EGTB_DIR or ~/.cache/kumalak/egtb)");
+    }
+    build->callback([opt, &exit_code] { exit_code = run_egtb(*opt, true); });
+    info->callback([opt, &exit_code] { exit_code = run_egtb(*opt, false); });
+  }
+  {
+    auto opt = std::make_shared<CheckOptions>();
+    auto* cmd = app.add_subcommand(
+        "perfect-check", "Kalah: how often a level keeps the perfect-play margin (benchmark)");
+    cmd->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+    cmd->add_option("--level", opt->level, "the level to judge (default expert)");
+    cmd->add_option("--model", opt->model, "network model for the MCTS engine");
+    cmd->add_option("--positions", opt->positions, "positions to judge")
+        ->check(CLI::Range(1, 100000));
+    cmd->add_option("--games", opt->games, "whole games against perfect play, per colour");
+    cmd->add_option("--seed", opt->seed, "random opening plies");
+    cmd->add_option("--time-scale", opt->time_scale, "multiplies the level's time");
+    cmd->add_option("--solve-seconds", opt->solve_s, "reference solver's limit per position");
+    cmd->add_option("--egtb-seeds", opt->egtb_seeds, "reference's endgame database (seeds)")
+        ->check(CLI::Range(-1, 40));
+    cmd->add_option("--egtb-dir", opt->egtb_dir, "endgame database folder");
+    cmd->add_option("--hash", opt->hash_mib, "reference's transposition table MiB");
+    cmd->callback([opt, &exit_code] { exit_code = run_check(*opt); });
+  }
+}
+
+}  // namespace kz::cli
