@@ -115,5 +115,24 @@ TEST(CliHostile, ReplayAcceptsTheRoomsKazanOnAGameEndingCapture) {
   FAIL() << "no random game ended with a capture";
 }
 
+// Found by tests/fuzz/fuzz_protocol: a `go` that arrived while the previous search was
+// between marking itself done and printing bestmove assigned over a joinable thread
+// (std::terminate). Many back-to-back searches give that window many chances.
+TEST(CliHostile, BackToBackSearchesNeverAbort) {
+  const std::string dir = test::temp_dir("kz-hostile");
+  std::string out;
+  const int status = test::run_command(
+      "(echo 'setoption name Engine value ab'; for i in $(seq 20000); do echo 'go depth 1'; done; "
+      "echo quit) | timeout 120 " +
+          test::bin("kumalak") + " engine --game kalah:3,2",
+      &out, true);
+  EXPECT_EQ(status, 0) << out.substr(0, 2000);
+  int bestmoves = 0;
+  for (size_t at = out.find("bestmove"); at != std::string::npos; at = out.find("bestmove", at + 1))
+    ++bestmoves;
+  EXPECT_GE(bestmoves, 1);
+  EXPECT_EQ(out.find("terminate"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kz

@@ -67,6 +67,16 @@ TEST(ConfigHostile, RangeErrorsNameTheLine) {
                    ": [selfplay] full_search_fraction = 1.5 is outside 0..1");
 }
 
+// Found by tests/fuzz/fuzz_config: an integer a double cannot hold exactly, where a
+// number is expected, threw std::bad_optional_access out of the reader.
+TEST(ConfigHostile, HugeIntegersWhereNumbersAreExpected) {
+  const std::string e = error_of(with("full_search_fraction", "1000000000000000004"));
+  EXPECT_NE(e.find("full_search_fraction = "), std::string::npos) << e;
+  EXPECT_NE(e.find(" is outside 0..1"), std::string::npos) << e;
+  EXPECT_NE(error_of(with("max_plies", "1000000000000000004")).find("out of range"),
+            std::string::npos);
+}
+
 TEST(ConfigHostile, DirichletAlphaMustBePositive) {
   for (const char* bad : {"-1", "0"})
     EXPECT_NE(error_of(with("dirichlet_alpha", bad)).find("dirichlet_alpha"), std::string::npos)

@@ -387,6 +387,10 @@ class EngineSession {
       return;
     }
     const Position pos = pos_;
+    // The last search may have marked itself done after this command's reap at the top of
+    // dispatch() (it marks done, then prints bestmove): join it here, never assign over a
+    // joinable thread (std::terminate; found by tests/fuzz/fuzz_protocol).
+    if (worker_.joinable()) worker_.join();
     stop_.store(false);
     search_done_.store(false);
     limits.stop = &stop_;

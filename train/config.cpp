@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -35,7 +36,9 @@ class Section {
       out = node->value<bool>().value();
     } else if constexpr (std::is_integral_v<T>) {
       if (!node->is_integer()) fail(node, key, "expected an integer");
-      const int64_t v = node->value<int64_t>().value();
+      const std::optional<int64_t> as_integer = node->value<int64_t>();
+      if (!as_integer) fail(node, key, "out of range");
+      const int64_t v = *as_integer;
       bool ok;
       if constexpr (std::is_unsigned_v<T>)
         ok = v >= 0 && (sizeof(T) >= sizeof(int64_t) ||
@@ -47,13 +50,20 @@ class Section {
       out = T(v);
     } else if constexpr (std::is_floating_point_v<T>) {
       if (!node->is_number()) fail(node, key, "expected a number");
-      const double v = node->value<double>().value();
+      // An integer is converted here: toml++'s value<double>() gives nothing for one that
+      // a double cannot hold exactly (1000000000000000004), which ended the program
+      // (found by tests/fuzz/fuzz_config).
+      const std::optional<double> as_double =
+          node->is_integer() ? std::optional<double>(double(*node->value<int64_t>()))
+                             : node->value<double>();
+      if (!as_double) fail(node, key, "expected a number");
+      const double v = *as_double;
       // TOML writes nan and inf as numbers; no key of ours means either.
       if (!std::isfinite(v)) fail(node, key, "expected a finite number, not " + number_text(v));
       out = T(v);
     } else {
       if (!node->is_string()) fail(node, key, "expected a string");
-      out = node->value<std::string>().value();
+      out = node->value<std::string>().value_or("");
     }
   }
 
