@@ -285,7 +285,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   ga.require("opening_plies", g.opening_plies, 0, 200);
   ga.require("elo0", g.elo0, -4000.f, 4000.f);
   ga.require("elo1", g.elo1, -4000.f, 4000.f);
-  ga.require("promote_min_score", g.promote_min_score, 0.f, 1.f);
+  ga.require("promote_min_score", g.promote_min_score, 0.0, 1.0);
   ga.check_unknown();
 
   Section lo(table("loop"), "loop", source);
