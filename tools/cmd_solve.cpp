@@ -234,8 +234,7 @@ int run_check(const CheckOptions& opt) {
   while (all.n < opt.positions) {
     ++game_no;
     player->new_game();
-    Position p = Position::start(spec);
-    for (int i = 0; i < 2 && !p.is_over(); ++i) p.play(random_legal_move(p, rng));
+    Position p = random_opening(Position::start(spec), 2, rng);
     while (!p.is_over() && all.n < opt.positions) {
       const ThinkResult r = player->think(p, {});
       think_s += r.seconds;
