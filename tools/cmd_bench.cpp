@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "mcts/driver.h"
+#include "mcts/game_runner.h"
 #include "nn/features.h"
 #include "nn/nn_evaluator.h"
 #include "tools/commands.h"
@@ -116,55 +117,61 @@ int run_bench(const BenchOptions& o) {
     int64_t visits = 0;
     size_t peak_nodes = 0, visits_at_peak = 0;
   };
+  // The searching games, for the game runner (mcts/game_runner.h): every game starts
+  // from a random position and plays on as self-play does; a decided game is replaced
+  // by a new random one. Counts the visits each search made for its move and stops the
+  // runner when the time is up.
+  class BenchGames : public GameController {
+   public:
+    BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
+        : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
+    void start_games(std::span<RunnerGame* const> free) override {
+      for (RunnerGame* g : free) {
+        g->pos = random_position(spec_, rng_);
+        g->side_of[0] = g->side_of[1] = 0;
+        g->search_seed[0] = 100 + uint64_t(g->slot);
+        g->active = true;
+      }
+    }
+    int on_search_done(RunnerGame& g, Search& s) override {
+      f_.visits += s.root_visits() - g.start_visits;
+      if (s.node_count() > f_.peak_nodes) {
+        f_.peak_nodes = s.node_count();
+        f_.visits_at_peak = size_t(s.root_visits());
+      }
+      return s.pick_move(0, rng_);
+    }
+    void on_game_end(RunnerGame&, const GameEnd&) override {}
+    bool keep_going() override { return since(t0_) < seconds_; }
+
+   private:
+    const GameSpec& spec_;
+    std::mt19937_64& rng_;
+    SearchFigures& f_;
+    double seconds_;
+    Clock::time_point t0_ = Clock::now();
+  };
   auto measure = [&](bool pipelined, double seconds) {
     SearchFigures f;
     EvalCache cache(1 << 18);
     SearchDriver driver(evaluator, &cache, o.batch);
-    const int games = pipelined ? 2 * games_per_batch : games_per_batch;
-    std::vector<std::unique_ptr<Search>> searches;
-    std::vector<int64_t> last_visits(games, 0);
-    for (int g = 0; g < games; ++g) {
-      searches.push_back(std::make_unique<Search>(params, 100 + g));
-      searches.back()->set_root(random_position(spec, rng));
-    }
-    // Counts the visits game g made since last time, and plays its move when done.
-    auto advance = [&](int g) {
-      Search& s = *searches[g];
-      f.visits += s.root_visits() - last_visits[g];
-      last_visits[g] = s.root_visits();
-      if (!s.done(o.visits)) return;
-      if (s.node_count() > f.peak_nodes) {
-        f.peak_nodes = s.node_count();
-        f.visits_at_peak = size_t(s.root_visits());
-      }
-      Position next = s.root_position();
-      if (!s.root_is_terminal()) next.play(s.pick_move(0, rng));
-      if (next.is_decided()) next = random_position(spec, rng);
-      s.set_root(next);
-      last_visits[g] = s.root_visits();  // tree reuse keeps the subtree's visits
-    };
+    GameSide side;
+    side.name = "bench";
+    side.driver = &driver;
+    side.params = params;
+    side.visits = o.visits;
+    GameRunnerOptions ro;
+    ro.schedule =
+        pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
+    ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
+    ro.max_plies = 1 << 20;  // games end by being decided
     const auto t0 = Clock::now();
-    if (pipelined) {
-      driver.run_pipelined(
-          [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
-            for (int g = half; g < games; g += 2) {
-              list.push_back(searches[g].get());
-              targets.push_back(o.visits);
-            }
-          },
-          [&](int half) {
-            for (int g = half; g < games; g += 2) advance(g);
-            return since(t0) < seconds;
-          });
-    } else {
-      std::vector<Search*> ptrs;
-      for (auto& s : searches) ptrs.push_back(s.get());
-      const std::vector<int64_t> targets(games, o.visits);
-      while (since(t0) < seconds) {
-        driver.step(ptrs, targets);
-        for (int g = 0; g < games; ++g) advance(g);
-      }
-    }
+    BenchGames games(spec, rng, f, seconds);
+    GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
+    runner.run();
+    // The searches the clock stopped count too.
+    for (const RunnerGame& g : runner.games())
+      if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
     f.seconds = since(t0);
     f.stats = driver.stats();
     return f;

@@ -3,18 +3,16 @@
 // start, then the same opening is played twice with the colours swapped, so neither
 // side profits from a lucky opening or from moving first.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "core/notation.h"
+#include "mcts/game_runner.h"
 #include "mcts/levels.h"
 #include "tools/commands.h"
 #include "train/elo.h"
@@ -49,12 +47,6 @@ constexpr double kStepScore = 0.65;
 // The SPRT reported per pair: is the step worth the 65 % it should be (+108 Elo), or
 // only 55 % (+35 Elo)? The pentanomial statistics of train/elo.h, as gating uses.
 const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
-
-struct GameTask {
-  int pair = 0;     // index into the pairs
-  int opening = 0;  // index into the openings
-  bool upper_white = true;
-};
 
 struct PairStats {
   int wins = 0, draws = 0, losses = 0;  // from the upper level's side
@@ -104,89 +96,68 @@ int run_levels_match(const MatchOptions& opt) {
   auto upper_of = [&](size_t p) { return Level(uppers[p]); };
   auto lower_of = [&](size_t p) { return opt.same_level ? upper_of(p) : Level(uppers[p] - 1); };
 
-  std::vector<GameTask> tasks;
-  for (size_t p = 0; p < uppers.size(); ++p)
-    for (int o = 0; o < n_openings; ++o)
-      for (bool upper_white : {true, false}) tasks.push_back({int(p), o, upper_white});
-
   std::vector<PairStats> stats(uppers.size());
   // Half points of the upper level per (level pair, opening): the two games of an opening
   // form a pair of the pentanomial statistics (train/elo.h).
   std::vector<std::vector<int>> opening_points(uppers.size(), std::vector<int>(n_openings, 0));
-  std::vector<double> pair_seconds(uppers.size(), 0);
-  std::mutex mu;
-  std::atomic<size_t> next{0};
   const auto t0 = std::chrono::steady_clock::now();
 
-  auto worker = [&] {
-    for (;;) {
-      const size_t k = next.fetch_add(1);
-      if (k >= tasks.size()) return;
-      const GameTask& t = tasks[k];
-      const auto g0 = std::chrono::steady_clock::now();
-      const Level upper = upper_of(t.pair), lower = lower_of(t.pair);
-      LevelPlayerOptions po;
-      po.time_scale = opt.time_scale;
-      po.force_alphabeta = opt.alphabeta_only;
-      po.threads = 1;  // one core per game: --threads games run at once
-      // Distinct noise per game and side, reproducible from --seed.
-      po.seed = opt.seed * 1000003 + k * 2 + 1;
-      auto up = make_level_player(spec, upper, opt.model, po);
-      po.seed = opt.seed * 1000003 + k * 2 + 2;
-      po.force_alphabeta = opt.alphabeta_only || opt.lower_alphabeta;
-      auto low = make_level_player(spec, lower, opt.model, po);
-      Position pos = openings[t.opening];
-      PairStats local;
-      int plies = 0;
-      while (!pos.is_decided() && plies < opt.max_plies) {
-        const bool upper_to_move = (pos.to_move == 0) == t.upper_white;
-        Player& p = upper_to_move ? *up : *low;
-        const ThinkResult r = p.think(pos, {});
-        if (!pos.is_legal(r.best_move)) {
-          std::lock_guard<std::mutex> lock(mu);
-          std::cerr << "kumalak levels-match: " << p.name() << " answered an illegal move in "
-                    << pos.to_string() << "\n";
-          break;
-        }
-        (upper_to_move ? local.upper_nodes : local.lower_nodes) += r.nodes;
-        (upper_to_move ? local.upper_moves : local.lower_moves) += 1;
-        (upper_to_move ? local.upper_seconds : local.lower_seconds) += r.seconds;
-        pos.play(r.best_move);
-        ++plies;
-      }
-      // A game that hits --max-plies (none has so far) is adjudicated by the stores.
-      const Outcome outcome = pos.outcome_by_stores();
-      const int upper_points = outcome == Outcome::kDraw                           ? 1
-                               : (outcome == Outcome::kWhiteWins) == t.upper_white ? 2
-                                                                                   : 0;
-      const double secs =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
-      std::lock_guard<std::mutex> lock(mu);
-      PairStats& s = stats[t.pair];
+  // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
+  // is the upper level, side 1 the lower; --threads games at once, each on its own core.
+  for (size_t p = 0; p < uppers.size(); ++p) {
+    const Level upper = upper_of(p), lower = lower_of(p);
+    PairStats& s = stats[p];
+    // Game k of the whole run (level pair, opening, colour): its players' noise seeds.
+    const int first_game = int(p) * 2 * n_openings;
+    GameSide sides[2];
+    sides[0].name = level_name(upper);
+    sides[1].name = level_name(lower);
+    for (int side = 0; side < 2; ++side) {
+      sides[side].make_player = [&, side, level = side == 0 ? upper : lower](int index, int) {
+        LevelPlayerOptions po;
+        po.time_scale = opt.time_scale;
+        po.force_alphabeta = opt.alphabeta_only || (side == 1 && opt.lower_alphabeta);
+        po.threads = 1;  // one core per game: --threads games run at once
+        // Distinct noise per game and side, reproducible from --seed.
+        po.seed = opt.seed * 1000003 + uint64_t(first_game + index) * 2 + uint64_t(side) + 1;
+        return make_level_player(spec, level, opt.model, po);
+      };
+    }
+    PairedMatch::Options mo;
+    mo.pairs = n_openings;
+    mo.opening = [&](int opening) { return openings[size_t(opening)]; };
+    mo.on_player_move = [&](const RunnerGame&, int side, const ThinkResult& r) {
+      (side == 0 ? s.upper_nodes : s.lower_nodes) += r.nodes;
+      (side == 0 ? s.upper_moves : s.lower_moves) += 1;
+      (side == 0 ? s.upper_seconds : s.lower_seconds) += r.seconds;
+    };
+    mo.on_game = [&](int opening, int game, int upper_points, const RunnerGame& g, const GameEnd&) {
       (upper_points == 2 ? s.wins : upper_points == 0 ? s.losses : s.draws) += 1;
-      opening_points[t.pair][t.opening] += upper_points;
-      s.upper_nodes += local.upper_nodes;
-      s.lower_nodes += local.lower_nodes;
-      s.upper_moves += local.upper_moves;
-      s.lower_moves += local.lower_moves;
-      s.upper_seconds += local.upper_seconds;
-      s.lower_seconds += local.lower_seconds;
-      s.plies += plies;
-      s.upper_name = up->name();
-      s.lower_name = low->name();
-      pair_seconds[t.pair] += secs;
+      opening_points[p][size_t(opening)] += upper_points;
+      s.plies += g.plies;
+      s.upper_name = g.player[0]->name();
+      s.lower_name = g.player[1]->name();
       if (opt.verbose)
-        std::cerr << level_name(upper) << (t.upper_white ? " (white)" : " (black)") << " vs "
-                  << level_name(lower) << ", opening " << t.opening + 1 << ": "
+        std::cerr << level_name(upper) << (game == 0 ? " (white)" : " (black)") << " vs "
+                  << level_name(lower) << ", opening " << opening + 1 << ": "
                   << (upper_points == 2   ? "win"
                       : upper_points == 0 ? "loss"
                                           : "draw")
-                  << " " << pos.store[0] << "-" << pos.store[1] << ", " << plies << " plies\n";
+                  << " " << g.pos.store[0] << "-" << g.pos.store[1] << ", " << g.plies
+                  << " plies\n";
+    };
+    PairedMatch match(std::move(mo));
+    GameRunnerOptions ro;
+    ro.threads = opt.threads;
+    ro.slots = 2 * opt.threads;    // each thread plays the two games of one pair in turn
+    ro.max_plies = opt.max_plies;  // a game that hits it (none has so far): the stores judge
+    try {
+      GameRunner(sides, match, ro).run();
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak levels-match: " << e.what() << "\n";
+      return 1;
     }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 0; i < opt.threads; ++i) pool.emplace_back(worker);
-  for (auto& th : pool) th.join();
+  }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::printf(

@@ -12,6 +12,7 @@
 #include "core/notation.h"
 #include "core/run_lock.h"
 #include "mcts/driver.h"
+#include "mcts/game_runner.h"
 #include "nn/nn_evaluator.h"
 #include "train/progress.h"
 #include "train/shard.h"
@@ -21,21 +22,6 @@ namespace kz {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct SelfplayGame {
-  Position pos;
-  std::unique_ptr<Search> search;
-  std::mt19937_64 rng;
-  std::vector<ShardRow> rows;
-  int ply = 0;
-  bool full = false;   // the current move gets a full search
-  int64_t target = 0;  // visits for the current move
-  bool may_resign = true;
-  int low_streak[2] = {0, 0};  // consecutive moves each side's root value was hopeless
-  int would_resign = -1;       // no-resign games: the side that would have resigned
-  int resigned = -1;           // the side that resigned
-  bool active = false;
-};
 
 uint64_t mix_seed(uint64_t a, uint64_t b) {
   uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
@@ -81,15 +67,15 @@ std::vector<Position> load_openings(const std::string& path, const GameSpec& gam
 
 namespace {
 
-// One self-play worker's games, as a state machine per game slot: start a game (an
-// opening, a fresh tree) -> prepare a move (full or fast search, its visit target) ->
-// the driver searches -> advance (record the row, pick and play the move, resign?) ->
-// prepare the next move, or finish the game (result, rows to the shard writer) and
-// start the next one in the same slot.
-class SelfplayWorker {
+// Self-play's side of the game runner (mcts/game_runner.h): what a self-play game is
+// for. The runner plays the moves; this controller starts each game (its seed, an
+// opening, whether it may resign), prepares each move (a full search with root noise or
+// a fast one, and its visit target), turns each finished search into a training row and
+// a move (temperature, resignation), and hands finished games to the shard writer.
+class SelfplayController : public GameController {
  public:
-  SelfplayWorker(const SelfplayOptions& o, std::string worker, int games_already_done, int to_play,
-                 SelfplayReport& report)
+  SelfplayController(const SelfplayOptions& o, std::string worker, int games_already_done,
+                     int to_play, SelfplayReport& report)
       : o_(o),
         cfg_(o.config),
         sc_(o.config.selfplay),
@@ -115,64 +101,91 @@ class SelfplayWorker {
   }
 
   void run() {
-    games_.resize(size_t(std::min(sc_.games_in_parallel, to_play_)));
-    for (auto& g : games_) {
-      start_game(g);
-      prepare_move(g);
-    }
+    const int slots = std::min(sc_.games_in_parallel, to_play_);
+    games_.resize(size_t(slots));
+    GameSide side;
+    side.name = "selfplay";
+    side.driver = &driver_;
+    side.params = full_params_;
+    GameRunnerOptions ro;
+    ro.schedule = GameRunnerOptions::Schedule::kPipelined;
+    ro.slots = slots;
+    ro.max_plies = sc_.max_plies;
     t0_ = Clock::now();
-    // Games alternate between two halves (even and odd slots) so that one half's tree
-    // work overlaps the network's work on the other (SearchDriver::run_pipelined).
-    driver_.run_pipelined(
-        [&](int half, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
-          for (size_t i = size_t(half); i < games_.size(); i += 2) {
-            if (!games_[i].active) continue;
-            list.push_back(games_[i].search.get());
-            list_targets.push_back(games_[i].target);
-          }
-        },
-        [&](int half) {
-          for (size_t i = size_t(half); i < games_.size(); i += 2) advance(games_[i]);
-          return finished_ < to_play_;
-        });
+    GameRunner(std::span<const GameSide>(&side, 1), *this, ro).run();
     if (writer_.games() > 0) report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
     progress_.finish();
     report_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
     report_.evaluations = int64_t(driver_.stats().evaluated);
   }
 
- private:
-  void start_game(SelfplayGame& g) {
-    g = SelfplayGame{};
-    // SelfplayGame numbers continue after the resumed ones so that every game gets its own seed.
-    g.rng.seed(mix_seed(cfg_.seed, uint64_t(o_.generation) * 1000003 + next_game_number_));
-    g.search = std::make_unique<Search>(full_params_, g.rng());
-    std::uniform_real_distribution<float> u(0, 1);
-    g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
-    g.pos = openings_.empty()
-                ? random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng)
-                : openings_[g.rng() % openings_.size()];
-    g.active = true;
-    ++next_game_number_;
-    ++started_;
+  void start_games(std::span<RunnerGame* const> free) override {
+    for (RunnerGame* slot : free) {
+      if (started_ >= to_play_) return;
+      SelfplayGame& g = games_[size_t(slot->slot)];
+      g = SelfplayGame{};
+      // Game numbers continue after the resumed ones so that every game gets its own seed.
+      g.rng.seed(mix_seed(cfg_.seed, uint64_t(o_.generation) * 1000003 + next_game_number_));
+      slot->search_seed[0] = g.rng();
+      std::uniform_real_distribution<float> u(0, 1);
+      g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
+      slot->pos = openings_.empty()
+                      ? random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng)
+                      : openings_[g.rng() % openings_.size()];
+      slot->index = next_game_number_;
+      slot->side_of[0] = slot->side_of[1] = 0;
+      slot->active = true;
+      ++next_game_number_;
+      ++started_;
+    }
   }
 
-  void prepare_move(SelfplayGame& g) {
+  void prepare_move(RunnerGame& slot, Search& search, int64_t& target) override {
+    SelfplayGame& g = games_[size_t(slot.slot)];
     std::uniform_real_distribution<float> u(0, 1);
     g.full = u(g.rng) < sc_.full_search_fraction;
-    g.search->set_params(g.full ? full_params_ : fast_params_);
-    g.search->set_root(g.pos);
-    g.target = g.full ? sc_.full_visits : sc_.fast_visits;
+    search.set_params(g.full ? full_params_ : fast_params_);
+    target = g.full ? sc_.full_visits : sc_.fast_visits;
   }
 
-  void finish_game(SelfplayGame& g) {
-    // Finished, decided or (at max_plies) adjudicated by the stores; or resigned.
-    Outcome outcome = g.pos.outcome_by_stores();
-    const int white_margin = g.pos.margin();
-    if (g.resigned >= 0) {
-      outcome = g.resigned == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins;
-      ++report_.resigned;
+  // Records the position, chooses the move (temperature) and keeps the resignation
+  // bookkeeping on the mover's root value.
+  int on_search_done(RunnerGame& slot, Search& s) override {
+    SelfplayGame& g = games_[size_t(slot.slot)];
+    const ThinkResult r = s.result();
+    const int mover = slot.pos.to_move;
+    ShardRow row;
+    row.pos = slot.pos;
+    // Fast searches still train the value heads; their policy is not a target.
+    if (g.full) row.set_policy_from_visits(s.root_visit_counts());
+    row.root_win = r.win;
+    row.root_draw = r.draw;
+    row.root_loss = r.loss;
+    row.root_margin = r.margin;
+    row.ply = uint16_t(std::min(slot.plies, 65535));
+    row.flags = (g.full ? ShardRow::kRowFullSearch : 0) | (r.proven ? ShardRow::kRowProven : 0);
+    g.rows.push_back(row);
+    const float temperature =
+        slot.plies < sc_.temperature_plies ? sc_.opening_temperature : sc_.final_temperature;
+    const int move = s.pick_move(temperature, g.rng);
+    g.rows.back().played_move = int8_t(move);
+    if (r.win + r.draw < sc_.resign_threshold) {
+      if (++g.low_streak[mover] >= sc_.resign_consecutive) {
+        if (g.may_resign)
+          slot.resigned = mover;
+        else if (g.would_resign < 0)
+          g.would_resign = mover;
+      }
+    } else {
+      g.low_streak[mover] = 0;
     }
+    return move;
+  }
+
+  void on_game_end(RunnerGame& slot, const GameEnd& end) override {
+    SelfplayGame& g = games_[size_t(slot.slot)];
+    const Outcome outcome = end.outcome;
+    if (slot.resigned >= 0) ++report_.resigned;
     if (g.would_resign >= 0) {
       ++report_.no_resign_would_resign;
       const bool lost = (g.would_resign == 0 && outcome == Outcome::kBlackWins) ||
@@ -182,15 +195,14 @@ class SelfplayWorker {
     report_.white_wins += outcome == Outcome::kWhiteWins;
     report_.black_wins += outcome == Outcome::kBlackWins;
     report_.draws += outcome == Outcome::kDraw;
-    report_.plies += g.ply;
+    report_.plies += slot.plies;
     report_.rows += int64_t(g.rows.size());
     for (const auto& r : g.rows) report_.full_rows += r.full_search();
-    writer_.add_game(std::move(g.rows), outcome, white_margin, g.ply);
+    writer_.add_game(std::move(g.rows), outcome, slot.pos.margin(), slot.plies);
     ++finished_;
     ++report_.games_played;
     if (int(writer_.games()) >= sc_.games_per_shard)
       report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
-    g.active = false;
     progress_.add(1);
     const double secs = std::chrono::duration<double>(Clock::now() - t0_).count();
     progress_.set_field("games/h", finished_ / secs * 3600, 5);
@@ -199,53 +211,16 @@ class SelfplayWorker {
     progress_.set_field("avg_len", double(report_.plies) / finished_, 4);
   }
 
-  // Called once game g's latest answers are in: when its search for this move is done,
-  // record the position, choose, play, and start the next move or game.
-  void advance(SelfplayGame& g) {
-    if (!g.active) return;
-    Search& s = *g.search;
-    if (!s.done(g.target)) return;
-    const ThinkResult r = s.result();
-    const int mover = g.pos.to_move;
-    ShardRow row;
-    row.pos = g.pos;
-    // Fast searches still train the value heads; their policy is not a target.
-    if (g.full) row.set_policy_from_visits(s.root_visit_counts());
-    row.root_win = r.win;
-    row.root_draw = r.draw;
-    row.root_loss = r.loss;
-    row.root_margin = r.margin;
-    row.ply = uint16_t(std::min(g.ply, 65535));
-    row.flags = (g.full ? ShardRow::kRowFullSearch : 0) | (r.proven ? ShardRow::kRowProven : 0);
-    g.rows.push_back(row);
-    const float temperature =
-        g.ply < sc_.temperature_plies ? sc_.opening_temperature : sc_.final_temperature;
-    const int move = s.pick_move(temperature, g.rng);
-    g.rows.back().played_move = int8_t(move);
-    // Resignation bookkeeping on the mover's root value.
-    if (r.win + r.draw < sc_.resign_threshold) {
-      if (++g.low_streak[mover] >= sc_.resign_consecutive) {
-        if (g.may_resign)
-          g.resigned = mover;
-        else if (g.would_resign < 0)
-          g.would_resign = mover;
-      }
-    } else {
-      g.low_streak[mover] = 0;
-    }
-    g.pos.play(move);
-    ++g.ply;
-    const bool ended = g.resigned >= 0 || g.pos.is_decided() || g.ply >= sc_.max_plies;
-    if (ended) {
-      finish_game(g);
-      if (started_ < to_play_) {
-        start_game(g);
-        prepare_move(g);
-      }
-    } else {
-      prepare_move(g);
-    }
-  }
+ private:
+  // What self-play keeps per game beyond the runner's RunnerGame.
+  struct SelfplayGame {
+    std::mt19937_64 rng;  // the game's own: search seed, opening, full/fast, temperature
+    std::vector<ShardRow> rows;
+    bool full = false;  // the current move gets a full search
+    bool may_resign = true;
+    int low_streak[2] = {0, 0};  // consecutive moves each side's root value was hopeless
+    int would_resign = -1;       // no-resign games: the side that would have resigned
+  };
 
   const SelfplayOptions& o_;
   const RunConfig& cfg_;
@@ -263,7 +238,7 @@ class SelfplayWorker {
   SearchParams full_params_, fast_params_;
   int next_game_number_;
   int started_ = 0, finished_ = 0;
-  std::vector<SelfplayGame> games_;
+  std::vector<SelfplayGame> games_;  // by runner slot
   Progress progress_;
   Clock::time_point t0_;
 };
@@ -307,7 +282,7 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
     spdlog::info("selfplay: worker {} resumes: {} of {} games already written", worker,
                  report.games_already_done, o.games);
   if (to_play == 0) return report;
-  SelfplayWorker(o, worker, report.games_already_done, to_play, report).run();
+  SelfplayController(o, worker, report.games_already_done, to_play, report).run();
   return report;
 }
 

@@ -1,0 +1,284 @@
+// The game runner (mcts/game_runner.h) that self-play, matches, levels-match and the
+// bench all play through: paired openings, adjudication, Player sides against MCTS
+// sides, reproducibility. Network-free: the rollout evaluator and alpha-beta players.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+
+#include "mcts/alphabeta.h"
+#include "mcts/game_runner.h"
+#include "mcts/rollout_evaluator.h"
+
+namespace kz {
+namespace {
+
+// Alpha-beta at a fixed depth with some root noise, seeded per game and side, so that
+// games differ from each other but each is reproducible.
+GameSide alphabeta_side(int depth, double randomness = 0) {
+  GameSide s;
+  s.name = "ab" + std::to_string(depth);
+  s.limits.depth = depth;
+  s.make_player = [depth, randomness](int index, int side) {
+    AlphaBetaOptions o;
+    o.depth = depth;
+    o.tt_mib = 1;
+    o.randomness = randomness;
+    o.seed = uint64_t(index) * 2 + uint64_t(side) + 1;
+    return std::make_unique<AlphaBetaPlayer>(o);
+  };
+  return s;
+}
+
+// What a finished game looked like, for comparisons between runs.
+struct GameRecordLite {
+  int index = 0;
+  Position start, final_pos;
+  int side_of_white = 0;
+  int plies = 0;
+  Outcome outcome = Outcome::kDraw;
+  bool adjudicated = false;
+  bool operator==(const GameRecordLite& o) const {
+    return index == o.index && start.to_string() == o.start.to_string() &&
+           final_pos.to_string() == o.final_pos.to_string() && side_of_white == o.side_of_white &&
+           plies == o.plies && outcome == o.outcome && adjudicated == o.adjudicated;
+  }
+};
+
+// A PairedMatch that records every game and checks every move it sees for legality.
+class RecordingMatch : public PairedMatch {
+ public:
+  using PairedMatch::PairedMatch;
+  void start_games(std::span<RunnerGame* const> free) override {
+    PairedMatch::start_games(free);
+    for (RunnerGame* g : free)
+      if (g->active) starts[g->index] = g->pos;
+  }
+  int on_search_done(RunnerGame& g, Search& s) override {
+    const int move = PairedMatch::on_search_done(g, s);
+    EXPECT_TRUE(g.pos.is_legal(move)) << g.pos.to_string();
+    ++mcts_moves;
+    return move;
+  }
+  void on_player_move(RunnerGame& g, int side, const ThinkResult& r) override {
+    EXPECT_TRUE(g.pos.is_legal(r.best_move)) << g.pos.to_string();
+    EXPECT_EQ(g.mover_side(), side);
+    ++player_moves;
+    PairedMatch::on_player_move(g, side, r);
+  }
+  void on_game_end(RunnerGame& g, const GameEnd& end) override {
+    GameRecordLite rec;
+    rec.index = g.index;
+    rec.start = starts.at(g.index);
+    rec.final_pos = g.pos;
+    rec.side_of_white = g.side_of[0];
+    rec.plies = g.plies;
+    rec.outcome = end.outcome;
+    rec.adjudicated = end.adjudicated;
+    games[g.index] = rec;
+    PairedMatch::on_game_end(g, end);
+  }
+  std::map<int, Position> starts;
+  std::map<int, GameRecordLite> games;
+  int mcts_moves = 0, player_moves = 0;
+};
+
+PairedMatch::Options random_openings(const GameSpec& spec, int pairs, uint64_t seed) {
+  PairedMatch::Options o;
+  o.pairs = pairs;
+  o.seed = seed;
+  o.opening = [spec, seed](int pair) {
+    std::mt19937_64 rng(seed * 1000003 + uint64_t(pair));
+    return random_opening(Position::start(spec), 4, rng, 100);
+  };
+  return o;
+}
+
+TEST(GameRunner, PairedOpeningsArePlayedTwiceWithColoursSwapped) {
+  const GameSpec spec = GameSpec::parse("kalah:4,3");
+  GameSide sides[2] = {alphabeta_side(2), alphabeta_side(1)};
+  std::vector<int> pair_points;
+  auto options = random_openings(spec, 5, 11);
+  options.on_pair = [&](int, int points) {
+    pair_points.push_back(points);
+    return true;
+  };
+  RecordingMatch match(options);
+  GameRunnerOptions ro;
+  ro.slots = 4;
+  GameRunner(sides, match, ro).run();
+  ASSERT_EQ(match.games.size(), 10u);
+  EXPECT_EQ(pair_points.size(), 5u);
+  for (int pair = 0; pair < 5; ++pair) {
+    const GameRecordLite& first = match.games.at(2 * pair);
+    const GameRecordLite& second = match.games.at(2 * pair + 1);
+    EXPECT_EQ(first.start.to_string(), second.start.to_string()) << "pair " << pair;
+    EXPECT_EQ(first.side_of_white, 0);   // side 0 has White in the first game
+    EXPECT_EQ(second.side_of_white, 1);  // and Black in the second
+    EXPECT_FALSE(first.adjudicated);
+    EXPECT_TRUE(first.final_pos.is_decided());
+  }
+  EXPECT_NE(match.games.at(0).start.to_string(), match.games.at(2).start.to_string());
+}
+
+TEST(GameRunner, AdjudicatesByTheStoresAtMaxPlies) {
+  const GameSpec spec = GameSpec::togyz();  // 6 plies cannot decide a Togyz game
+  GameSide sides[2] = {alphabeta_side(1, 2.0), alphabeta_side(1, 2.0)};
+  RecordingMatch match(random_openings(spec, 3, 5));
+  GameRunnerOptions ro;
+  ro.slots = 6;
+  ro.max_plies = 6;
+  GameRunner(sides, match, ro).run();
+  ASSERT_EQ(match.games.size(), 6u);
+  for (const auto& [index, g] : match.games) {
+    EXPECT_EQ(g.plies, 6) << index;
+    EXPECT_TRUE(g.adjudicated);
+    EXPECT_EQ(g.outcome, g.final_pos.outcome_by_stores());
+  }
+  EXPECT_EQ(match.player_moves, 36);
+}
+
+// side 0: MCTS with the rollout evaluator; side 1: alpha-beta depth 1.
+struct MctsVsAlphaBeta {
+  RolloutEvaluator evaluator{4};
+  EvalCache cache{1 << 12};
+  SearchDriver driver{evaluator, &cache, 64};
+  GameSide sides[2];
+  MctsVsAlphaBeta() {
+    sides[0].name = "mcts";
+    sides[0].driver = &driver;
+    sides[0].params.leaves_per_batch = 4;
+    sides[0].visits = 24;
+    sides[1] = alphabeta_side(1, 1.0);
+  }
+};
+
+std::map<int, GameRecordLite> play_mcts_vs_alphabeta(uint64_t seed, int slots) {
+  MctsVsAlphaBeta setup;
+  RecordingMatch match(random_openings(GameSpec::parse("kalah:4,3"), 4, seed));
+  GameRunnerOptions ro;
+  ro.slots = slots;
+  GameRunner(setup.sides, match, ro).run();
+  EXPECT_GT(match.mcts_moves, 0);
+  EXPECT_GT(match.player_moves, 0);
+  return match.games;
+}
+
+TEST(GameRunner, PlayerSideAgainstMctsSideFinishesLegalGames) {
+  const auto games = play_mcts_vs_alphabeta(3, 4);
+  ASSERT_EQ(games.size(), 8u);
+  for (const auto& [index, g] : games) {
+    // Replaying is not possible from the record, but a game that ended early or late
+    // would show here: every game ends decided (a Kalah(4,3) game cannot reach 600).
+    EXPECT_TRUE(g.final_pos.is_decided()) << index;
+    EXPECT_FALSE(g.adjudicated);
+    EXPECT_GT(g.plies, 0);
+  }
+}
+
+TEST(GameRunner, ResultsAreReproducibleFromTheSeed) {
+  const auto a = play_mcts_vs_alphabeta(7, 4);
+  const auto b = play_mcts_vs_alphabeta(7, 4);
+  EXPECT_TRUE(a == b);
+  // How many games are in flight changes the batches, not the games.
+  const auto c = play_mcts_vs_alphabeta(7, 8);
+  EXPECT_TRUE(a == c);
+  const auto d = play_mcts_vs_alphabeta(8, 4);
+  EXPECT_FALSE(a == d);
+}
+
+// A self-play-like controller: one MCTS side plays both colours, pipelined, with root
+// noise and sampled moves from each game's own generator.
+class SelfplayLike : public GameController {
+ public:
+  explicit SelfplayLike(int games) : games_(games), rng_(size_t(games)) {}
+  void start_games(std::span<RunnerGame* const> free) override {
+    for (RunnerGame* g : free) {
+      if (started_ == games_) return;
+      rng_[size_t(started_)].seed(1000 + uint64_t(started_));
+      g->index = started_++;
+      g->pos =
+          random_opening(Position::start(GameSpec::parse("kalah:4,3")), 2, rng_[size_t(g->index)]);
+      g->side_of[0] = g->side_of[1] = 0;
+      g->search_seed[0] = rng_[size_t(g->index)]();
+      g->active = true;
+    }
+  }
+  int on_search_done(RunnerGame& g, Search& s) override {
+    EXPECT_GE(s.root_visits(), std::min<int64_t>(g.target, 1));
+    ++moves;
+    return s.pick_move(1.0f, rng_[size_t(g.index)]);
+  }
+  void on_game_end(RunnerGame& g, const GameEnd&) override {
+    finals[g.index] = g.pos.to_string() + " " + std::to_string(g.plies);
+  }
+  std::map<int, std::string> finals;
+  int moves = 0;
+
+ private:
+  int games_, started_ = 0;
+  std::vector<std::mt19937_64> rng_;
+};
+
+std::map<int, std::string> play_selfplay_like(int slots) {
+  RolloutEvaluator evaluator(4);
+  EvalCache cache(1 << 12);
+  SearchDriver driver(evaluator, &cache, 64);
+  GameSide side;
+  side.name = "selfplay";
+  side.driver = &driver;
+  side.params.leaves_per_batch = 4;
+  side.params.dirichlet_alpha = 1.0f;
+  side.visits = 16;
+  SelfplayLike games(9);
+  GameRunnerOptions ro;
+  ro.schedule = GameRunnerOptions::Schedule::kPipelined;
+  ro.slots = slots;
+  GameRunner(std::span<const GameSide>(&side, 1), games, ro).run();
+  EXPECT_GT(games.moves, 9);
+  return games.finals;
+}
+
+TEST(GameRunner, PipelinedSelfplayFinishesEveryGameReproducibly) {
+  const auto a = play_selfplay_like(4);
+  ASSERT_EQ(a.size(), 9u);
+  EXPECT_EQ(a, play_selfplay_like(4));
+  EXPECT_EQ(a, play_selfplay_like(3));  // games are independent of the slots they run in
+}
+
+TEST(GameRunner, PlayerThreadsPlayTheSameGamesAsOne) {
+  const GameSpec spec = GameSpec::parse("kalah:4,3");
+  GameSide sides[2] = {alphabeta_side(2, 1.0), alphabeta_side(1, 1.0)};
+  RecordingMatch one(random_openings(spec, 6, 2));
+  GameRunnerOptions ro;
+  ro.slots = 2;
+  GameRunner(sides, one, ro).run();
+  RecordingMatch three(random_openings(spec, 6, 2));
+  ro.threads = 3;
+  ro.slots = 6;
+  GameRunner(sides, three, ro).run();
+  ASSERT_EQ(one.games.size(), 12u);
+  EXPECT_TRUE(one.games == three.games);
+}
+
+TEST(GameRunner, RefusesAnImpossibleSetUp) {
+  RolloutEvaluator evaluator(1);
+  SearchDriver driver(evaluator, nullptr, 8);
+  GameSide both;  // a driver and a player factory
+  both.driver = &driver;
+  both.make_player = [](int, int) { return std::make_unique<AlphaBetaPlayer>(); };
+  RecordingMatch match(random_openings(GameSpec::togyz(), 1, 1));
+  EXPECT_THROW(GameRunner(std::span<const GameSide>(&both, 1), match, {}), std::invalid_argument);
+  GameSide mcts;
+  mcts.driver = &driver;
+  mcts.visits = 4;
+  GameRunnerOptions ro;
+  ro.threads = 2;
+  ro.slots = 4;
+  GameRunner runner(std::span<const GameSide>(&mcts, 1), match, ro);
+  EXPECT_THROW(runner.run(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kz
