@@ -17,6 +17,15 @@ SearchDriver::SearchDriver(Evaluator& evaluator, EvalCache* cache, int max_batch
 
 SearchDriver::~SearchDriver() = default;
 
+void SearchDriver::add_stats(const DriverStats& s) {
+  stats_.leaves += s.leaves;
+  stats_.cache_hits += s.cache_hits;
+  stats_.evaluated += s.evaluated;
+  stats_.batches += s.batches;
+  stats_.eval_seconds += s.eval_seconds;
+  stats_.total_seconds += s.total_seconds;
+}
+
 bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int64_t> targets,
                           Round& r) {
   r.leaves.clear();

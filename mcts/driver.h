@@ -68,7 +68,12 @@ class SearchDriver {
 
   const DriverStats& stats() const { return stats_; }
   void reset_stats() { stats_ = {}; }
+  // Folds in the figures of drivers that worked for this one (the game runner's search
+  // threads, mcts/game_runner.h).
+  void add_stats(const DriverStats& s);
   int max_batch() const { return max_batch_; }
+  Evaluator& evaluator() const { return evaluator_; }
+  EvalCache* cache() const { return cache_; }
 
  private:
   // Everything one round needs, reused so that a round does not allocate once warmed up.

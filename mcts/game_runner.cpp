@@ -1,9 +1,12 @@
 #include "mcts/game_runner.h"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <stdexcept>
 #include <thread>
 
+#include "mcts/batching_front.h"
 #include "mcts/task_thread.h"
 
 namespace kz {
@@ -32,8 +35,7 @@ void GameRunner::refill(std::span<RunnerGame> slots) {
     if (!g.active) free.push_back(&g);
   if (free.empty()) return;
   {
-    std::unique_lock<std::mutex> lock(controller_mutex_, std::defer_lock);
-    if (threaded_) lock.lock();
+    const auto lock = controller_lock();
     controller_.start_games(free);
   }
   for (RunnerGame* g : free)
@@ -64,6 +66,7 @@ void GameRunner::before_move(RunnerGame& g) {
   const int mover = same_side() ? 0 : g.mover_side();
   if (sides_[mover].is_mcts()) {
     g.target = sides_[mover].visits;
+    const auto lock = controller_lock();
     controller_.prepare_move(g, *g.search[mover], g.target);
   }
   // Every tree follows the game, the waiting side's too (its subtree is reused).
@@ -92,8 +95,7 @@ void GameRunner::finish(RunnerGame& g, bool adjudicated) {
                                   : g.pos.outcome_by_stores();
   end.adjudicated = adjudicated;
   g.active = false;
-  std::unique_lock<std::mutex> lock(controller_mutex_, std::defer_lock);
-  if (threaded_) lock.lock();
+  const auto lock = controller_lock();
   controller_.on_game_end(g, end);
 }
 
@@ -108,15 +110,32 @@ void GameRunner::play_player_moves(RunnerGame& g) {
       throw std::runtime_error(player.name() + " answered the illegal move " +
                                std::to_string(r.best_move + 1) + " in " + g.pos.to_string());
     {
-      std::unique_lock<std::mutex> lock(controller_mutex_, std::defer_lock);
-      if (threaded_) lock.lock();
+      const auto lock = controller_lock();
       controller_.on_player_move(g, side, r);
     }
     play(g, r.best_move);
   }
 }
 
-void GameRunner::run_rounds(std::span<RunnerGame> slots) {
+std::unique_lock<std::mutex> GameRunner::controller_lock() {
+  std::unique_lock<std::mutex> lock(controller_mutex_, std::defer_lock);
+  if (threaded_) lock.lock();
+  return lock;
+}
+
+int GameRunner::search_done_move(RunnerGame& g, Search& search) {
+  const auto lock = controller_lock();
+  return controller_.on_search_done(g, search);
+}
+
+bool GameRunner::keep_going() {
+  if (abort_.load(std::memory_order_relaxed)) return false;
+  const auto lock = controller_lock();
+  return controller_.keep_going();
+}
+
+void GameRunner::run_rounds(Lane& lane) {
+  const std::span<RunnerGame> slots = lane.slots;
   refill(slots);
   std::vector<Search*> batch[2];
   std::vector<int64_t> targets[2];
@@ -126,12 +145,7 @@ void GameRunner::run_rounds(std::span<RunnerGame> slots) {
   while (true) {
     bool any = false;
     for (const RunnerGame& g : slots) any |= g.active;
-    if (!any) break;
-    {
-      std::unique_lock<std::mutex> lock(controller_mutex_, std::defer_lock);
-      if (threaded_) lock.lock();
-      if (!controller_.keep_going()) break;
-    }
+    if (!any || !keep_going()) break;
     // Player moves first (they do not batch), then one batched step per MCTS side.
     for (RunnerGame& g : slots) play_player_moves(g);
     for (size_t s = 0; s < sides_.size(); ++s) {
@@ -150,14 +164,14 @@ void GameRunner::run_rounds(std::span<RunnerGame> slots) {
     // what taking turns would give, while one side's tree work overlaps the other's
     // network call.
     const bool both = options_.sides_in_parallel && !batch[0].empty() && !batch[1].empty() &&
-                      sides_[0].driver != sides_[1].driver;
+                      lane.driver[0] != lane.driver[1];
     if (both) {
       if (!side_0_thread) side_0_thread = std::make_unique<TaskThread>();
-      side_0_thread->start([&] { sides_[0].driver->step(batch[0], targets[0]); });
+      side_0_thread->start([&] { lane.driver[0]->step(batch[0], targets[0]); });
     } else if (!batch[0].empty()) {
-      sides_[0].driver->step(batch[0], targets[0]);
+      lane.driver[0]->step(batch[0], targets[0]);
     }
-    if (!batch[1].empty()) sides_[1].driver->step(batch[1], targets[1]);
+    if (!batch[1].empty()) lane.driver[1]->step(batch[1], targets[1]);
     if (both) side_0_thread->wait();  // rethrows side 0's error, if any
     for (RunnerGame& g : slots) {
       if (!g.active) continue;
@@ -165,85 +179,145 @@ void GameRunner::run_rounds(std::span<RunnerGame> slots) {
       if (!sides_[index].is_mcts()) continue;
       Search& search = *g.search[index];
       if (!search.done(g.target)) continue;
-      play(g, controller_.on_search_done(g, search));
+      play(g, search_done_move(g, search));
     }
     refill(slots);
   }
 }
 
-void GameRunner::run_pipelined() {
-  SearchDriver* driver = sides_[0].driver;
-  for (const GameSide& s : sides_)
-    if (s.driver != driver || !driver)
+void GameRunner::run_pipelined(Lane& lane) {
+  SearchDriver* driver = lane.driver[0];
+  for (size_t s = 0; s < sides_.size(); ++s)
+    if (lane.driver[s] != driver || !driver)
       throw std::invalid_argument("game runner: the pipelined schedule needs one MCTS driver");
-  refill(slots_);
+  const std::span<RunnerGame> slots = lane.slots;
+  refill(slots);
   // Games alternate between two halves (even and odd slots) so that one half's tree work
   // overlaps the network's work on the other (SearchDriver::run_pipelined).
   driver->run_pipelined(
       [&](int half, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
-        for (size_t i = size_t(half); i < slots_.size(); i += 2) {
-          RunnerGame& g = slots_[i];
+        for (size_t i = size_t(half); i < slots.size(); i += 2) {
+          RunnerGame& g = slots[i];
           if (!g.active) continue;
           list.push_back(g.search[same_side() ? 0 : g.mover_side()].get());
           list_targets.push_back(g.target);
         }
       },
       [&](int half) {
-        for (size_t i = size_t(half); i < slots_.size(); i += 2) {
-          RunnerGame& g = slots_[i];
+        for (size_t i = size_t(half); i < slots.size(); i += 2) {
+          RunnerGame& g = slots[i];
           if (g.active) {
             Search& search = *g.search[same_side() ? 0 : g.mover_side()];
-            if (search.done(g.target)) play(g, controller_.on_search_done(g, search));
+            if (search.done(g.target)) play(g, search_done_move(g, search));
           }
           if (!g.active) refill(std::span<RunnerGame>(&g, 1));
         }
-        if (!controller_.keep_going()) return false;
-        for (const RunnerGame& g : slots_)
+        if (!keep_going()) return false;
+        for (const RunnerGame& g : slots)
           if (g.active) return true;
         return false;
       });
 }
 
-void GameRunner::run_player_threads() {
-  for (const GameSide& s : sides_)
-    if (s.is_mcts())
-      throw std::invalid_argument(
-          "game runner: several threads need Player sides (MCTS sides batch on one thread)");
-  threaded_ = true;
+void GameRunner::run_lane(Lane& lane) {
+  if (options_.schedule == GameRunnerOptions::Schedule::kPipelined)
+    run_pipelined(lane);
+  else
+    run_rounds(lane);
+}
+
+// Several threads: each plays the games of its own slots (a lane) with drivers of its
+// own, and every lane's leaves of one MCTS side go to one BatchingFront over that side's
+// evaluator, which forms full batches across the lanes. The controller is called under
+// controller_mutex_.
+void GameRunner::run_threads() {
   const int threads = options_.threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<BatchingFront> fronts[2];
+  std::vector<std::unique_ptr<EvalCache>> caches;
+  std::vector<std::unique_ptr<SearchDriver>> drivers;
+  std::vector<Lane> lanes(static_cast<size_t>(threads));
+  for (size_t s = 0; s < sides_.size(); ++s)
+    if (sides_[s].is_mcts() && (s == 0 || sides_[1].driver != sides_[0].driver))
+      fronts[s] = std::make_unique<BatchingFront>(sides_[s].driver->evaluator(),
+                                                  sides_[s].driver->max_batch(), threads);
+  for (int t = 0; t < threads; ++t) {
+    Lane& lane = lanes[size_t(t)];
+    const size_t begin = slots_.size() * size_t(t) / size_t(threads);
+    const size_t end = slots_.size() * size_t(t + 1) / size_t(threads);
+    lane.slots = std::span<RunnerGame>(slots_).subspan(begin, end - begin);
+    for (size_t s = 0; s < sides_.size(); ++s) {
+      if (!sides_[s].is_mcts()) continue;
+      if (!fronts[s]) {  // the same driver as side 0
+        lane.driver[s] = lane.driver[0];
+        continue;
+      }
+      const EvalCache* shared = sides_[s].driver->cache();
+      caches.push_back(shared ? std::make_unique<EvalCache>(shared->capacity()) : nullptr);
+      drivers.push_back(std::make_unique<SearchDriver>(*fronts[s], caches.back().get(),
+                                                       sides_[s].driver->max_batch()));
+      lane.driver[s] = drivers.back().get();
+    }
+  }
+
+  threaded_ = true;
   std::exception_ptr error;
   std::mutex error_mutex;
   std::vector<std::thread> pool;
-  // Thread t plays the slots [t * per, (t + 1) * per).
-  const size_t per = slots_.size() / size_t(threads);
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       try {
-        run_rounds(std::span<RunnerGame>(slots_).subspan(size_t(t) * per, per));
+        if (!lanes[size_t(t)].slots.empty()) run_lane(lanes[size_t(t)]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
+        abort_ = true;  // the other lanes stop at their next round
       }
+      for (auto& front : fronts)
+        if (front) front->client_done();
     });
   }
   for (auto& th : pool) th.join();
   threaded_ = false;
+
+  // The sides' drivers report what their lanes did, the batches as the fronts formed them.
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (size_t s = 0; s < sides_.size(); ++s) {
+    if (!fronts[s]) continue;
+    DriverStats sum;
+    for (const Lane& lane : lanes) {
+      const DriverStats& ls = lane.driver[s]->stats();
+      sum.leaves += ls.leaves;
+      sum.cache_hits += ls.cache_hits;
+    }
+    sum.evaluated = fronts[s]->evaluated();
+    sum.batches = fronts[s]->batches();
+    sum.eval_seconds = fronts[s]->eval_seconds();
+    sum.total_seconds = seconds;
+    sides_[s].driver->add_stats(sum);
+  }
   if (error) std::rethrow_exception(error);
 }
 
 void GameRunner::run() {
   slots_.clear();
-  const int slots = options_.threads > 1
-                        ? std::max(options_.slots / options_.threads, 1) * options_.threads
-                        : options_.slots;
-  slots_.resize(size_t(slots));
-  for (int i = 0; i < slots; ++i) slots_[size_t(i)].slot = i;
-  if (options_.threads > 1)
-    run_player_threads();
-  else if (options_.schedule == GameRunnerOptions::Schedule::kPipelined)
-    run_pipelined();
-  else
-    run_rounds(slots_);
+  slots_.resize(size_t(options_.slots));
+  for (int i = 0; i < options_.slots; ++i) slots_[size_t(i)].slot = i;
+  abort_ = false;
+  if (options_.threads > 1) {
+    run_threads();
+  } else {
+    Lane lane;
+    lane.slots = slots_;
+    for (size_t s = 0; s < sides_.size(); ++s) lane.driver[s] = sides_[s].driver;
+    run_lane(lane);
+  }
+}
+
+int default_search_threads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp(int(cores / 2), 1, 64);
 }
 
 // --- PairedMatch ---------------------------------------------------------------------

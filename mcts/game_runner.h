@@ -27,11 +27,18 @@
 // - kPipelined: one MCTS side; even and odd slots form the two halves of
 //   SearchDriver::run_pipelined, so one half's tree work overlaps the network's work on
 //   the other. A slot whose game ends starts its next game at once. Self-play uses this.
-// With `threads` > 1 and Player sides only, each thread plays the games of its own slots
+// Search threads (`threads` > 1): each thread plays the games of its own share of the
+// slots (a lane) with the schedule above and drivers and caches of its own, and all
+// lanes' leaves of one MCTS side go to one BatchingFront (mcts/batching_front.h) over
+// that side's evaluator, which forms full batches across the threads and evaluates them
+// on a thread of its own. A game is the same whichever thread plays it (its search sees
+// only its own tree and each position's evaluation), so only the batches and the cache
+// hits change. Player sides need no front: each thread thinks for its own games
 // (levels-match). The controller is called under one lock, never from two threads at
-// once.
+// once. threads = 1 is exactly the single-threaded runner.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -114,7 +121,7 @@ struct GameRunnerOptions {
   Schedule schedule = Schedule::kRounds;
   int slots = 1;                  // games in progress at once (all threads together)
   int max_plies = 600;            // adjudicated by the stores after this many plies
-  int threads = 1;                // > 1: Player sides only, each thread its own slots
+  int threads = 1;                // search threads, each its own share of the slots
   bool sides_in_parallel = true;  // kRounds: two MCTS sides step on two threads
 };
 
@@ -133,17 +140,25 @@ class GameRunner {
   std::span<const RunnerGame> games() const { return slots_; }
 
  private:
+  // The slots one thread plays and the driver it uses for each side.
+  struct Lane {
+    std::span<RunnerGame> slots;
+    SearchDriver* driver[2] = {nullptr, nullptr};
+  };
   bool same_side() const { return sides_.size() == 1; }
-  const GameSide& side(int s) const { return sides_[same_side() ? 0 : s]; }
+  std::unique_lock<std::mutex> controller_lock();  // locked when threaded_
+  int search_done_move(RunnerGame& g, Search& search);
+  bool keep_going();
   void refill(std::span<RunnerGame> slots);
   void begin_game(RunnerGame& g);
   void before_move(RunnerGame& g);  // a new game or the move after a played one
   void play(RunnerGame& g, int move);
   void play_player_moves(RunnerGame& g);
   void finish(RunnerGame& g, bool adjudicated);
-  void run_rounds(std::span<RunnerGame> slots);
-  void run_pipelined();
-  void run_player_threads();
+  void run_lane(Lane& lane);
+  void run_rounds(Lane& lane);
+  void run_pipelined(Lane& lane);
+  void run_threads();
 
   std::vector<GameSide> sides_;  // one entry when both sides are the same
   GameController& controller_;
@@ -151,7 +166,17 @@ class GameRunner {
   std::vector<RunnerGame> slots_;
   std::mutex controller_mutex_;  // held around controller calls when threads > 1
   bool threaded_ = false;
+  std::atomic<bool> abort_{false};  // a thread failed: the others stop
 };
+
+// The search threads to use when none are asked for: half the cores, at least one. One
+// runner thread with the pipelined driver already keeps two cores busy (its tree work
+// and the network on the evaluation thread).
+int default_search_threads();
+// `requested` when > 0, else default_search_threads().
+inline int search_threads_or_default(int requested) {
+  return requested > 0 ? requested : default_search_threads();
+}
 
 // A match over paired openings: game pair p starts from opening p twice, side 0 with
 // White in the first game and with Black in the second, so neither side profits from a

@@ -6,8 +6,10 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "mcts/alphabeta.h"
+#include "mcts/batching_front.h"
 #include "mcts/game_runner.h"
 #include "mcts/rollout_evaluator.h"
 
@@ -206,7 +208,8 @@ class SelfplayLike : public GameController {
     }
   }
   int on_search_done(RunnerGame& g, Search& s) override {
-    EXPECT_GE(s.root_visits(), std::min<int64_t>(g.target, 1));
+    EXPECT_TRUE(s.done(g.target));
+    visits += s.root_visits() - g.start_visits;
     ++moves;
     return s.pick_move(1.0f, rng_[size_t(g.index)]);
   }
@@ -215,13 +218,21 @@ class SelfplayLike : public GameController {
   }
   std::map<int, std::string> finals;
   int moves = 0;
+  int64_t visits = 0;  // made by the searches, over all moves
 
  private:
   int games_, started_ = 0;
   std::vector<std::mt19937_64> rng_;
 };
 
-std::map<int, std::string> play_selfplay_like(int slots) {
+struct SelfplayLikeRun {
+  std::map<int, std::string> finals;
+  int moves = 0;
+  int64_t visits = 0;
+  DriverStats stats;
+};
+
+SelfplayLikeRun play_selfplay_like(int slots, int threads = 1) {
   RolloutEvaluator evaluator(4);
   EvalCache cache(1 << 12);
   SearchDriver driver(evaluator, &cache, 64);
@@ -235,16 +246,70 @@ std::map<int, std::string> play_selfplay_like(int slots) {
   GameRunnerOptions ro;
   ro.schedule = GameRunnerOptions::Schedule::kPipelined;
   ro.slots = slots;
+  ro.threads = threads;
   GameRunner(std::span<const GameSide>(&side, 1), games, ro).run();
   EXPECT_GT(games.moves, 9);
-  return games.finals;
+  return {games.finals, games.moves, games.visits, driver.stats()};
 }
 
 TEST(GameRunner, PipelinedSelfplayFinishesEveryGameReproducibly) {
   const auto a = play_selfplay_like(4);
-  ASSERT_EQ(a.size(), 9u);
-  EXPECT_EQ(a, play_selfplay_like(4));
-  EXPECT_EQ(a, play_selfplay_like(3));  // games are independent of the slots they run in
+  ASSERT_EQ(a.finals.size(), 9u);
+  EXPECT_EQ(a.finals, play_selfplay_like(4).finals);
+  EXPECT_EQ(a.finals, play_selfplay_like(3).finals);  // independent of the slots they run in
+}
+
+// Search threads: each plays its own games, all leaves through one batching front. The
+// games, their moves and every search's visits are those of one thread.
+TEST(GameRunner, SearchThreadsPlayTheSameGamesAsOne) {
+  const auto one = play_selfplay_like(6, 1);
+  for (int threads : {2, 3}) {
+    const auto many = play_selfplay_like(6, threads);
+    EXPECT_EQ(many.finals, one.finals) << threads;
+    EXPECT_EQ(many.moves, one.moves) << threads;
+    EXPECT_EQ(many.visits, one.visits) << threads;
+    EXPECT_GT(many.stats.batches, 0u);
+    EXPECT_GT(many.stats.evaluated, 0u);
+    EXPECT_LE(many.stats.cache_hits, many.stats.leaves);
+  }
+}
+
+TEST(GameRunner, SearchThreadsWithTwoMctsSidesAndAPlayer) {
+  // Two MCTS sides with evaluators of their own: a thread can wait on one side's front
+  // while the other waits on the other's; the fronts must not wait for each other.
+  RolloutEvaluator eval_a(4), eval_b(2);
+  EvalCache cache_a(1 << 12), cache_b(1 << 12);
+  SearchDriver driver_a(eval_a, &cache_a, 32), driver_b(eval_b, &cache_b, 32);
+  GameSide sides[2];
+  sides[0].driver = &driver_a;
+  sides[1].driver = &driver_b;
+  for (GameSide& side : sides) {
+    side.params.leaves_per_batch = 4;
+    side.visits = 16;
+  }
+  auto play = [&](int threads, bool in_parallel) {
+    RecordingMatch match(random_openings(GameSpec::parse("kalah:4,3"), 4, 9));
+    GameRunnerOptions ro;
+    ro.slots = 8;
+    ro.threads = threads;
+    ro.sides_in_parallel = in_parallel;
+    GameRunner(sides, match, ro).run();
+    EXPECT_EQ(match.player_moves, 0);
+    return match.games;
+  };
+  const auto one = play(1, true);
+  ASSERT_EQ(one.size(), 8u);
+  EXPECT_TRUE(play(2, true) == one);
+  EXPECT_TRUE(play(2, false) == one);
+  EXPECT_TRUE(play(4, true) == one);
+  // And an MCTS side against a Player side, on three threads.
+  MctsVsAlphaBeta setup;
+  RecordingMatch match(random_openings(GameSpec::parse("kalah:4,3"), 4, 7));
+  GameRunnerOptions ro;
+  ro.slots = 6;
+  ro.threads = 3;
+  GameRunner(setup.sides, match, ro).run();
+  EXPECT_TRUE(match.games == play_mcts_vs_alphabeta(7, 4));
 }
 
 TEST(GameRunner, PlayerThreadsPlayTheSameGamesAsOne) {
@@ -270,14 +335,62 @@ TEST(GameRunner, RefusesAnImpossibleSetUp) {
   both.make_player = [](int, int) { return std::make_unique<AlphaBetaPlayer>(); };
   RecordingMatch match(random_openings(GameSpec::togyz(), 1, 1));
   EXPECT_THROW(GameRunner(std::span<const GameSide>(&both, 1), match, {}), std::invalid_argument);
-  GameSide mcts;
-  mcts.driver = &driver;
-  mcts.visits = 4;
+  GameSide nothing;  // neither
+  EXPECT_THROW(GameRunner(std::span<const GameSide>(&nothing, 1), match, {}),
+               std::invalid_argument);
+  GameSide ab = alphabeta_side(1);
   GameRunnerOptions ro;
-  ro.threads = 2;
-  ro.slots = 4;
-  GameRunner runner(std::span<const GameSide>(&mcts, 1), match, ro);
+  ro.schedule = GameRunnerOptions::Schedule::kPipelined;  // needs an MCTS driver
+  GameRunner runner(std::span<const GameSide>(&ab, 1), match, ro);
   EXPECT_THROW(runner.run(), std::invalid_argument);
+}
+
+// Clients on several threads get exactly the answers the evaluator gives them directly,
+// in batches no larger than max_batch.
+class CountingEvaluator : public Evaluator {
+ public:
+  void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override {
+    EXPECT_LE(positions.size(), 16u);
+    largest = std::max(largest, positions.size());
+    inner.evaluate(positions, out);
+  }
+  std::string describe() const override { return "counting"; }
+  RolloutEvaluator inner{2};
+  size_t largest = 0;  // touched only by the front's collector thread
+};
+
+TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
+  CountingEvaluator counting;
+  constexpr int kClients = 4;
+  BatchingFront front(counting, 16, kClients);
+  std::vector<std::thread> clients;
+  std::vector<int> mismatches(kClients, 0);
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      std::mt19937_64 rng(uint64_t(c) + 1);
+      RolloutEvaluator direct(2);
+      for (int round = 0; round < 30; ++round) {
+        std::vector<Position> batch;
+        const int n = 1 + int(rng() % 12);
+        for (int i = 0; i < n; ++i) {
+          const Position p = random_opening(Position::start(GameSpec::togyz()), 6, rng);
+          if (!p.is_over()) batch.push_back(p);
+        }
+        std::vector<EvalOutput> via_front(batch.size()), expected(batch.size());
+        front.evaluate(batch, via_front);
+        direct.evaluate(batch, expected);
+        for (size_t i = 0; i < batch.size(); ++i)
+          mismatches[size_t(c)] += via_front[i].policy != expected[i].policy ||
+                                   via_front[i].value() != expected[i].value();
+      }
+      front.client_done();
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+  EXPECT_GT(front.batches(), 0u);
+  EXPECT_LT(front.batches(), uint64_t(kClients * 30));  // requests shared batches
+  EXPECT_LE(counting.largest, 16u);
 }
 
 }  // namespace

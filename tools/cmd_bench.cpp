@@ -9,6 +9,8 @@
 //   search_visits_per_s tree visits per second in that search (cache hits and proven
 //                       nodes make it higher than search_evals_per_s)
 //   busy_ratio          search_evals_per_s / net_evals_per_s
+//   search_threads      threads of that search (--search-threads): each plays its share
+//                       of the games, one batching front forms the network's batches
 //   serial_*            the same search one round at a time (SearchDriver::step): the
 //                       network waits while the tree works
 //   eval_time_share     share of the search's wall time spent inside the network
@@ -41,6 +43,9 @@ struct BenchOptions {
   // One LibTorch thread: the pipelined search runs the tree on the other core (on two
   // cores, a second network thread would fight the tree thread for it).
   int threads = 1;
+  // Search threads of the pipelined measurement (mcts/game_runner.h): each plays its
+  // share of the games, all leaves through one batching front. 0 = half the cores.
+  int search_threads = 0;
   double seconds = 10;
   int channels = 64, blocks = 6;
   int leaves_per_search = 8;
@@ -151,6 +156,7 @@ int run_bench(const BenchOptions& o) {
     double seconds_;
     Clock::time_point t0_ = Clock::now();
   };
+  const int search_threads = search_threads_or_default(o.search_threads);
   auto measure = [&](bool pipelined, double seconds) {
     SearchFigures f;
     EvalCache cache(1 << 18);
@@ -165,6 +171,8 @@ int run_bench(const BenchOptions& o) {
         pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
     ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
     ro.max_plies = 1 << 20;  // games end by being decided
+    // The serial measurement stays one thread: the network waits while the tree works.
+    if (pipelined) ro.threads = std::min(search_threads, ro.slots);
     const auto t0 = Clock::now();
     BenchGames games(spec, rng, f, seconds);
     GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
@@ -194,6 +202,7 @@ int run_bench(const BenchOptions& o) {
   j["parameters"] = model.net->parameter_count();
   j["batch"] = o.batch;
   j["threads"] = o.threads;
+  j["search_threads"] = std::min(search_threads, 2 * games_per_batch);
   j["games_in_parallel"] = games;
   j["leaves_per_search"] = o.leaves_per_search;
   j["net_evals_per_s"] = std::round(net_rate);
@@ -228,6 +237,9 @@ void register_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("--batch", opt->batch, "positions per network call")->check(CLI::Range(1, 65536));
   cmd->add_option("--threads", opt->threads, "LibTorch intra-op threads")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--search-threads", opt->search_threads,
+                  "search threads of the pipelined search (default: half the cores)")
+      ->check(CLI::Range(0, 256));
   cmd->add_option("--seconds", opt->seconds, "total time, split between the three measurements")
       ->check(CLI::Range(0.2, 3600.0));
   cmd->add_option("--device", opt->device, "cpu, cuda or cuda:N");

@@ -210,7 +210,8 @@ void register_levels_match(CLI::App& app, int& exit_code) {
       "levels-match", "Play each level against the level below and print the score table");
   cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
   cmd->add_option("--games", opt->games, "games per pair (rounded up to even: paired openings)");
-  cmd->add_option("--threads", opt->threads, "games played at once");
+  cmd->add_option("--threads,--search-threads", opt->threads,
+                  "games played at once, one per search thread");
   cmd->add_option("--opening-plies", opt->opening_plies, "random plies before the engines play");
   cmd->add_option("--seed", opt->seed, "seed of the openings and of the levels' noise");
   cmd->add_option("--time-scale", opt->time_scale,

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   CLI::App app{"KumalakZero gating: matches, SPRT, promotion and Elo ladders"};
   app.require_subcommand(1);
   std::string config_path;
-  int threads = 0, games = 0, visits = 0, parallel = 0;
+  int threads = 0, games = 0, visits = 0, parallel = 0, search_threads = 0;
   app.add_option("--config", config_path, "run config (configs/*.toml)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   app.add_option("--visits", visits, "visits per move (default: gate.visits)")
       ->check(CLI::Range(1, 10000000));
   app.add_option("--parallel", parallel, "games at once (default: gate.games_in_parallel)");
+  app.add_option("--search-threads", search_threads,
+                 "search threads (default: search.threads, else half the cores)")
+      ->check(CLI::Range(1, 256));
 
   auto* match = app.add_subcommand("match", "Play candidate against baseline");
   std::string candidate, baseline, promote_to, json_out;
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
 
   try {
     kz::RunConfig cfg = kz::load_config(config_path);
+    if (search_threads > 0) cfg.search_threads = search_threads;
     torch::set_num_threads(threads > 0 ? threads : cfg.train.threads);
     auto options = [&](const std::string& a, const std::string& b) {
       kz::MatchOptions o;

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero self-play worker: plays games and writes training shards"};
   std::string config_path, model, out, worker;
-  int games = 0, generation = 0, threads = 0, visits = 0;
+  int games = 0, generation = 0, threads = 0, visits = 0, search_threads = 0;
   int64_t seed = -1;
   app.add_option("--config", config_path, "run config (configs/*.toml)")
       ->required()
@@ -31,12 +31,17 @@ int main(int argc, char** argv) {
                  "worker id used for resuming (default: from seed and generation)");
   app.add_option("--threads", threads, "LibTorch threads (default: the config's train.threads)");
   app.add_option("--visits", visits, "override selfplay.full_visits");
+  app.add_option("--search-threads", search_threads,
+                 "search threads, each playing its share of the games (default: the config's "
+                 "search.threads, else half the cores)")
+      ->check(CLI::Range(1, 256));
   CLI11_PARSE(app, argc, argv);
   try {
     kz::SelfplayOptions o;
     o.config = kz::load_config(config_path);
     if (seed >= 0) o.config.seed = uint64_t(seed);
     if (visits > 0) o.config.selfplay.full_visits = visits;
+    if (search_threads > 0) o.config.search_threads = search_threads;
     torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
     o.model_path = model;
     o.out_dir = out;

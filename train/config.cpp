@@ -182,6 +182,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   se.get("stop_at_decided", sp.stop_at_decided);
   se.get("margin_utility", sp.margin_utility);
   se.get("margin_scale", sp.margin_scale);
+  se.get("threads", c.search_threads);
   se.require("c_puct", sp.c_puct, 0.f, 100.f);
   se.require("leaves_per_batch", sp.leaves_per_batch, 1, 4096);
   se.require("root_policy_temperature", sp.root_policy_temperature, 0.05f, 20.f);
@@ -189,6 +190,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   se.require("fpu_reduction", sp.fpu_reduction, -10.f, 10.f);
   se.require("root_fpu_reduction", sp.root_fpu_reduction, -10.f, 10.f);
   se.require("margin_utility", sp.margin_utility, 0.f, 10.f);
+  se.require("threads", c.search_threads, 0, 256);
   se.check_unknown();
 
   Section sl(table("selfplay"), "selfplay", source);

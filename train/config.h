@@ -87,6 +87,9 @@ struct RunConfig {
   uint64_t seed = 1;
   NetConfig network;
   SearchParams search;  // base search parameters of every tool
+  // [search] threads: the game runner's search threads (mcts/game_runner.h) in
+  // self-play, gating and the bench; 0 = default_search_threads().
+  int search_threads = 0;
   SelfplayConfig selfplay;
   TrainConfig train;
   GateConfig gate;

@@ -1,5 +1,6 @@
 #include "train/match.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -135,6 +136,9 @@ MatchResult play_match(const MatchOptions& o) {
   ro.slots = std::min(parallel, 2 * pairs_total);
   ro.max_plies = o.max_plies;
   ro.sides_in_parallel = o.sides_in_parallel;
+  // A pair needs two free slots in one thread's share.
+  ro.threads =
+      std::clamp(search_threads_or_default(cfg.search_threads), 1, std::max(1, ro.slots / 2));
   GameRunner(sides, match, ro).run();
 
   progress.finish();

@@ -111,6 +111,8 @@ class SelfplayController : public GameController {
     ro.schedule = GameRunnerOptions::Schedule::kPipelined;
     ro.slots = slots;
     ro.max_plies = sc_.max_plies;
+    // Every thread needs games of its own.
+    ro.threads = std::min(search_threads_or_default(cfg_.search_threads), slots);
     t0_ = Clock::now();
     GameRunner(std::span<const GameSide>(&side, 1), *this, ro).run();
     if (writer_.games() > 0) report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));

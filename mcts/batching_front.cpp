@@ -1,0 +1,124 @@
+#include "mcts/batching_front.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace kz {
+
+namespace {
+constexpr std::chrono::microseconds kMaxWait{2000};
+}  // namespace
+
+BatchingFront::BatchingFront(Evaluator& inner, int max_batch, int clients)
+    : inner_(inner),
+      max_batch_(size_t(std::max(1, max_batch))),
+      active_clients_(std::max(1, clients)),
+      collector_([this] { collect(); }) {}
+
+BatchingFront::~BatchingFront() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  work_.notify_all();
+  collector_.join();
+}
+
+void BatchingFront::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {
+  if (positions.empty()) return;
+  Request request{positions, out, false, nullptr};
+  std::unique_lock<std::mutex> lock(mutex_);
+  queue_.push_back(&request);
+  queued_positions_ += positions.size();
+  work_.notify_one();
+  done_.wait(lock, [&] { return request.done; });
+  if (request.error) std::rethrow_exception(request.error);
+}
+
+void BatchingFront::client_done() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --active_clients_;
+  }
+  work_.notify_one();
+}
+
+uint64_t BatchingFront::batches() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return batches_;
+}
+uint64_t BatchingFront::evaluated() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return evaluated_;
+}
+double BatchingFront::eval_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return eval_seconds_;
+}
+
+void BatchingFront::collect() {
+  std::vector<Request*> taken;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    // A full batch, or every running client waiting (each has one request at most), or
+    // the oldest request has waited kMaxWait: a client may be blocked elsewhere (on
+    // another side's front, in a Player's think()) and will not add leaves soon.
+    auto ready = [&] {
+      return quit_ || queued_positions_ >= max_batch_ ||
+             (!queue_.empty() && int(queue_.size()) >= active_clients_);
+    };
+    work_.wait(lock, [&] { return ready() || !queue_.empty(); });
+    if (!ready()) work_.wait_for(lock, kMaxWait, ready);
+    if (quit_) return;
+    // Whole requests up to max_batch positions (at least one; a client's request is
+    // evaluated in max_batch chunks when it is larger).
+    taken.clear();
+    size_t count = 0;
+    while (!queue_.empty() &&
+           (taken.empty() || count + queue_.front()->positions.size() <= max_batch_)) {
+      count += queue_.front()->positions.size();
+      taken.push_back(queue_.front());
+      queue_.pop_front();
+    }
+    queued_positions_ -= count;
+    lock.unlock();
+
+    batch_.clear();
+    for (const Request* r : taken)
+      batch_.insert(batch_.end(), r->positions.begin(), r->positions.end());
+    batch_out_.resize(batch_.size());
+    std::exception_ptr error;
+    uint64_t calls = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      for (size_t start = 0; start < batch_.size(); start += max_batch_) {
+        const size_t n = std::min(max_batch_, batch_.size() - start);
+        inner_.evaluate(std::span<const Position>(batch_).subspan(start, n),
+                        std::span<EvalOutput>(batch_out_).subspan(start, n));
+        ++calls;
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    size_t offset = 0;
+    if (!error)
+      for (Request* r : taken) {
+        std::copy_n(batch_out_.begin() + std::ptrdiff_t(offset), r->out.size(), r->out.begin());
+        offset += r->out.size();
+      }
+
+    lock.lock();
+    batches_ += calls;
+    evaluated_ += batch_.size();
+    eval_seconds_ += seconds;
+    for (Request* r : taken) {
+      r->error = error;
+      r->done = true;
+    }
+    done_.notify_all();
+  }
+}
+
+}  // namespace kz

@@ -1,0 +1,76 @@
+// One evaluator shared by several search threads, so that their leaves still reach the
+// network as full batches: the front of the game runner's search threads
+// (mcts/game_runner.h).
+//
+// Each client (one SearchDriver per runner thread) calls evaluate() as it would call the
+// network and blocks until its answers are in. A collector thread of its own takes the
+// queued requests and evaluates them together, in batches of at most `max_batch`
+// positions, as soon as a full batch is queued or every client that is still running is
+// waiting (nobody else can add leaves, so waiting longer gains nothing), or after 2 ms
+// (a client blocked elsewhere, on another side's front or in a Player, would otherwise
+// hold the others up, or deadlock two fronts waiting on each other). While one batch
+// is in the network the next requests queue up, so several batches can be in flight.
+// The wrapped evaluator is only ever called from the collector thread, one call at a
+// time (what NnEvaluator needs), and each position's answer depends on that position
+// alone (mcts/evaluator.h), so which requests share a batch does not change the games.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "mcts/evaluator.h"
+
+namespace kz {
+
+class BatchingFront : public Evaluator {
+ public:
+  // `clients`: how many callers there will be; each has at most one request in flight.
+  BatchingFront(Evaluator& inner, int max_batch, int clients);
+  ~BatchingFront() override;
+  BatchingFront(const BatchingFront&) = delete;
+  BatchingFront& operator=(const BatchingFront&) = delete;
+
+  // Thread-safe; blocks until `out` is filled. Rethrows what the wrapped evaluator threw.
+  void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
+  std::string describe() const override { return inner_.describe(); }
+
+  // A client that will ask nothing more (its thread is finished): the collector stops
+  // waiting for it.
+  void client_done();
+
+  // The wrapped evaluator's calls: how many, positions, seconds inside it.
+  uint64_t batches() const;
+  uint64_t evaluated() const;
+  double eval_seconds() const;
+
+ private:
+  struct Request {
+    std::span<const Position> positions;
+    std::span<EvalOutput> out;
+    bool done = false;
+    std::exception_ptr error;
+  };
+  void collect();
+
+  Evaluator& inner_;
+  const size_t max_batch_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_;  // the collector waits here
+  std::condition_variable done_;  // clients wait here
+  std::deque<Request*> queue_;
+  size_t queued_positions_ = 0;
+  int active_clients_;
+  bool quit_ = false;
+  uint64_t batches_ = 0, evaluated_ = 0;
+  double eval_seconds_ = 0;
+  std::vector<Position> batch_;
+  std::vector<EvalOutput> batch_out_;
+  std::thread collector_;  // last: it starts running in the constructor
+};
+
+}  // namespace kz

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the network-free search tests under ThreadSanitizer: the game runner's search
+# threads and batching front (mcts/game_runner.h, mcts/batching_front.h), the driver's
+# pipeline, the match sides on two threads. A build of its own, build-tsan
+# (-DKZ_SANITIZE=thread); only kz_search_tests is built, since LibTorch is not
+# instrumented. Fails on any data race report (TSan exits 66).
+#
+#   tools/tsan.sh                         # the threaded tests (a few minutes on 2 cores)
+#   tools/tsan.sh --gtest_filter='*'      # every search test (slow under TSan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${KZ_TSAN_BUILD_DIR:-build-tsan}
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S . -B "$build" -DKZ_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "${launcher[@]}" >/dev/null
+fi
+cmake --build "$build" -j2 --target kz_search_tests
+filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*'
+if (($#)); then filter=$1; fi
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
+  "$build/tests/kz_search_tests" "$filter"
