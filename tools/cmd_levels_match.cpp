@@ -16,6 +16,7 @@
 
 #include "core/notation.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "train/elo.h"
 
@@ -129,6 +130,7 @@ int run_levels_match(const MatchOptions& opt) {
       po.time_scale = opt.time_scale;
       po.force_alphabeta = opt.alphabeta_only;
       po.threads = 1;  // one core per game: --threads games run at once
+      po.network = load_model_evaluator;
       // Distinct noise per game and side, reproducible from --seed.
       po.seed = opt.seed * 1000003 + k * 2 + 1;
       auto up = make_level_player(spec, upper, opt.model, po);

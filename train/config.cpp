@@ -173,6 +173,11 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
 
   Section se(table("search"), "search", source);
   auto& sp = c.search;
+  // The margin in the utility defaults to what the game is played with (the levels use
+  // the same: mcts/search.h game_search_params), so the configs need not repeat it.
+  const SearchParams played = game_search_params(c.game);
+  sp.margin_utility = played.margin_utility;
+  sp.margin_scale = played.margin_scale;
   se.get("c_puct", sp.c_puct);
   se.get("fpu_reduction", sp.fpu_reduction);
   se.get("root_fpu_reduction", sp.root_fpu_reduction);
