@@ -4,25 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <stdexcept>
 
 #include "mcts/perfect_player.h"
 
 namespace kz {
-
-namespace {
-
-std::mutex& factory_mutex() {
-  static std::mutex m;
-  return m;
-}
-MctsPlayerFactory& factory_slot() {
-  static MctsPlayerFactory f;
-  return f;
-}
-
-}  // namespace
 
 Level parse_level(std::string_view name) {
   static const char* names[kLevelCount] = {"beginner", "easy", "medium", "hard", "expert"};
@@ -51,70 +37,117 @@ const char* level_name(Level level) {
   return "?";
 }
 
-// The level table (docs/levels.md shows the matches that calibrate it). Low levels
-// search shallow with root noise so they vary and slip, yet still see a big capture
-// or a win in one; the upper ones differ in time only. Kalah stakes are smaller (48
-// seeds against 162 stones), so its noise is smaller too.
+// The level table (docs/levels.md shows the matches that calibrate it): what every level
+// is, for Togyz and for Kalah (any size). Low levels search shallow with root noise so
+// they vary and slip, yet still see a big capture or a win in one; the upper ones differ
+// in budget only. Kalah stakes are smaller (48 seeds against 162 stones), so its noise
+// is smaller too. Below expert the MCTS budgets are visits, so strength does not depend
+// on the machine.
+//   - Togyz medium: depth 4 came within a few points of hard in the level matches, and
+//     noise 0.4 beat easy 92 %, leaving too small a step up to hard.
+//   - hard (alpha-beta): a node budget keeps it the same on any machine (a few
+//     hundredths of a second here); the time cap only guards a very slow one. Kalah
+//     needs a smaller budget than Togyz to stay clearly below expert: its searches
+//     solve endgames.
+//   - hard (MCTS), Togyz: at 400 visits the network scored only 62 % against alpha-beta
+//     medium (docs/levels.md); 1000 visits is still a tenth of expert's.
+//   - beginner..medium never play the network: a weak network is not a weaker player in
+//     a predictable way, and the low levels need their calibrated noise. Their MCTS rows
+//     are for the protocol's `Engine mcts` only.
+namespace {
+
+//                      depth qd  nodes  time  noise tt  network visits min mcts_time
+constexpr LevelSpec kTogyzLevels[kLevelCount] = {
+    /* beginner */ {1, 1, 0, 0.0, 3.0, 4, false, 24, 4, 0.0},
+    /* easy     */ {2, 4, 0, 0.0, 1.5, 4, false, 24, 4, 0.0},
+    /* medium   */ {3, 8, 0, 0.0, 0.8, 4, false, 100, 8, 0.0},
+    /* hard     */ {0, 8, 60000, 0.5, 0.0, 16, true, 1000, 16, 0.0},
+    /* expert   */ {0, 8, 0, 1.0, 0.0, 64, true, 0, 1, 1.0},
+};
+constexpr LevelSpec kKalahLevels[kLevelCount] = {
+    /* beginner */ {1, 1, 0, 0.0, 1.5, 4, false, 24, 4, 0.0},
+    /* easy     */ {2, 4, 0, 0.0, 0.8, 4, false, 24, 4, 0.0},
+    /* medium   */ {4, 8, 0, 0.0, 0.2, 4, false, 100, 8, 0.0},
+    /* hard     */ {0, 8, 15000, 0.5, 0.0, 16, true, 400, 16, 0.0},
+    /* expert   */ {0, 8, 0, 1.0, 0.0, 64, true, 0, 1, 1.0},
+};
+
+}  // namespace
+
+const LevelSpec& level_spec(const GameSpec& spec, Level level) {
+  const int row = level == Level::kPerfect ? int(Level::kExpert) : int(level);
+  return spec.is_togyz() ? kTogyzLevels[row] : kKalahLevels[row];
+}
+
 AlphaBetaOptions level_alphabeta_options(const GameSpec& spec, Level level, double time_scale,
                                          uint64_t seed) {
+  const LevelSpec& l = level_spec(spec, level);
+  const double scale = std::max(time_scale, 1e-3);
   AlphaBetaOptions o;
   o.seed = seed;
-  o.tt_mib = 4;
   o.label = std::string("alphabeta-") + level_name(level);
-  const bool togyz = spec.is_togyz();
-  const double scale = std::max(time_scale, 1e-3);
-  switch (level) {
-    case Level::kBeginner:
-      o.depth = 1;
-      o.max_qdepth = 1;
-      o.randomness = togyz ? 3.0 : 1.5;
-      break;
-    case Level::kEasy:
-      o.depth = 2;
-      o.max_qdepth = 4;
-      o.randomness = togyz ? 1.5 : 0.8;
-      break;
-    case Level::kMedium:
-      // Togyz depth 4 came within a few points of hard in the level matches.
-      o.depth = togyz ? 3 : 4;
-      // Togyz medium at 0.4 beat easy 92 %, and left too small a step up to hard.
-      o.randomness = togyz ? 0.8 : 0.2;
-      break;
-    case Level::kHard:
-      // A node budget keeps hard the same on any machine (a few hundredths of a
-      // second here); the time cap only guards a very slow one. Kalah needs a smaller
-      // budget than Togyz to stay clearly below expert: its searches solve endgames.
-      o.nodes = int64_t((togyz ? 60000 : 15000) * scale);
-      o.movetime_s = 0.5 * scale;
-      o.tt_mib = 16;
-      break;
-    case Level::kExpert:
-    case Level::kPerfect:  // where the solver gives up, perfect plays expert
-      o.movetime_s = 1.0 * scale;
-      o.tt_mib = 64;
-      break;
-  }
+  o.depth = l.ab_depth;
+  o.max_qdepth = l.ab_max_qdepth;
+  o.nodes = int64_t(double(l.ab_nodes) * scale);
+  o.movetime_s = l.ab_movetime_s * scale;
+  o.randomness = l.ab_randomness;
+  o.tt_mib = l.ab_tt_mib;
   return o;
 }
 
-void set_mcts_player_factory(MctsPlayerFactory factory) {
-  std::lock_guard<std::mutex> lock(factory_mutex());
-  factory_slot() = std::move(factory);
+MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double time_scale,
+                                     uint64_t seed) {
+  const LevelSpec& l = level_spec(spec, level);
+  MctsPlayerOptions o;
+  o.seed = seed;
+  o.params = game_search_params(spec);
+  o.params.leaves_per_batch = 16;
+  o.max_batch = 64;
+  o.cache_entries = 1 << 18;
+  // Time-limited levels (expert) search until their time is up.
+  o.visits = l.mcts_visits == 0 ? int64_t(1) << 40
+                                : std::max<int64_t>(l.mcts_min_visits,
+                                                    int64_t(double(l.mcts_visits) * time_scale));
+  o.label = std::string("mcts-") + level_name(level);
+  return o;
 }
 
-bool has_mcts_player_factory() {
-  std::lock_guard<std::mutex> lock(factory_mutex());
-  return bool(factory_slot());
-}
+namespace {
 
-std::unique_ptr<Player> make_mcts_player(const MctsRequest& request) {
-  MctsPlayerFactory f;
-  {
-    std::lock_guard<std::mutex> lock(factory_mutex());
-    f = factory_slot();
+// A Player that forwards to an MctsPlayer but fills in the level's default limit when
+// the caller gives none (the play loop asks without limits).
+class LevelMctsPlayer : public Player {
+ public:
+  LevelMctsPlayer(std::shared_ptr<Evaluator> eval, const MctsPlayerOptions& o, double movetime)
+      : inner_(std::move(eval), o), movetime_(movetime), label_(o.label) {}
+  std::string name() const override { return label_; }
+  void new_game() override { inner_.new_game(); }
+  void set_progress_callback(ProgressCallback cb) override {
+    inner_.set_progress_callback(std::move(cb));
   }
-  if (!f) return nullptr;
-  return f(request);
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    ThinkLimits l = limits;
+    if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_ > 0) l.movetime_s = movetime_;
+    return inner_.think(pos, l);
+  }
+
+ private:
+  MctsPlayer inner_;
+  double movetime_;
+  std::string label_;
+};
+
+}  // namespace
+
+std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level,
+                                               const std::string& model_path,
+                                               const LevelPlayerOptions& options) {
+  if (!options.network)
+    throw std::runtime_error("the MCTS engine needs a network (no EvaluatorFactory given)");
+  std::shared_ptr<Evaluator> eval = options.network(spec, model_path, options.threads);
+  const MctsPlayerOptions o = mcts_level_options(spec, level, options.time_scale, options.seed);
+  return std::make_unique<LevelMctsPlayer>(
+      std::move(eval), o, level_spec(spec, level).mcts_movetime_s * options.time_scale);
 }
 
 std::string model_file_stem(const GameSpec& spec) {
@@ -141,20 +174,11 @@ std::unique_ptr<Player> make_mcts_for_level(const GameSpec& spec, Level level,
                                             const LevelPlayerOptions& options) {
   if (!model_path.empty() && !std::filesystem::is_regular_file(model_path))
     throw std::runtime_error("model '" + model_path + "' does not exist");
-  // MCTS HOOK: hard and expert become the neural engine when one is registered and a
-  // model is at hand. Lower levels stay alpha-beta: a weak network is not a weaker
-  // player in a predictable way, and the low levels need their calibrated noise.
-  if (options.force_alphabeta || level < Level::kHard || !has_mcts_player_factory()) return nullptr;
+  if (options.force_alphabeta || !level_spec(spec, level).network || !options.network)
+    return nullptr;
   const std::string model = model_path.empty() ? shipped_model_path(spec) : model_path;
   if (model.empty()) return nullptr;
-  MctsRequest req;
-  req.spec = spec;
-  req.level = level;
-  req.model_path = model;
-  req.threads = options.threads;
-  req.seed = options.seed;
-  req.time_scale = options.time_scale;
-  return make_mcts_player(req);
+  return make_mcts_level_player(spec, level, model, options);
 }
 
 }  // namespace

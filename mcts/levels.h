@@ -1,10 +1,11 @@
 // Playing levels: beginner, easy, medium, hard, expert, for every game, and perfect
 // for Kalah games (mcts/perfect_player.h). Each level is a Player made by
-// make_level_player(). Today every level is the alpha-beta engine with
-// a depth/time budget and some root noise (docs/levels.md has the table and the match
-// results that calibrate it). The upper levels switch to the neural MCTS engine once
-// one is available: the MCTS library registers a factory with
-// set_mcts_player_factory(), and a model is given or shipped under models/.
+// make_level_player(). What each level is (its engine, budget and root noise, for Togyz
+// and for Kalah) is one table, level_spec() in mcts/levels.cpp; docs/levels.md has the
+// matches that calibrate it. hard and expert play the network MCTS engine
+// (mcts/mcts_player.h) when a model is at hand and the caller supplies an
+// EvaluatorFactory (nn/model_evaluator.h makes the network's), otherwise alpha-beta.
+// So this folder needs no LibTorch: the network comes in through that one function.
 #pragma once
 
 #include <functional>
@@ -13,6 +14,8 @@
 #include <string_view>
 
 #include "mcts/alphabeta.h"
+#include "mcts/evaluator.h"
+#include "mcts/mcts_player.h"
 #include "mcts/player.h"
 
 namespace kz {
@@ -33,26 +36,34 @@ const char* level_name(Level level);
 AlphaBetaOptions level_alphabeta_options(const GameSpec& spec, Level level, double time_scale = 1.0,
                                          uint64_t seed = 1);
 
-// --- Hook for the model-based engine -------------------------------------------------
-// The MCTS engine lives in another library (it needs LibTorch); it plugs itself in
-// here so that this file and everything that makes players stay free of it. Whoever
-// links the network code calls set_mcts_player_factory() once at start-up (before any
-// player is made); from then on make_level_player() uses it for hard and expert
-// whenever a model is available, and the protocol's `Engine mcts` option uses it for
-// any level.
-struct MctsRequest {
-  GameSpec spec;
-  Level level = Level::kExpert;
-  std::string model_path;  // an existing file
-  int threads = 1;         // CPU threads the engine may use (protocol option Threads)
-  uint64_t seed = 1;
-  double time_scale = 1.0;  // as for level_alphabeta_options
+// What one level is, for one game: a row of the level table (mcts/levels.cpp).
+struct LevelSpec {
+  // Alpha-beta: depth (0 = by time or nodes), quiescence plies, node budget (0 = none),
+  // seconds per move (0 = none), root noise in stones, transposition table MiB.
+  int ab_depth = 0;
+  int ab_max_qdepth = 8;
+  int64_t ab_nodes = 0;
+  double ab_movetime_s = 0;
+  double ab_randomness = 0;
+  int ab_tt_mib = 4;
+  // Plays the network MCTS whenever a model is at hand (and an EvaluatorFactory given).
+  bool network = false;
+  // MCTS (the level's own engine from hard up, and any level under the protocol's
+  // `Engine mcts`): visits per move (0 = by time) and their floor when time_scale
+  // shrinks them, seconds per move when by time.
+  int64_t mcts_visits = 0;
+  int64_t mcts_min_visits = 1;
+  double mcts_movetime_s = 0;
 };
-using MctsPlayerFactory = std::function<std::unique_ptr<Player>(const MctsRequest&)>;
-void set_mcts_player_factory(MctsPlayerFactory factory);
-bool has_mcts_player_factory();
-// Makes an MCTS player through the registered factory; nullptr when none is registered.
-std::unique_ptr<Player> make_mcts_player(const MctsRequest& request);
+// The table's row for `level` in `spec`'s game (Togyz, or Kalah of any size). perfect is
+// expert's row: where the solver gives up, perfect plays expert.
+const LevelSpec& level_spec(const GameSpec& spec, Level level);
+
+// The network as a narrow interface: a model file (checked against the game) and the
+// CPU threads it may use -> an Evaluator. nn/model_evaluator.h provides the network's;
+// tests pass stubs. Empty = no network: every level plays alpha-beta.
+using EvaluatorFactory = std::function<std::shared_ptr<Evaluator>(
+    const GameSpec& spec, const std::string& model_path, int threads)>;
 
 // The model shipped for a game: <dir>/<stem>.pt where dir is $KZ_MODELS_DIR or
 // "models" (relative to the working directory) and stem is model_file_stem(spec).
@@ -67,14 +78,28 @@ struct LevelPlayerOptions {
   int threads = 1;
   // Use alpha-beta even when a model is available (levels-match, comparisons).
   bool force_alphabeta = false;
+  // Makes the network's evaluator for hard and expert (see EvaluatorFactory).
+  EvaluatorFactory network = nullptr;
 };
+
+// The MCTS settings of `level` (level_spec's visits; the search parameters the game is
+// played with, game_search_params() in mcts/search.h).
+MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double time_scale,
+                                     uint64_t seed);
+// The MCTS engine at `level` over `model_path` (an existing file) through
+// options.network; used by the levels and by the protocol's `Engine mcts` at any level.
+// Throws std::runtime_error when options.network is empty.
+std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level,
+                                               const std::string& model_path,
+                                               const LevelPlayerOptions& options);
 
 // A player for `level`. perfect (Kalah only; Togyz: ParseError saying so) solves each
 // position exactly within 10 s (time_scale scales it) with the endgame database built
 // on first use, and plays expert where that fails. Kalah's expert tries the solver for
-// half its second (without building a database) before its own search. hard and expert use the
-// registered MCTS factory when there is one and a model: `model_path` if not empty (it must exist,
-// else std::runtime_error), or the shipped model. Every other case is alpha-beta.
+// half its second (without building a database) before its own search. hard and expert play
+// the network MCTS when options.network is given and a model is at hand: `model_path` if
+// not empty (it must exist, else std::runtime_error), or the shipped model. Every other
+// case is alpha-beta.
 std::unique_ptr<Player> make_level_player(const GameSpec& spec, Level level,
                                           const std::string& model_path,
                                           const LevelPlayerOptions& options = {});

@@ -23,6 +23,13 @@ constexpr int kMaxReuseDepth = 4;  // plies below the old root searched for the 
 
 }  // namespace
 
+SearchParams game_search_params(const GameSpec& spec) {
+  SearchParams p;
+  p.margin_utility = 0.05f;
+  p.margin_scale = spec.is_togyz() ? 20.f : 8.f;
+  return p;
+}
+
 Search::Search(const SearchParams& params, uint64_t seed) : params_(params), rng_(seed) {
   clear();
 }

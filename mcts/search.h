@@ -59,6 +59,13 @@ struct SearchParams {
   float margin_scale = 20.0f;
 };
 
+// The search parameters a game is played with: SearchParams' defaults with the margin
+// in the utility (0.05 of tanh(margin / scale), the scale a typical final margin: 20
+// stones in Togyz, 8 seeds in Kalah). The one place these numbers live: the MCTS levels
+// play with them (mcts/levels.cpp) and a run config's [search] margin_utility and
+// margin_scale default to them (train/config_schema.cpp).
+SearchParams game_search_params(const GameSpec& spec);
+
 class Search {
  public:
   explicit Search(const SearchParams& params = {}, uint64_t seed = 1);

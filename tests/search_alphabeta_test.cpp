@@ -13,6 +13,7 @@
 #include "mcts/advice.h"
 #include "mcts/alphabeta.h"
 #include "mcts/levels.h"
+#include "mcts/rollout_evaluator.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -297,50 +298,88 @@ TEST(Levels, ParseNamesAndNumbers) {
   EXPECT_EQ(model_file_stem(GameSpec::kalah(4, 3, true)), "kalah-4-3-empty");
 }
 
-class StubPlayer : public Player {
- public:
-  std::string name() const override { return "stub-mcts"; }
-  ThinkResult think(const Position& pos, const ThinkLimits&) override {
-    ThinkResult r;
-    r.best_move = __builtin_ctz(pos.legal_mask());
-    return r;
-  }
-};
-
-TEST(Levels, MctsHookIsUsedForUpperLevelsWithAModel) {
+TEST(Levels, NetworkIsUsedForUpperLevelsWithAModel) {
   const std::string dir = kz::test::temp_dir("levels");
   const std::string model = dir + "/net.pt";
   std::ofstream(model) << "not really a model";
   const GameSpec spec = GameSpec::togyz();
-  // Without a factory every level is alpha-beta, model or not.
-  set_mcts_player_factory(nullptr);
+  // Without a network every level is alpha-beta, model or not.
   EXPECT_EQ(make_level_player(spec, Level::kExpert, model)->name(), "alphabeta-expert");
   EXPECT_THROW(make_level_player(spec, Level::kExpert, dir + "/missing.pt"), std::runtime_error);
 
-  MctsRequest seen;
-  set_mcts_player_factory([&](const MctsRequest& req) -> std::unique_ptr<Player> {
-    seen = req;
-    return std::make_unique<StubPlayer>();
-  });
-  EXPECT_EQ(make_level_player(spec, Level::kExpert, model)->name(), "stub-mcts");
-  EXPECT_EQ(seen.model_path, model);
-  EXPECT_EQ(seen.level, Level::kExpert);
-  EXPECT_EQ(make_level_player(spec, Level::kHard, model)->name(), "stub-mcts");
-  EXPECT_EQ(make_level_player(spec, Level::kMedium, model)->name(), "alphabeta-medium");
-  LevelPlayerOptions force;
+  // The network comes in through LevelPlayerOptions::network: a stub records what it
+  // was asked for and answers with rollouts.
+  std::string seen_model;
+  int seen_threads = 0, calls = 0;
+  LevelPlayerOptions lo;
+  lo.threads = 3;
+  lo.network = [&](const GameSpec& s, const std::string& path,
+                   int threads) -> std::shared_ptr<Evaluator> {
+    EXPECT_EQ(s, spec);
+    seen_model = path;
+    seen_threads = threads;
+    ++calls;
+    return std::make_shared<RolloutEvaluator>();
+  };
+  EXPECT_EQ(make_level_player(spec, Level::kExpert, model, lo)->name(), "mcts-expert");
+  EXPECT_EQ(seen_model, model);
+  EXPECT_EQ(seen_threads, 3);
+  EXPECT_EQ(make_level_player(spec, Level::kHard, model, lo)->name(), "mcts-hard");
+  EXPECT_EQ(make_level_player(spec, Level::kMedium, model, lo)->name(), "alphabeta-medium");
+  LevelPlayerOptions force = lo;
   force.force_alphabeta = true;
   EXPECT_EQ(make_level_player(spec, Level::kExpert, model, force)->name(), "alphabeta-expert");
-  // A model named for analysis is used at any level.
-  EXPECT_EQ(make_analysis_player(spec, Level::kEasy, model, 3)->name(), "stub-mcts");
+  // A model named for analysis is used at any level (at hard's budget at least).
+  EXPECT_EQ(make_analysis_player(spec, Level::kEasy, model, 3, lo)->name(), "mcts-hard");
   // No model given and none shipped: alpha-beta.
   setenv("KZ_MODELS_DIR", dir.c_str(), 1);
-  EXPECT_EQ(make_level_player(spec, Level::kExpert, "")->name(), "alphabeta-expert");
+  const int before = calls;
+  EXPECT_EQ(make_level_player(spec, Level::kExpert, "", lo)->name(), "alphabeta-expert");
+  EXPECT_EQ(calls, before);
   std::ofstream(dir + "/togyz.pt") << "shipped";
-  EXPECT_EQ(make_level_player(spec, Level::kExpert, "")->name(), "stub-mcts");
-  EXPECT_EQ(seen.model_path, dir + "/togyz.pt");
+  EXPECT_EQ(make_level_player(spec, Level::kExpert, "", lo)->name(), "mcts-expert");
+  EXPECT_EQ(seen_model, dir + "/togyz.pt");
   unsetenv("KZ_MODELS_DIR");
-  set_mcts_player_factory(nullptr);
+  // The MCTS engine at any level (the protocol's `Engine mcts`) needs the network.
+  EXPECT_EQ(make_mcts_level_player(spec, Level::kBeginner, model, lo)->name(), "mcts-beginner");
+  EXPECT_THROW(make_mcts_level_player(spec, Level::kBeginner, model, {}), std::runtime_error);
+  // An MCTS level plays a legal move with the stub network.
+  auto hard = make_level_player(spec, Level::kHard, model, lo);
+  ThinkLimits limits;
+  limits.nodes = 32;
+  const Position start = Position::start(spec);
+  EXPECT_TRUE(start.is_legal(hard->think(start, limits).best_move));
   std::filesystem::remove_all(dir);
+}
+
+// One table says what each level is, for both games: the alpha-beta and MCTS budgets
+// follow it, the game's search parameters come from game_search_params().
+TEST(Levels, TableDrivesBothEngines) {
+  for (const GameSpec& spec : {GameSpec::togyz(), GameSpec::kalah(6, 4)}) {
+    for (int i = 0; i < kLevelCount; ++i) {
+      const Level level = Level(i);
+      const LevelSpec& row = level_spec(spec, level);
+      const AlphaBetaOptions ab = level_alphabeta_options(spec, level, 1.0, 7);
+      EXPECT_EQ(ab.depth, row.ab_depth);
+      EXPECT_EQ(ab.nodes, row.ab_nodes);
+      EXPECT_EQ(ab.randomness, row.ab_randomness);
+      EXPECT_EQ(ab.label, std::string("alphabeta-") + level_name(level));
+      const MctsPlayerOptions m = mcts_level_options(spec, level, 1.0, 7);
+      EXPECT_EQ(m.visits, row.mcts_visits == 0 ? int64_t(1) << 40 : row.mcts_visits);
+      EXPECT_EQ(m.params.margin_scale, game_search_params(spec).margin_scale);
+      EXPECT_EQ(row.network, level >= Level::kHard);
+    }
+    // perfect is expert's row; half the time halves the budgets.
+    EXPECT_EQ(&level_spec(spec, Level::kPerfect), &level_spec(spec, Level::kExpert));
+    EXPECT_EQ(level_alphabeta_options(spec, Level::kHard, 0.5).nodes,
+              level_spec(spec, Level::kHard).ab_nodes / 2);
+  }
+  // The calibrated numbers docs/levels.md quotes.
+  EXPECT_EQ(level_spec(GameSpec::togyz(), Level::kHard).ab_nodes, 60000);
+  EXPECT_EQ(level_spec(GameSpec::kalah(6, 4), Level::kHard).ab_nodes, 15000);
+  EXPECT_EQ(level_spec(GameSpec::togyz(), Level::kHard).mcts_visits, 1000);
+  EXPECT_EQ(level_spec(GameSpec::kalah(6, 4), Level::kMedium).ab_depth, 4);
+  EXPECT_EQ(game_search_params(GameSpec::kalah(6, 4)).margin_scale, 8.f);
 }
 
 TEST(Advice, ExplainsKalahExtraTurnsCapturesAndOpenings) {

@@ -12,6 +12,7 @@
 #include "core/notation.h"
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -75,12 +76,11 @@ int run_analyze(const AnalyzeOptions& opt) {
       if (n >= a && n <= b) return true;
     return false;
   };
-  if (!opt.model.empty() && !has_mcts_player_factory())
-    std::cerr << "kumalak analyze: this build has no MCTS engine; --model is ignored\n";
   std::unique_ptr<Player> engine;
   try {
     LevelPlayerOptions lo;
     lo.force_alphabeta = opt.depth > 0;  // a depth in plies is an alpha-beta budget
+    lo.network = load_model_evaluator;
     engine = make_analysis_player(spec, level, opt.model, 0, lo);  // every move scored
   } catch (const std::exception& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -71,12 +72,11 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: " << e.what() << "\n";
     return 2;
   }
-  if (!opt.model.empty() && !has_mcts_player_factory())
-    std::cerr << "kumalak hint: this build has no MCTS engine; --model is ignored\n";
   std::unique_ptr<Player> player;
   try {
     LevelPlayerOptions lo;
     lo.force_alphabeta = opt.depth > 0;  // a depth in plies is an alpha-beta budget
+    lo.network = load_model_evaluator;
     player = make_analysis_player(spec, level, opt.model, opt.count, lo);
   } catch (const std::exception& e) {
     std::cerr << "kumalak hint: " << e.what() << "\n";

@@ -14,6 +14,7 @@
 #include "core/notation.h"
 #include "mcts/game_runner.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "train/elo.h"
 
@@ -118,6 +119,7 @@ int run_levels_match(const MatchOptions& opt) {
         po.time_scale = opt.time_scale;
         po.force_alphabeta = opt.alphabeta_only || (side == 1 && opt.lower_alphabeta);
         po.threads = 1;  // one core per game: --threads games run at once
+        po.network = load_model_evaluator;
         // Distinct noise per game and side, reproducible from --seed.
         po.seed = opt.seed * 1000003 + uint64_t(first_game + index) * 2 + uint64_t(side) + 1;
         return make_level_player(spec, level, opt.model, po);

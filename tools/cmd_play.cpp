@@ -13,6 +13,7 @@
 #include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
 
@@ -68,6 +69,7 @@ class PlaySession {
       : opt_(opt), spec_(spec), start_(start), pos_(start), level_(level), human_(human) {
     LevelPlayerOptions lo;
     lo.seed = opt.seed;
+    lo.network = load_model_evaluator;
     engine_ = make_level_player(spec, level, opt.model, lo);
     color_ = stdout_wants_color();
     labels_[human_] = "you";
@@ -209,6 +211,7 @@ class PlaySession {
     if (!analyst_) {
       LevelPlayerOptions lo;
       lo.seed = opt_.seed;
+      lo.network = load_model_evaluator;
       analyst_ = make_analysis_player(spec_, Level::kExpert, opt_.model, 3, lo);
     }
     return *analyst_;
@@ -433,8 +436,6 @@ int run_play(const PlayOptions& opt) {
     std::cerr << "kumalak play: the game in that position is already decided\n";
     return 2;
   }
-  if (!opt.model.empty() && !has_mcts_player_factory())
-    std::cerr << "kumalak play: this build has no MCTS engine; --model is ignored\n";
   if (level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
     std::cerr << "kumalak play: no network for " << spec.name() << " (models/"
               << model_file_stem(spec) << ".pt); level " << level_name(level)

@@ -38,6 +38,7 @@
 #include "mcts/advice.h"
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
 
@@ -173,6 +174,7 @@ class PlayerCache {
       }
     LevelPlayerOptions lo;
     lo.seed = std::random_device{}();  // the low levels' noise differs from game to game
+    lo.network = load_model_evaluator;
     std::unique_ptr<Player> p = task == Task::kMove ? make_level_player(spec, level, "", lo)
                                 : task == Task::kHint
                                     ? make_analysis_player(spec, level, "", 3, lo)
@@ -422,7 +424,7 @@ class Server {
     for (int i = 0; i < kLevelCount; ++i) levels.push_back(level_name(Level(i)));
     json networks = json::object();
     for (const char* g : {"togyz", "kalah", "bantumi"})
-      networks[g] = !shipped_model_path(GameSpec::parse(g)).empty() && has_mcts_player_factory();
+      networks[g] = !shipped_model_path(GameSpec::parse(g)).empty();
     return {{"engine", "KumalakZero"},      {"levels", levels},
             {"networks", networks},         {"workers", workers_},
             {"sessions", sessions_.size()}, {"max_sessions", opt_.max_sessions},

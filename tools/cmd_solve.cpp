@@ -17,6 +17,7 @@
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
+#include "nn/model_evaluator.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -211,6 +212,7 @@ int run_check(const CheckOptions& opt) {
     LevelPlayerOptions lo;
     lo.time_scale = opt.time_scale;
     lo.seed = opt.seed;
+    lo.network = load_model_evaluator;
     player = make_level_player(spec, level, opt.model, lo);
   } catch (const std::exception& e) {
     std::cerr << "kumalak perfect-check: " << e.what() << "\n";

@@ -7,6 +7,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "mcts/levels.h"
+
 namespace kz::cli {
 
 // Each register_* adds a subcommand to `app` whose callback runs the job. A job that
@@ -28,8 +30,10 @@ void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-che
 // Throws ParseError naming the option.
 void check_think_options(double movetime_s, int depth);
 
-// `kumalak engine` on any stream of commands (register_engine passes std::cin; the fuzz
-// target tests/fuzz/fuzz_protocol.cpp passes its input). Answers go to std::cout.
-int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level);
+// `kumalak engine` on any stream of commands (register_engine passes std::cin and the
+// network, nn/model_evaluator.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its
+// input and no network). Answers go to std::cout.
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network = nullptr);
 
 }  // namespace kz::cli

@@ -2,15 +2,12 @@
 #include <iostream>
 
 #include "nn/allocator.h"
-#include "nn/mcts_engine.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero: a Togyz Kumalak and Kalah engine"};
   app.require_subcommand(1);
-  // Hard and expert levels (and `Engine mcts` in the protocol) search with the network.
-  kz::register_mcts_engine();
   int exit_code = 0;
   kz::cli::register_replay(app, exit_code);
   kz::cli::register_perft(app, exit_code);

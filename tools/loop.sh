@@ -5,7 +5,8 @@
 #   tools/loop.sh --config configs/togyz.toml --run runs/togyz [--hours 2] [--bin build/tools]
 #
 # Run folder (every step writes atomically, so a kill leaves no half file):
-#   config.toml           the config the run started with (later restarts use it)
+#   config.toml           the config the run started with, its bases resolved and every
+#                         key written (kumalak-train --dump-config); restarts use it
 #   models/gen0000.pt     the fresh network; models/genNNNN.pt one per generation
 #   models/best.pt        the current best (self-play uses it)
 #   data/genNNNN/         self-play shards of generation NNNN
@@ -39,19 +40,19 @@ done
 mkdir -p "$run"/{models,data,gates,logs}
 if [[ ! -f "$run/config.toml" ]]; then
   [[ -n "$config" ]] || { echo "loop.sh: new run needs --config" >&2; exit 2; }
-  cp "$config" "$run/config.toml.tmp" && mv "$run/config.toml.tmp" "$run/config.toml"
+  # Written whole, bases included, so that the run folder alone restarts the run.
+  "$bin/kumalak-train" --config "$config" --dump-config >"$run/config.toml.tmp"
+  mv "$run/config.toml.tmp" "$run/config.toml"
 fi
 cfg="$run/config.toml"
 log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$run/logs/loop.log"; }
 
-# A config value from the run's config ([section] key), for the loop's own counts.
-cfg_value() {
-  awk -v sec="[$1]" -v key="$2" '
-    /^\[/ { in_sec = ($0 == sec) } in_sec && $1 == key && $2 == "=" { print $3; exit }' "$cfg"
-}
-games_per_gen="$(cfg_value loop games_per_generation)"; games_per_gen="${games_per_gen:-256}"
-max_gens="${generations:-$(cfg_value loop generations)}"; max_gens="${max_gens:-100}"
-seed="$(awk '$1 == "seed" && $2 == "=" { print $3; exit }' "$cfg")"; seed="${seed:-1}"
+# A value of the run's config ("seed", "loop.generations"), as the tools will read it:
+# the C++ reader answers (train/config_schema.cpp), with the key's default when unset.
+cfg_value() { "$bin/kumalak-train" --config "$cfg" --get "$1"; }
+games_per_gen="$(cfg_value loop.games_per_generation)"
+max_gens="${generations:-$(cfg_value loop.generations)}"
+seed="$(cfg_value seed)"
 
 start=$(date +%s)
 gen_name() { printf 'gen%04d' "$1"; }

@@ -7,6 +7,7 @@
 
 #include "nn/allocator.h"
 #include "nn/model_file.h"
+#include "train/config_schema.h"
 #include "train/trainer.h"
 
 int main(int argc, char** argv) {
@@ -15,12 +16,10 @@ int main(int argc, char** argv) {
   kz::TrainOptions o;
   std::string config_path;
   int threads = 0;
-  app.add_option("--config", config_path, "run config (configs/*.toml)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  app.add_option("--config", config_path, "run config (configs/*.toml)")->check(CLI::ExistingFile);
   auto* data = app.add_option("--data", o.data_dir, "folder of shards (searched recursively)");
   app.add_option("--init", o.init_model, "starting model (default: a fresh network)");
-  app.add_option("--out", o.out_model, "model file to write")->required();
+  auto* out = app.add_option("--out", o.out_model, "model file to write (required to train)");
   app.add_option("--checkpoint", o.checkpoint, "checkpoint file (default: OUT.ckpt)");
   app.add_option("--metrics", o.metrics_path, "append per-step metrics here (.jsonl or .csv)");
   app.add_option("--plot", o.plot_path, "write a PNG of the loss curves here (needs --metrics)");
@@ -36,9 +35,49 @@ int main(int argc, char** argv) {
   bool init_only = false;
   app.add_flag("--init-only", init_only,
                "write a freshly initialised generation-0 model to --out and exit");
+  // The run config's keys, declared once in train/config_schema.cpp: listed, read and
+  // dumped here, so that scripts (tools/loop.sh) never parse TOML themselves.
+  app.add_flag_callback(
+      "--help-config",
+      [] {
+        std::cout << kz::config_help_text();
+        throw CLI::Success();
+      },
+      "list every config key with its type, range, default and meaning, and exit");
+  app.add_flag_callback(
+         "--help-config-markdown",
+         [] {
+           std::cout << kz::config_markdown_table();
+           throw CLI::Success();
+         },
+         "the same as docs/training.md's table")
+      ->group("");
+  std::string get_key;
+  bool dump_config = false;
+  app.add_option("--get", get_key,
+                 "print the value of one key of --config (seed, loop.generations, ...; its "
+                 "default when the config does not set it) and exit");
+  app.add_flag("--dump-config", dump_config,
+               "print --config with its bases resolved and every key set, as TOML, and exit");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (config_path.empty()) throw std::invalid_argument("--config is required");
     o.config = kz::load_config(config_path);
+    if (!get_key.empty()) {
+      const kz::ConfigKey* key = kz::find_config_key(get_key);
+      if (!key)
+        throw std::invalid_argument("--get: no config key '" + get_key +
+                                    "' (kumalak-train --help-config lists them)");
+      std::cout << kz::config_value_text(o.config, *key, false) << "\n";
+      return 0;
+    }
+    if (dump_config) {
+      std::cout << "# " << o.config.source
+                << " with its bases resolved (kumalak-train --dump-config)\n"
+                << kz::config_as_toml(o.config);
+      return 0;
+    }
+    if (out->count() == 0) throw std::invalid_argument("--out is required");
     if (init_only) {
       kz::save_model(o.out_model,
                      kz::make_random_model(o.config.game, o.config.network, o.config.seed));

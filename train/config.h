@@ -1,7 +1,9 @@
-// The one options system of the training tools: a TOML file (configs/*.toml) whose
-// sections fill the structs below. Every key is documented where it is declared here
-// and again, with advice, in the example configs. Unknown keys and wrong types are
-// errors naming the file and line, so a typo never silently trains with a default.
+// The one options system of the training tools: a TOML file (configs/*.toml, which may
+// `extends = "base.toml"` another) whose sections fill the structs below. The keys, with
+// their ranges and help, are declared once in train/config_schema.cpp; the defaults are
+// these structs' (and those of NetConfig and SearchParams). Unknown keys, wrong types and
+// values out of range are errors naming the file and line, so a typo never silently
+// trains with a default.
 //
 // Command-line flags of the executables override single keys after loading.
 #pragma once
@@ -96,9 +98,11 @@ struct RunConfig {
   LoopConfig loop;
 };
 
-// Reads a config file; throws ConfigError naming the file, line and key.
+// Reads a config file and the bases it extends; throws ConfigError naming the file, line
+// and key.
 RunConfig load_config(const std::string& path);
-// The same from a string (tests); `source` names it in messages.
+// The same from a string (tests); `source` names it in messages, and a base it extends
+// is found relative to it.
 RunConfig parse_config(const std::string& text, const std::string& source);
 
 }  // namespace kz

@@ -1,4 +1,4 @@
-// Fuzz target: the engine protocol's command handler (tools/cmd_engine.cpp), fed the
+// Fuzz target: the engine protocol's command handler (tools/engine_protocol.cpp), fed the
 // input as lines. Searches are kept short and sizes small, so that the fuzzer spends
 // its time in the parsing: every `go` becomes `go depth 2`, and options that allocate
 // or load (Hash, Threads, Model) are left out; the number parsing they use is the

@@ -1,0 +1,174 @@
+#include "tools/engine_control.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "core/notation.h"
+#include "core/numbers.h"
+#include "mcts/alphabeta.h"
+
+namespace kz::cli {
+
+EngineControl::EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit)
+    : spec_(spec), level_(level), network_(std::move(network)), emit_(std::move(emit)) {
+  start_ = pos_ = before_last_ = Position::start(spec_);
+}
+
+EngineControl::~EngineControl() {
+  finish();
+}
+
+void EngineControl::new_game(const GameSpec& spec) {
+  if (!(spec == spec_)) player_.reset();
+  spec_ = spec;
+  start_ = pos_ = before_last_ = Position::start(spec_);
+  moves_.clear();
+  if (player_) player_->new_game();
+}
+
+void EngineControl::set_position(const Position& start, const Position& pos, const Position& before,
+                                 std::vector<int> moves) {
+  start_ = start;
+  pos_ = pos;
+  before_last_ = before;
+  moves_ = std::move(moves);
+}
+
+void EngineControl::set_level(Level level) {
+  level_ = level;
+  player_.reset();
+}
+void EngineControl::set_engine(EngineChoice engine) {
+  engine_ = engine;
+  player_.reset();
+}
+void EngineControl::set_hash_mib(int mib) {
+  hash_mib_ = mib;
+  player_.reset();
+}
+void EngineControl::set_threads(int threads) {
+  threads_ = threads;
+  player_.reset();
+}
+void EngineControl::set_model(const std::string& path) {
+  model_ = path;
+  player_.reset();
+}
+
+void EngineControl::reap() {
+  if (worker_.joinable() && search_done_.load()) worker_.join();
+}
+
+void EngineControl::finish() {
+  if (!worker_.joinable()) return;
+  stop_.store(true);
+  worker_.join();
+}
+
+Player& EngineControl::player() {
+  if (!player_) {
+    LevelPlayerOptions lo;
+    lo.threads = threads_;
+    lo.force_alphabeta = engine_ == EngineChoice::kAlphaBeta;
+    lo.network = network_;
+    if (engine_ == EngineChoice::kMcts) {
+      const std::string model = model_.empty() ? shipped_model_path(spec_) : model_;
+      if (model.empty()) throw ParseError("Engine mcts needs a Model (none is shipped)");
+      player_ = make_mcts_level_player(spec_, level_, model, lo);
+    } else {
+      player_ = make_level_player(spec_, level_, model_, lo);
+    }
+    if (auto* ab = dynamic_cast<AlphaBetaPlayer*>(player_.get()); ab && hash_mib_ > 0) {
+      AlphaBetaOptions o = ab->options();
+      o.tt_mib = hash_mib_;
+      ab->set_options(o);
+    }
+  }
+  return *player_;
+}
+
+std::string EngineControl::info_line(const ThinkResult& r, const Position& pos) const {
+  std::ostringstream s;
+  const double secs = std::max(r.seconds, 1e-6);
+  s << "info depth " << r.depth << " nodes " << r.nodes << " nps " << int64_t(r.nodes / secs)
+    << " time " << int64_t(std::lround(r.seconds * 1000)) << " wdl " << std::lround(r.win * 1000)
+    << " " << std::lround(r.draw * 1000) << " " << std::lround(r.loss * 1000) << " margin "
+    << std::lround(r.margin * 10) / 10.0;
+  if (r.proven) s << " proven";
+  if (!r.pv.empty()) {
+    s << " pv";
+    Position p = pos;
+    for (int m : r.pv) {
+      if (p.is_over() || !p.is_legal(m)) break;
+      s << " " << m + 1;
+      p.play(m);
+    }
+  }
+  return s.str();
+}
+
+void EngineControl::go(ThinkLimits limits, bool infinite) {
+  if (infinite) {
+    limits = ThinkLimits{};
+    limits.depth = kMaxSearchDepth;   // alpha-beta: until stopped
+    limits.nodes = int64_t(1) << 62;  // MCTS: until stopped
+  } else if (limits.nodes == 0 && limits.depth == 0 && limits.movetime_s == 0 && movetime_ms_ > 0) {
+    limits.movetime_s = movetime_ms_ / 1000.0;
+  }
+  if (pos_.legal_mask() == 0) {
+    emit_("info string the game is over: " + std::string(outcome_string(pos_.outcome())));
+    emit_("bestmove none");
+    return;
+  }
+  const Position pos = pos_;
+  // The last search may have marked itself done after the protocol's reap() (it marks
+  // done, then prints bestmove): join it here, never assign over a joinable thread
+  // (std::terminate; found by tests/fuzz/fuzz_protocol).
+  if (worker_.joinable()) worker_.join();
+  stop_.store(false);
+  search_done_.store(false);
+  limits.stop = &stop_;
+  // Everything from here on may be slow, so it runs on the search thread. The protocol
+  // refuses every command that changes the session while it runs, so the player and the
+  // settings are the search thread's alone until search_done_.
+  worker_ = std::thread([this, pos, limits, infinite] {
+    ThinkResult r;
+    std::string failure;
+    try {
+      Player& p = player();  // built on first use: tables, model, threads
+      last_info_depth_ = -1;
+      last_info_nodes_ = -1;
+      p.set_progress_callback([this, pos](const ThinkResult& progress) {
+        last_info_depth_ = progress.depth;
+        last_info_nodes_ = progress.nodes;
+        emit_(info_line(progress, pos));
+      });
+      ThinkLimits l = limits;
+      if (stop_.load()) {
+        // `stop` came while the engine was being set up: the shortest search that still
+        // answers with a considered legal move.
+        l = ThinkLimits{};
+        l.depth = 1;
+        l.nodes = 1;
+      }
+      r = p.think(pos, l);
+      // The last iteration was already reported unless the search was cut short.
+      if (r.depth != last_info_depth_ || r.nodes != last_info_nodes_) emit_(info_line(r, pos));
+    } catch (const std::exception& e) {
+      failure = e.what();
+      player_.reset();  // half built: the next go builds it again
+    }
+    if (!failure.empty()) emit_("error " + failure);
+    // UCI's rule: an infinite search answers only after stop.
+    while (infinite && failure.empty() && !stop_.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Marked done before the last line, so that a command sent right after bestmove is
+    // never refused as "during a search" (the protocol then joins this thread).
+    search_done_.store(true);
+    // A bestmove always ends a go, so that a GUI never waits forever.
+    emit_(r.best_move >= 0 ? "bestmove " + std::to_string(r.best_move + 1) : "bestmove none");
+  });
+}
+
+}  // namespace kz::cli

@@ -1,0 +1,92 @@
+// Engine control behind the engine protocol (tools/engine_protocol.cpp), lc0-style: the
+// protocol loop reads and answers commands; this holds what they act on: the game and
+// its position, the engine settings, the player, and the search thread. A `go` hands
+// everything slow to the search thread, the setting up of the engine included
+// (building the player, clearing a Hash of 16 GiB, loading a model, starting threads),
+// so the protocol never waits and `stop` only raises a flag.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/position.h"
+#include "mcts/levels.h"
+#include "mcts/player.h"
+
+namespace kz::cli {
+
+class EngineControl {
+ public:
+  // auto: the engine `kumalak play` uses at this level (make_level_player); ab and mcts
+  // force one.
+  enum class EngineChoice { kAuto, kAlphaBeta, kMcts };
+  // Writes one whole output line (the protocol serialises them).
+  using Emit = std::function<void(const std::string& line)>;
+
+  // `network`: the MCTS levels' evaluator (nullptr: every level alpha-beta, Engine mcts
+  // refused at the next go).
+  EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit);
+  ~EngineControl();  // stops and joins a search
+
+  // --- The game ----------------------------------------------------------------------
+  const GameSpec& spec() const { return spec_; }
+  const Position& position() const { return pos_; }
+  const Position& before_last() const { return before_last_; }
+  const std::vector<int>& moves() const { return moves_; }
+  // A new game of `spec` (the player is kept when the game is the same one).
+  void new_game(const GameSpec& spec);
+  // The position after `moves` from `start`; `before` is the one before the last move.
+  void set_position(const Position& start, const Position& pos, const Position& before,
+                    std::vector<int> moves);
+
+  // --- Settings (a new player at the next go, except for the move time) ---------------
+  Level level() const { return level_; }
+  void set_level(Level level);
+  void set_engine(EngineChoice engine);
+  void set_movetime_ms(int64_t ms) { movetime_ms_ = ms; }
+  void set_hash_mib(int mib);
+  void set_threads(int threads);
+  void set_model(const std::string& path);  // "" = the shipped model
+
+  // --- Searching ------------------------------------------------------------------------
+  // Starts a search of the current position on the search thread; it prints `info` lines
+  // and ends with one `bestmove`. `infinite` answers only after stop(). Without limits,
+  // MoveTime, else the level's own budget.
+  void go(ThinkLimits limits, bool infinite);
+  void stop() { stop_.store(true); }
+  bool searching() const { return worker_.joinable() && !search_done_.load(); }
+  // Joins a search that has finished (a finished search leaves a joinable thread).
+  void reap();
+  // Stops a running search and joins it. Only at the end: stop() itself never waits.
+  void finish();
+
+ private:
+  Player& player();
+  std::string info_line(const ThinkResult& r, const Position& pos) const;
+
+  GameSpec spec_;
+  Level level_ = Level::kExpert;
+  EvaluatorFactory network_;
+  Emit emit_;
+  Position start_, pos_, before_last_;
+  std::vector<int> moves_;
+  std::unique_ptr<Player> player_;
+  EngineChoice engine_ = EngineChoice::kAuto;
+  int64_t movetime_ms_ = 0;
+  int hash_mib_ = 0;
+  int threads_ = 1;
+  std::string model_;
+  std::thread worker_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> search_done_{true};
+  // What the last `info` line of the running search reported (search thread only).
+  int last_info_depth_ = -1;
+  int64_t last_info_nodes_ = -1;
+};
+
+}  // namespace kz::cli

@@ -1,0 +1,355 @@
+// The engine protocol (`kumalak engine`, started by tools/cmd_engine.cpp): a line
+// protocol in the spirit of UCI, for GUIs, match runners and scripts (docs/protocol.md
+// describes every command with a session). Kept out of cmd_engine.cpp so that the fuzz
+// target runs it without the network (tests/fuzz/fuzz_protocol.cpp).
+//
+// Two parts, as in lc0: this file is the protocol loop (the main thread reads, parses
+// and answers commands, and never does anything slow); tools/engine_control.h holds the
+// game, the settings, the player and the search thread. So `isready`, `stop`, `d` and
+// `quit` are answered at once at any moment, also while a search is still being set up.
+// Every output line is written whole under one lock. The options are one table
+// (kOptions) that both the `option` lines of the greeting and `setoption` read.
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "core/notation.h"
+#include "core/numbers.h"
+#include "mcts/levels.h"
+#include "nn/model_header.h"
+#include "tools/board_view.h"
+#include "tools/commands.h"
+#include "tools/engine_control.h"
+
+namespace kz::cli {
+
+namespace {
+
+constexpr const char* kEngineName = "KumalakZero 0.1";
+
+// One protocol option: what the greeting announces and how `setoption` applies it.
+struct ProtocolOption {
+  const char* name;
+  const char* type;           // "string", "combo" or "spin"
+  const char* default_value;  // nullptr: the value at start (--game, --level)
+  int64_t min = 0, max = 0;   // spin: the accepted range, checked before set() is called
+  const char* vars = "";      // combo: the values announced, space-separated
+  // Applies the value (`number` is the parsed value of a spin); throws ParseError.
+  void (*set)(EngineControl& control, const std::string& value, int64_t number);
+};
+
+// Every option of `kumalak engine` (docs/protocol.md's Options table names each one;
+// tests/cli_engine_options_test.cpp checks it against the greeting).
+const ProtocolOption kOptions[] = {
+    {"Game", "string", nullptr, 0, 0, "",
+     [](EngineControl& c, const std::string& v, int64_t) { c.new_game(GameSpec::parse(v)); }},
+    {"Level", "combo", nullptr, 0, 0, "beginner easy medium hard expert perfect",
+     [](EngineControl& c, const std::string& v, int64_t) { c.set_level(parse_level(v)); }},
+    {"Engine", "combo", "auto", 0, 0, "auto ab mcts",
+     [](EngineControl& c, const std::string& v, int64_t) {
+       using E = EngineControl::EngineChoice;
+       if (v == "auto")
+         c.set_engine(E::kAuto);
+       else if (v == "ab" || v == "alphabeta")
+         c.set_engine(E::kAlphaBeta);
+       else if (v == "mcts")
+         c.set_engine(E::kMcts);
+       else
+         throw ParseError("option Engine: '" + v + "' (expected auto, ab or mcts)");
+     }},
+    // A search budget only: the player stays.
+    {"MoveTime", "spin", "0", 0, 3600000, "",
+     [](EngineControl& c, const std::string&, int64_t n) { c.set_movetime_ms(n); }},
+    {"Hash", "spin", "0", 0, 16384, "",
+     [](EngineControl& c, const std::string&, int64_t n) { c.set_hash_mib(int(n)); }},
+    {"Threads", "spin", "1", 1, 256, "",
+     [](EngineControl& c, const std::string&, int64_t n) { c.set_threads(int(n)); }},
+    {"Model", "string", "<empty>", 0, 0, "",
+     [](EngineControl& c, const std::string& v, int64_t) {
+       // Checked now (header, checksum, metadata, sizes: nn/model_header.h), not at the
+       // next go; the weights are loaded by the search thread.
+       if (v != "<empty>" && !v.empty()) {
+         std::string bytes;
+         try {
+           read_checked_model(v, bytes);
+         } catch (const ModelError& e) {
+           throw ParseError("option Model: " + std::string(e.what()));
+         }
+       }
+       c.set_model(v == "<empty>" ? "" : v);
+     }},
+};
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct EngineArgs {
+  std::string game = "togyz";
+  std::string level = "expert";
+  EvaluatorFactory network;  // nullptr: every level alpha-beta, Engine mcts refused at go
+};
+
+class ProtocolLoop {
+ public:
+  explicit ProtocolLoop(const EngineArgs& args) {
+    GameSpec spec = GameSpec::togyz();
+    Level level = Level::kExpert;
+    try {
+      spec = GameSpec::parse(args.game);
+      level = parse_level(args.level);
+    } catch (const ParseError& e) {
+      spec = GameSpec::togyz();
+      level = Level::kExpert;
+      emit("error " + std::string(e.what()));
+    }
+    control_ = std::make_unique<EngineControl>(spec, level, args.network,
+                                               [this](const std::string& l) { emit(l); });
+  }
+
+  // Reads commands until quit or the end of input. A search still being set up then
+  // (a large Hash being cleared) is not waited for: the process leaves at once.
+  int run(std::istream& in) {
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!dispatch(line)) break;
+    }
+    control_->stop();
+    for (int i = 0; i < 200 && control_->searching(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (control_->searching()) {
+      std::cout << std::flush;
+      std::_Exit(0);
+    }
+    control_->finish();
+    return 0;
+  }
+
+ private:
+  void emit(const std::string& line) {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    std::cout << line << "\n" << std::flush;
+  }
+  void error(const std::string& why) { emit("error " + why); }
+
+  static bool known_command(const std::string& cmd) {
+    static const char* const kCommands[] = {"quit",       "stop",      "isready",  "kumalak",
+                                            "uci",        "d",         "board",    "newgame",
+                                            "ucinewgame", "setoption", "position", "go"};
+    for (const char* c : kCommands)
+      if (cmd == c) return true;
+    return false;
+  }
+
+  // Returns false on quit.
+  bool dispatch(const std::string& line) {
+    std::istringstream ss(line);
+    std::string cmd;
+    if (!(ss >> cmd)) return true;  // blank lines are ignored
+    std::vector<std::string> args;
+    for (std::string w; ss >> w;) args.push_back(w);
+    // A finished search leaves a joinable thread; reap it before anything else.
+    control_->reap();
+
+    if (cmd == "quit") return false;
+    if (cmd == "stop") {
+      control_->stop();  // the search thread answers with bestmove
+      return true;
+    }
+    if (cmd == "isready") {
+      emit("readyok");
+      return true;
+    }
+    if (cmd == "kumalak" || cmd == "uci") {
+      hello(cmd == "uci" ? "uciok" : "kumalakok");
+      return true;
+    }
+    if (cmd == "d" || cmd == "board") {
+      show();
+      return true;
+    }
+    if (!known_command(cmd)) {
+      error("unknown command '" + cmd + "'");
+      return true;
+    }
+    if (control_->searching()) {
+      error("'" + cmd + "' during a search: send stop first");
+      return true;
+    }
+    try {
+      if (cmd == "newgame" || cmd == "ucinewgame")
+        newgame(args);
+      else if (cmd == "setoption")
+        setoption(line);
+      else if (cmd == "position")
+        position(args);
+      else if (cmd == "go")
+        go(args);
+      else
+        error("unknown command '" + cmd + "'");
+    } catch (const ParseError& e) {
+      error(e.what());
+    } catch (const std::exception& e) {
+      error(e.what());
+    }
+    return true;
+  }
+
+  void hello(const char* ack) {
+    emit(std::string("id name ") + kEngineName);
+    emit("id author the KumalakZero authors");
+    for (const ProtocolOption& o : kOptions) {
+      std::string line = std::string("option name ") + o.name + " type " + o.type + " default ";
+      if (o.default_value)
+        line += o.default_value;
+      else if (std::string(o.name) == "Game")
+        line += control_->spec().name();
+      else
+        line += level_name(control_->level());
+      if (std::string(o.type) == "spin")
+        line += " min " + std::to_string(o.min) + " max " + std::to_string(o.max);
+      std::istringstream vars(o.vars);
+      for (std::string v; vars >> v;) line += " var " + v;
+      emit(line);
+    }
+    emit(ack);
+  }
+
+  void show() {
+    const Position& pos = control_->position();
+    const std::string labels[2] = {"", ""};
+    LastMove lm;
+    if (!control_->moves().empty())
+      lm = last_move_of(control_->before_last(), control_->moves().back());
+    std::istringstream board(render_board(pos, 0, lm, false, labels));
+    std::lock_guard<std::mutex> lock(out_mu_);
+    for (std::string l; std::getline(board, l);) std::cout << l << "\n";
+    std::cout << "position " << pos.to_string() << "\n";
+    std::string legal;
+    for (uint32_t m = pos.legal_mask(); m; m &= m - 1)
+      legal += " " + std::to_string(__builtin_ctz(m) + 1);
+    std::cout << "legal" << (legal.empty() ? " none" : legal) << "\n";
+    if (pos.is_decided()) std::cout << "result " << outcome_string(pos.outcome()) << "\n";
+    std::cout << std::flush;
+  }
+
+  void newgame(const std::vector<std::string>& args) {
+    if (args.size() > 1) throw ParseError("newgame takes at most one argument, the game");
+    control_->new_game(args.empty() ? control_->spec() : GameSpec::parse(args[0]));
+  }
+
+  // setoption name <Name...> value <Value...>
+  void setoption(const std::string& line) {
+    const size_t n = line.find(" name ");
+    if (n == std::string::npos) throw ParseError("expected: setoption name N value V");
+    const size_t v = line.find(" value ", n);
+    std::string name = line.substr(n + 6, v == std::string::npos ? std::string::npos : v - n - 6);
+    std::string value = v == std::string::npos ? "" : line.substr(v + 7);
+    auto trim = [](std::string s) {
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+      return s;
+    };
+    name = trim(name);
+    value = trim(value);
+    for (const ProtocolOption& o : kOptions) {
+      if (lowercase(o.name) != lowercase(name)) continue;
+      const int64_t number =
+          std::string(o.type) == "spin" ? parse_integer(value, o.min, o.max, "option " + name) : 0;
+      o.set(*control_, value, number);
+      return;
+    }
+    throw ParseError("unknown option '" + name + "'");
+  }
+
+  // position startpos|fen <4 fields> [moves m1 m2 ...]
+  void position(const std::vector<std::string>& args) {
+    if (args.empty()) throw ParseError("expected: position startpos|fen <position> [moves ...]");
+    Position start;
+    size_t i = 1;
+    if (args[0] == "startpos") {
+      start = Position::start(control_->spec());
+    } else if (args[0] == "fen") {
+      std::string text;
+      while (i < args.size() && args[i] != "moves") text += (text.empty() ? "" : " ") + args[i++];
+      start = Position::parse(text, control_->spec());
+    } else {
+      throw ParseError("position: expected startpos or fen, got '" + args[0] + "'");
+    }
+    std::vector<int> moves;
+    Position pos = start, before = start;
+    if (i < args.size()) {
+      if (args[i] != "moves") throw ParseError("position: unexpected '" + args[i] + "'");
+      for (++i; i < args.size(); ++i) {
+        // A bare pit number 1..m in every game; Togyz notation ("76", "36x") too.
+        MoveToken t;
+        if (args[i].size() == 1 && args[i][0] >= '0' && args[i][0] <= '9')
+          t.from = args[i][0] - '0';
+        else
+          t = parse_move_token(args[i],
+                               GameSpec{control_->spec().variant, control_->spec().pits, 0});
+        if (t.from < 1 || t.from > control_->spec().pits)
+          throw ParseError("move '" + args[i] + "': pits are numbered 1.." +
+                           std::to_string(control_->spec().pits));
+        const int m = t.from - 1;
+        if (pos.is_over()) throw ParseError("move '" + args[i] + "': the game is already over");
+        if (!pos.is_legal(m))
+          throw ParseError("move '" + args[i] + "' is illegal: pit " + std::to_string(t.from) +
+                           " is empty in " + pos.to_string());
+        before = pos;
+        const int mover = pos.to_move;
+        const auto info = pos.play(m);
+        // The same checks as `kumalak replay` (core/notation.h).
+        if (const std::string why = move_token_disagreement(t, pos, mover, info); !why.empty())
+          throw ParseError("move '" + args[i] + "' " + why);
+        moves.push_back(m);
+      }
+    }
+    control_->set_position(start, pos, before, std::move(moves));
+  }
+
+  void go(const std::vector<std::string>& args) {
+    ThinkLimits limits;
+    bool infinite = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "infinite") {
+        infinite = true;
+        continue;
+      }
+      if (a != "nodes" && a != "movetime" && a != "depth")
+        throw ParseError("go: unknown limit '" + a + "' (nodes, movetime, depth, infinite)");
+      if (i + 1 >= args.size()) throw ParseError("go: '" + a + "' needs a value");
+      const std::string& text = args[++i];
+      if (a == "nodes")
+        limits.nodes = parse_integer(text, 0, int64_t(1) << 62, "go: nodes");
+      else if (a == "movetime")  // milliseconds, at most kMaxMoveTimeSeconds
+        limits.movetime_s =
+            double(parse_integer(text, 0, int64_t(kMaxMoveTimeSeconds) * 1000, "go: movetime")) /
+            1000.0;
+      else  // depths beyond the deepest iteration are that iteration
+        limits.depth =
+            int(std::min<int64_t>(parse_integer(text, 0, 1000000, "go: depth"), kMaxSearchDepth));
+    }
+    control_->go(limits, infinite);
+  }
+
+  std::mutex out_mu_;  // before control_: its search thread writes through emit()
+  std::unique_ptr<EngineControl> control_;
+};
+
+}  // namespace
+
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network) {
+  ProtocolLoop loop(EngineArgs{game, level, network});
+  return loop.run(in);
+}
+
+}  // namespace kz::cli
