@@ -70,11 +70,18 @@ MctsPlayerOptions mcts_level_options(const GameSpec& spec, Level level, double t
 std::unique_ptr<Player> make_mcts_level_player(const MctsRequest& r) {
   // More LibTorch threads than cores only slows every network call (at Threads 255 on
   // two cores one batch took seconds, and `stop` waited for it), so the core count caps it.
+  // Threads T >= 2: the tree thread and the network overlap (two batches of the one
+  // tree in flight, MctsPlayerOptions::pipelined) and the network gets T - 1 threads of
+  // its own. Giving LibTorch all T threads instead made one search 48x slower on two
+  // cores as soon as another process ran: its intra-op threads wait on each other,
+  // while the pipeline's two threads never wait for a core that is not theirs.
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  if (r.threads > 0) torch::set_num_threads(std::min(r.threads, cores));
+  const int threads = std::clamp(r.threads, 1, cores);
+  torch::set_num_threads(std::max(1, threads - 1));
   Model model = load_model(r.model_path, &r.spec);
   auto eval = std::make_shared<NnEvaluator>(std::move(model));
   MctsPlayerOptions o = mcts_level_options(r.spec, r.level, r.time_scale, r.seed);
+  o.pipelined = threads >= 2;
   const double movetime = r.level >= Level::kExpert ? 1.0 * r.time_scale : 0.0;
   if (o.visits == 0) o.visits = int64_t(1) << 40;
   return std::make_unique<LevelMctsPlayer>(eval, o, movetime);
