@@ -13,7 +13,9 @@ double since(Clock::time_point t) {
 }  // namespace
 
 SearchDriver::SearchDriver(Evaluator& evaluator, EvalCache* cache, int max_batch)
-    : evaluator_(evaluator), cache_(cache), max_batch_(std::max(1, max_batch)) {}
+    : evaluator_(evaluator), cache_(cache), max_batch_(std::max(1, max_batch)) {
+  rounds_[1].slot = 1;
+}
 
 SearchDriver::~SearchDriver() = default;
 
@@ -38,7 +40,7 @@ bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int
     any = true;
     const int want = int(std::min<int64_t>(need, std::max(1, s.params().leaves_per_batch)));
     const size_t before = r.leaves.size();
-    s.gather(want, r.leaves);
+    s.gather(r.slot, want, r.leaves);
     r.owner_count[i] = int(r.leaves.size() - before);
   }
 
@@ -93,7 +95,8 @@ void SearchDriver::deliver(std::span<Search* const> searches, Round& r) {
   size_t offset = 0;
   for (size_t i = 0; i < searches.size(); ++i) {
     if (r.owner_count[i] == 0) continue;
-    searches[i]->deliver(std::span<const EvalOutput>(r.outputs).subspan(offset, r.owner_count[i]));
+    searches[i]->deliver(r.slot,
+                         std::span<const EvalOutput>(r.outputs).subspan(offset, r.owner_count[i]));
     offset += size_t(r.owner_count[i]);
   }
 }

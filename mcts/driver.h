@@ -78,6 +78,10 @@ class SearchDriver {
  private:
   // Everything one round needs, reused so that a round does not allocate once warmed up.
   struct Round {
+    // The Search batch slot this round's leaves use: round 0 uses slot 0 and round 1
+    // slot 1, so one search may take part in both halves of run_pipelined (a single
+    // search with two batches in flight; mcts/search.h).
+    int slot = 0;
     std::vector<Search*> searches;
     std::vector<int64_t> targets;
     std::vector<Position> leaves;
@@ -103,7 +107,7 @@ class SearchDriver {
   EvalCache* cache_;
   int max_batch_;
   DriverStats stats_;
-  Round rounds_[2];
+  Round rounds_[2];                     // rounds_[i].slot == i (set by the constructor)
   std::unique_ptr<TaskThread> worker_;  // runs evaluate() for run_pipelined()
 };
 

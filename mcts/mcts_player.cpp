@@ -40,17 +40,35 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
   constexpr double kNever = std::numeric_limits<double>::infinity();
   double next_report = progress_ ? 0.1 : kNever;
   const double deadline = limits.movetime_s > 0 ? limits.movetime_s : kNever;
-  while (true) {
-    const double slice = std::min(next_report, deadline) - elapsed();
-    if (slice > 0) driver_.run(searches, targets, slice == kNever ? 0 : slice, limits.stop);
-    const bool done =
-        search_.done(target) || (limits.stop && limits.stop->load(std::memory_order_relaxed)) || elapsed() >= deadline;
-    if (done) break;
-    if (elapsed() >= next_report) {
-      ThinkResult progress = search_.result();
-      progress.seconds = elapsed();
-      progress_(progress);
-      next_report = elapsed() + 0.5;
+  auto report_if_due = [&] {
+    if (elapsed() < next_report) return;
+    ThinkResult progress = search_.result();
+    progress.seconds = elapsed();
+    progress_(progress);
+    next_report = elapsed() + 0.5;
+  };
+  auto stopped = [&] { return limits.stop && limits.stop->load(std::memory_order_relaxed); };
+  if (options_.pipelined) {
+    // One search in both halves: while one batch is in the network the other is
+    // delivered and the next gathered. The checks run after every half round (a few
+    // milliseconds), so time limits and `stop` are as prompt as in the serial loop.
+    driver_.run_pipelined(
+        [&](int, std::vector<Search*>& list, std::vector<int64_t>& list_targets) {
+          list.push_back(&search_);
+          list_targets.push_back(target);
+        },
+        [&](int) {
+          if (search_.done(target) || stopped() || elapsed() >= deadline) return false;
+          report_if_due();
+          return true;
+        });
+  } else {
+    while (true) {
+      const double slice = std::min(next_report, deadline) - elapsed();
+      if (slice > 0) driver_.run(searches, targets, slice == kNever ? 0 : slice, limits.stop);
+      const bool done = search_.done(target) || stopped() || elapsed() >= deadline;
+      if (done) break;
+      report_if_due();
     }
   }
   ThinkResult r = search_.result();

@@ -21,6 +21,13 @@ struct MctsPlayerOptions {
   float temperature = 0.0f;
   // Keep the subtree of the position actually reached between moves.
   bool reuse_tree = true;
+  // Two batches of the one tree in flight (SearchDriver::run_pipelined with this
+  // search in both halves): the calling thread descends and backs up while the
+  // network evaluates the other batch on a thread of its own. Costs a little search
+  // quality (more virtual loss) and gains up to 2x visits when tree and network take
+  // similar time. Needs an evaluator that may be called from another thread (all do).
+  // The protocol's `Threads 2` and more turn it on (nn/mcts_engine.cpp).
+  bool pipelined = false;
   // Evaluation cache entries (64 bytes each).
   size_t cache_entries = 1 << 16;
   uint64_t seed = 1;

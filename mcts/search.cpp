@@ -37,8 +37,10 @@ Search::Search(const SearchParams& params, uint64_t seed) : params_(params), rng
 void Search::clear() {
   nodes_.clear();
   nodes_.push_back(Node{});
-  path_steps_.clear();
-  pending_.clear();
+  for (auto& b : in_flight_) {
+    b.path_steps.clear();
+    b.pending.clear();
+  }
   root_noise_applied_ = false;
 }
 
@@ -47,9 +49,11 @@ void Search::exact_value(const Position& pos, float& value, float& draw, float& 
 }
 
 bool Search::set_root(const Position& pos) {
-  assert(pending_.empty());
-  path_steps_.clear();
-  pending_.clear();
+  assert(pending_leaves() == 0);
+  for (auto& b : in_flight_) {
+    b.path_steps.clear();
+    b.pending.clear();
+  }
   if (nodes_.size() > 1 || (nodes_[0].flags & kExpanded)) {
     if (pos == root_pos_) {
       apply_root_noise();
@@ -218,11 +222,11 @@ void Search::apply_root_noise() {
   root_noise_applied_ = true;
 }
 
-void Search::backup(uint32_t begin, uint32_t end, int leaf_mover, float value, float draw,
-                    float margin) {
+void Search::backup(const std::vector<PathStep>& path, uint32_t begin, uint32_t end, int leaf_mover,
+                    float value, float draw, float margin) {
   for (uint32_t i = begin; i < end; ++i) {
-    Node& n = nodes_[path_steps_[i].node];
-    const bool same = path_steps_[i].chooser == leaf_mover;
+    Node& n = nodes_[path[i].node];
+    const bool same = path[i].chooser == leaf_mover;
     n.visits++;
     n.value_sum += same ? value : -value;
     n.draw_sum += draw;
@@ -230,15 +234,15 @@ void Search::backup(uint32_t begin, uint32_t end, int leaf_mover, float value, f
   }
 }
 
-void Search::revert_virtual_loss(uint32_t begin, uint32_t end) {
-  for (uint32_t i = begin; i < end; ++i) nodes_[path_steps_[i].node].in_flight--;
+void Search::revert_virtual_loss(const std::vector<PathStep>& path, uint32_t begin, uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i) nodes_[path[i].node].in_flight--;
 }
 
-void Search::update_proven(uint32_t begin, uint32_t end) {
+void Search::update_proven(const std::vector<PathStep>& path, uint32_t begin, uint32_t end) {
   if (!params_.solver) return;
   // Walk up from the parent of the last node; stop as soon as nothing changes.
   for (int64_t i = int64_t(end) - 2; i >= int64_t(begin); --i) {
-    Node& n = nodes_[path_steps_[i].node];
+    Node& n = nodes_[path[i].node];
     if (n.proven != kUnproven) break;
     if (!(n.flags & kExpanded)) break;
     int best = -2;
@@ -258,25 +262,28 @@ void Search::update_proven(uint32_t begin, uint32_t end) {
     else
       break;
     // The children's view is the mover's here; convert to this node's chooser.
-    const uint8_t mover = path_steps_[i + 1].chooser;
-    n.proven = int8_t(mover == path_steps_[i].chooser ? mover_value : -mover_value);
+    const uint8_t mover = path[i + 1].chooser;
+    n.proven = int8_t(mover == path[i].chooser ? mover_value : -mover_value);
   }
 }
 
-int Search::gather(int max_leaves, std::vector<Position>& leaves) {
+int Search::gather(int slot, int max_leaves, std::vector<Position>& leaves) {
+  assert(slot >= 0 && slot < kMaxInFlight);
+  std::vector<PathStep>& path = in_flight_[slot].path_steps;  // this batch's descents
+  std::vector<Pending>& pending = in_flight_[slot].pending;
   int added = 0;
   if (root_is_terminal()) return 0;
   int descents = 0;
   while (added < max_leaves && descents < 2 * max_leaves + 8 && !root_proven()) {
     ++descents;
-    const uint32_t begin = uint32_t(path_steps_.size());
+    const uint32_t begin = uint32_t(path.size());
     Position pos = root_pos_;
     uint32_t cur = 0;
-    path_steps_.push_back({0, root_pos_.to_move});
+    path.push_back({0, root_pos_.to_move});
     bool collided = false;
     while (true) {
       Node& n = nodes_[cur];
-      const uint8_t chooser = path_steps_.back().chooser;
+      const uint8_t chooser = path.back().chooser;
       if ((n.flags & kTerminal) || (params_.solver && n.proven != kUnproven && cur != 0)) {
         // Exact value: back it up now, no evaluation needed.
         float value, draw, margin;
@@ -287,16 +294,16 @@ int Search::gather(int max_leaves, std::vector<Position>& leaves) {
           draw = n.proven == 0 ? 1.f : 0.f;
           margin = n.visits ? n.margin_sum / float(n.visits) : 0.f;
         }
-        const uint32_t end = uint32_t(path_steps_.size());
-        backup(begin, end, chooser, value, draw, margin);
-        update_proven(begin, end);
-        path_steps_.resize(begin);
+        const uint32_t end = uint32_t(path.size());
+        backup(path, begin, end, chooser, value, draw, margin);
+        update_proven(path, begin, end);
+        path.resize(begin);
         break;
       }
       if (!(n.flags & kExpanded)) {
-        if (n.flags & kAwaitingEval) {  // collision with a descent of this batch
+        if (n.flags & kAwaitingEval) {  // collision with a descent of this or another batch
           collided = true;
-          path_steps_.resize(begin);
+          path.resize(begin);
           break;
         }
         if (cur != 0 && (pos.is_over() || (params_.stop_at_decided && pos.is_decided()))) {
@@ -307,9 +314,9 @@ int Search::gather(int max_leaves, std::vector<Position>& leaves) {
           continue;  // handled as terminal on the next iteration
         }
         n.flags |= kAwaitingEval;
-        const uint32_t end = uint32_t(path_steps_.size());
-        for (uint32_t i = begin; i < end; ++i) nodes_[path_steps_[i].node].in_flight++;
-        pending_.push_back({begin, end, pos});
+        const uint32_t end = uint32_t(path.size());
+        for (uint32_t i = begin; i < end; ++i) nodes_[path[i].node].in_flight++;
+        pending.push_back({begin, end, pos});
         leaves.push_back(pos);
         ++added;
         break;
@@ -317,7 +324,7 @@ int Search::gather(int max_leaves, std::vector<Position>& leaves) {
       const uint32_t next = select_child(cur, pos, chooser);
       const uint8_t mover = pos.to_move;
       pos.play(nodes_[next].move);
-      path_steps_.push_back({next, mover});
+      path.push_back({next, mover});
       cur = next;
     }
     if (collided) break;
@@ -325,18 +332,21 @@ int Search::gather(int max_leaves, std::vector<Position>& leaves) {
   return added;
 }
 
-void Search::deliver(std::span<const EvalOutput> outputs) {
-  assert(outputs.size() == pending_.size());
-  for (size_t i = 0; i < pending_.size() && i < outputs.size(); ++i) {
-    const Pending& p = pending_[i];
-    const uint32_t leaf = path_steps_[p.path_end - 1].node;
+void Search::deliver(int slot, std::span<const EvalOutput> outputs) {
+  assert(slot >= 0 && slot < kMaxInFlight);
+  std::vector<PathStep>& path = in_flight_[slot].path_steps;  // this batch's descents
+  std::vector<Pending>& pending = in_flight_[slot].pending;
+  assert(outputs.size() == pending.size());
+  for (size_t i = 0; i < pending.size() && i < outputs.size(); ++i) {
+    const Pending& p = pending[i];
+    const uint32_t leaf = path[p.path_end - 1].node;
     expand(leaf, p.pos, outputs[i]);
-    revert_virtual_loss(p.path_begin, p.path_end);
-    backup(p.path_begin, p.path_end, p.pos.to_move, outputs[i].value(), outputs[i].draw,
+    revert_virtual_loss(path, p.path_begin, p.path_end);
+    backup(path, p.path_begin, p.path_end, p.pos.to_move, outputs[i].value(), outputs[i].draw,
            outputs[i].margin);
   }
-  pending_.clear();
-  path_steps_.clear();
+  pending.clear();
+  path.clear();
 }
 
 std::array<uint32_t, kMaxMoves> Search::root_visit_counts() const {

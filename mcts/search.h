@@ -82,10 +82,28 @@ class Search {
   // Gathers up to `max_leaves` positions that need an evaluation and appends them to
   // `leaves`. Descents that end in finished or proven positions are backed up at once
   // and not returned. Returns how many were appended.
-  int gather(int max_leaves, std::vector<Position>& leaves);
+  int gather(int max_leaves, std::vector<Position>& leaves) {
+    return gather(0, max_leaves, leaves);
+  }
   // Answers for the leaves of the last gather(), in order.
-  void deliver(std::span<const EvalOutput> outputs);
-  int pending_leaves() const { return int(pending_.size()); }
+  void deliver(std::span<const EvalOutput> outputs) { deliver(0, outputs); }
+
+  // Several batches of one tree in flight at once: `slot` (0 <= slot < kMaxInFlight)
+  // names the batch. While slot 0's leaves are in the network, slot 1 may gather:
+  // the virtual losses of slot 0's descents steer it elsewhere, and a descent that
+  // reaches a leaf still awaiting its evaluation (either slot's) is a collision that
+  // ends the gathering. Each slot's answers go back with deliver(slot), in its own
+  // order; slots may be delivered in any order. This is how a single search keeps the
+  // network busy while its tree works (SearchDriver::run_pipelined with the same
+  // search in both halves). All calls still come from one thread at a time.
+  static constexpr int kMaxInFlight = 2;
+  int gather(int slot, int max_leaves, std::vector<Position>& leaves);
+  void deliver(int slot, std::span<const EvalOutput> outputs);
+  int pending_leaves() const {
+    int n = 0;
+    for (const auto& b : in_flight_) n += int(b.pending.size());
+    return n;
+  }
 
   int64_t root_visits() const;
   bool root_proven() const;
@@ -143,10 +161,16 @@ class Search {
   float child_utility(const Node& child, float fpu_value) const;
   uint32_t select_child(uint32_t parent, const Position& pos, uint8_t chooser) const;
   void expand(uint32_t node, const Position& pos, const EvalOutput& eval);
-  void backup(uint32_t path_begin, uint32_t path_end, int leaf_mover, float value, float draw,
-              float margin);
-  void update_proven(uint32_t path_begin, uint32_t path_end);
-  void revert_virtual_loss(uint32_t path_begin, uint32_t path_end);
+  // One batch in flight: the descents' paths and the leaves awaiting evaluation.
+  struct InFlight {
+    std::vector<PathStep> path_steps;
+    std::vector<Pending> pending;
+  };
+  void backup(const std::vector<PathStep>& path, uint32_t path_begin, uint32_t path_end,
+              int leaf_mover, float value, float draw, float margin);
+  void update_proven(const std::vector<PathStep>& path, uint32_t path_begin, uint32_t path_end);
+  void revert_virtual_loss(const std::vector<PathStep>& path, uint32_t path_begin,
+                           uint32_t path_end);
   void apply_root_noise();
   void exact_value(const Position& pos, float& value, float& draw, float& margin) const;
 
@@ -154,8 +178,7 @@ class Search {
   std::mt19937_64 rng_;
   Position root_pos_;
   std::vector<Node> nodes_;  // nodes_[0] is the root
-  std::vector<PathStep> path_steps_;
-  std::vector<Pending> pending_;
+  InFlight in_flight_[kMaxInFlight];
   bool root_noise_applied_ = false;
 };
 

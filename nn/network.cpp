@@ -1,5 +1,6 @@
 #include "nn/network.h"
 
+#include "nn/convolution_check.h"
 #include "nn/features.h"
 
 namespace kz {
@@ -31,6 +32,7 @@ torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
 }
 
 NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
+  ensure_sound_cpu_convolution();  // once per process: see nn/convolution_check.h
   input_conv =
       register_module("input_conv", torch::nn::Conv1d(conv_options(kNumPlanes, c.channels, 3)));
   input_bn = register_module("input_bn", torch::nn::BatchNorm1d(c.channels));

@@ -6,10 +6,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 
 #include "core/checksum.h"
 #include "mcts/mcts_player.h"
+#include "nn/convolution_check.h"
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
@@ -58,6 +60,25 @@ TEST(Features, LookaheadPlanesMatchTheRules) {
   black.to_move = 1;
   encode_features(black, f);
   EXPECT_FLOAT_EQ(at(kPlaneCount, 0), 11.f / 9.f);
+}
+
+// The check behind every Network (nn/convolution_check.h): its reference agrees with
+// LibTorch's own convolution, and oneDNN stays on exactly when it computes the same.
+TEST(ConvolutionCheck, TheReferenceIsRightAndOneDnnStaysOnOnlyWhereSound) {
+  torch::NoGradGuard no_grad;
+  const bool onednn = ensure_sound_cpu_convolution();
+  const bool was = at::globalContext().userEnabledMkldnn();
+  at::globalContext().setUserEnabledMkldnn(false);
+  for (int64_t channels : {1, 8, 28, 64}) {
+    const auto x = torch::randn({5, channels, 18});
+    const auto w = torch::randn({7, channels, 3});
+    EXPECT_TRUE(torch::allclose(torch::conv1d(x, w, {}, 1, 1), conv1d_by_matmul(x, w), 1e-4, 1e-4))
+        << channels;
+  }
+  at::globalContext().setUserEnabledMkldnn(was);
+  EXPECT_EQ(onednn, at::globalContext().userEnabledMkldnn());
+  EXPECT_EQ(onednn, onednn_convolution_is_sound());
+  if (!onednn) std::cout << "oneDNN convolution unsound here: LibTorch's own is used\n";
 }
 
 TEST(Network, ABatchEvaluatesLikeEachPositionAlone) {
@@ -153,6 +174,31 @@ TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
     refused += !load_error(path("flipped.pt")).empty();
   }
   EXPECT_EQ(refused, tried);
+}
+
+// Model files cross LibTorch versions: the shipped models (written with Debian 12's
+// LibTorch 1.13) and a small model written with Debian 13's LibTorch 2.6
+// (tests/data/togyz-tiny-libtorch-2.6.pt) load with whatever LibTorch this build uses,
+// their weights checksums hold, and they evaluate to proper distributions.
+TEST(ModelFileCompat, ModelsWrittenByOtherLibTorchVersionsLoad) {
+  const std::string root = KZ_SOURCE_DIR;
+  int loaded = 0;
+  for (const std::string& file : {root + "/models/togyz.pt", root + "/models/kalah.pt",
+                                  root + "/tests/data/togyz-tiny-libtorch-2.6.pt"}) {
+    if (!std::filesystem::exists(file)) continue;
+    Model m = load_model(file);  // throws on a checksum mismatch
+    const GameSpec spec = GameSpec::parse(m.meta.game);
+    NnEvaluator eval(std::move(m));
+    const Position start = Position::start(spec);
+    EvalOutput out[1];
+    eval.evaluate(std::span<const Position>(&start, 1), out);
+    float sum = 0;
+    for (float p : out[0].policy) sum += p;
+    EXPECT_NEAR(sum, 1.f, 1e-4) << file;
+    EXPECT_NEAR(out[0].win + out[0].draw + out[0].loss, 1.f, 1e-4) << file;
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 1);
 }
 
 TEST(NetConfigCheck, ExpectedParameterCountIsTheNetworksCount) {

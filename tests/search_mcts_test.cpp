@@ -21,11 +21,13 @@ Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
   return pos;
 }
 
-ThinkResult think(const Position& pos, int visits, SearchParams params = {}) {
+ThinkResult think(const Position& pos, int visits, SearchParams params = {},
+                  bool pipelined = false) {
   auto eval = std::make_shared<RolloutEvaluator>(8);
   MctsPlayerOptions o;
   o.params = params;
   o.visits = visits;
+  o.pipelined = pipelined;
   MctsPlayer player(eval, o);
   ThinkLimits lim;
   lim.nodes = visits;
@@ -299,6 +301,101 @@ TEST(MctsSearch, TimeAndStopLimitsEndTheSearch) {
   const ThinkResult r = player.think(Position::start(GameSpec::togyz()), lim);
   EXPECT_LT(r.seconds, 1.5);
   EXPECT_GT(r.nodes, 10);
+  std::atomic<bool> stop{true};
+  ThinkLimits stopped;
+  stopped.nodes = 1000000;
+  stopped.stop = &stop;
+  player.new_game();
+  const ThinkResult s = player.think(Position::start(GameSpec::togyz()), stopped);
+  EXPECT_LT(s.nodes, 100);
+  EXPECT_GE(s.best_move, 0);
+}
+
+// One search with two batches in flight (MctsPlayerOptions::pipelined, the protocol's
+// Threads 2): the same answers where the position decides them, every visit accounted
+// for, no leaf left pending, and the time and stop limits still hold.
+TEST(MctsPipelinedSearch, FindsTheSameDecisiveMovesAndProofs) {
+  const Position togyz =
+      Position::parse("10,0,0,0,0,0,0,1,0/19,1,1,1,1,1,1,1,1 62 62 w", GameSpec::togyz());
+  const ThinkResult t = think(togyz, 200, {}, true);
+  EXPECT_EQ(t.best_move, 0);
+  EXPECT_TRUE(t.moves[0].proven);
+  const Position kalah =
+      Position::parse("1,0,0,0,0,0/1,1,1,1,15,1 13 14 s", GameSpec::parse("kalah"));
+  const ThinkResult k = think(kalah, 200, {}, true);
+  EXPECT_EQ(k.best_move, 0);
+  EXPECT_TRUE(k.proven);
+  const Position middle =
+      Position::parse("1,0,0,0,0,0,0,2,1/11,5,5,5,5,5,5,5,5 50 57 w", GameSpec::togyz());
+  EXPECT_EQ(think(middle, 800, {}, true).best_move, 8);
+}
+
+TEST(MctsPipelinedSearch, EveryVisitIsAccountedForAndNothingStaysPending) {
+  std::mt19937_64 rng(5);
+  for (const char* game : {"togyz", "kalah", "bantumi"}) {
+    const GameSpec spec = GameSpec::parse(game);
+    auto eval = std::make_shared<RolloutEvaluator>(4);
+    MctsPlayerOptions o;
+    o.visits = 600;
+    o.pipelined = true;
+    MctsPlayer player(eval, o);
+    Position pos = Position::start(spec);
+    for (int ply = 0; ply < 30 && !pos.is_decided(); ++ply) {
+      ThinkLimits lim;
+      lim.nodes = 600;
+      const ThinkResult r = player.think(pos, lim);
+      ASSERT_TRUE(pos.is_legal(r.best_move)) << game << " " << pos.to_string();
+      Search& s = player.search();
+      EXPECT_EQ(s.pending_leaves(), 0);
+      // The target is reached (or the root proven), and overshot by at most the batch
+      // that was in flight when it was.
+      if (!r.proven) {
+        EXPECT_GE(s.root_visits(), 600);
+        EXPECT_LE(s.root_visits(), 600 + 2 * s.params().leaves_per_batch);
+      }
+      int64_t child_visits = 0;
+      for (const MoveEval& m : r.moves) child_visits += m.visits;
+      // The root's visits are its children's plus its own first evaluation.
+      if (!r.proven) {
+        EXPECT_EQ(child_visits + 1, s.root_visits()) << game;
+      }
+      pos.play(ply % 3 == 0 ? random_legal_move(pos, rng) : r.best_move);
+    }
+  }
+}
+
+TEST(MctsPipelinedSearch, SolvesKalahEndgamesLikeMinimax) {
+  std::mt19937_64 rng(23);
+  const GameSpec spec = GameSpec::parse("kalah:4,3");
+  int checked = 0;
+  while (checked < 8) {
+    const Position p = after_random_plies(Position::start(spec), 12 + int(rng() % 16), rng);
+    if (p.is_decided()) continue;
+    auto eval = std::make_shared<RolloutEvaluator>(2);
+    MctsPlayerOptions o;
+    o.pipelined = true;
+    MctsPlayer player(eval, o);
+    ThinkLimits lim;
+    lim.nodes = 400000;
+    const ThinkResult r = player.think(p, lim);
+    ASSERT_TRUE(r.proven) << p.to_string();
+    std::map<std::pair<uint64_t, std::string>, int> memo;
+    EXPECT_EQ(r.win == 1.f ? 1 : r.loss == 1.f ? -1 : 0, minimax(p, memo)) << p.to_string();
+    ++checked;
+  }
+}
+
+TEST(MctsPipelinedSearch, TimeAndStopLimitsEndTheSearch) {
+  auto eval = std::make_shared<RolloutEvaluator>(8);
+  MctsPlayerOptions o;
+  o.pipelined = true;
+  MctsPlayer player(eval, o);
+  ThinkLimits lim;
+  lim.movetime_s = 0.2;
+  const ThinkResult r = player.think(Position::start(GameSpec::togyz()), lim);
+  EXPECT_LT(r.seconds, 1.5);
+  EXPECT_GT(r.nodes, 10);
+  EXPECT_EQ(player.search().pending_leaves(), 0);
   std::atomic<bool> stop{true};
   ThinkLimits stopped;
   stopped.nodes = 1000000;
