@@ -209,7 +209,9 @@ class SelfplayController : public GameController {
     const double secs = std::chrono::duration<double>(Clock::now() - t0_).count();
     progress_.set_field("games/h", finished_ / secs * 3600, 5);
     progress_.set_field("moves/s", report_.plies / secs, 4);
-    progress_.set_field("evals/s", driver_.stats().evaluated / secs, 5);
+    // With search threads the driver's figures arrive when the run ends.
+    if (driver_.stats().evaluated > 0)
+      progress_.set_field("evals/s", driver_.stats().evaluated / secs, 5);
     progress_.set_field("avg_len", double(report_.plies) / finished_, 4);
   }
 
