@@ -225,6 +225,8 @@ TEST_F(ConfigBase, MissingBasesAndCyclesAreErrors) {
       << load_error(self);
   EXPECT_NE(load_error(write("num.toml", "extends = 3\n")).find("extends: expected a string"),
             std::string::npos);
+  EXPECT_NE(load_error(write("dev.toml", "extends = \"/dev/zero\"\n")).find("not a regular file"),
+            std::string::npos);
   write("dir.toml/x", "");
   EXPECT_NE(load_error(write("d.toml", "extends = \"dir.toml\"\n")).find("is a directory"),
             std::string::npos);

@@ -19,6 +19,8 @@ namespace kz {
 
 namespace {
 
+constexpr uintmax_t kMaxBaseBytes = uintmax_t(1) << 20;
+
 // Where a key got its value: the file and line, for messages.
 struct Origin {
   std::string source;
@@ -151,6 +153,12 @@ class ConfigReader {
     if (const std::string why = why_not_a_file(path); !why.empty())
       throw ConfigError(at(source, node) + "extends '" + name + "': cannot open config '" + path +
                         "': " + why);
+    // A base is a small regular file: never a device or a pipe that reads forever.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > kMaxBaseBytes || ec)
+      throw ConfigError(at(source, node) + "extends '" + name + "': '" + path +
+                        "' is not a regular file of at most 1 MiB");
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
