@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
                  "compute each step's batch as N slices, averaged: N ranks' arithmetic in one "
                  "process (default 1)")
       ->check(CLI::Range(1, 65536));
+  app.add_option("--loader-threads", o.loader_threads,
+                 "threads encoding the next steps' batches ahead of the optimizer (0 = none; "
+                 "default 1)")
+      ->check(CLI::Range(0, 64));
   bool init_only = false;
   app.add_flag("--init-only", init_only,
                "write a freshly initialised generation-0 model to --out and exit");

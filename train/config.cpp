@@ -248,6 +248,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   tr.get("validation_fraction", t.validation_fraction);
   tr.get("validation_every", t.validation_every);
   tr.get("threads", t.threads);
+  tr.get("precision", t.precision);
   tr.require("batch_size", t.batch_size, 1, 65536);
   tr.require("steps_per_generation", t.steps_per_generation, 1, 100000000);
   tr.require("learning_rate", t.learning_rate, 0.f, 10.f);
@@ -264,6 +265,9 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   tr.require("validation_fraction", t.validation_fraction, 0.f, 0.5f);
   tr.require("validation_every", t.validation_every, 1, 100000000);
   tr.require("threads", t.threads, 1, 1024);
+  if (t.precision != "fp32" && t.precision != "bf16")
+    throw ConfigError(source + ": [train] precision = \"" + t.precision +
+                      "\": expected \"fp32\" or \"bf16\"");
   tr.check_unknown();
 
   Section ga(table("gate"), "gate", source);

@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <ATen/autocast_mode.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "nn/model_file.h"
 #include "train/metrics_log.h"
 #include "train/plot.h"
+#include "train/prefetch.h"
 #include "train/progress.h"
 #include "train/replay_buffer.h"
 
@@ -29,18 +31,21 @@ struct Batch {
   torch::Tensor features, policy, policy_mask, wdl, margin;
 };
 
-// `row(i)` for i in [0, n): the rows of the batch, in order.
+// `row(i)` for i in [0, n): the rows of the batch, in order. `pinned`: in page-locked
+// memory, which a CUDA device copies from asynchronously (only for CUDA: pinning needs
+// the CUDA runtime).
 template <class RowAt>
-Batch make_batch(size_t n, RowAt row, int pits) {
+Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
   const int64_t B = int64_t(n);
   const int L = 2 * pits;
   const size_t per = size_t(kNumPlanes) * L;
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(pinned);
   Batch b;
-  b.features = torch::empty({B, kNumPlanes, L}, torch::kFloat32);
-  b.policy = torch::zeros({B, pits}, torch::kFloat32);
-  b.policy_mask = torch::zeros({B}, torch::kFloat32);
-  b.wdl = torch::empty({B}, torch::kLong);
-  b.margin = torch::empty({B}, torch::kFloat32);
+  b.features = torch::empty({B, kNumPlanes, L}, f32);
+  b.policy = torch::zeros({B, pits}, f32);
+  b.policy_mask = torch::zeros({B}, f32);
+  b.wdl = torch::empty({B}, f32.dtype(torch::kLong));
+  b.margin = torch::empty({B}, f32);
   float* f = b.features.data_ptr<float>();
   float* p = b.policy.data_ptr<float>();
   float* pm = b.policy_mask.data_ptr<float>();
@@ -59,12 +64,65 @@ Batch make_batch(size_t n, RowAt row, int pits) {
   return b;
 }
 
+// The batch on `device`; from pinned memory the copies are asynchronous (they queue
+// behind the GPU's work instead of waiting for it).
+Batch to_device(const Batch& b, const torch::Device& device) {
+  if (device.is_cpu()) return b;
+  return {b.features.to(device, /*non_blocking=*/true), b.policy.to(device, true),
+          b.policy_mask.to(device, true), b.wdl.to(device, true), b.margin.to(device, true)};
+}
+
+// A step's rows, built ahead by the prefetcher: one batch per slice of this rank.
+struct StepBatch {
+  std::vector<Batch> slices;
+};
+
+// Mixed precision ([train] precision = "bf16"): the forward pass under LibTorch's
+// autocast (matrix products and convolutions in bfloat16, reductions and the losses in
+// float32); weights, gradients and the optimizer stay float32. Autocast is per thread.
+class AutocastScope {
+ public:
+  AutocastScope(bool on, const torch::Device& device) : on_(on), cuda_(device.is_cuda()) {
+    if (!on_) return;
+    if (cuda_) {
+      at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+      at::autocast::set_enabled(true);
+    } else {
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::set_cpu_enabled(true);
+    }
+  }
+  ~AutocastScope() {
+    if (!on_) return;
+    if (cuda_)
+      at::autocast::set_enabled(false);
+    else
+      at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool on_, cuda_;
+};
+
 struct Losses {
   torch::Tensor total, policy, value, margin;
 };
 
-Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc) {
-  NetOutput out = net->forward(b.features, pits);
+Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc,
+                      bool bf16 = false) {
+  NetOutput out;
+  {
+    AutocastScope autocast(bf16, b.features.device());
+    out = net->forward(b.features, pits);
+  }
+  if (bf16) {
+    out.policy_logits = out.policy_logits.to(torch::kFloat32);
+    out.wdl_logits = out.wdl_logits.to(torch::kFloat32);
+    out.margin = out.margin.to(torch::kFloat32);
+  }
   // Illegal moves: a large negative logit (not -inf, whose 0 * -inf would be NaN).
   const auto legal = b.features.select(1, kPlaneMyLegal).narrow(1, 0, pits) > 0.5;
   auto logits = out.policy_logits.masked_fill(legal.logical_not(), -1e9);
@@ -177,11 +235,11 @@ void save_checkpoint(const std::string& path, Network& net, torch::optim::SGD& o
 
 // Returns the step to continue from, or -1 when there is no usable checkpoint.
 int load_checkpoint(const std::string& path, Network& net, torch::optim::SGD& opt,
-                    const Model& model) {
+                    const Model& model, const torch::Device& device) {
   if (!std::filesystem::exists(path)) return -1;
   try {
     torch::serialize::InputArchive archive, net_archive, opt_archive;
-    archive.load_from(path);
+    archive.load_from(path, device);
     c10::IValue meta;
     archive.read("kz_checkpoint", meta);
     const auto j = nlohmann::json::parse(meta.toStringRef());
@@ -213,7 +271,10 @@ TrainReport run_training(const TrainOptions& o) {
   const int slices = o.batch_slices;
   if (slices < 1) throw std::invalid_argument("batch slices must be at least 1");
   // Joining the job first: a rank that fails below then ends the others' waits at once.
-  Communicator comm(o.distributed, torch::kCPU);
+  const torch::Device device = parse_device(cfg.device);
+  const bool cuda = device.is_cuda();
+  const bool bf16 = tc.precision == "bf16";
+  Communicator comm(o.distributed, device);
   const int rank = comm.rank(), world = comm.world_size();
   const bool leader = rank == 0;  // validates and writes every file
   const int parts = world * slices;
@@ -252,7 +313,9 @@ TrainReport run_training(const TrainOptions& o) {
                load.rows_train, load.shards_used, load.oldest_generation, load.newest_generation,
                load.rows_validation);
 
+  // Initialised on the CPU (the same weights for a seed on every device), then moved.
   Model model = load_or_init_model(o.init_model, game, cfg.network, cfg.seed, torch::kCPU);
+  model.net->to(device);
   const int64_t base_steps = model.meta.training_steps;
   model.meta.generation = o.generation >= 0 ? o.generation : model.meta.generation + 1;
   Network net = model.net;
@@ -262,7 +325,7 @@ TrainReport run_training(const TrainOptions& o) {
                                                .weight_decay(tc.weight_decay));
   int step = 0;
   if (o.resume) {
-    const int s = load_checkpoint(checkpoint, net, opt, model);
+    const int s = load_checkpoint(checkpoint, net, opt, model, device);
     if (s >= 0) {
       step = s;
       report.resumed_from_step = s;
@@ -299,9 +362,12 @@ TrainReport run_training(const TrainOptions& o) {
     size_t n = 0;
     for (size_t start = 0; start < validation.size(); start += 1024) {
       const size_t count = std::min(validation.size() - start, size_t(1024));
-      const Batch b = make_batch(
-          count, [&](size_t i) -> const ShardRow& { return validation[start + i]; }, pits);
-      const Losses l = compute_losses(net, b, pits, tc);
+      const Batch b =
+          to_device(make_batch(
+                        count, [&](size_t i) -> const ShardRow& { return validation[start + i]; },
+                        pits, cuda),
+                    device);
+      const Losses l = compute_losses(net, b, pits, tc, bf16);
       const double w = double(count);
       total += l.total.item<double>() * w;
       pol += l.policy.item<double>() * w;
@@ -339,12 +405,25 @@ TrainReport run_training(const TrainOptions& o) {
   const auto t0 = Clock::now();
   int steps_this_run = 0;
   const int checkpoint_every = std::max(50, steps / 4);
+  // A step's rows are a pure function of (seed, generation, step), whichever thread
+  // builds them: the whole global batch is drawn on every rank (a few thousand draws),
+  // each encodes only its own slices' rows.
+  const uint64_t sample_seed = cfg.seed + uint64_t(model.meta.generation) * 7919;
+  StepPrefetcher<StepBatch> prefetch(
+      step, steps, o.loader_threads, o.prefetch_depth, [&](int64_t s) {
+        std::mt19937_64 rng(step_seed(sample_seed, base_steps + s));
+        const std::vector<size_t> picked = buffer.sample_indices(size_t(tc.batch_size), rng);
+        StepBatch sb;
+        for (int k = 0; k < slices; ++k) {
+          const size_t first = size_t(rank * slices + k) * part_rows;
+          sb.slices.push_back(make_batch(
+              part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
+              pits, cuda));
+        }
+        return sb;
+      });
   while (step < steps) {
-    std::mt19937_64 rng(
-        step_seed(cfg.seed + uint64_t(model.meta.generation) * 7919, base_steps + step));
-    // The whole global batch is drawn on every rank (a few thousand draws); each reads
-    // only its own slices' rows.
-    const std::vector<size_t> picked = buffer.sample_indices(size_t(tc.batch_size), rng);
+    const StepBatch batches = prefetch.next();
     const double lr = learning_rate(tc, base_steps + step);
     for (auto& group : opt.param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
@@ -354,22 +433,19 @@ TrainReport run_training(const TrainOptions& o) {
     std::vector<torch::Tensor> start_buffers, stats_sum;
     if (slices > 1)
       for (const auto& b : all_buffers) start_buffers.push_back(b.detach().clone());
-    double loss_sum[4] = {0, 0, 0, 0};
+    // The losses stay on the device until a step reports them: reading them every step
+    // would make the CPU wait for the GPU.
+    torch::Tensor loss_sum;
     for (int k = 0; k < slices; ++k) {
       if (k > 0) {
         torch::NoGradGuard ng;
         for (size_t i = 0; i < all_buffers.size(); ++i) all_buffers[i].copy_(start_buffers[i]);
       }
-      const size_t first = size_t(rank * slices + k) * part_rows;
-      const Batch b = make_batch(
-          part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
-          pits);
-      const Losses l = compute_losses(net, b, pits, tc);
+      const Batch b = to_device(batches.slices[size_t(k)], device);
+      const Losses l = compute_losses(net, b, pits, tc, bf16);
       l.total.backward();
-      loss_sum[0] += l.total.item<double>();
-      loss_sum[1] += l.policy.item<double>();
-      loss_sum[2] += l.value.item<double>();
-      loss_sum[3] += l.margin.item<double>();
+      const torch::Tensor losses = torch::stack({l.total, l.policy, l.value, l.margin}).detach();
+      loss_sum = k == 0 ? losses : loss_sum + losses;
       if (slices > 1) {
         torch::NoGradGuard ng;
         for (size_t i = 0; i < stats.size(); ++i) {
@@ -390,10 +466,10 @@ TrainReport run_training(const TrainOptions& o) {
         std::vector<torch::Tensor> pieces;
         pieces.reserve(params.size() + stats.size() + 1);
         for (const auto& p : params)
-          pieces.push_back(p.grad().defined() ? p.grad().reshape(-1) : torch::zeros({p.numel()}));
+          pieces.push_back(p.grad().defined() ? p.grad().reshape(-1)
+                                              : torch::zeros({p.numel()}, p.options()));
         for (const auto& b : stats) pieces.push_back(b.reshape(-1));
-        pieces.push_back(torch::tensor(
-            {float(loss_sum[0]), float(loss_sum[1]), float(loss_sum[2]), float(loss_sum[3])}));
+        pieces.push_back(loss_sum);
         torch::Tensor flat = torch::cat(pieces);
         comm.all_reduce_sum(flat, "step " + std::to_string(step + 1) + "'s gradients");
         flat.mul_(scale);
@@ -406,22 +482,28 @@ TrainReport run_training(const TrainOptions& o) {
           b.view(-1).copy_(flat.narrow(0, at, b.numel()));
           at += b.numel();
         }
-        for (int i = 0; i < 4; ++i) loss_sum[i] = flat[at + i].item<double>();
+        loss_sum = flat.narrow(0, at, 4);
         report.allreduce_seconds += std::chrono::duration<double>(Clock::now() - ta).count();
       } else {
         for (const auto& p : params)
           if (p.grad().defined()) p.mutable_grad().mul_(scale);
         for (const auto& b : stats) b.mul_(scale);
-        for (double& v : loss_sum) v *= scale;
+        loss_sum = loss_sum * scale;
       }
     }
     opt.step();
     ++step;
     ++steps_this_run;
-    report.last_loss = loss_sum[0];
-    report.last_policy = loss_sum[1];
-    report.last_value = loss_sum[2];
-    report.last_margin = loss_sum[3];
+    // --stop-after behaves as a run killed here would: the checkpoint is the only trace.
+    const bool stopping = o.stop_after > 0 && step >= o.stop_after && step < steps;
+    const bool reporting = step % 10 == 0 || step == steps || stopping;
+    if (reporting) {
+      const torch::Tensor l = loss_sum.to(torch::kCPU, torch::kFloat64);
+      report.last_loss = l[0].item<double>();
+      report.last_policy = l[1].item<double>();
+      report.last_value = l[2].item<double>();
+      report.last_margin = l[3].item<double>();
+    }
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     report.samples_per_s = secs > 0 ? steps_this_run * double(tc.batch_size) / secs : 0;
     if (metrics && (step % 10 == 0 || step == steps))
@@ -432,8 +514,6 @@ TrainReport run_training(const TrainOptions& o) {
                                        {"lr", lr},
                                        {"samples_per_s", report.samples_per_s}});
     if (step % tc.validation_every == 0 || step == steps) validate();
-    // --stop-after behaves as a run killed here would: the checkpoint is the only trace.
-    const bool stopping = o.stop_after > 0 && step >= o.stop_after && step < steps;
     if ((step % checkpoint_every == 0 || stopping) && step < steps && leader)
       save_checkpoint(checkpoint, net, opt, step, model);
     if (stopping) {
@@ -443,7 +523,7 @@ TrainReport run_training(const TrainOptions& o) {
       return report;
     }
     progress.set_done(step);
-    progress.set_field("loss", report.last_loss, 4);
+    if (reporting) progress.set_field("loss", report.last_loss, 4);
     progress.set_field("samples/s", std::round(report.samples_per_s), 6);
   }
   progress.finish();

@@ -47,6 +47,10 @@ struct TrainOptions {
   // another, each normalised on its own by batch norm, and their gradients averaged:
   // the arithmetic of that many ranks, in one process. 1 = the whole batch at once.
   int batch_slices = 1;
+  // Threads that draw and encode the next steps' rows while the optimizer works (0 = the
+  // optimizer's thread does it between steps), and how many steps they may be ahead.
+  int loader_threads = 1;
+  int prefetch_depth = 4;
 };
 
 struct TrainReport {
