@@ -5,11 +5,14 @@
 #include "core/numbers.h"
 
 #ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
 #ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
 
 namespace kz {
@@ -101,11 +104,16 @@ Communicator::Communicator(const DistributedOptions& options, const torch::Devic
   try {
     c10d::TCPStoreOptions so;
     so.port = uint16_t(options_.master_port);
-    so.isServer = options_.rank == 0;
+    // torchrun's static rendezvous hosts the store on MASTER_PORT itself and says so;
+    // then every rank is a client. Otherwise rank 0 hosts it.
+    const char* agent_store = env("TORCHELASTIC_USE_AGENT_STORE");
+    so.isServer = options_.rank == 0 && !(agent_store && std::string(agent_store) == "True");
     so.numWorkers = options_.world_size;
     so.waitWorkers = true;
     so.timeout = timeout;
-    impl_->store = c10::make_intrusive<c10d::TCPStore>(options_.master_addr, so);
+    // Our keys under a prefix of their own, apart from a launcher's in a shared store.
+    impl_->store = c10::make_intrusive<c10d::PrefixStore>(
+        "kumalak-train/", c10::make_intrusive<c10d::TCPStore>(options_.master_addr, so));
   } catch (const std::exception& e) {
     throw DistributedError(
         "rank " + std::to_string(options_.rank) + " of " + std::to_string(options_.world_size) +
