@@ -68,6 +68,7 @@ TEST(Distributed, LaunchVariablesOfTorchrunAndSlurm) {
                    {"WORLD_SIZE", "4"},
                    {"MASTER_ADDR", "node7"},
                    {"MASTER_PORT", "1234"},
+                   {"LOCAL_RANK", "1"},
                    {"SLURM_PROCID", "1"},
                    {"SLURM_NTASKS", "2"}});
     const DistributedOptions o = distributed_from_environment();
@@ -75,18 +76,22 @@ TEST(Distributed, LaunchVariablesOfTorchrunAndSlurm) {
     EXPECT_EQ(o.world_size, 4);
     EXPECT_EQ(o.master_addr, "node7");
     EXPECT_EQ(o.master_port, 1234);
+    EXPECT_EQ(o.local_rank, 1);
   }
   {
     ScopedEnv env({{"RANK", nullptr},
                    {"WORLD_SIZE", nullptr},
                    {"MASTER_ADDR", nullptr},
                    {"MASTER_PORT", nullptr},
+                   {"LOCAL_RANK", nullptr},
+                   {"SLURM_LOCALID", "0"},
                    {"SLURM_PROCID", "1"},
                    {"SLURM_NTASKS", "2"}});
     const DistributedOptions o = distributed_from_environment();
     EXPECT_EQ(o.rank, 1);
     EXPECT_EQ(o.world_size, 2);
     EXPECT_EQ(o.master_addr, "127.0.0.1");  // unset: the default
+    EXPECT_EQ(o.local_rank, 0);
   }
   {
     ScopedEnv env({{"RANK", "one"}, {"WORLD_SIZE", nullptr}});

@@ -49,6 +49,10 @@ DistributedOptions distributed_from_environment(DistributedOptions o) {
     o.world_size = env_integer("WORLD_SIZE", 1, 1 << 20);
   else if (env("SLURM_NTASKS"))
     o.world_size = env_integer("SLURM_NTASKS", 1, 1 << 20);
+  if (env("LOCAL_RANK"))
+    o.local_rank = env_integer("LOCAL_RANK", 0, 1 << 20);
+  else if (env("SLURM_LOCALID"))
+    o.local_rank = env_integer("SLURM_LOCALID", 0, 1 << 20);
   if (env("MASTER_ADDR")) o.master_addr = env("MASTER_ADDR");
   if (env("MASTER_PORT")) o.master_port = env_integer("MASTER_PORT", 1, 65535);
   return o;

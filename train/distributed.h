@@ -30,6 +30,9 @@ struct DistributedError : std::runtime_error {
 struct DistributedOptions {
   int rank = 0;
   int world_size = 1;  // 1 = a single process: no rendezvous, collectives are no-ops
+  // This rank's number among the ranks on its machine (LOCAL_RANK, SLURM_LOCALID; -1 =
+  // unknown): picks its GPU when the config says plain "cuda".
+  int local_rank = -1;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   // Longest wait of any collective (and of the rendezvous for the other ranks to start).
@@ -38,9 +41,9 @@ struct DistributedOptions {
   int timeout_s = 300;
 };
 
-// The launch variables: RANK/WORLD_SIZE, else SLURM_PROCID/SLURM_NTASKS; MASTER_ADDR,
-// MASTER_PORT. Unset variables keep `base`'s values; a malformed one throws
-// DistributedError naming it.
+// The launch variables: RANK/WORLD_SIZE, else SLURM_PROCID/SLURM_NTASKS; LOCAL_RANK,
+// else SLURM_LOCALID; MASTER_ADDR, MASTER_PORT. Unset variables keep `base`'s values; a malformed
+// one throws DistributedError naming it.
 DistributedOptions distributed_from_environment(DistributedOptions base = {});
 
 // "" when the options can start a job, else what is wrong with them.

@@ -271,7 +271,15 @@ TrainReport run_training(const TrainOptions& o) {
   const int slices = o.batch_slices;
   if (slices < 1) throw std::invalid_argument("batch slices must be at least 1");
   // Joining the job first: a rank that fails below then ends the others' waits at once.
-  const torch::Device device = parse_device(cfg.device);
+  // Several ranks on one machine each take their own GPU when the config says "cuda".
+  const torch::Device device = [&] {
+    const torch::Device d = parse_device(cfg.device);
+    if (d.is_cuda() && !d.has_index() && o.distributed.world_size > 1 &&
+        o.distributed.local_rank >= 0 && torch::cuda::device_count() > 0)
+      return torch::Device(torch::kCUDA, c10::DeviceIndex(o.distributed.local_rank %
+                                                          int(torch::cuda::device_count())));
+    return d;
+  }();
   const bool cuda = device.is_cuda();
   const bool bf16 = tc.precision == "bf16";
   Communicator comm(o.distributed, device);
