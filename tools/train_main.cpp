@@ -32,6 +32,29 @@ int main(int argc, char** argv) {
   app.add_option("--stop-after", o.stop_after,
                  "stop after N steps leaving only the checkpoint (tests)")
       ->group("");
+  // Several processes: the launcher's variables (train/distributed.h), or these flags.
+  int rank = -1, world_size = -1, master_port = -1;
+  std::string master_addr;
+  app.add_option("--rank", rank, "this process's rank (default: RANK or SLURM_PROCID, else 0)")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--world-size", world_size,
+                 "number of ranks (default: WORLD_SIZE or SLURM_NTASKS, else 1)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--master-addr", master_addr,
+                 "rank 0's address (default: MASTER_ADDR, else 127.0.0.1)");
+  app.add_option("--master-port", master_port, "rank 0's port (default: MASTER_PORT, else 29500)")
+      ->check(CLI::Range(1, 65535));
+  app.add_option("--dist-timeout", o.distributed.timeout_s,
+                 "seconds any rank waits for the others before giving up (default 300)")
+      ->check(CLI::Range(1, 86400));
+  app.add_option("--batch-slices", o.batch_slices,
+                 "compute each step's batch as N slices, averaged: N ranks' arithmetic in one "
+                 "process (default 1)")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--loader-threads", o.loader_threads,
+                 "threads encoding the next steps' batches ahead of the optimizer (0 = none; "
+                 "default 1)")
+      ->check(CLI::Range(0, 64));
   bool init_only = false;
   app.add_flag("--init-only", init_only,
                "write a freshly initialised generation-0 model to --out and exit");
@@ -85,8 +108,23 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (data->count() == 0) throw std::invalid_argument("--data is required");
+    o.distributed = kz::distributed_from_environment(o.distributed);
+    if (rank >= 0) o.distributed.rank = rank;
+    if (world_size >= 1) o.distributed.world_size = world_size;
+    if (!master_addr.empty()) o.distributed.master_addr = master_addr;
+    if (master_port >= 1) o.distributed.master_port = master_port;
+    if (o.distributed.rank > 0) spdlog::set_level(spdlog::level::warn);  // rank 0 reports
     torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
     const auto r = kz::run_training(o);
+    if (o.distributed.rank > 0) {
+      std::cout << "train: rank " << o.distributed.rank << " of " << r.world_size << ": "
+                << r.steps_done << " steps done" << std::endl;
+      return 0;
+    }
+    if (r.world_size > 1)
+      std::cout << "train: " << r.world_size << " ranks; all-reduce "
+                << (r.seconds > 0 ? 100 * r.allreduce_seconds / r.seconds : 0)
+                << " % of the training time" << std::endl;
     std::cout << "train: " << r.steps_done << " steps (resumed from " << r.resumed_from_step
               << "), " << r.window_rows << " window rows, " << r.validation_rows
               << " validation rows, " << r.samples_per_s << " samples/s; loss " << r.last_loss

@@ -65,6 +65,9 @@ struct TrainConfig {
   float validation_fraction = 0.05f;  // held-out games for the validation loss
   int validation_every = 100;         // steps between validation passes
   int threads = 2;                    // LibTorch intra-op threads
+  // "fp32", or "bf16": the forward pass under autocast in bfloat16 (weights and the
+  // optimizer stay float32). On a CPU without native bfloat16 it is slower than fp32.
+  std::string precision = "fp32";
 };
 
 struct GateConfig {

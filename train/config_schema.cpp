@@ -29,6 +29,10 @@ std::string check_device(const std::string& name) {
   return ok ? "" : "expected cpu, cuda or cuda:N";
 }
 
+std::string check_precision(const std::string& name) {
+  return name == "fp32" || name == "bf16" ? "" : "expected \"fp32\" or \"bf16\"";
+}
+
 constexpr double kBig = 1e9;  // "no practical limit" for counts of steps and games
 
 // clang-format off
@@ -89,6 +93,7 @@ const ConfigKey kSchema[] = {
   {"train", "validation_fraction", KZ_FIELD(train.validation_fraction), 0, 0.5, "held-out games for the validation loss"},
   {"train", "validation_every", KZ_FIELD(train.validation_every), 1, 1e8, "steps between validation passes"},
   {"train", "threads", KZ_FIELD(train.threads), 1, 1024, "LibTorch intra-op threads of every executable of the run"},
+  {"train", "precision", KZ_FIELD(train.precision), 0, 0, "fp32, or bf16: the forward pass under autocast in bfloat16 (weights and optimizer stay fp32)", false, check_precision},
 
   {"gate", "games", KZ_FIELD(gate.games), 2, 1e7, "games per match (paired: each opening with both colours)"},
   {"gate", "visits", KZ_FIELD(gate.visits), 1, 1e7, "visits per move for both players"},

@@ -72,11 +72,20 @@ class ReplayBuffer {
   // the buffer is empty.
   template <class Rng>
   std::vector<ShardRow> sample(size_t batch, Rng& rng) const {
-    if (train_.empty()) throw std::runtime_error("replay buffer: no training rows to sample");
-    std::uniform_int_distribution<size_t> pick(0, train_.size() - 1);
     std::vector<ShardRow> out;
     out.reserve(batch);
-    for (size_t i = 0; i < batch; ++i) out.push_back(*train_[pick(rng)]);
+    for (size_t i : sample_indices(batch, rng)) out.push_back(*train_[i]);
+    return out;
+  }
+
+  // The same draws as sample(), as indices for row(): the trainer draws a step's whole
+  // batch and each rank reads only its slice of it (train/trainer.h).
+  template <class Rng>
+  std::vector<size_t> sample_indices(size_t batch, Rng& rng) const {
+    if (train_.empty()) throw std::runtime_error("replay buffer: no training rows to sample");
+    std::uniform_int_distribution<size_t> pick(0, train_.size() - 1);
+    std::vector<size_t> out(batch);
+    for (size_t i = 0; i < batch; ++i) out[i] = pick(rng);
     return out;
   }
 

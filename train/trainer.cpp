@@ -1,12 +1,15 @@
 #include "train/trainer.h"
 
+#include <ATen/autocast_mode.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <random>
+#include <type_traits>
 
 #include "core/atomic_file.h"
 #include "core/run_lock.h"
@@ -14,6 +17,7 @@
 #include "nn/model_file.h"
 #include "train/metrics_log.h"
 #include "train/plot.h"
+#include "train/prefetch.h"
 #include "train/progress.h"
 #include "train/replay_buffer.h"
 
@@ -27,23 +31,28 @@ struct Batch {
   torch::Tensor features, policy, policy_mask, wdl, margin;
 };
 
-Batch make_batch(const std::vector<ShardRow>& rows, int pits) {
-  const int64_t B = int64_t(rows.size());
+// `row(i)` for i in [0, n): the rows of the batch, in order. `pinned`: in page-locked
+// memory, which a CUDA device copies from asynchronously (only for CUDA: pinning needs
+// the CUDA runtime).
+template <class RowAt>
+Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
+  const int64_t B = int64_t(n);
   const int L = 2 * pits;
   const size_t per = size_t(kNumPlanes) * L;
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(pinned);
   Batch b;
-  b.features = torch::empty({B, kNumPlanes, L}, torch::kFloat32);
-  b.policy = torch::zeros({B, pits}, torch::kFloat32);
-  b.policy_mask = torch::zeros({B}, torch::kFloat32);
-  b.wdl = torch::empty({B}, torch::kLong);
-  b.margin = torch::empty({B}, torch::kFloat32);
+  b.features = torch::empty({B, kNumPlanes, L}, f32);
+  b.policy = torch::zeros({B, pits}, f32);
+  b.policy_mask = torch::zeros({B}, f32);
+  b.wdl = torch::empty({B}, f32.dtype(torch::kLong));
+  b.margin = torch::empty({B}, f32);
   float* f = b.features.data_ptr<float>();
   float* p = b.policy.data_ptr<float>();
   float* pm = b.policy_mask.data_ptr<float>();
   int64_t* w = b.wdl.data_ptr<int64_t>();
   float* m = b.margin.data_ptr<float>();
   for (int64_t i = 0; i < B; ++i) {
-    const ShardRow& r = rows[i];
+    const ShardRow& r = row(size_t(i));
     encode_features(r.pos, std::span<float>(f + per * i, per));
     if (r.full_search()) {
       pm[i] = 1;
@@ -55,12 +64,65 @@ Batch make_batch(const std::vector<ShardRow>& rows, int pits) {
   return b;
 }
 
+// The batch on `device`; from pinned memory the copies are asynchronous (they queue
+// behind the GPU's work instead of waiting for it).
+Batch to_device(const Batch& b, const torch::Device& device) {
+  if (device.is_cpu()) return b;
+  return {b.features.to(device, /*non_blocking=*/true), b.policy.to(device, true),
+          b.policy_mask.to(device, true), b.wdl.to(device, true), b.margin.to(device, true)};
+}
+
+// A step's rows, built ahead by the prefetcher: one batch per slice of this rank.
+struct StepBatch {
+  std::vector<Batch> slices;
+};
+
+// Mixed precision ([train] precision = "bf16"): the forward pass under LibTorch's
+// autocast (matrix products and convolutions in bfloat16, reductions and the losses in
+// float32); weights, gradients and the optimizer stay float32. Autocast is per thread.
+class AutocastScope {
+ public:
+  AutocastScope(bool on, const torch::Device& device) : on_(on), cuda_(device.is_cuda()) {
+    if (!on_) return;
+    if (cuda_) {
+      at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+      at::autocast::set_enabled(true);
+    } else {
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::set_cpu_enabled(true);
+    }
+  }
+  ~AutocastScope() {
+    if (!on_) return;
+    if (cuda_)
+      at::autocast::set_enabled(false);
+    else
+      at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool on_, cuda_;
+};
+
 struct Losses {
   torch::Tensor total, policy, value, margin;
 };
 
-Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc) {
-  NetOutput out = net->forward(b.features, pits);
+Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc,
+                      bool bf16 = false) {
+  NetOutput out;
+  {
+    AutocastScope autocast(bf16, b.features.device());
+    out = net->forward(b.features, pits);
+  }
+  if (bf16) {
+    out.policy_logits = out.policy_logits.to(torch::kFloat32);
+    out.wdl_logits = out.wdl_logits.to(torch::kFloat32);
+    out.margin = out.margin.to(torch::kFloat32);
+  }
   // Illegal moves: a large negative logit (not -inf, whose 0 * -inf would be NaN).
   const auto legal = b.features.select(1, kPlaneMyLegal).narrow(1, 0, pits) > 0.5;
   auto logits = out.policy_logits.masked_fill(legal.logical_not(), -1e9);
@@ -88,6 +150,71 @@ uint64_t step_seed(uint64_t seed, int64_t step) {
   return h * 0xBF58476D1CE4E5B9ull;
 }
 
+uint64_t fnv(uint64_t h, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  return h;
+}
+template <class T>
+uint64_t fnv(uint64_t h, const T& v) {
+  static_assert(std::is_arithmetic_v<T>);
+  return fnv(h, &v, sizeof v);
+}
+
+// What decides a step's arithmetic, apart from data and weights: ranks that disagree on
+// any of it would silently average unrelated gradients.
+uint64_t training_settings_hash(const RunConfig& cfg, int batch_slices) {
+  const TrainConfig& t = cfg.train;
+  uint64_t h = 0xCBF29CE484222325ull;
+  const std::string game = cfg.game.name();
+  h = fnv(h, game.data(), game.size());
+  for (int v : {cfg.network.channels, cfg.network.blocks, cfg.network.policy_channels,
+                cfg.network.value_channels, cfg.network.value_hidden, t.batch_size, t.warmup_steps,
+                t.lr_decay_steps, t.window_generations, t.validation_every, batch_slices})
+    h = fnv(h, v);
+  for (float v : {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight,
+                  t.value_weight, t.margin_weight, t.validation_fraction})
+    h = fnv(h, v);
+  h = fnv(h, t.window_rows);
+  return fnv(h, cfg.seed);
+}
+
+// The training window's rows in order (the fields the loss reads), so that ranks which
+// found other shards, or the same shards in another order, refuse to start.
+uint64_t window_hash(const ReplayBuffer& buffer) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (size_t i = 0; i < buffer.size(); ++i) {
+    const ShardRow& r = buffer.row(i);
+    h = fnv(h, r.game_id);
+    h = fnv(h, r.ply);
+    h = fnv(h, r.result);
+    h = fnv(h, r.final_margin);
+    h = fnv(h, r.flags);
+    h = fnv(h, r.policy.data(), sizeof(float) * r.policy.size());
+  }
+  return h;
+}
+
+// Every rank's view of the job before the first step; a difference is an error on every
+// rank (each gets all views), naming what differs.
+void check_ranks_agree(Communicator& comm, const std::vector<int64_t>& mine) {
+  static const char* const kWhat[] = {
+      "world size",         "step to continue from (checkpoint)",
+      "weights checksum",   "[train] settings, network, game or seed (or --batch-slices)",
+      "window size (rows)", "window contents (shards found)",
+      "steps to train",     "initial model (training steps behind it)",
+      "generation"};
+  const auto all = comm.all_gather(mine, "the ranks' settings");
+  for (size_t r = 1; r < all.size(); ++r)
+    for (size_t i = 0; i < mine.size(); ++i)
+      if (all[r][i] != all[0][i])
+        throw DistributedError("rank " + std::to_string(r) + " disagrees with rank 0 about the " +
+                               kWhat[i] + " (" + std::to_string(all[r][i]) + " vs " +
+                               std::to_string(all[0][i]) +
+                               "): every rank must start from the same config, data, initial "
+                               "model, checkpoint and flags");
+}
+
 void save_checkpoint(const std::string& path, Network& net, torch::optim::SGD& opt, int step,
                      const Model& model) {
   torch::serialize::OutputArchive archive, net_archive, opt_archive;
@@ -108,11 +235,11 @@ void save_checkpoint(const std::string& path, Network& net, torch::optim::SGD& o
 
 // Returns the step to continue from, or -1 when there is no usable checkpoint.
 int load_checkpoint(const std::string& path, Network& net, torch::optim::SGD& opt,
-                    const Model& model) {
+                    const Model& model, const torch::Device& device) {
   if (!std::filesystem::exists(path)) return -1;
   try {
     torch::serialize::InputArchive archive, net_archive, opt_archive;
-    archive.load_from(path);
+    archive.load_from(path, device);
     c10::IValue meta;
     archive.read("kz_checkpoint", meta);
     const auto j = nlohmann::json::parse(meta.toStringRef());
@@ -141,14 +268,41 @@ TrainReport run_training(const TrainOptions& o) {
   const int pits = game.pits;
   const int steps = o.steps > 0 ? o.steps : tc.steps_per_generation;
   const std::string checkpoint = o.checkpoint.empty() ? o.out_model + ".ckpt" : o.checkpoint;
+  const int slices = o.batch_slices;
+  if (slices < 1) throw std::invalid_argument("batch slices must be at least 1");
+  // Joining the job first: a rank that fails below then ends the others' waits at once.
+  // Several ranks on one machine each take their own GPU when the config says "cuda".
+  const torch::Device device = [&] {
+    const torch::Device d = parse_device(cfg.device);
+    if (d.is_cuda() && !d.has_index() && o.distributed.world_size > 1 &&
+        o.distributed.local_rank >= 0 && torch::cuda::device_count() > 0)
+      return torch::Device(torch::kCUDA, c10::DeviceIndex(o.distributed.local_rank %
+                                                          int(torch::cuda::device_count())));
+    return d;
+  }();
+  const bool cuda = device.is_cuda();
+  const bool bf16 = tc.precision == "bf16";
+  Communicator comm(o.distributed, device);
+  const int rank = comm.rank(), world = comm.world_size();
+  const bool leader = rank == 0;  // validates and writes every file
+  const int parts = world * slices;
+  if (tc.batch_size % parts != 0)
+    throw std::invalid_argument(
+        "[train] batch_size " + std::to_string(tc.batch_size) +
+        " is not a multiple of ranks x batch slices = " + std::to_string(parts));
+  const size_t part_rows = size_t(tc.batch_size / parts);
   // One trainer per run (its models folder): two would overwrite each other's
-  // checkpoints and models (core/run_lock.h).
+  // checkpoints and models (core/run_lock.h). Only rank 0 writes there.
   const auto models_dir = std::filesystem::path(o.out_model).parent_path();
-  std::filesystem::create_directories(models_dir.empty() ? "." : models_dir);
-  const RunLock lock(
-      ((models_dir.empty() ? std::filesystem::path(".") : models_dir) / ".trainer.lock").string(),
-      "trainer writing '" + o.out_model + "'");
+  std::unique_ptr<RunLock> lock;
+  if (leader) {
+    std::filesystem::create_directories(models_dir.empty() ? "." : models_dir);
+    lock = std::make_unique<RunLock>(
+        ((models_dir.empty() ? std::filesystem::path(".") : models_dir) / ".trainer.lock").string(),
+        "trainer writing '" + o.out_model + "'");
+  }
   TrainReport report;
+  report.world_size = world;
 
   ReplayConfig rc;
   rc.game = game;
@@ -167,7 +321,9 @@ TrainReport run_training(const TrainOptions& o) {
                load.rows_train, load.shards_used, load.oldest_generation, load.newest_generation,
                load.rows_validation);
 
+  // Initialised on the CPU (the same weights for a seed on every device), then moved.
   Model model = load_or_init_model(o.init_model, game, cfg.network, cfg.seed, torch::kCPU);
+  model.net->to(device);
   const int64_t base_steps = model.meta.training_steps;
   model.meta.generation = o.generation >= 0 ? o.generation : model.meta.generation + 1;
   Network net = model.net;
@@ -177,21 +333,30 @@ TrainReport run_training(const TrainOptions& o) {
                                                .weight_decay(tc.weight_decay));
   int step = 0;
   if (o.resume) {
-    const int s = load_checkpoint(checkpoint, net, opt, model);
+    const int s = load_checkpoint(checkpoint, net, opt, model, device);
     if (s >= 0) {
       step = s;
       report.resumed_from_step = s;
       spdlog::info("train: resuming from step {} of {}", s, steps);
     }
   }
+  if (world > 1) {
+    check_ranks_agree(comm,
+                      {world, step, int64_t(weights_checksum(net)),
+                       int64_t(training_settings_hash(cfg, slices)), int64_t(buffer.size()),
+                       int64_t(window_hash(buffer)), steps, base_steps, model.meta.generation});
+    spdlog::info("train: rank {} of {} ({}), {} rows of each step's {} per rank", rank, world,
+                 comm.backend(), part_rows * size_t(slices), tc.batch_size);
+  }
 
   std::unique_ptr<MetricsLog> metrics;
-  if (!o.metrics_path.empty()) {
+  if (!o.metrics_path.empty() && leader) {
     MetricsLog::Options mo;
     mo.truncate_after_step = o.resume ? base_steps + step : -1;
     metrics = std::make_unique<MetricsLog>(o.metrics_path, mo);
   }
   const std::vector<ShardRow> validation = [&] {
+    if (!leader) return std::vector<ShardRow>();
     auto v = buffer.validation_rows();
     if (v.size() > 4096) v.resize(4096);
     return v;
@@ -204,16 +369,19 @@ TrainReport run_training(const TrainOptions& o) {
     double total = 0, pol = 0, val = 0, mar = 0;
     size_t n = 0;
     for (size_t start = 0; start < validation.size(); start += 1024) {
-      std::vector<ShardRow> chunk(validation.begin() + start,
-                                  validation.begin() + std::min(validation.size(), start + 1024));
-      const Batch b = make_batch(chunk, pits);
-      const Losses l = compute_losses(net, b, pits, tc);
-      const double w = double(chunk.size());
+      const size_t count = std::min(validation.size() - start, size_t(1024));
+      const Batch b =
+          to_device(make_batch(
+                        count, [&](size_t i) -> const ShardRow& { return validation[start + i]; },
+                        pits, cuda),
+                    device);
+      const Losses l = compute_losses(net, b, pits, tc, bf16);
+      const double w = double(count);
       total += l.total.item<double>() * w;
       pol += l.policy.item<double>() * w;
       val += l.value.item<double>() * w;
       mar += l.margin.item<double>() * w;
-      n += chunk.size();
+      n += count;
     }
     report.val_loss = total / n;
     report.val_policy = pol / n;
@@ -227,30 +395,123 @@ TrainReport run_training(const TrainOptions& o) {
     net->train();
   };
 
-  Progress progress("train gen " + std::to_string(model.meta.generation), steps);
+  // What the all-reduce averages: every gradient, the batch-norm running statistics
+  // (so that every rank, and rank 0's checkpoint, holds the statistics of all ranks'
+  // rows), and the four losses for the report.
+  const std::vector<torch::Tensor> params = net->parameters();
+  const std::vector<torch::Tensor> all_buffers = net->buffers();
+  std::vector<torch::Tensor> stats;  // the floating-point buffers: running mean and variance
+  for (const auto& b : all_buffers)
+    if (b.is_floating_point()) stats.push_back(b);
+
+  std::ostream no_output(nullptr);  // discards everything: other ranks, show_progress = false
+  Progress::Options progress_options;
+  if (!o.show_progress || !leader) progress_options.out = &no_output;
+  Progress progress("train gen " + std::to_string(model.meta.generation), steps, progress_options);
   progress.set_done(step);
   net->train();
   const auto t0 = Clock::now();
   int steps_this_run = 0;
   const int checkpoint_every = std::max(50, steps / 4);
+  // A step's rows are a pure function of (seed, generation, step), whichever thread
+  // builds them: the whole global batch is drawn on every rank (a few thousand draws),
+  // each encodes only its own slices' rows.
+  const uint64_t sample_seed = cfg.seed + uint64_t(model.meta.generation) * 7919;
+  StepPrefetcher<StepBatch> prefetch(
+      step, steps, o.loader_threads, o.prefetch_depth, [&](int64_t s) {
+        std::mt19937_64 rng(step_seed(sample_seed, base_steps + s));
+        const std::vector<size_t> picked = buffer.sample_indices(size_t(tc.batch_size), rng);
+        StepBatch sb;
+        for (int k = 0; k < slices; ++k) {
+          const size_t first = size_t(rank * slices + k) * part_rows;
+          sb.slices.push_back(make_batch(
+              part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
+              pits, cuda));
+        }
+        return sb;
+      });
   while (step < steps) {
-    std::mt19937_64 rng(
-        step_seed(cfg.seed + uint64_t(model.meta.generation) * 7919, base_steps + step));
-    const auto rows = buffer.sample(size_t(tc.batch_size), rng);
-    const Batch b = make_batch(rows, pits);
+    const StepBatch batches = prefetch.next();
     const double lr = learning_rate(tc, base_steps + step);
     for (auto& group : opt.param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
     opt.zero_grad();
-    const Losses l = compute_losses(net, b, pits, tc);
-    l.total.backward();
+    // Slices after the first start from the step's initial running statistics, as the
+    // other ranks do; their updated statistics are summed like the gradients.
+    std::vector<torch::Tensor> start_buffers, stats_sum;
+    if (slices > 1)
+      for (const auto& b : all_buffers) start_buffers.push_back(b.detach().clone());
+    // The losses stay on the device until a step reports them: reading them every step
+    // would make the CPU wait for the GPU.
+    torch::Tensor loss_sum;
+    for (int k = 0; k < slices; ++k) {
+      if (k > 0) {
+        torch::NoGradGuard ng;
+        for (size_t i = 0; i < all_buffers.size(); ++i) all_buffers[i].copy_(start_buffers[i]);
+      }
+      const Batch b = to_device(batches.slices[size_t(k)], device);
+      const Losses l = compute_losses(net, b, pits, tc, bf16);
+      l.total.backward();
+      const torch::Tensor losses = torch::stack({l.total, l.policy, l.value, l.margin}).detach();
+      loss_sum = k == 0 ? losses : loss_sum + losses;
+      if (slices > 1) {
+        torch::NoGradGuard ng;
+        for (size_t i = 0; i < stats.size(); ++i) {
+          if (k == 0)
+            stats_sum.push_back(stats[i].detach().clone());
+          else
+            stats_sum[i].add_(stats[i]);
+        }
+      }
+    }
+    if (parts > 1) {
+      torch::NoGradGuard ng;
+      if (slices > 1)
+        for (size_t i = 0; i < stats.size(); ++i) stats[i].copy_(stats_sum[i]);
+      const double scale = 1.0 / parts;
+      if (world > 1) {
+        const auto ta = Clock::now();
+        std::vector<torch::Tensor> pieces;
+        pieces.reserve(params.size() + stats.size() + 1);
+        for (const auto& p : params)
+          pieces.push_back(p.grad().defined() ? p.grad().reshape(-1)
+                                              : torch::zeros({p.numel()}, p.options()));
+        for (const auto& b : stats) pieces.push_back(b.reshape(-1));
+        pieces.push_back(loss_sum);
+        torch::Tensor flat = torch::cat(pieces);
+        comm.all_reduce_sum(flat, "step " + std::to_string(step + 1) + "'s gradients");
+        flat.mul_(scale);
+        int64_t at = 0;
+        for (const auto& p : params) {
+          if (p.grad().defined()) p.mutable_grad().view(-1).copy_(flat.narrow(0, at, p.numel()));
+          at += p.numel();
+        }
+        for (const auto& b : stats) {
+          b.view(-1).copy_(flat.narrow(0, at, b.numel()));
+          at += b.numel();
+        }
+        loss_sum = flat.narrow(0, at, 4);
+        report.allreduce_seconds += std::chrono::duration<double>(Clock::now() - ta).count();
+      } else {
+        for (const auto& p : params)
+          if (p.grad().defined()) p.mutable_grad().mul_(scale);
+        for (const auto& b : stats) b.mul_(scale);
+        loss_sum = loss_sum * scale;
+      }
+    }
     opt.step();
     ++step;
     ++steps_this_run;
-    report.last_loss = l.total.item<double>();
-    report.last_policy = l.policy.item<double>();
-    report.last_value = l.value.item<double>();
-    report.last_margin = l.margin.item<double>();
+    // --stop-after behaves as a run killed here would: the checkpoint is the only trace.
+    const bool stopping = o.stop_after > 0 && step >= o.stop_after && step < steps;
+    const bool reporting = step % 10 == 0 || step == steps || stopping;
+    if (reporting) {
+      const torch::Tensor l = loss_sum.to(torch::kCPU, torch::kFloat64);
+      report.last_loss = l[0].item<double>();
+      report.last_policy = l[1].item<double>();
+      report.last_value = l[2].item<double>();
+      report.last_margin = l[3].item<double>();
+    }
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     report.samples_per_s = secs > 0 ? steps_this_run * double(tc.batch_size) / secs : 0;
     if (metrics && (step % 10 == 0 || step == steps))
@@ -261,9 +522,7 @@ TrainReport run_training(const TrainOptions& o) {
                                        {"lr", lr},
                                        {"samples_per_s", report.samples_per_s}});
     if (step % tc.validation_every == 0 || step == steps) validate();
-    // --stop-after behaves as a run killed here would: the checkpoint is the only trace.
-    const bool stopping = o.stop_after > 0 && step >= o.stop_after && step < steps;
-    if ((step % checkpoint_every == 0 || stopping) && step < steps)
+    if ((step % checkpoint_every == 0 || stopping) && step < steps && leader)
       save_checkpoint(checkpoint, net, opt, step, model);
     if (stopping) {
       progress.finish();
@@ -272,12 +531,13 @@ TrainReport run_training(const TrainOptions& o) {
       return report;
     }
     progress.set_done(step);
-    progress.set_field("loss", report.last_loss, 4);
+    if (reporting) progress.set_field("loss", report.last_loss, 4);
     progress.set_field("samples/s", std::round(report.samples_per_s), 6);
   }
   progress.finish();
   report.steps_done = step;
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!leader) return report;
   model.meta.training_steps = base_steps + step;
   model.meta.note =
       "trained on " + std::to_string(load.rows_train) + " rows from '" + o.data_dir + "'";

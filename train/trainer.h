@@ -7,15 +7,23 @@
 // from state that a crash would lose; the generation term gives every generation of a
 // run its own sample order. The validation slice is drawn with the config seed alone.
 //
-// Distributed training: every tensor operation goes through LibTorch, so the natural
-// growth path is c10d (Gloo on CPU, NCCL on GPU) all-reducing gradients between
-// ranks that each sample their own (seed, rank, step) batch; nothing here assumes a
-// single process beyond the one output file written by rank 0.
+// Several processes (data parallel, train/distributed.h): every rank draws the same
+// global batch of `batch_size` rows for a step and computes the gradients of its own
+// contiguous slice (rank r of W takes rows [r B/W, (r+1) B/W)); the gradients, the
+// batch-norm running statistics and the losses are summed over ranks in one all-reduce
+// and divided by W, so every rank holds the same weights after every step. Batch norm
+// normalises each slice by its own statistics, as PyTorch's DDP without SyncBatchNorm
+// does; `batch_slices` computes the same arithmetic in one process (gradient
+// accumulation over slices), which is what a W-rank run is tested against. Rank 0
+// alone validates, writes metrics, checkpoints and the output model; every rank reads
+// the same checkpoint on --resume, and the ranks check that they agree on config, data,
+// weights and step before the first step.
 #pragma once
 
 #include <string>
 
 #include "train/config.h"
+#include "train/distributed.h"
 
 namespace kz {
 
@@ -34,6 +42,15 @@ struct TrainOptions {
   // run would (0 = off). For testing resumption.
   int stop_after = 0;
   bool show_progress = true;
+  DistributedOptions distributed;  // world_size 1 = one process
+  // Each step's batch (or rank's slice) is computed as this many slices one after
+  // another, each normalised on its own by batch norm, and their gradients averaged:
+  // the arithmetic of that many ranks, in one process. 1 = the whole batch at once.
+  int batch_slices = 1;
+  // Threads that draw and encode the next steps' rows while the optimizer works (0 = the
+  // optimizer's thread does it between steps), and how many steps they may be ahead.
+  int loader_threads = 1;
+  int prefetch_depth = 4;
 };
 
 struct TrainReport {
@@ -41,8 +58,10 @@ struct TrainReport {
   int resumed_from_step = 0;
   uint64_t window_rows = 0, validation_rows = 0;
   std::vector<std::string> skipped_shards;
-  double samples_per_s = 0;
+  double samples_per_s = 0;  // global: all ranks' rows
   double seconds = 0;
+  int world_size = 1;
+  double allreduce_seconds = 0;  // waiting in the step's all-reduce (incl. for slower ranks)
   double last_loss = 0, last_policy = 0, last_value = 0, last_margin = 0;
   double val_loss = -1, val_policy = -1, val_value = -1, val_margin = -1;
 };
