@@ -280,7 +280,7 @@ TEST(KalahRules, PositionStrings) {
 
 // The published perfect-play margins (Irving, Donkers & Uiterwijk 2000) check every
 // rule at once (sowing, the skipped store, extra turns, both capture rules, the end
-// sweep): tests/search_kalah_solver_test.cpp solves Kalah(4,3), (4,4) and (5,3) under
+// sweep): tests/mcts_kalah_solver_test.cpp solves Kalah(4,3), (4,4) and (5,3) under
 // both rules with the library's solver and checks it against a brute-force search.
 
 TEST(KalahNames, Presets) {

@@ -15,6 +15,7 @@
 #include "core/atomic_file.h"
 #include "core/run_lock.h"
 #include "nn/allocator.h"
+#include "tools/config_flags.h"
 #include "train/elo.h"
 #include "train/gate.h"
 #include "train/match.h"
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   ladder->add_option("--reach", reach, "play each model against the next REACH models")
       ->check(CLI::Range(1, 100));
   ladder->add_option("--out", out_dir, "folder for ladder.csv, ladder.png and matches.jsonl");
+  kz::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
 
   try {

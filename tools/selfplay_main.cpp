@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "nn/allocator.h"
+#include "tools/config_flags.h"
 #include "train/selfplay.h"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
                  "search threads, each playing its share of the games (default: the config's "
                  "search.threads, else half the cores)")
       ->check(CLI::Range(1, 256));
+  kz::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
   try {
     kz::SelfplayOptions o;

@@ -7,6 +7,7 @@
 
 #include "nn/allocator.h"
 #include "nn/model_file.h"
+#include "tools/config_flags.h"
 #include "train/config_schema.h"
 #include "train/trainer.h"
 
@@ -60,13 +61,7 @@ int main(int argc, char** argv) {
                "write a freshly initialised generation-0 model to --out and exit");
   // The run config's keys, declared once in train/config_schema.cpp: listed, read and
   // dumped here, so that scripts (tools/loop.sh) never parse TOML themselves.
-  app.add_flag_callback(
-      "--help-config",
-      [] {
-        std::cout << kz::config_help_text();
-        throw CLI::Success();
-      },
-      "list every config key with its type, range, default and meaning, and exit");
+  kz::add_help_config_flag(app);
   app.add_flag_callback(
          "--help-config-markdown",
          [] {

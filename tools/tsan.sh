@@ -2,7 +2,7 @@
 # Runs the network-free search tests under ThreadSanitizer: the game runner's search
 # threads and batching front (mcts/game_runner.h, mcts/batching_front.h), the driver's
 # pipeline, the match sides on two threads. A build of its own, build-tsan
-# (-DKZ_SANITIZE=thread); only kz_search_tests is built, since LibTorch is not
+# (-DKZ_SANITIZE=thread); only kz_mcts_tests is built, since LibTorch is not
 # instrumented. Fails on any data race report (TSan exits 66).
 #
 #   tools/tsan.sh                         # the threaded tests (a few minutes on 2 cores)
@@ -16,8 +16,8 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S . -B "$build" -DKZ_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "${launcher[@]}" >/dev/null
 fi
-cmake --build "$build" -j2 --target kz_search_tests
+cmake --build "$build" -j2 --target kz_mcts_tests
 filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*'
 if (($#)); then filter=$1; fi
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
-  "$build/tests/kz_search_tests" "$filter"
+  "$build/tests/kz_mcts_tests" "$filter"
