@@ -82,7 +82,7 @@ TEST(TrainConfigPrecision, Fp32OrBf16) {
     parse_config("[train]\nprecision = \"fp16\"\n", "t.toml");
     FAIL() << "fp16 accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("t.toml: [train] precision = \"fp16\": expected"),
+    EXPECT_NE(std::string(e.what()).find("t.toml:2: precision 'fp16': expected \"fp32\" or \"bf16\""),
               std::string::npos)
         << e.what();
   }
