@@ -36,8 +36,13 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
   // Fills out[i] for positions[i]. Positions are never finished games (the search scores
-  // those exactly). Not required to be thread-safe: one driver thread calls it.
+  // those exactly). Not required to be thread-safe: one driver thread calls it, unless
+  // allows_concurrent_calls() says otherwise.
   virtual void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) = 0;
+  // True when several threads may call evaluate() at the same time (each with its own
+  // batch): a single search's threads then keep several network calls running at once
+  // (MctsPlayerOptions::threads).
+  virtual bool allows_concurrent_calls() const { return false; }
   // A short description for logs and bench output ("rollout x8", "net 64x6 cpu").
   virtual std::string describe() const = 0;
 };

@@ -145,16 +145,16 @@ std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level
                                                const LevelPlayerOptions& options) {
   if (!options.network)
     throw std::runtime_error("the MCTS engine needs a network (no EvaluatorFactory given)");
-  // Threads T >= 2: the tree thread and the network overlap (two batches of the one
-  // tree in flight, MctsPlayerOptions::pipelined) and the network gets T - 1 threads of
-  // its own. Giving LibTorch all T threads instead made one search 48x slower on two
-  // cores as soon as another process ran: its intra-op threads wait on each other,
-  // while the pipeline's two threads never wait for a core that is not theirs.
+  // Threads T >= 2: T threads share the one tree, each evaluating its own batch with one
+  // LibTorch thread, so T network calls run at once (MctsPlayerOptions::threads). Giving
+  // LibTorch T intra-op threads instead made one search 48x slower on two cores as soon
+  // as another process ran: those threads wait on each other at every layer, while the
+  // search threads never wait for a core that is not theirs.
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = std::clamp(options.threads, 1, cores);
-  std::shared_ptr<Evaluator> eval = options.network(spec, model_path, std::max(1, threads - 1));
+  std::shared_ptr<Evaluator> eval = options.network(spec, model_path, 1);
   MctsPlayerOptions o = mcts_level_options(spec, level, options.time_scale, options.seed);
-  o.pipelined = threads >= 2;
+  o.threads = threads;
   return std::make_unique<LevelMctsPlayer>(
       std::move(eval), o, level_spec(spec, level).mcts_movetime_s * options.time_scale);
 }

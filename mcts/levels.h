@@ -75,9 +75,9 @@ std::string model_file_stem(const GameSpec& spec);
 struct LevelPlayerOptions {
   double time_scale = 1.0;
   uint64_t seed = 1;
-  // CPU threads of an MCTS level (the protocol's Threads), capped at the core count: 1 =
-  // one thread doing tree and network in turn; T >= 2 = the tree thread plus a network
-  // given T - 1 threads, with two batches in flight (MctsPlayerOptions::pipelined).
+  // CPU threads of an MCTS level (the protocol's Threads), capped at the core count: T
+  // search threads sharing the tree, each evaluating its own batch with one LibTorch
+  // thread (MctsPlayerOptions::threads).
   int threads = 1;
   // Use alpha-beta even when a model is available (levels-match, comparisons).
   bool force_alphabeta = false;

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <limits>
+#include <mutex>
+#include <thread>
 
 namespace kz {
 
@@ -48,7 +52,11 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
     next_report = elapsed() + 0.5;
   };
   auto stopped = [&] { return limits.stop && limits.stop->load(std::memory_order_relaxed); };
-  if (options_.pipelined) {
+  if (options_.threads >= 2 && evaluator_->allows_concurrent_calls()) {
+    search_concurrently(
+        target, [&] { return search_.done(target) || stopped() || elapsed() >= deadline; },
+        report_if_due);
+  } else if (options_.threads >= 2) {
     // One search in both halves: while one batch is in the network the other is
     // delivered and the next gathered. The checks run after every half round (a few
     // milliseconds), so time limits and `stop` are as prompt as in the serial loop.
@@ -75,6 +83,97 @@ ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
   if (!pos.is_over()) r.best_move = search_.pick_move(options_.temperature, rng_);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+void MctsPlayer::search_concurrently(int64_t target, const std::function<bool()>& finished,
+                                     const std::function<void()>& report) {
+  const int threads = std::min(options_.threads, Search::kMaxInFlight);
+  std::mutex tree_mutex;  // guards search_, cache_ and everything below
+  std::condition_variable delivered;
+  bool stop = false;
+  int batches_out = 0;  // batches being evaluated right now
+  std::exception_ptr error;
+  // Thread `slot` uses the search's batch slot of the same number.
+  auto worker = [&](int slot) {
+    std::vector<Position> leaves, misses;
+    std::vector<EvalOutput> outputs, miss_outputs;
+    std::vector<uint64_t> hashes;
+    std::vector<int> miss_of_leaf;
+    std::unique_lock<std::mutex> lock(tree_mutex);
+    while (!stop) {
+      if (finished()) {
+        stop = true;
+        delivered.notify_all();
+        break;
+      }
+      if (slot == 0) report();
+      leaves.clear();
+      const int64_t need = std::max<int64_t>(1, target - search_.root_visits());
+      const int want = int(std::min<int64_t>(need, std::max(1, search_.params().leaves_per_batch)));
+      search_.gather(slot, want, leaves);
+      if (leaves.empty()) {
+        // Every descent ended on a leaf another thread is evaluating (or was backed up at
+        // once): wait for an answer to land, then look again.
+        if (batches_out > 0) delivered.wait(lock);
+        continue;
+      }
+      // The cache first (under the lock, like the tree), then the misses, deduplicated
+      // only by the cache: a repeat within one batch is rare in one search.
+      const size_t n = leaves.size();
+      outputs.resize(n);
+      hashes.resize(n);
+      miss_of_leaf.assign(n, -1);
+      misses.clear();
+      for (size_t k = 0; k < n; ++k) {
+        hashes[k] = leaves[k].hash();
+        if (cache_.lookup(hashes[k], outputs[k])) continue;
+        miss_of_leaf[k] = int(misses.size());
+        misses.push_back(leaves[k]);
+      }
+      ++batches_out;
+      lock.unlock();
+      // The network call, outside the lock: the other threads descend, back up and call
+      // the network meanwhile.
+      miss_outputs.resize(misses.size());
+      std::exception_ptr failed;
+      try {
+        if (!misses.empty()) evaluator_->evaluate(misses, miss_outputs);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      --batches_out;
+      if (failed) {
+        // Answer the pending leaves anyway (uniform priors, a draw) so that the tree is
+        // left consistent, then stop every thread and rethrow to the caller.
+        for (size_t k = 0; k < n; ++k) {
+          if (miss_of_leaf[k] < 0) continue;
+          EvalOutput& e = outputs[k];
+          e = EvalOutput{};
+          const uint32_t legal = leaves[k].legal_mask();
+          const int count = __builtin_popcount(legal);
+          for (uint32_t m = legal; m; m &= m - 1) e.policy[__builtin_ctz(m)] = 1.f / float(count);
+          e.draw = 1;
+        }
+        if (!error) error = failed;
+        stop = true;
+      } else {
+        ++concurrent_batches_;
+        for (size_t k = 0; k < n; ++k) {
+          if (miss_of_leaf[k] < 0) continue;
+          outputs[k] = miss_outputs[size_t(miss_of_leaf[k])];
+          cache_.insert(hashes[k], outputs[k]);
+        }
+      }
+      search_.deliver(slot, outputs);
+      delivered.notify_all();
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int slot = 1; slot < threads; ++slot) helpers.emplace_back(worker, slot);
+  worker(0);
+  for (auto& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace kz

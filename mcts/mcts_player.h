@@ -2,6 +2,7 @@
 // SearchDriver that gathers `params.leaves_per_batch` leaves per network call.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -21,13 +22,14 @@ struct MctsPlayerOptions {
   float temperature = 0.0f;
   // Keep the subtree of the position actually reached between moves.
   bool reuse_tree = true;
-  // Two batches of the one tree in flight (SearchDriver::run_pipelined with this
-  // search in both halves): the calling thread descends and backs up while the
-  // network evaluates the other batch on a thread of its own. Costs a little search
-  // quality (more virtual loss) and gains up to 2x visits when tree and network take
-  // similar time. Needs an evaluator that may be called from another thread (all do).
-  // The protocol's `Threads 2` and more turn it on (nn/mcts_engine.cpp).
-  bool pipelined = false;
+  // Threads of one search (the protocol's Threads). 1: one thread gathers a batch,
+  // waits for the network, backs it up. T >= 2 with an evaluator that allows concurrent
+  // calls (the network, rollouts): T threads share the tree; each gathers its own batch
+  // under the tree's lock (virtual loss keeps the batches apart) and evaluates it
+  // outside, so up to T network calls run at once, each on a core of its own. With any
+  // other evaluator, T >= 2 is the two-batch pipeline (SearchDriver::run_pipelined with
+  // this search in both halves): the tree works while the network evaluates.
+  int threads = 1;
   // Evaluation cache entries (64 bytes each).
   size_t cache_entries = 1 << 16;
   uint64_t seed = 1;
@@ -44,6 +46,8 @@ class MctsPlayer : public Player {
   void set_progress_callback(ProgressCallback cb) override { progress_ = std::move(cb); }
 
   const DriverStats& driver_stats() const { return driver_.stats(); }
+  // Network calls made by the concurrent threads (threads >= 2); the driver counts the rest.
+  uint64_t concurrent_batches() const { return concurrent_batches_; }
   Search& search() { return search_; }
 
  private:
@@ -54,6 +58,13 @@ class MctsPlayer : public Player {
   Search search_;
   std::mt19937_64 rng_;
   ProgressCallback progress_;
+  uint64_t concurrent_batches_ = 0;
+
+  // threads >= 2 with an evaluator that allows concurrent calls: runs until `finished()`
+  // (checked under the tree's lock) says so; `report()` is called from thread 0 between
+  // its batches, under the lock.
+  void search_concurrently(int64_t target, const std::function<bool()>& finished,
+                           const std::function<void()>& report);
 };
 
 }  // namespace kz

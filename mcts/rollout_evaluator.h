@@ -14,6 +14,7 @@ class RolloutEvaluator : public Evaluator {
   explicit RolloutEvaluator(int playouts = 8) : playouts_(playouts < 1 ? 1 : playouts) {}
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
   std::string describe() const override { return "rollout x" + std::to_string(playouts_); }
+  bool allows_concurrent_calls() const override { return true; }  // no state but playouts_
 
  private:
   int playouts_;

@@ -96,7 +96,7 @@ class Search {
   // order; slots may be delivered in any order. This is how a single search keeps the
   // network busy while its tree works (SearchDriver::run_pipelined with the same
   // search in both halves). All calls still come from one thread at a time.
-  static constexpr int kMaxInFlight = 2;
+  static constexpr int kMaxInFlight = 16;
   int gather(int slot, int max_leaves, std::vector<Position>& leaves);
   void deliver(int slot, std::span<const EvalOutput> outputs);
   int pending_leaves() const {

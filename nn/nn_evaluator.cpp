@@ -24,6 +24,9 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
   const int L = 2 * m;
   const int64_t B = int64_t(positions.size());
   const size_t per = size_t(kNumPlanes) * L;
+  // One buffer per calling thread, reused between calls: several threads may evaluate
+  // at once (allows_concurrent_calls), and a batch allocates nothing once warmed up.
+  thread_local std::vector<float> features_;
   features_.resize(per * B);
   for (int64_t i = 0; i < B; ++i) {
     if (positions[i].npits != m)

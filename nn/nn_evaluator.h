@@ -15,12 +15,13 @@ class NnEvaluator : public Evaluator {
   NnEvaluator(Model model, const torch::Device& device = torch::kCPU);
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
   std::string describe() const override;
+  // Inference only reads the weights, and the feature buffer is per thread.
+  bool allows_concurrent_calls() const override { return true; }
   const Model& model() const { return model_; }
 
  private:
   Model model_;
   torch::Device device_;
-  std::vector<float> features_;  // reused between calls
 };
 
 }  // namespace kz

@@ -21,13 +21,30 @@ Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
   return pos;
 }
 
-ThinkResult think(const Position& pos, int visits, SearchParams params = {},
-                  bool pipelined = false) {
-  auto eval = std::make_shared<RolloutEvaluator>(8);
+// The rollout evaluator for one thread at a time: a search with threads >= 2 then runs
+// the two-batch pipeline instead of concurrent network calls.
+class OneCallAtATimeRollouts : public RolloutEvaluator {
+ public:
+  using RolloutEvaluator::RolloutEvaluator;
+  bool allows_concurrent_calls() const override { return false; }
+};
+
+// The ways one search can run: threads 1; T threads with concurrent calls; the pipeline.
+struct SearchMode {
+  int threads = 1;
+  bool concurrent_evaluator = true;
+};
+std::shared_ptr<Evaluator> rollouts(int playouts, const SearchMode& mode) {
+  if (mode.concurrent_evaluator) return std::make_shared<RolloutEvaluator>(playouts);
+  return std::make_shared<OneCallAtATimeRollouts>(playouts);
+}
+
+ThinkResult think(const Position& pos, int visits, SearchParams params = {}, SearchMode mode = {}) {
+  auto eval = rollouts(8, mode);
   MctsPlayerOptions o;
   o.params = params;
   o.visits = visits;
-  o.pipelined = pipelined;
+  o.threads = mode.threads;
   MctsPlayer player(eval, o);
   ThinkLimits lim;
   lim.nodes = visits;
@@ -311,34 +328,46 @@ TEST(MctsSearch, TimeAndStopLimitsEndTheSearch) {
   EXPECT_GE(s.best_move, 0);
 }
 
-// One search with two batches in flight (MctsPlayerOptions::pipelined, the protocol's
-// Threads 2): the same answers where the position decides them, every visit accounted
-// for, no leaf left pending, and the time and stop limits still hold.
-TEST(MctsPipelinedSearch, FindsTheSameDecisiveMovesAndProofs) {
+// One search on several threads (MctsPlayerOptions::threads, the protocol's Threads):
+// 2 and 4 threads calling the evaluator at once, and 2 with an evaluator that takes one
+// call at a time (the two-batch pipeline). The same answers where the position decides
+// them, every visit accounted for, no leaf left pending, proofs like minimax, and the
+// time and stop limits still hold. ThreadSanitizer runs these too (tools/tsan.sh).
+class MctsThreadedSearch : public ::testing::TestWithParam<SearchMode> {};
+
+INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedSearch,
+                         ::testing::Values(SearchMode{2, true}, SearchMode{4, true},
+                                           SearchMode{2, false}),
+                         [](const auto& info) {
+                           return std::to_string(info.param.threads) + "Threads" +
+                                  (info.param.concurrent_evaluator ? "Concurrent" : "Pipelined");
+                         });
+
+TEST_P(MctsThreadedSearch, FindsTheSameDecisiveMovesAndProofs) {
   const Position togyz =
       Position::parse("10,0,0,0,0,0,0,1,0/19,1,1,1,1,1,1,1,1 62 62 w", GameSpec::togyz());
-  const ThinkResult t = think(togyz, 200, {}, true);
+  const ThinkResult t = think(togyz, 200, {}, GetParam());
   EXPECT_EQ(t.best_move, 0);
   EXPECT_TRUE(t.moves[0].proven);
   const Position kalah =
       Position::parse("1,0,0,0,0,0/1,1,1,1,15,1 13 14 s", GameSpec::parse("kalah"));
-  const ThinkResult k = think(kalah, 200, {}, true);
+  const ThinkResult k = think(kalah, 200, {}, GetParam());
   EXPECT_EQ(k.best_move, 0);
   EXPECT_TRUE(k.proven);
   const Position middle =
       Position::parse("1,0,0,0,0,0,0,2,1/11,5,5,5,5,5,5,5,5 50 57 w", GameSpec::togyz());
-  EXPECT_EQ(think(middle, 800, {}, true).best_move, 8);
+  EXPECT_EQ(think(middle, 800, {}, GetParam()).best_move, 8);
 }
 
-TEST(MctsPipelinedSearch, EveryVisitIsAccountedForAndNothingStaysPending) {
+TEST_P(MctsThreadedSearch, EveryVisitIsAccountedForAndNothingStaysPending) {
   std::mt19937_64 rng(5);
+  const SearchMode mode = GetParam();
   for (const char* game : {"togyz", "kalah", "bantumi"}) {
     const GameSpec spec = GameSpec::parse(game);
-    auto eval = std::make_shared<RolloutEvaluator>(4);
     MctsPlayerOptions o;
     o.visits = 600;
-    o.pipelined = true;
-    MctsPlayer player(eval, o);
+    o.threads = mode.threads;
+    MctsPlayer player(rollouts(4, mode), o);
     Position pos = Position::start(spec);
     for (int ply = 0; ply < 30 && !pos.is_decided(); ++ply) {
       ThinkLimits lim;
@@ -347,11 +376,11 @@ TEST(MctsPipelinedSearch, EveryVisitIsAccountedForAndNothingStaysPending) {
       ASSERT_TRUE(pos.is_legal(r.best_move)) << game << " " << pos.to_string();
       Search& s = player.search();
       EXPECT_EQ(s.pending_leaves(), 0);
-      // The target is reached (or the root proven), and overshot by at most the batch
-      // that was in flight when it was.
+      // The target is reached (or the root proven), and overshot by at most the batches
+      // that were in flight when it was.
       if (!r.proven) {
         EXPECT_GE(s.root_visits(), 600);
-        EXPECT_LE(s.root_visits(), 600 + 2 * s.params().leaves_per_batch);
+        EXPECT_LE(s.root_visits(), 600 + mode.threads * s.params().leaves_per_batch);
       }
       int64_t child_visits = 0;
       for (const MoveEval& m : r.moves) child_visits += m.visits;
@@ -364,17 +393,16 @@ TEST(MctsPipelinedSearch, EveryVisitIsAccountedForAndNothingStaysPending) {
   }
 }
 
-TEST(MctsPipelinedSearch, SolvesKalahEndgamesLikeMinimax) {
+TEST_P(MctsThreadedSearch, SolvesKalahEndgamesLikeMinimax) {
   std::mt19937_64 rng(23);
   const GameSpec spec = GameSpec::parse("kalah:4,3");
   int checked = 0;
   while (checked < 8) {
     const Position p = after_random_plies(Position::start(spec), 12 + int(rng() % 16), rng);
     if (p.is_decided()) continue;
-    auto eval = std::make_shared<RolloutEvaluator>(2);
     MctsPlayerOptions o;
-    o.pipelined = true;
-    MctsPlayer player(eval, o);
+    o.threads = GetParam().threads;
+    MctsPlayer player(rollouts(2, GetParam()), o);
     ThinkLimits lim;
     lim.nodes = 400000;
     const ThinkResult r = player.think(p, lim);
@@ -385,11 +413,10 @@ TEST(MctsPipelinedSearch, SolvesKalahEndgamesLikeMinimax) {
   }
 }
 
-TEST(MctsPipelinedSearch, TimeAndStopLimitsEndTheSearch) {
-  auto eval = std::make_shared<RolloutEvaluator>(8);
+TEST_P(MctsThreadedSearch, TimeAndStopLimitsEndTheSearch) {
   MctsPlayerOptions o;
-  o.pipelined = true;
-  MctsPlayer player(eval, o);
+  o.threads = GetParam().threads;
+  MctsPlayer player(rollouts(8, GetParam()), o);
   ThinkLimits lim;
   lim.movetime_s = 0.2;
   const ThinkResult r = player.think(Position::start(GameSpec::togyz()), lim);
@@ -404,6 +431,26 @@ TEST(MctsPipelinedSearch, TimeAndStopLimitsEndTheSearch) {
   const ThinkResult s = player.think(Position::start(GameSpec::togyz()), stopped);
   EXPECT_LT(s.nodes, 100);
   EXPECT_GE(s.best_move, 0);
+}
+
+// An evaluator error on one of the threads reaches the caller, and the tree is left
+// without pending leaves.
+TEST(MctsThreadedSearchErrors, AnEvaluatorErrorReachesTheCaller) {
+  struct Failing : RolloutEvaluator {
+    std::atomic<int> calls{0};
+    void evaluate(std::span<const Position> p, std::span<EvalOutput> o) override {
+      if (++calls > 5) throw std::runtime_error("network gone");
+      RolloutEvaluator::evaluate(p, o);
+    }
+  };
+  auto eval = std::make_shared<Failing>();
+  MctsPlayerOptions o;
+  o.threads = 3;
+  MctsPlayer player(eval, o);
+  ThinkLimits lim;
+  lim.nodes = 100000;
+  EXPECT_THROW(player.think(Position::start(GameSpec::togyz()), lim), std::runtime_error);
+  EXPECT_EQ(player.search().pending_leaves(), 0);
 }
 
 }  // namespace
