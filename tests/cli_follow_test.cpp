@@ -84,13 +84,13 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   const std::string dir = test::temp_dir("kz-follow");
   const std::string run = dir + "/run";
   // tiny.toml, with candidates every few steps and a gate that always promotes: the SPRT
-  // bounds cannot be crossed in 4 games and the score rule accepts any score. The test
-  // checks the plumbing, not learning.
+  // can only accept H1 (elo0/elo1 far below any result) or continue, and then the score
+  // rule accepts any score. The test checks the plumbing, not learning.
   const std::string cfg = dir + "/follow.toml";
   {
     std::ofstream out(cfg);
     out << "extends = \"" << KZ_SOURCE_DIR << "/configs/tiny.toml\"\n"
-        << "[gate]\npromote_min_score = 0.0\nalpha = 0.0001\nbeta = 0.0001\n"
+        << "[gate]\npromote_min_score = 0.0\nelo0 = -3000.0\nelo1 = -2990.0\n"
         << "[follow]\ncandidate_every_steps = 10\nmax_samples_per_new_position = 4.0\n"
         << "poll_seconds = 0.2\n";
   }
