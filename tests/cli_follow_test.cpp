@@ -148,7 +148,7 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   }
 
   // Every shard a worker reported is there; the shards nobody reported can only be those
-  // written just before a kill -9 (written, not yet printed): full shards of 4 games.
+  // written just before a kill -9 (written, not yet printed), of at most 4 games each.
   const std::regex wrote("selfplay-follow: wrote (\\S+) games=([0-9]+) rows=([0-9]+)");
   std::set<std::string> reported;
   int64_t reported_games = 0;
@@ -175,7 +175,9 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   ASSERT_TRUE(
       std::regex_search(summary, m, std::regex("games=([0-9]+) rows=([0-9]+) unreadable=0")))
       << summary;
-  EXPECT_EQ(std::stoll(m[1].str()), reported_games + 4 * (shard_files - int64_t(reported.size())))
+  const int64_t games_in_shards = std::stoll(m[1].str());
+  EXPECT_GE(games_in_shards, reported_games) << summary;
+  EXPECT_LE(games_in_shards, reported_games + 4 * (shard_files - int64_t(reported.size())))
       << summary;
   EXPECT_GT(reported_games, 0);
 

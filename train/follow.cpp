@@ -243,23 +243,25 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
     say("selfplay-follow: worker " + o.worker_id + " resumes after " + std::to_string(next_game) +
         " games it wrote");
 
-  const SelfplayConfig& sc = o.config.selfplay;
-  // Whole shards per round, and at least as many games as are played at once.
-  const int shards_per_round =
-      std::max(1, (sc.games_in_parallel + sc.games_per_shard - 1) / sc.games_per_shard);
   const std::string snapshot = (data / (".worker-" + id + ".model.pt")).string();
   struct stat seen {};
   bool have_model = false;
+  auto best_changed = [&] {
+    struct stat now {};
+    if (::stat(best.c_str(), &now) != 0)
+      throw std::runtime_error(best.string() + ": no best model (open_follow_run makes one)");
+    const bool changed = !have_model || now.st_ino != seen.st_ino || now.st_size != seen.st_size ||
+                         now.st_mtim.tv_sec != seen.st_mtim.tv_sec ||
+                         now.st_mtim.tv_nsec != seen.st_mtim.tv_nsec;
+    if (changed) seen = now;
+    return changed;
+  };
   int generation = 0;
   std::string label;
   FollowSelfplayReport report;
   const Pacer pacer(o.bounds, o.stop, o.config.follow.poll_seconds);
   while (!pacer.done(report.games)) {
-    struct stat now {};
-    if (::stat(best.c_str(), &now) != 0)
-      throw std::runtime_error(best.string() + ": no best model (open_follow_run makes one)");
-    if (!have_model || now.st_ino != seen.st_ino || now.st_size != seen.st_size ||
-        now.st_mtim.tv_sec != seen.st_mtim.tv_sec || now.st_mtim.tv_nsec != seen.st_mtim.tv_nsec) {
+    if (best_changed()) {
       // One open of best.pt copies one whole file: promotion replaces it by rename only.
       const std::string temp = temp_name_for(snapshot);
       fs::copy_file(best, temp, fs::copy_options::overwrite_existing);
@@ -270,7 +272,6 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
               " weights=" + std::to_string(weights_checksum(m.net));
       if (have_model) ++report.model_switches;
       have_model = true;
-      seen = now;
       say("selfplay-follow: worker " + o.worker_id + " plays with " + label);
     }
     SelfplayOptions so;
@@ -283,15 +284,26 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
     so.generation = generation;
     so.worker_id = o.worker_id;
     so.show_progress = false;
-    so.stop = o.stop;
+    // A round plays with one model until best.pt changes (looked at every poll_seconds),
+    // a stop or the time bound: then no game starts, and the games in flight finish.
+    auto last_look = Clock::now();
+    bool round_over = false;
+    so.keep_starting = [&] {
+      if (round_over || pacer.done(0)) return !(round_over = true);
+      if (Clock::now() - last_look >= std::chrono::duration<double>(o.config.follow.poll_seconds)) {
+        last_look = Clock::now();
+        round_over = best_changed();
+        if (round_over) seen = {};  // the round's end reloads it
+      }
+      return !round_over;
+    };
     so.on_shard_written = [&](const std::string& path, int games, int64_t rows) {
       ++report.shards;
       report.rows += rows;
       say("selfplay-follow: wrote " + path + " games=" + std::to_string(games) +
           " rows=" + std::to_string(rows) + " model=" + label);
     };
-    int games = shards_per_round * sc.games_per_shard;
-    if (o.bounds.max_items > 0) games = std::min(games, o.bounds.max_items - report.games);
+    const int games = o.bounds.max_items > 0 ? o.bounds.max_items - report.games : 100000000;
     const SelfplayReport r = play_selfplay_games(so, o.worker_id, next_game, games);
     next_game += r.games_played;
     report.games += r.games_played;

@@ -43,15 +43,17 @@ struct FollowBounds {
   int max_items = 0;       // games / candidates / gates, then stop (0 = no limit)
 };
 
-// kumalak-selfplay --follow: plays until stopped, in rounds of whole shards; before
-// each round it looks at models/best.pt and, when it changed, copies it (one open of a
-// file that promotion only ever replaces by rename, so never a mix of two models) to a
-// private snapshot it plays from. So a shard's games all come from one model, named in
-// its header ("best.pt gen=N weights=CHECKSUM"); a new best is picked up at the next
-// round. A round is one shard's games, or more while they would not fill the parallel
-// games. Prints one line per shard written ("selfplay-follow: wrote PATH games=G rows=R
-// model=..."). Resumes by counting the games this worker id wrote in every shard of the
-// run (game numbers seed the games, so a restart plays new games).
+// kumalak-selfplay --follow: plays until stopped, in rounds with one model each. A round
+// starts by copying models/best.pt to a private snapshot (one open of a file that
+// promotion only ever replaces by rename, so never a mix of two models) and plays from
+// it, writing a shard every selfplay.games_per_shard games; every follow.poll_seconds it
+// looks at best.pt, and when a new one was promoted (or on SIGTERM / a bound) it starts
+// no new game, lets the games in flight finish with the model they started with, writes
+// them, and the next round loads the new model. So a shard's games all come from one
+// model, named in its header ("best.pt gen=N weights=CHECKSUM"). Prints one line per
+// shard written ("selfplay-follow: wrote PATH games=G rows=R model=..."). Resumes by
+// counting the games this worker id wrote in every shard of the run (game numbers seed
+// the games, so a restart plays new games).
 struct FollowSelfplayOptions {
   std::string run_dir;
   RunConfig config;       // open_follow_run's, with command-line overrides

@@ -126,7 +126,7 @@ class SelfplayController : public GameController {
 
   void start_games(std::span<RunnerGame* const> free) override {
     for (RunnerGame* slot : free) {
-      if (started_ >= to_play_ || (o_.stop && o_.stop->load())) return;
+      if (started_ >= to_play_ || (o_.keep_starting && !o_.keep_starting())) return;
       SelfplayGame& g = games_[size_t(slot->slot)];
       g = SelfplayGame{};
       // Game numbers continue after the resumed ones so that every game gets its own seed.

@@ -8,7 +8,6 @@
 // killed worker loses at most the games of the shard in progress.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <string>
 
@@ -27,9 +26,10 @@ struct SelfplayOptions {
   // Recorded as the shard header's `model` ("" = model_path, or "random-init"): follow
   // mode names the promoted model there (file, generation, weights checksum).
   std::string model_label;
-  // When set and true, no new game starts; the games in flight finish and are written
-  // (a stop by SIGTERM in follow mode, train/follow.h).
-  const std::atomic<bool>* stop = nullptr;
+  // When set, asked before each game starts (under the runner's controller lock): false
+  // = start no more games; the games in flight finish and are written. Follow mode
+  // (train/follow.h) stops a round there when a new best model or SIGTERM arrives.
+  std::function<bool()> keep_starting;
   // Called after every shard is written (its path, games and rows), before the next game
   // ends: what a worker reports as written is on disk.
   std::function<void(const std::string& path, int games, int64_t rows)> on_shard_written;
