@@ -116,8 +116,8 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
     p->start();
   }
 
-  // A second trainer or gatekeeper by mistake (once the restarted ones hold their
-  // locks): refused at once, naming the lock.
+  // A second trainer, gatekeeper or worker w1 by mistake (once the restarted ones hold
+  // their locks): refused at once, naming the lock.
   auto started_twice = [](const Proc& p, const std::string& what) {
     return [&p, what] {
       const std::string text = read_text(p.log);
@@ -129,6 +129,16 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   ASSERT_TRUE(wait_for(started_twice(trainer, "train-follow: started"), 30))
       << read_text(trainer.log);
   ASSERT_TRUE(wait_for(started_twice(gate, "gate-follow: started"), 30)) << read_text(gate.log);
+  ASSERT_TRUE(wait_for(started_twice(w1, "selfplay-follow: worker w1 started"), 30))
+      << read_text(w1.log);
+  {
+    std::string out;
+    EXPECT_NE(test::run_command(test::bin("kumalak-selfplay") + " --follow " + run + " --worker w1",
+                                &out, true),
+              0)
+        << out;
+    EXPECT_NE(out.find("lock"), std::string::npos) << out;
+  }
   for (const std::string exe : {"kumalak-train", "kumalak-gate"}) {
     std::string out;
     EXPECT_NE(test::run_command(test::bin(exe) + " --follow " + run, &out, true), 0) << out;

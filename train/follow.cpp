@@ -220,6 +220,7 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
   const std::string id = safe_name(o.worker_id);
   const RunLock lock((data / (".worker-" + id + ".lock")).string(),
                      "self-play worker '" + o.worker_id + "' of run '" + o.run_dir + "'");
+  say("selfplay-follow: worker " + o.worker_id + " started, holding " + lock.path());
   const GameSpec game = o.config.game;
   // Resume: the games this worker id already wrote anywhere in the run number the next.
   int next_game = 0;
