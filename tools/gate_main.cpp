@@ -17,6 +17,7 @@
 #include "nn/allocator.h"
 #include "tools/config_flags.h"
 #include "train/elo.h"
+#include "train/follow.h"
 #include "train/gate.h"
 #include "train/match.h"
 #include "train/plot.h"
@@ -24,12 +25,19 @@
 int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero gating: matches, SPRT, promotion and Elo ladders"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   std::string config_path;
+  // Continuous mode (train/follow.h); --config then only starts a new run.
+  std::string follow;
+  kz::FollowBounds follow_bounds;
+  app.add_option("--follow", follow,
+                 "continuous mode: gate each new candidate of run folder RUN, promote to its "
+                 "best.pt");
+  app.add_option("--max-gates", follow_bounds.max_items, "with --follow: stop after N matches");
+  app.add_option("--max-seconds", follow_bounds.max_seconds,
+                 "with --follow: start no match after this many seconds");
   int threads = 0, games = 0, visits = 0, parallel = 0, search_threads = 0;
-  app.add_option("--config", config_path, "run config (configs/*.toml)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  app.add_option("--config", config_path, "run config (configs/*.toml)")->check(CLI::ExistingFile);
   app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
   app.add_option("--games", games, "games per match (default: gate.games)")
       ->check(CLI::Range(2, 10000000));
@@ -74,6 +82,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (!follow.empty())
+      return kz::follow_gate_main(follow, config_path, follow_bounds, threads, games, visits,
+                                  parallel, search_threads);
+    if (config_path.empty()) throw std::invalid_argument("--config is required");
+    if (!*match && !*ladder)
+      throw std::invalid_argument("a subcommand is required: match or ladder");
     kz::RunConfig cfg = kz::load_config(config_path);
     if (search_threads > 0) cfg.search_threads = search_threads;
     torch::set_num_threads(threads > 0 ? threads : cfg.train.threads);

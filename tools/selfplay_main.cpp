@@ -1,6 +1,9 @@
 // kumalak-selfplay: one self-play worker. Start as many as you like, on any machines,
 // all pointing --out at one shared folder; each writes uniquely named shards and
 // resumes where it stopped when restarted with the same arguments.
+//
+// Continuous mode (train/follow.h): `--follow RUN --worker ID` plays until stopped
+// (SIGTERM/SIGINT: the games in flight finish and are written), following RUN's best.pt.
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -9,6 +12,7 @@
 
 #include "nn/allocator.h"
 #include "tools/config_flags.h"
+#include "train/follow.h"
 #include "train/selfplay.h"
 
 int main(int argc, char** argv) {
@@ -17,13 +21,27 @@ int main(int argc, char** argv) {
   std::string config_path, model, out, worker;
   int games = 0, generation = 0, threads = 0, visits = 0, search_threads = 0;
   int64_t seed = -1;
-  app.add_option("--config", config_path, "run config (configs/*.toml)")
-      ->required()
+  std::string follow;
+  int max_games = 0;
+  double max_seconds = 0;
+  bool summary = false;
+  app.add_option("--config", config_path,
+                 "run config (configs/*.toml; with --follow only to start a new run)")
       ->check(CLI::ExistingFile);
+  app.add_option("--follow", follow,
+                 "continuous mode: play with RUN/models/best.pt until stopped, shards under "
+                 "RUN/data (needs --worker)");
+  app.add_option("--max-games", max_games, "with --follow: stop after this many games")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--max-seconds", max_seconds,
+                 "with --follow: start no game after this many seconds")
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_flag("--summary", summary,
+               "with --follow: read every shard of RUN/data, print shards, games, rows and "
+               "unreadable files, and exit");
   app.add_option("--model", model, "model file (default: a fresh generation-0 network)");
-  app.add_option("--out", out, "folder for the shards (shared by all workers)")->required();
+  app.add_option("--out", out, "folder for the shards (shared by all workers)");
   app.add_option("--games", games, "games this worker plays for this generation")
-      ->required()
       ->check(CLI::Range(1, 100000000));
   app.add_option("--generation", generation, "generation recorded in the shards")
       ->check(CLI::Range(0, 1000000));
@@ -39,6 +57,33 @@ int main(int argc, char** argv) {
   kz::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!follow.empty()) {
+      const kz::RunConfig run_config = kz::open_follow_run(follow, config_path);
+      if (summary) {
+        const auto s = kz::summarize_shards(follow + "/data", run_config.game);
+        std::cout << "shards=" << s.shards << " games=" << s.games << " rows=" << s.rows
+                  << " unreadable=" << s.unreadable << std::endl;
+        return s.unreadable == 0 ? 0 : 1;
+      }
+      kz::FollowSelfplayOptions f;
+      f.run_dir = follow;
+      f.config = run_config;
+      if (seed >= 0) f.config.seed = uint64_t(seed);
+      if (visits > 0) f.config.selfplay.full_visits = visits;
+      if (search_threads > 0) f.config.search_threads = search_threads;
+      torch::set_num_threads(threads > 0 ? threads : f.config.train.threads);
+      f.worker_id = worker;
+      f.bounds.max_items = max_games;
+      f.bounds.max_seconds = max_seconds;
+      f.stop = &kz::install_stop_signals();
+      const auto r = kz::follow_selfplay(f);
+      std::cout << "selfplay-follow: stopped after " << r.games << " games, " << r.shards
+                << " shards, " << r.rows << " rows, " << r.model_switches << " model switches"
+                << std::endl;
+      return 0;
+    }
+    if (config_path.empty() || out.empty() || games == 0)
+      throw std::invalid_argument("--config, --out and --games are required (or --follow RUN)");
     kz::SelfplayOptions o;
     o.config = kz::load_config(config_path);
     if (seed >= 0) o.config.seed = uint64_t(seed);

@@ -9,6 +9,7 @@
 #include "nn/model_file.h"
 #include "tools/config_flags.h"
 #include "train/config_schema.h"
+#include "train/follow.h"
 #include "train/trainer.h"
 
 int main(int argc, char** argv) {
@@ -77,8 +78,18 @@ int main(int argc, char** argv) {
                  "default when the config does not set it) and exit");
   app.add_flag("--dump-config", dump_config,
                "print --config with its bases resolved and every key set, as TOML, and exit");
+  // Continuous mode (train/follow.h); --config then only starts a new run.
+  std::string follow;
+  kz::FollowBounds follow_bounds;
+  app.add_option("--follow", follow,
+                 "continuous mode: train candidate after candidate for run folder RUN");
+  app.add_option("--max-candidates", follow_bounds.max_items,
+                 "with --follow: stop after this many candidates");
+  app.add_option("--max-seconds", follow_bounds.max_seconds,
+                 "with --follow: start no candidate after this many seconds");
   CLI11_PARSE(app, argc, argv);
   try {
+    if (!follow.empty()) return kz::follow_train_main(follow, config_path, follow_bounds, threads);
     if (config_path.empty()) throw std::invalid_argument("--config is required");
     o.config = kz::load_config(config_path);
     if (!get_key.empty()) {

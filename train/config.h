@@ -85,6 +85,15 @@ struct LoopConfig {
   int games_per_generation = 256;  // self-play games before each training step
 };
 
+// Continuous mode (train/follow.h: kumalak-selfplay/-train/-gate --follow RUN).
+struct FollowConfig {
+  int candidate_every_steps = 200;  // the trainer writes a candidate every N steps
+  // The trainer waits while it would train more than this many samples per position
+  // that arrived since the last candidate (KataGo's max_train_bucket_per_new_data).
+  float max_samples_per_new_position = 4.0f;
+  float poll_seconds = 10.0f;  // how often a waiting process looks at the run folder
+};
+
 struct RunConfig {
   std::string source;  // the file it came from, for messages
   GameSpec game = GameSpec::togyz();
@@ -99,6 +108,7 @@ struct RunConfig {
   TrainConfig train;
   GateConfig gate;
   LoopConfig loop;
+  FollowConfig follow;
 };
 
 // Reads a config file and the bases it extends; throws ConfigError naming the file, line

@@ -107,12 +107,17 @@ const ConfigKey kSchema[] = {
 
   {"loop", "generations", KZ_FIELD(loop.generations), 1, 1e6, "tools/loop.sh stops after this many generations"},
   {"loop", "games_per_generation", KZ_FIELD(loop.games_per_generation), 1, 1e8, "self-play games before each training step"},
+
+  {"follow", "candidate_every_steps", KZ_FIELD(follow.candidate_every_steps), 1, 1e8, "continuous mode: the trainer writes a candidate every N steps"},
+  {"follow", "max_samples_per_new_position", KZ_FIELD(follow.max_samples_per_new_position), 0.01, 1e6, "continuous mode: the trainer waits rather than train more samples than this per newly arrived position"},
+  {"follow", "poll_seconds", KZ_FIELD(follow.poll_seconds), 0.05, 3600, "continuous mode: how often a waiting process looks at the run folder"},
 };
 // clang-format on
 
 #undef KZ_FIELD
 
-const char* const kSections[] = {"network", "search", "selfplay", "train", "gate", "loop"};
+const char* const kSections[] = {"network", "search", "selfplay", "train",
+                                 "gate",    "loop",   "follow"};
 
 std::string number_literal(double v, bool is_float) {
   std::ostringstream s;

@@ -87,7 +87,10 @@ class SelfplayController : public GameController {
         evaluator_(model_, device_),
         cache_(1 << 18),
         driver_(evaluator_, &cache_, sc_.max_batch),
-        writer_(cfg_.game, o.generation, o.model_path.empty() ? "random-init" : o.model_path,
+        writer_(cfg_.game, o.generation,
+                !o.model_label.empty() ? o.model_label
+                : o.model_path.empty() ? "random-init"
+                                       : o.model_path,
                 worker_),
         next_game_number_(games_already_done),
         progress_("selfplay " + worker_, to_play) {
@@ -115,7 +118,7 @@ class SelfplayController : public GameController {
     ro.threads = std::min(search_threads_or_default(cfg_.search_threads), slots);
     t0_ = Clock::now();
     GameRunner(std::span<const GameSide>(&side, 1), *this, ro).run();
-    if (writer_.games() > 0) report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
+    if (writer_.games() > 0) write_shard();
     progress_.finish();
     report_.seconds = std::chrono::duration<double>(Clock::now() - t0_).count();
     report_.evaluations = int64_t(driver_.stats().evaluated);
@@ -123,7 +126,7 @@ class SelfplayController : public GameController {
 
   void start_games(std::span<RunnerGame* const> free) override {
     for (RunnerGame* slot : free) {
-      if (started_ >= to_play_) return;
+      if (started_ >= to_play_ || (o_.keep_starting && !o_.keep_starting())) return;
       SelfplayGame& g = games_[size_t(slot->slot)];
       g = SelfplayGame{};
       // Game numbers continue after the resumed ones so that every game gets its own seed.
@@ -203,8 +206,7 @@ class SelfplayController : public GameController {
     writer_.add_game(std::move(g.rows), outcome, slot.pos.margin(), slot.plies);
     ++finished_;
     ++report_.games_played;
-    if (int(writer_.games()) >= sc_.games_per_shard)
-      report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
+    if (int(writer_.games()) >= sc_.games_per_shard) write_shard();
     progress_.add(1);
     const double secs = std::chrono::duration<double>(Clock::now() - t0_).count();
     progress_.set_field("games/h", finished_ / secs * 3600, 5);
@@ -216,6 +218,13 @@ class SelfplayController : public GameController {
   }
 
  private:
+  void write_shard() {
+    const int games = int(writer_.games());
+    const int64_t rows = int64_t(writer_.rows());
+    report_.shards.push_back(writer_.write_to_dir(o_.out_dir, "selfplay"));
+    if (o_.on_shard_written) o_.on_shard_written(report_.shards.back(), games, rows);
+  }
+
   // What self-play keeps per game beyond the runner's RunnerGame.
   struct SelfplayGame {
     std::mt19937_64 rng;  // the game's own: search seed, opening, full/fast, temperature
@@ -287,6 +296,14 @@ SelfplayReport run_selfplay(const SelfplayOptions& o) {
                  report.games_already_done, o.games);
   if (to_play == 0) return report;
   SelfplayController(o, worker, report.games_already_done, to_play, report).run();
+  return report;
+}
+
+SelfplayReport play_selfplay_games(const SelfplayOptions& o, const std::string& worker,
+                                   int first_game_number, int games) {
+  SelfplayReport report;
+  std::filesystem::create_directories(o.out_dir);
+  if (games > 0) SelfplayController(o, worker, first_game_number, games, report).run();
   return report;
 }
 

@@ -8,6 +8,7 @@
 // killed worker loses at most the games of the shard in progress.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "train/config.h"
@@ -22,6 +23,16 @@ struct SelfplayOptions {
   int generation = 0;      // recorded in each shard; the trainer's window orders by it
   std::string worker_id;   // "" = "s<seed>-g<generation>"
   bool show_progress = true;
+  // Recorded as the shard header's `model` ("" = model_path, or "random-init"): follow
+  // mode names the promoted model there (file, generation, weights checksum).
+  std::string model_label;
+  // When set, asked before each game starts (under the runner's controller lock): false
+  // = start no more games; the games in flight finish and are written. Follow mode
+  // (train/follow.h) stops a round there when a new best model or SIGTERM arrives.
+  std::function<bool()> keep_starting;
+  // Called after every shard is written (its path, games and rows), before the next game
+  // ends: what a worker reports as written is on disk.
+  std::function<void(const std::string& path, int games, int64_t rows)> on_shard_written;
 };
 
 struct SelfplayReport {
@@ -39,6 +50,12 @@ struct SelfplayReport {
 };
 
 SelfplayReport run_selfplay(const SelfplayOptions& options);
+
+// Plays `games` games as `worker`, numbered from `first_game_number` (the numbers seed
+// the games), writing shards to options.out_dir: no lock and no resume count, which
+// are the caller's (follow mode keeps one lock and one count over many calls).
+SelfplayReport play_selfplay_games(const SelfplayOptions& options, const std::string& worker,
+                                   int first_game_number, int games);
 
 // Start positions from a file: one position string per line, or a PGN file whose
 // games give the position after `plies` moves. Throws ParseError naming the problem.

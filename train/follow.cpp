@@ -1,0 +1,502 @@
+#include "train/follow.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/atomic_file.h"
+#include "core/run_lock.h"
+#include "nn/model_file.h"
+#include "train/config_schema.h"
+#include "train/gate.h"
+#include "train/match.h"
+#include "train/selfplay.h"
+#include "train/shard.h"
+#include "train/trainer.h"
+
+namespace kz {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string generation_name(int g) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "gen%04d", g);
+  return buf;
+}
+
+// "gen0012.pt" / "gen0012.json" -> 12; -1 for any other name.
+int generation_of(const fs::path& file, const std::string& extension) {
+  if (file.extension() != extension) return -1;
+  const std::string stem = file.stem().string();
+  if (stem.size() < 7 || stem.rfind("gen", 0) != 0) return -1;
+  int g = 0;
+  for (size_t i = 3; i < stem.size(); ++i) {
+    if (stem[i] < '0' || stem[i] > '9' || g > 100000000) return -1;
+    g = g * 10 + (stem[i] - '0');
+  }
+  return g;
+}
+
+// The highest generation number among `dir`'s genNNNN<extension> files (-1: none).
+int newest_generation(const fs::path& dir, const std::string& extension) {
+  int newest = -1;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    newest = std::max(newest, generation_of(e.path(), extension));
+  return newest;
+}
+
+// Creates `path` with the bytes `write` produces unless it exists, atomically: the file is
+// written under a temporary name and hard-linked to `path`, which fails when another
+// process created it first (link never replaces). So a file created once never changes:
+// two processes starting a run at once cannot overwrite a best.pt already promoted.
+void create_file_once(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (fs::exists(path)) return;
+  const std::string temp = temp_name_for(path);
+  write_file_atomically(temp, write);
+  const int rc = ::link(temp.c_str(), path.c_str());
+  const int err = errno;
+  std::error_code ec;
+  fs::remove(temp, ec);
+  if (rc != 0 && err != EEXIST)
+    throw std::runtime_error("cannot create '" + path + "': " + std::strerror(err));
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read '" + path + "'");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string safe_name(std::string s) {
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+  return s;
+}
+
+// Bounds and the stop flag, shared by the three loops.
+class Pacer {
+ public:
+  Pacer(const FollowBounds& bounds, const std::atomic<bool>* stop, double poll_seconds)
+      : bounds_(bounds), stop_(stop), poll_(poll_seconds), t0_(Clock::now()) {}
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+  bool done(int items) const {
+    return (stop_ && stop_->load()) ||
+           (bounds_.max_seconds > 0 && elapsed() >= bounds_.max_seconds) ||
+           (bounds_.max_items > 0 && items >= bounds_.max_items);
+  }
+  // Waits one poll interval (shorter when stopped or out of time); false when done.
+  bool wait(int items) const {
+    const auto until = Clock::now() + std::chrono::duration<double>(poll_);
+    while (Clock::now() < until) {
+      if (done(items)) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return !done(items);
+  }
+
+ private:
+  FollowBounds bounds_;
+  const std::atomic<bool>* stop_;
+  double poll_;
+  Clock::time_point t0_;
+};
+
+// Rows in every shard under a folder, reading each new shard's header once (shards never
+// change, so a path seen once keeps its count; a run folder with thousands of shards on a
+// network file system costs one directory walk per poll).
+class ShardRowCounter {
+ public:
+  explicit ShardRowCounter(GameSpec game) : game_(game) {}
+  int64_t total(const fs::path& dir) {
+    int64_t rows = 0;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+      if (!it->is_regular_file(ec) || it->path().extension() != kShardExtension) continue;
+      const std::string path = it->path().string();
+      auto known = rows_.find(path);
+      if (known == rows_.end()) {
+        int64_t n = 0;
+        try {
+          n = int64_t(ShardReader::read_info(path, game_).row_count);
+        } catch (const std::exception& e) {
+          spdlog::warn("follow: ignoring unreadable shard {}", e.what());
+        }
+        known = rows_.emplace(path, n).first;
+      }
+      rows += known->second;
+    }
+    return rows;
+  }
+
+ private:
+  GameSpec game_;
+  std::map<std::string, int64_t> rows_;
+};
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_stop_signal(int) {
+  g_stop.store(true);
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void say(const std::string& line) {
+  std::cout << line << std::endl;
+}
+
+}  // namespace
+
+RunConfig open_follow_run(const std::string& run_dir, const std::string& config_path) {
+  const fs::path run(run_dir);
+  for (const char* sub : {"models", "data", "gates", "logs"}) fs::create_directories(run / sub);
+  const std::string config_file = (run / "config.toml").string();
+  if (!fs::exists(config_file)) {
+    if (config_path.empty())
+      throw std::invalid_argument(run_dir + " has no config.toml: start a new run with --config");
+    const RunConfig given = load_config(config_path);
+    create_file_once(config_file, [&](std::ostream& out) {
+      out << "# " << given.source << " with its bases resolved (continuous mode)\n"
+          << config_as_toml(given);
+    });
+  }
+  RunConfig cfg = load_config(config_file);
+  if (!config_path.empty() && !(load_config(config_path).game == cfg.game))
+    throw std::invalid_argument("--config " + config_path + " is for another game than the run " +
+                                config_file);
+  const std::string gen0 = (run / "models" / "gen0000.pt").string();
+  if (!fs::exists(gen0)) {
+    // save_model writes atomically to its own path; the once-only link is made from it.
+    const std::string temp = temp_name_for(gen0) + ".pt";
+    save_model(temp, make_random_model(cfg.game, cfg.network, cfg.seed));
+    const std::string bytes = read_bytes(temp);
+    std::error_code ec;
+    fs::remove(temp, ec);
+    create_file_once(gen0, [&](std::ostream& out) { out << bytes; });
+  }
+  const std::string best = (run / "models" / "best.pt").string();
+  if (!fs::exists(best)) {
+    const std::string bytes = read_bytes(gen0);
+    create_file_once(best, [&](std::ostream& out) { out << bytes; });
+  }
+  return cfg;
+}
+
+const std::atomic<bool>& install_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESETHAND;  // the second signal takes the default action
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return g_stop;
+}
+
+FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
+  if (o.worker_id.empty()) throw std::invalid_argument("follow mode needs a --worker id");
+  const fs::path run(o.run_dir), data = run / "data", best = run / "models" / "best.pt";
+  const std::string id = safe_name(o.worker_id);
+  const RunLock lock((data / (".worker-" + id + ".lock")).string(),
+                     "self-play worker '" + o.worker_id + "' of run '" + o.run_dir + "'");
+  say("selfplay-follow: worker " + o.worker_id + " started, holding " + lock.path());
+  const GameSpec game = o.config.game;
+  // Resume: the games this worker id already wrote anywhere in the run number the next.
+  int next_game = 0;
+  std::error_code ec;
+  remove_stale_temp_files(data.string());
+  for (auto it = fs::recursive_directory_iterator(data, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec)) {
+      remove_stale_temp_files(it->path().string());
+      continue;
+    }
+    if (it->path().extension() != kShardExtension) continue;
+    try {
+      const ShardInfo info = ShardReader::read_info(it->path().string(), game);
+      if (info.writer == o.worker_id) next_game += int(info.game_count);
+    } catch (const std::exception& e) {
+      spdlog::warn("selfplay-follow: ignoring unreadable shard {}", e.what());
+    }
+  }
+  if (next_game > 0)
+    say("selfplay-follow: worker " + o.worker_id + " resumes after " + std::to_string(next_game) +
+        " games it wrote");
+
+  const std::string snapshot = (data / (".worker-" + id + ".model.pt")).string();
+  struct stat seen {};
+  bool have_model = false;
+  auto best_changed = [&] {
+    struct stat now {};
+    if (::stat(best.c_str(), &now) != 0)
+      throw std::runtime_error(best.string() + ": no best model (open_follow_run makes one)");
+    const bool changed = !have_model || now.st_ino != seen.st_ino || now.st_size != seen.st_size ||
+                         now.st_mtim.tv_sec != seen.st_mtim.tv_sec ||
+                         now.st_mtim.tv_nsec != seen.st_mtim.tv_nsec;
+    if (changed) seen = now;
+    return changed;
+  };
+  int generation = 0;
+  std::string label;
+  FollowSelfplayReport report;
+  const Pacer pacer(o.bounds, o.stop, o.config.follow.poll_seconds);
+  while (!pacer.done(report.games)) {
+    if (best_changed()) {
+      // One open of best.pt copies one whole file: promotion replaces it by rename only.
+      const std::string temp = temp_name_for(snapshot);
+      fs::copy_file(best, temp, fs::copy_options::overwrite_existing);
+      fs::rename(temp, snapshot);
+      Model m = load_model(snapshot, &game);
+      generation = int(m.meta.generation);
+      label = "best.pt gen=" + std::to_string(generation) +
+              " weights=" + std::to_string(weights_checksum(m.net));
+      if (have_model) ++report.model_switches;
+      have_model = true;
+      say("selfplay-follow: worker " + o.worker_id + " plays with " + label);
+    }
+    SelfplayOptions so;
+    so.config = o.config;
+    // The worker id picks the games: workers of one config never play the same ones.
+    so.config.seed = o.config.seed ^ fnv1a(o.worker_id);
+    so.model_path = snapshot;
+    so.model_label = label;
+    so.out_dir = (data / generation_name(generation)).string();
+    so.generation = generation;
+    so.worker_id = o.worker_id;
+    so.show_progress = false;
+    // A round plays with one model until best.pt changes (looked at every poll_seconds),
+    // a stop or the time bound: then no game starts, and the games in flight finish.
+    auto last_look = Clock::now();
+    bool round_over = false;
+    so.keep_starting = [&] {
+      if (round_over || pacer.done(0)) return !(round_over = true);
+      if (Clock::now() - last_look >= std::chrono::duration<double>(o.config.follow.poll_seconds)) {
+        last_look = Clock::now();
+        round_over = best_changed();
+        if (round_over) seen = {};  // the round's end reloads it
+      }
+      return !round_over;
+    };
+    so.on_shard_written = [&](const std::string& path, int games, int64_t rows) {
+      ++report.shards;
+      report.rows += rows;
+      say("selfplay-follow: wrote " + path + " games=" + std::to_string(games) +
+          " rows=" + std::to_string(rows) + " model=" + label);
+    };
+    const int games = o.bounds.max_items > 0 ? o.bounds.max_items - report.games : 100000000;
+    const SelfplayReport r = play_selfplay_games(so, o.worker_id, next_game, games);
+    next_game += r.games_played;
+    report.games += r.games_played;
+  }
+  return report;
+}
+
+FollowTrainReport follow_train(const FollowTrainOptions& o) {
+  const fs::path run(o.run_dir), models = run / "models";
+  const RunLock lock((models / ".follow-trainer.lock").string(),
+                     "continuous trainer of run '" + o.run_dir + "'");
+  say("train-follow: started, holding " + lock.path());
+  const RunConfig& cfg = o.config;
+  const std::string state_file = (models / "follow-trainer.json").string();
+  // Rows needed since the last candidate before the next may train.
+  const int64_t samples = int64_t(cfg.follow.candidate_every_steps) * cfg.train.batch_size;
+  const int64_t needed = std::max<int64_t>(
+      1, int64_t(std::ceil(double(samples) / cfg.follow.max_samples_per_new_position)));
+  ShardRowCounter counter(cfg.game);
+  FollowTrainReport report;
+  const Pacer pacer(o.bounds, o.stop, cfg.follow.poll_seconds);
+  while (!pacer.done(report.candidates)) {
+    const int latest = newest_generation(models, ".pt");
+    if (latest < 0) throw std::runtime_error(models.string() + ": no gen0000.pt (open_follow_run)");
+    const int next = latest + 1;
+    // The grant: which candidate may train, and the rows there were when it was granted.
+    int granted = -1;
+    int64_t rows_at_grant = 0;
+    if (fs::exists(state_file)) {
+      try {
+        const auto j = nlohmann::json::parse(read_bytes(state_file));
+        granted = j.at("granted_generation").get<int>();
+        rows_at_grant = j.at("rows_at_grant").get<int64_t>();
+      } catch (const std::exception& e) {
+        throw std::runtime_error(state_file + ": unreadable trainer state (" + e.what() + ")");
+      }
+    }
+    if (granted != next) {
+      bool said = false;
+      bool go = false;
+      for (;;) {
+        const int64_t rows = counter.total(run / "data");
+        if (rows - rows_at_grant >= needed) {
+          write_file_atomically(state_file, [&](std::ostream& out) {
+            out << nlohmann::json{{"granted_generation", next}, {"rows_at_grant", rows}}.dump()
+                << "\n";
+          });
+          go = true;
+          break;
+        }
+        if (!said)
+          say("train-follow: " + generation_name(next) + " waits for new positions: " +
+              std::to_string(rows - rows_at_grant) + " of " + std::to_string(needed));
+        said = true;
+        if (!pacer.wait(report.candidates)) break;
+      }
+      if (!go) break;
+    }
+    TrainOptions t;
+    t.config = cfg;
+    t.data_dir = (run / "data").string();
+    t.init_model = (models / (generation_name(latest) + ".pt")).string();
+    t.out_model = (models / (generation_name(next) + ".pt")).string();
+    t.steps = cfg.follow.candidate_every_steps;
+    t.generation = next;
+    t.resume = true;  // a killed candidate continues from its checkpoint
+    t.metrics_path = (run / "logs" / "train.jsonl").string();
+    t.show_progress = false;
+    const TrainReport r = run_training(t);
+    ++report.candidates;
+    say("train-follow: wrote " + t.out_model + " steps=" + std::to_string(r.steps_done) +
+        " resumed_from=" + std::to_string(r.resumed_from_step) +
+        " window_rows=" + std::to_string(r.window_rows) + " loss=" + std::to_string(r.last_loss));
+  }
+  return report;
+}
+
+FollowGateReport follow_gate(const FollowGateOptions& o) {
+  const fs::path run(o.run_dir), models = run / "models", gates = run / "gates";
+  const std::string best = (models / "best.pt").string();
+  // The lock `kumalak-gate match --promote models/best.pt` takes too (tools/loop.sh).
+  const RunLock lock((models / ".gatekeeper.lock").string(),
+                     "gatekeeper of run '" + o.run_dir + "'");
+  say("gate-follow: started, holding " + lock.path());
+  const RunConfig& cfg = o.config;
+  FollowGateReport report;
+  // A kill between a passing record and its promotion: the newest passing record names
+  // the model best.pt should be.
+  int last_gated = -1;
+  {
+    std::vector<fs::path> records;
+    for (const auto& e : fs::directory_iterator(gates))
+      if (generation_of(e.path(), ".json") >= 0) records.push_back(e.path());
+    std::sort(records.begin(), records.end());
+    for (auto it = records.rbegin(); it != records.rend(); ++it) {
+      if (!read_gate_record(it->string()).pass) continue;
+      const std::string cand = (models / (it->stem().string() + ".pt")).string();
+      if (fs::exists(cand) && read_bytes(cand) != read_bytes(best)) {
+        promote_model(cand, best);
+        say("gate-follow: finished the promotion of " + it->stem().string() +
+            " that a stop interrupted");
+      }
+      break;
+    }
+    if (!records.empty()) last_gated = generation_of(records.back(), ".json");
+  }
+  const Pacer pacer(o.bounds, o.stop, cfg.follow.poll_seconds);
+  while (!pacer.done(report.gated)) {
+    const int newest = newest_generation(models, ".pt");
+    if (newest <= last_gated || newest < 1) {
+      if (!pacer.wait(report.gated)) break;
+      continue;
+    }
+    const std::string name = generation_name(newest);
+    const std::string cand = (models / (name + ".pt")).string();
+    if (last_gated >= 0 && newest > last_gated + 1)
+      say("gate-follow: skipping " + std::to_string(newest - last_gated - 1) +
+          " older candidate(s) to gate the newest, " + name);
+    MatchOptions m;
+    m.config = cfg;
+    m.a = cand;
+    m.b = best;
+    m.use_sprt = true;
+    m.show_progress = false;
+    const MatchResult r = play_match(m);
+    const GateDecision d = decide_gate(r, cfg.gate, true);
+    // The record first: once it exists the candidate counts as gated, and a restart
+    // redoes the promotion it decided (above).
+    write_gate_record((gates / (name + ".json")).string(), make_gate_record(cand, best, r, d));
+    if (d.pass) {
+      promote_model(cand, best);
+      ++report.promoted;
+    }
+    ++report.gated;
+    last_gated = newest;
+    say("gate-follow: " + name + " vs best: " + describe_match(r) + " -> " +
+        (d.pass ? "PASS, promoted" : "FAIL"));
+  }
+  return report;
+}
+
+int follow_train_main(const std::string& run_dir, const std::string& config_path,
+                      const FollowBounds& bounds, int threads) {
+  FollowTrainOptions o;
+  o.run_dir = run_dir;
+  o.config = open_follow_run(run_dir, config_path);
+  torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
+  o.bounds = bounds;
+  o.stop = &install_stop_signals();
+  const FollowTrainReport r = follow_train(o);
+  say("train-follow: stopped after " + std::to_string(r.candidates) + " candidates");
+  return 0;
+}
+
+int follow_gate_main(const std::string& run_dir, const std::string& config_path,
+                     const FollowBounds& bounds, int threads, int games, int visits, int parallel,
+                     int search_threads) {
+  FollowGateOptions o;
+  o.run_dir = run_dir;
+  o.config = open_follow_run(run_dir, config_path);
+  if (games > 0) o.config.gate.games = games;
+  if (visits > 0) o.config.gate.visits = visits;
+  if (parallel > 0) o.config.gate.games_in_parallel = parallel;
+  if (search_threads > 0) o.config.search_threads = search_threads;
+  torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
+  o.bounds = bounds;
+  o.stop = &install_stop_signals();
+  const FollowGateReport r = follow_gate(o);
+  say("gate-follow: stopped after " + std::to_string(r.gated) + " matches, " +
+      std::to_string(r.promoted) + " promotions");
+  return 0;
+}
+
+ShardSummary summarize_shards(const std::string& data_dir, const GameSpec& game) {
+  ShardSummary s;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(data_dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != kShardExtension) continue;
+    ShardInfo info;
+    try {
+      const auto rows = ShardReader::read(it->path().string(), &info, game);
+      ++s.shards;
+      s.games += info.game_count;
+      s.rows += int64_t(rows.size());
+    } catch (const std::exception& e) {
+      ++s.unreadable;
+      spdlog::warn("{}", e.what());
+    }
+  }
+  if (ec) throw std::runtime_error(data_dir + ": " + ec.message());
+  return s;
+}
+
+}  // namespace kz
