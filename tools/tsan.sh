@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the network-free search tests under ThreadSanitizer: the game runner's search
-# threads and batching front (mcts/game_runner.h, mcts/batching_front.h), the driver's
+# threads and batching front (mcts/game_runner.h, mcts/batching_front.h), one search on
+# several threads (mcts/mcts_player.h), the driver's
 # pipeline, the match sides on two threads. A build of its own, build-tsan
 # (-DKZ_SANITIZE=thread); only kz_mcts_tests is built, since LibTorch is not
 # instrumented. Fails on any data race report (TSan exits 66).
@@ -17,7 +18,7 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" -j2 --target kz_mcts_tests
-filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*'
+filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*:*MctsThreaded*'
 if (($#)); then filter=$1; fi
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
   "$build/tests/kz_mcts_tests" "$filter"
