@@ -309,35 +309,16 @@ TEST(MctsSearch, SampledMovesAreLegalAndProvenLossesAvoided) {
   }
 }
 
-TEST(MctsSearch, TimeAndStopLimitsEndTheSearch) {
-  auto eval = std::make_shared<RolloutEvaluator>(8);
-  MctsPlayerOptions o;
-  MctsPlayer player(eval, o);
-  ThinkLimits lim;
-  lim.movetime_s = 0.2;
-  const ThinkResult r = player.think(Position::start(GameSpec::togyz()), lim);
-  EXPECT_LT(r.seconds, 1.5);
-  EXPECT_GT(r.nodes, 10);
-  std::atomic<bool> stop{true};
-  ThinkLimits stopped;
-  stopped.nodes = 1000000;
-  stopped.stop = &stop;
-  player.new_game();
-  const ThinkResult s = player.think(Position::start(GameSpec::togyz()), stopped);
-  EXPECT_LT(s.nodes, 100);
-  EXPECT_GE(s.best_move, 0);
-}
-
-// One search on several threads (MctsPlayerOptions::threads, the protocol's Threads):
-// 2 and 4 threads calling the evaluator at once, and 2 with an evaluator that takes one
-// call at a time (the two-batch pipeline). The same answers where the position decides
+// One search on one or several threads (MctsPlayerOptions::threads, the protocol's
+// Threads): 1 thread, 2 and 4 threads calling the evaluator at once, and 2 with an evaluator that
+// takes one call at a time (the two-batch pipeline). The same answers where the position decides
 // them, every visit accounted for, no leaf left pending, proofs like minimax, and the
 // time and stop limits still hold. ThreadSanitizer runs these too (tools/tsan.sh).
 class MctsThreadedSearch : public ::testing::TestWithParam<SearchMode> {};
 
 INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedSearch,
-                         ::testing::Values(SearchMode{2, true}, SearchMode{4, true},
-                                           SearchMode{2, false}),
+                         ::testing::Values(SearchMode{1, true}, SearchMode{2, true},
+                                           SearchMode{4, true}, SearchMode{2, false}),
                          [](const auto& info) {
                            return std::to_string(info.param.threads) + "Threads" +
                                   (info.param.concurrent_evaluator ? "Concurrent" : "Pipelined");
