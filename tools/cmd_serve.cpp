@@ -1070,12 +1070,19 @@ int run_serve(const ServeOptions& opt) {
     std::cout << "kumalak serve: listening on " << opt.host
               << ", not only localhost: anyone who can reach this machine on port " << port
               << " can use the engine" << std::endl;
+  std::atomic<bool> listen_returned{false};
   std::thread signal_thread([&] {
     int sig = 0;
     sigwait(&signals, &sig);
+    // A stop() before listen_after_bind() has started is forgotten by cpp-httplib (the
+    // loop then runs for ever): a SIGTERM right after the banner hung the server. Wait
+    // until it listens, or until it has returned on its own.
+    while (!http.is_running() && !listen_returned.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     http.stop();
   });
   http.listen_after_bind();
+  listen_returned = true;
   // listen_after_bind returns when stopped by the signal thread; if it returned for any
   // other reason, wake that thread so it can end.
   pthread_kill(signal_thread.native_handle(), SIGTERM);
