@@ -152,7 +152,17 @@ bool Search::root_proven() const {
 float Search::child_utility(const Node& child, float fpu_value) const {
   const uint32_t n = child.visits + child.in_flight;
   if (n == 0) return fpu_value;
-  if (child.proven != kUnproven && params_.solver) return float(child.proven);
+  if (child.proven != kUnproven && params_.solver) {
+    if (!bounds_active() || params_.margin_utility == 0.f) return float(child.proven);
+    // Score bounds: proven results differ in margin, and the margin term tells them
+    // apart (the exact margin once solved, the average kept within the bounds before).
+    const float lo = float(margin_of(child.store_lo));
+    const float hi = float(margin_of(std::min<int>(child.store_hi, total_)));
+    const float m = exact(child) || child.visits == 0
+                        ? lo
+                        : std::clamp(child.margin_sum / float(child.visits), lo, hi);
+    return float(child.proven) + params_.margin_utility * std::tanh(m / params_.margin_scale);
+  }
   // Descents in flight count as losses (virtual loss), steering the next descent away.
   float q = (child.value_sum - float(child.in_flight)) / float(n);
   if (params_.margin_utility != 0.f && child.visits > 0)
@@ -481,16 +491,15 @@ std::array<uint32_t, kMaxMoves> Search::root_visit_counts() const {
 
 namespace {
 // With score bounds: `optimal` >= 0 when the parent is solved (the best lower bound
-// among its children, which the moves that keep the exact margin have); proven wins
-// and losses are ordered by the margin they are sure of.
+// among its children, which the moves that keep the exact margin have). Proven but
+// unsolved moves go by visits, which the margin term of their utility steers.
 struct ChildOrder {
-  bool bounds = false;
   int optimal = -1;
 };
 
 // Ordering of a node's children for "best": a proven win, then most visits, then the
 // better average; a proven loss last. With score bounds, a solved parent's
-// margin-keeping moves come first, and among proven wins (losses) the larger sure margin.
+// margin-keeping moves come first.
 template <class NodeT>
 bool better_child(const NodeT& a, const NodeT& b, const ChildOrder& order) {
   if (order.optimal >= 0) {
@@ -499,10 +508,6 @@ bool better_child(const NodeT& a, const NodeT& b, const ChildOrder& order) {
   }
   auto rank = [](const NodeT& n) { return n.proven == 1 ? 2 : n.proven == -1 ? 0 : 1; };
   if (rank(a) != rank(b)) return rank(a) > rank(b);
-  if (order.bounds && rank(a) != 1) {
-    if (a.store_lo != b.store_lo) return a.store_lo > b.store_lo;
-    if (a.store_hi != b.store_hi) return a.store_hi > b.store_hi;
-  }
   if (a.visits != b.visits) return a.visits > b.visits;
   const float qa = a.visits ? a.value_sum / float(a.visits) : -2.f;
   const float qb = b.visits ? b.value_sum / float(b.visits) : -2.f;
@@ -561,7 +566,7 @@ ThinkResult Search::result() const {
   }
   std::vector<const Node*> children;
   for (int c = 0; c < root.num_children; ++c) children.push_back(&nodes_[root.first_child + c]);
-  const ChildOrder root_order{bounds, optimal_store(0)};
+  const ChildOrder root_order{optimal_store(0)};
   std::stable_sort(children.begin(), children.end(),
                    [&](const Node* a, const Node* b) { return better_child(*a, *b, root_order); });
   for (const Node* ch : children) {
@@ -584,7 +589,7 @@ ThinkResult Search::result() const {
   uint32_t cur = 0;
   while (nodes_[cur].num_children > 0) {
     const Node& n = nodes_[cur];
-    const ChildOrder order{bounds, optimal_store(cur)};
+    const ChildOrder order{optimal_store(cur)};
     uint32_t best = n.first_child;
     for (int c = 1; c < n.num_children; ++c)
       if (better_child(nodes_[n.first_child + c], nodes_[best], order)) best = n.first_child + c;
@@ -600,7 +605,7 @@ int Search::pick_move(float temperature, std::mt19937_64& rng) const {
   const Node& root = nodes_[0];
   if (root.num_children == 0)
     return root_pos_.is_over() ? -1 : __builtin_ctz(root_pos_.legal_mask());
-  const ChildOrder order{bounds_active(), optimal_store(0)};
+  const ChildOrder order{optimal_store(0)};
   uint32_t best = root.first_child;
   for (int c = 1; c < root.num_children; ++c)
     if (better_child(nodes_[root.first_child + c], nodes_[best], order))
