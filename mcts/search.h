@@ -125,8 +125,8 @@ class Search {
     return root_pos_.is_over() ||
            (params_.stop_at_decided && !bounds_active() && root_pos_.is_decided());
   }
-  // Bounds on the root's final margin for its side to move (score bounds on; otherwise
-  // the widest, -total .. +total). Equal when the margin is proven.
+  // Bounds on the root's final margin for its side to move: with score bounds, from the
+  // search (equal once the margin is proven); otherwise only what its stores say.
   int root_margin_lower() const { return margin_of(nodes_[0].store_lo); }
   int root_margin_upper() const { return margin_of(std::min<int>(nodes_[0].store_hi, total_)); }
   // The search for this move is finished: the root has `target_visits` visits, or its
