@@ -202,6 +202,13 @@ std::string signed_margin(float m) {
   return buf;
 }
 
+std::string proven_note(bool proven, bool margin_exact, float margin) {
+  if (margin_exact)
+    return " (proven " + std::string(margin > 0 ? "+" : "") +
+           std::to_string(int(std::lround(margin))) + ")";
+  return proven ? " (proven)" : "";
+}
+
 Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, int count) {
   Hint h;
   h.result = player.think(pos, limits);

@@ -79,5 +79,8 @@ Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, i
 // Percent with no decimals ("62%"), and a signed margin with one decimal ("+4.2").
 std::string percent(float p);
 std::string signed_margin(float m);
+// " (proven +12)" when the margin is exact (a solver, or MCTS score bounds), " (proven)"
+// when only the result is, "" otherwise: what the hints print after a value.
+std::string proven_note(bool proven, bool margin_exact, float margin);
 
 }  // namespace kz

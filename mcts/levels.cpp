@@ -155,6 +155,7 @@ std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level
   std::shared_ptr<Evaluator> eval = options.network(spec, model_path, 1);
   MctsPlayerOptions o = mcts_level_options(spec, level, options.time_scale, options.seed);
   o.threads = threads;
+  o.params.score_bounds = options.score_bounds;
   return std::make_unique<LevelMctsPlayer>(
       std::move(eval), o, level_spec(spec, level).mcts_movetime_s * options.time_scale);
 }

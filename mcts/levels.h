@@ -83,6 +83,8 @@ struct LevelPlayerOptions {
   bool force_alphabeta = false;
   // Makes the network's evaluator for hard and expert (see EvaluatorFactory).
   EvaluatorFactory network = nullptr;
+  // The MCTS engine's score bounds (SearchParams::score_bounds); off only to compare.
+  bool score_bounds = true;
 };
 
 // The MCTS settings of `level` (level_spec's visits; the search parameters the game is

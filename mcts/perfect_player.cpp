@@ -17,6 +17,7 @@ MoveEval exact_eval(int move, int margin) {
   e.draw = margin == 0;
   e.loss = margin < 0;
   e.proven = true;
+  e.margin_exact = true;
   return e;
 }
 
@@ -31,6 +32,7 @@ ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r) {
   t.loss = root.loss;
   t.margin = root.margin;
   t.proven = true;
+  t.margin_exact = true;
   t.pv = r.pv;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
     const int mv = __builtin_ctz(mask);
@@ -48,10 +50,12 @@ ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r) {
 }
 
 std::string stones_lost_note(const ThinkResult& r, int played) {
-  if (!r.proven) return "";
+  // Exact margins only: a proven result alone (alpha-beta, or MCTS without score
+  // bounds) says nothing about the stones.
+  if (!r.margin_exact) return "";
   const MoveEval* mine = nullptr;
   for (const MoveEval& e : r.moves)
-    if (e.move == played && e.proven) mine = &e;
+    if (e.move == played && e.margin_exact) mine = &e;
   if (!mine) return "";
   const int best = int(r.margin), got = int(mine->margin);
   if (got >= best) return "";

@@ -31,6 +31,9 @@ struct MoveEval {
   float win = 0, draw = 0, loss = 0;  // probabilities for the side to move
   float margin = 0;     // expected final (mover's store - opponent's store), in stones
   bool proven = false;  // the value is exact (solved), not an estimate
+  // The margin too is exact: the final margin with best play (a solver's, or an MCTS
+  // with score bounds). `proven` alone may mean only the result is known.
+  bool margin_exact = false;
 };
 
 struct ThinkResult {
@@ -38,6 +41,7 @@ struct ThinkResult {
   float win = 0, draw = 0, loss = 0;  // root value for the side to move
   float margin = 0;                   // expected final margin for the side to move
   bool proven = false;                // root value is exact
+  bool margin_exact = false;          // ... and so is its margin (see MoveEval)
   std::vector<int> pv;                // principal variation, 0-based pits, from the root
   std::vector<MoveEval> moves;        // every legal move, best first
   int64_t nodes = 0;                  // visits or nodes searched

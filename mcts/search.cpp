@@ -44,12 +44,32 @@ void Search::clear() {
   root_noise_applied_ = false;
 }
 
+void Search::narrow_by_stores(Node& n, const Position& pos, int player) const {
+  // Stones in a store stay there: the final store is at least the current one, and at
+  // most everything the opponent does not already hold. A finished game is exact.
+  n.store_lo = uint8_t(std::max<int>(n.store_lo, pos.store[player]));
+  n.store_hi =
+      uint8_t(std::min<int>(std::min<int>(n.store_hi, total_), total_ - pos.store[player ^ 1]));
+}
+
+void Search::prove_from_bounds(Node& n) const {
+  // Win, draw and loss are the sign of the final margin.
+  const int lo = margin_of(n.store_lo), hi = margin_of(std::min<int>(n.store_hi, total_));
+  if (lo > 0)
+    n.proven = 1;
+  else if (hi < 0)
+    n.proven = -1;
+  else if (lo == 0 && hi == 0)
+    n.proven = 0;
+}
+
 void Search::exact_value(const Position& pos, float& value, float& draw, float& margin) const {
   outcome_for(pos, pos.to_move, value, draw, margin);
 }
 
 bool Search::set_root(const Position& pos) {
   assert(pending_leaves() == 0);
+  total_ = pos.total_stones();
   for (auto& b : in_flight_) {
     b.path_steps.clear();
     b.pending.clear();
@@ -80,6 +100,9 @@ bool Search::set_root(const Position& pos) {
           root.value_sum = -root.value_sum;
           root.margin_sum = -root.margin_sum;
           if (root.proven == 1 || root.proven == -1) root.proven = int8_t(-root.proven);
+          const uint8_t lo = root.store_lo;
+          root.store_lo = flip(root.store_hi);
+          root.store_hi = flip(lo);
         }
         std::deque<std::pair<uint32_t, uint32_t>> copy{{it.node, 0}};
         while (!copy.empty()) {
@@ -113,6 +136,8 @@ bool Search::set_root(const Position& pos) {
   }
   clear();
   root_pos_ = pos;
+  narrow_by_stores(nodes_[0], pos, pos.to_move);
+  if (bounds_active()) prove_from_bounds(nodes_[0]);
   return false;
 }
 
@@ -121,13 +146,23 @@ int64_t Search::root_visits() const {
 }
 
 bool Search::root_proven() const {
-  return nodes_[0].proven != kUnproven;
+  return bounds_active() ? exact(nodes_[0]) : nodes_[0].proven != kUnproven;
 }
 
 float Search::child_utility(const Node& child, float fpu_value) const {
   const uint32_t n = child.visits + child.in_flight;
   if (n == 0) return fpu_value;
-  if (child.proven != kUnproven && params_.solver) return float(child.proven);
+  if (child.proven != kUnproven && params_.solver) {
+    if (!bounds_active() || params_.margin_utility == 0.f) return float(child.proven);
+    // Score bounds: proven results differ in margin, and the margin term tells them
+    // apart (the exact margin once solved, the average kept within the bounds before).
+    const float lo = float(margin_of(child.store_lo));
+    const float hi = float(margin_of(std::min<int>(child.store_hi, total_)));
+    const float m = exact(child) || child.visits == 0
+                        ? lo
+                        : std::clamp(child.margin_sum / float(child.visits), lo, hi);
+    return float(child.proven) + params_.margin_utility * std::tanh(m / params_.margin_scale);
+  }
   // Descents in flight count as losses (virtual loss), steering the next descent away.
   float q = (child.value_sum - float(child.in_flight)) / float(n);
   if (params_.margin_utility != 0.f && child.visits > 0)
@@ -145,9 +180,23 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
   float parent_q = p.visits > 0 ? p.value_sum / float(p.visits) : 0.f;
   if (chooser != pos.to_move) parent_q = -parent_q;
   float visited_prior = 0;
+  // Score bounds: the mover is sure of `sure` stones; a child that cannot end above
+  // that cannot change this node's value and is cut, unless every child is (then the
+  // node is solved and only reached as a root in transition).
+  const bool bounds = bounds_active();
+  int sure = 0;
+  bool all_cut = true, all_lost = true;
   for (int c = 0; c < p.num_children; ++c) {
     const Node& ch = nodes_[p.first_child + c];
     if (ch.visits + ch.in_flight > 0) visited_prior += ch.prior;
+    if (bounds) sure = std::max<int>(sure, ch.store_lo);
+  }
+  if (bounds) {
+    for (int c = 0; c < p.num_children; ++c) {
+      const Node& ch = nodes_[p.first_child + c];
+      if (std::min<int>(ch.store_hi, total_) > sure) all_cut = false;
+      if (ch.proven != -1) all_lost = false;
+    }
   }
   const float reduction = parent == 0 ? params_.root_fpu_reduction : params_.fpu_reduction;
   const float fpu = parent_q - reduction * std::sqrt(visited_prior);
@@ -157,10 +206,16 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
   for (int c = 0; c < p.num_children; ++c) {
     const uint32_t index = p.first_child + c;
     const Node& ch = nodes_[index];
-    if (params_.solver && ch.proven == 1) return index;  // a proven win: nothing else matters
+    if (bounds) {
+      if (!all_cut && std::min<int>(ch.store_hi, total_) <= sure) continue;  // cut
+    } else if (params_.solver && ch.proven == 1) {
+      return index;  // a proven win: nothing else matters
+    }
     float score;
-    if (params_.solver && ch.proven == -1) {
-      score = -1e9f + ch.prior;  // only if everything else is lost too
+    // A proven loss only if everything else is lost too; with score bounds, when all
+    // are lost, PUCT chooses among them (which loses least).
+    if (params_.solver && ch.proven == -1 && !(bounds && all_lost)) {
+      score = -1e9f + ch.prior;
     } else {
       const float u = params_.c_puct * ch.prior * sqrt_n / (1.f + float(ch.visits + ch.in_flight));
       score = child_utility(ch, fpu) + u;
@@ -179,11 +234,18 @@ void Search::expand(uint32_t node, const Position& pos, const EvalOutput& eval) 
   float total = 0;
   for (uint32_t m = mask; m; m &= m - 1) total += eval.policy[__builtin_ctz(m)];
   const int count = __builtin_popcount(mask);
+  // A child's bounds are the mover's: at least the mover's store now, at most all the
+  // stones the opponent does not hold.
+  const int mover = pos.to_move;
+  const uint8_t child_lo = pos.store[mover];
+  const uint8_t child_hi = uint8_t(std::clamp(total_ - int(pos.store[mover ^ 1]), 0, 255));
   while (mask) {
     const int move = __builtin_ctz(mask);
     mask &= mask - 1;
     Node child;
     child.move = uint8_t(move);
+    child.store_lo = child_lo;
+    child.store_hi = child_hi;
     child.prior = total > 0 ? eval.policy[move] / total : 1.f / float(count);
     nodes_.push_back(child);
   }
@@ -267,12 +329,41 @@ void Search::update_proven(const std::vector<PathStep>& path, uint32_t begin, ui
   }
 }
 
+void Search::update_bounds(const std::vector<PathStep>& path, uint32_t begin, uint32_t end) {
+  if (!bounds_active()) return;
+  // Walk up from the parent of the last node; stop as soon as nothing changes. A node
+  // takes the best of its children's bounds (for the player to move there: the max of
+  // both), turned to its own chooser's view, and keeps whichever bound is tighter.
+  for (int64_t i = int64_t(end) - 2; i >= int64_t(begin); --i) {
+    Node& n = nodes_[path[i].node];
+    if (!(n.flags & kExpanded) || n.num_children == 0) break;
+    int best_lo = 0, best_hi = 0;
+    for (int c = 0; c < n.num_children; ++c) {
+      const Node& ch = nodes_[n.first_child + c];
+      best_lo = std::max<int>(best_lo, ch.store_lo);
+      best_hi = std::max<int>(best_hi, std::min<int>(ch.store_hi, total_));
+    }
+    int lo = best_lo, hi = best_hi;
+    if (path[i + 1].chooser != path[i].chooser) {
+      lo = total_ - best_hi;
+      hi = total_ - best_lo;
+    }
+    lo = std::max<int>(lo, n.store_lo);
+    hi = std::min<int>(hi, std::min<int>(n.store_hi, total_));
+    if (lo == n.store_lo && hi == n.store_hi) break;
+    n.store_lo = uint8_t(lo);
+    n.store_hi = uint8_t(hi);
+    prove_from_bounds(n);
+  }
+}
+
 int Search::gather(int slot, int max_leaves, std::vector<Position>& leaves) {
   assert(slot >= 0 && slot < kMaxInFlight);
   std::vector<PathStep>& path = in_flight_[slot].path_steps;  // this batch's descents
   std::vector<Pending>& pending = in_flight_[slot].pending;
   int added = 0;
   if (root_is_terminal()) return 0;
+  const bool bounds = bounds_active();
   int descents = 0;
   while (added < max_leaves && descents < 2 * max_leaves + 8 && !root_proven()) {
     ++descents;
@@ -284,7 +375,9 @@ int Search::gather(int slot, int max_leaves, std::vector<Position>& leaves) {
     while (true) {
       Node& n = nodes_[cur];
       const uint8_t chooser = path.back().chooser;
-      if ((n.flags & kTerminal) || (params_.solver && n.proven != kUnproven && cur != 0)) {
+      // Known: with score bounds, the exact margin; otherwise the result.
+      const bool known = bounds ? exact(n) : params_.solver && n.proven != kUnproven;
+      if ((n.flags & kTerminal) || (known && cur != 0)) {
         // Exact value: back it up now, no evaluation needed.
         float value, draw, margin;
         if (n.flags & kTerminal) {
@@ -292,11 +385,16 @@ int Search::gather(int slot, int max_leaves, std::vector<Position>& leaves) {
         } else {
           value = float(n.proven);
           draw = n.proven == 0 ? 1.f : 0.f;
-          margin = n.visits ? n.margin_sum / float(n.visits) : 0.f;
+          margin = bounds     ? float(margin_of(n.store_lo))
+                   : n.visits ? n.margin_sum / float(n.visits)
+                              : 0.f;
         }
         const uint32_t end = uint32_t(path.size());
         backup(path, begin, end, chooser, value, draw, margin);
-        update_proven(path, begin, end);
+        if (bounds)
+          update_bounds(path, begin, end);
+        else
+          update_proven(path, begin, end);
         path.resize(begin);
         break;
       }
@@ -306,7 +404,27 @@ int Search::gather(int slot, int max_leaves, std::vector<Position>& leaves) {
           path.resize(begin);
           break;
         }
-        if (cur != 0 && (pos.is_over() || (params_.stop_at_decided && pos.is_decided()))) {
+        if (bounds && cur != 0) {
+          // The leaf's own stores narrow its bounds (a finished game's to its margin).
+          const uint8_t lo = n.store_lo, hi = n.store_hi;
+          narrow_by_stores(n, pos, chooser);
+          prove_from_bounds(n);
+          if (n.store_lo != lo || n.store_hi != hi)
+            update_bounds(path, begin, uint32_t(path.size()));
+          if (pos.is_over()) {
+            n.flags |= kTerminal;
+            continue;  // handled as terminal on the next iteration
+          }
+          if (params_.stop_at_decided && n.visits == 0 && pos.is_decided()) {
+            // Decided: its first visit backs up the known result with the margin as it
+            // stands; later visits evaluate it and look past it for the exact margin.
+            float value, draw, margin;
+            outcome_for(pos, chooser, value, draw, margin);
+            backup(path, begin, uint32_t(path.size()), chooser, value, draw, margin);
+            path.resize(begin);
+            break;
+          }
+        } else if (cur != 0 && (pos.is_over() || (params_.stop_at_decided && pos.is_decided()))) {
           n.flags |= kTerminal;
           float value, draw, margin;
           outcome_for(pos, chooser, value, draw, margin);
@@ -342,6 +460,18 @@ void Search::deliver(int slot, std::span<const EvalOutput> outputs) {
     const uint32_t leaf = path[p.path_end - 1].node;
     expand(leaf, p.pos, outputs[i]);
     revert_virtual_loss(path, p.path_begin, p.path_end);
+    const Node& n = nodes_[leaf];
+    if (bounds_active() && n.proven != kUnproven) {
+      // A decided leaf looked past for its margin: its result is known; the network's
+      // margin is kept within the bounds.
+      const uint8_t chooser = path[p.path_end - 1].chooser;
+      const float m = chooser == p.pos.to_move ? outputs[i].margin : -outputs[i].margin;
+      const float margin = std::clamp(m, float(margin_of(n.store_lo)),
+                                      float(margin_of(std::min<int>(n.store_hi, total_))));
+      backup(path, p.path_begin, p.path_end, chooser, float(n.proven), n.proven == 0 ? 1.f : 0.f,
+             margin);
+      continue;
+    }
     backup(path, p.path_begin, p.path_end, p.pos.to_move, outputs[i].value(), outputs[i].draw,
            outputs[i].margin);
   }
@@ -360,10 +490,22 @@ std::array<uint32_t, kMaxMoves> Search::root_visit_counts() const {
 }
 
 namespace {
+// With score bounds: `optimal` >= 0 when the parent is solved (the best lower bound
+// among its children, which the moves that keep the exact margin have). Proven but
+// unsolved moves go by visits, which the margin term of their utility steers.
+struct ChildOrder {
+  int optimal = -1;
+};
+
 // Ordering of a node's children for "best": a proven win, then most visits, then the
-// better average; a proven loss last.
+// better average; a proven loss last. With score bounds, a solved parent's
+// margin-keeping moves come first.
 template <class NodeT>
-bool better_child(const NodeT& a, const NodeT& b) {
+bool better_child(const NodeT& a, const NodeT& b, const ChildOrder& order) {
+  if (order.optimal >= 0) {
+    const bool oa = a.store_lo == order.optimal, ob = b.store_lo == order.optimal;
+    if (oa != ob) return oa;
+  }
   auto rank = [](const NodeT& n) { return n.proven == 1 ? 2 : n.proven == -1 ? 0 : 1; };
   if (rank(a) != rank(b)) return rank(a) > rank(b);
   if (a.visits != b.visits) return a.visits > b.visits;
@@ -374,8 +516,18 @@ bool better_child(const NodeT& a, const NodeT& b) {
 }
 }  // namespace
 
+int Search::optimal_store(uint32_t node) const {
+  const Node& n = nodes_[node];
+  if (!bounds_active() || !exact(n) || n.num_children == 0) return -1;
+  int best = 0;
+  for (int c = 0; c < n.num_children; ++c)
+    best = std::max<int>(best, nodes_[n.first_child + c].store_lo);
+  return best;
+}
+
 ThinkResult Search::result() const {
   ThinkResult r;
+  const bool bounds = bounds_active();
   const Node& root = nodes_[0];
   r.nodes = root.visits;
   if (root_is_terminal()) {
@@ -386,6 +538,7 @@ ThinkResult Search::result() const {
     r.draw = d;
     r.margin = m;
     r.proven = true;
+    r.margin_exact = root_pos_.is_over();
     return r;
   }
   auto fill_values = [](const Node& n, float& w, float& d, float& l, float& m) {
@@ -396,7 +549,15 @@ ThinkResult Search::result() const {
     l = std::clamp((1.f - d - q) / 2.f, 0.f, 1.f);
     m = n.margin_sum / float(n.visits);
   };
+  // Score bounds: the expected margin within the bounds, the exact one once solved.
+  auto bound_margin = [&](const Node& n, float& m, bool& is_exact) {
+    if (!bounds) return;
+    is_exact = exact(n);
+    m = std::clamp(m, float(margin_of(n.store_lo)),
+                   float(margin_of(std::min<int>(n.store_hi, total_))));
+  };
   fill_values(root, r.win, r.draw, r.loss, r.margin);
+  bound_margin(root, r.margin, r.margin_exact);
   if (root.proven != kUnproven) {
     r.proven = true;
     r.win = root.proven == 1;
@@ -405,14 +566,16 @@ ThinkResult Search::result() const {
   }
   std::vector<const Node*> children;
   for (int c = 0; c < root.num_children; ++c) children.push_back(&nodes_[root.first_child + c]);
+  const ChildOrder root_order{optimal_store(0)};
   std::stable_sort(children.begin(), children.end(),
-                   [](const Node* a, const Node* b) { return better_child(*a, *b); });
+                   [&](const Node* a, const Node* b) { return better_child(*a, *b, root_order); });
   for (const Node* ch : children) {
     MoveEval e;
     e.move = ch->move;
     e.visits = ch->visits;
     e.prior = ch->prior;
     fill_values(*ch, e.win, e.draw, e.loss, e.margin);
+    bound_margin(*ch, e.margin, e.margin_exact);
     if (ch->proven != kUnproven) {
       e.proven = true;
       e.win = ch->proven == 1;
@@ -426,9 +589,10 @@ ThinkResult Search::result() const {
   uint32_t cur = 0;
   while (nodes_[cur].num_children > 0) {
     const Node& n = nodes_[cur];
+    const ChildOrder order{optimal_store(cur)};
     uint32_t best = n.first_child;
     for (int c = 1; c < n.num_children; ++c)
-      if (better_child(nodes_[n.first_child + c], nodes_[best])) best = n.first_child + c;
+      if (better_child(nodes_[n.first_child + c], nodes_[best], order)) best = n.first_child + c;
     if (nodes_[best].visits == 0) break;
     r.pv.push_back(nodes_[best].move);
     cur = best;
@@ -441,11 +605,14 @@ int Search::pick_move(float temperature, std::mt19937_64& rng) const {
   const Node& root = nodes_[0];
   if (root.num_children == 0)
     return root_pos_.is_over() ? -1 : __builtin_ctz(root_pos_.legal_mask());
+  const ChildOrder order{optimal_store(0)};
   uint32_t best = root.first_child;
   for (int c = 1; c < root.num_children; ++c)
-    if (better_child(nodes_[root.first_child + c], nodes_[best])) best = root.first_child + c;
+    if (better_child(nodes_[root.first_child + c], nodes_[best], order))
+      best = root.first_child + c;
   const Node& b = nodes_[best];
-  if (temperature <= 0 || b.proven == 1) return b.move;
+  // A proven win, or with score bounds a solved root, is played without sampling.
+  if (temperature <= 0 || b.proven == 1 || order.optimal >= 0) return b.move;
   // Sample among visited moves that are not proven losses (unless all are).
   double weights[kMaxMoves] = {};
   double total = 0;

@@ -18,6 +18,7 @@
 //   replays moves from the root with copy-make, which costs nanoseconds per ply.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -49,8 +50,19 @@ struct SearchParams {
   // Prove wins, draws and losses from finished games upwards (MCTS solver). Mancala
   // endgames are full of forced lines; a proven move is played without doubt.
   bool solver = true;
+  // Exact margins (score-bounded MCTS, Cazenave & Saffidine 2010; needs `solver`): every
+  // node also carries a pessimistic and an optimistic bound on the final margin under
+  // the rules (the game played to its end, as the Kalah solver counts it). A position is
+  // solved when the two meet; a won one is then played for the largest margin, a lost
+  // one for the smallest. Searching on past a proven result costs visits that a
+  // win/draw/loss solver would save, so a search with a proven but inexact root keeps
+  // going to its budget. A decided position's result is known, but not its margin:
+  // its first visit backs the result up at once (as `stop_at_decided` says), later
+  // visits look past it.
+  bool score_bounds = true;
   // Treat a decided position (a Togyz kazan at 82+, a Kalah store over half) as
-  // finished: the result cannot change, so searching on is wasted work.
+  // finished: the result cannot change, so searching on is wasted work. With
+  // score_bounds only its first visit is (see there).
   bool stop_at_decided = true;
   // Weight of the expected margin in the utility that chooses moves:
   // utility = (win - loss) + margin_utility * tanh(margin / margin_scale). A little
@@ -106,10 +118,17 @@ class Search {
   }
 
   int64_t root_visits() const;
+  // The root's value is known: with score bounds, its exact margin; otherwise its
+  // win, draw or loss.
   bool root_proven() const;
   bool root_is_terminal() const {
-    return root_pos_.is_over() || (params_.stop_at_decided && root_pos_.is_decided());
+    return root_pos_.is_over() ||
+           (params_.stop_at_decided && !bounds_active() && root_pos_.is_decided());
   }
+  // Bounds on the root's final margin for its side to move: with score bounds, from the
+  // search (equal once the margin is proven); otherwise only what its stores say.
+  int root_margin_lower() const { return margin_of(nodes_[0].store_lo); }
+  int root_margin_upper() const { return margin_of(std::min<int>(nodes_[0].store_hi, total_)); }
   // The search for this move is finished: the root has `target_visits` visits, or its
   // value is proven, or there is nothing to search. Every caller that plays moves from
   // searches (self-play, matches, the bench, the driver, the MCTS player) asks this.
@@ -125,6 +144,12 @@ class Search {
   // Visit counts of the root's children by pit (0 for illegal or unvisited moves).
   std::array<uint32_t, kMaxMoves> root_visit_counts() const;
 
+  // Score bounds never cross: every node's lower bound is at most its upper one (tests).
+  bool bounds_ordered() const {
+    for (const Node& n : nodes_)
+      if (n.store_lo > std::min<int>(n.store_hi, total_)) return false;
+    return true;
+  }
   size_t node_count() const { return nodes_.size(); }
   static constexpr size_t bytes_per_node() { return sizeof(Node); }
 
@@ -133,6 +158,9 @@ class Search {
   enum Flags : uint8_t { kExpanded = 1, kTerminal = 2, kAwaitingEval = 4 };
   // 32 bytes. Statistics are from the point of view of the player who chose the move
   // into this node (the parent's side to move); for the root, its own side to move.
+  // The margin bounds are kept as bounds on that player's store at the end of the game
+  // (margin = 2 * store - total, every stone ends in a store), which fit the two bytes
+  // that were padding: no game has more than 255 stones (Togyz 162, Kalah(9,12) 216).
   struct Node {
     uint32_t first_child = 0;  // children are contiguous in nodes_
     float prior = 0;
@@ -145,7 +173,8 @@ class Search {
     uint8_t num_children = 0;
     uint8_t flags = 0;
     int8_t proven = kUnproven;  // exact result: +1 win, 0 draw, -1 loss, or kUnproven
-    uint8_t pad_[2] = {0, 0};
+    uint8_t store_lo = 0;       // score bounds: the final store is at least this
+    uint8_t store_hi = 255;     // ... and at most this (255: not set, the total)
   };
   static_assert(sizeof(Node) == 32);
 
@@ -169,15 +198,31 @@ class Search {
   void backup(const std::vector<PathStep>& path, uint32_t path_begin, uint32_t path_end,
               int leaf_mover, float value, float draw, float margin);
   void update_proven(const std::vector<PathStep>& path, uint32_t path_begin, uint32_t path_end);
+  // Score bounds: narrows the bounds of path[i] for i = path_end-2 down to path_begin
+  // from their children (max of the mover's bounds), and with them the W/D/L proofs;
+  // stops where nothing changes.
+  void update_bounds(const std::vector<PathStep>& path, uint32_t path_begin, uint32_t path_end);
+  // The store bounds a position itself gives `player`: stores only grow.
+  void narrow_by_stores(Node& n, const Position& pos, int player) const;
+  void prove_from_bounds(Node& n) const;
+  bool bounds_active() const { return params_.solver && params_.score_bounds && total_ <= 255; }
+  bool exact(const Node& n) const { return n.store_lo >= std::min<int>(n.store_hi, total_); }
+  int margin_of(int store) const { return 2 * store - total_; }
+  // The same bounds from the other player's view.
+  uint8_t flip(int store) const { return uint8_t(total_ - std::min(store, total_)); }
   void revert_virtual_loss(const std::vector<PathStep>& path, uint32_t path_begin,
                            uint32_t path_end);
   void apply_root_noise();
+  // Score bounds and `node` solved: the best lower bound among its children (those
+  // that keep its exact margin have it); otherwise -1.
+  int optimal_store(uint32_t node) const;
   void exact_value(const Position& pos, float& value, float& draw, float& margin) const;
 
   SearchParams params_;
   std::mt19937_64 rng_;
   Position root_pos_;
   std::vector<Node> nodes_;  // nodes_[0] is the root
+  int total_ = 0;            // stones in the game (root_pos_.total_stones())
   InFlight in_flight_[kMaxInFlight];
   bool root_noise_applied_ = false;
 };

@@ -50,6 +50,7 @@ struct BenchOptions {
   int channels = 64, blocks = 6;
   int leaves_per_search = 8;
   int visits = 200;
+  bool score_bounds = true;  // SearchParams::score_bounds (off: to compare its cost)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -115,6 +116,7 @@ int run_bench(const BenchOptions& o) {
   NnEvaluator evaluator(model, device);
   SearchParams params;
   params.leaves_per_batch = o.leaves_per_search;
+  params.score_bounds = o.score_bounds;
   const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
   struct SearchFigures {
     DriverStats stats;
@@ -205,6 +207,7 @@ int run_bench(const BenchOptions& o) {
   j["search_threads"] = std::min(search_threads, 2 * games_per_batch);
   j["games_in_parallel"] = games;
   j["leaves_per_search"] = o.leaves_per_search;
+  j["score_bounds"] = o.score_bounds;
   j["net_evals_per_s"] = std::round(net_rate);
   j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
   j["search_visits_per_s"] = std::round(double(visits) / elapsed);
@@ -251,6 +254,8 @@ void register_bench(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--visits", opt->visits, "visits per move in the searching games")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--score-bounds", opt->score_bounds,
+                  "exact margins in the search (true/false; false to compare the cost)");
   cmd->callback([opt, &exit_code] {
     try {
       exit_code = run_bench(*opt);

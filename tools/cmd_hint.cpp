@@ -96,11 +96,9 @@ int run_hint(const HintOptions& opt) {
     j["depth"] = h.result.depth;
     j["nodes"] = h.result.nodes;
     j["seconds"] = h.result.seconds;
-    j["value"] = {{"win", h.result.win},
-                  {"draw", h.result.draw},
-                  {"loss", h.result.loss},
-                  {"margin", h.result.margin},
-                  {"proven", h.result.proven}};
+    j["value"] = {{"win", h.result.win},       {"draw", h.result.draw},
+                  {"loss", h.result.loss},     {"margin", h.result.margin},
+                  {"proven", h.result.proven}, {"margin_exact", h.result.margin_exact}};
     if (!h.exact.empty()) j["exact"] = h.exact;
     j["moves"] = nlohmann::json::array();
     for (const auto& m : h.moves) {
@@ -112,6 +110,7 @@ int run_hint(const HintOptions& opt) {
       mj["loss"] = m.eval.loss;
       mj["margin"] = m.eval.margin;
       mj["proven"] = m.eval.proven;
+      mj["margin_exact"] = m.eval.margin_exact;
       mj["reason"] = m.reason;
       mj["line"] = words(m.line_text);
       std::vector<int> pits;
@@ -133,8 +132,8 @@ int run_hint(const HintOptions& opt) {
     if (pos.is_togyz()) std::cout << " (" << m.notation << ")";
     std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw) << ", loss "
               << percent(m.eval.loss) << ", margin " << signed_margin(m.eval.margin)
-              << (m.eval.proven ? " (proven)" : "") << "\n   " << m.reason
-              << "\n   expected line: " << m.line_text << "\n";
+              << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n   "
+              << m.reason << "\n   expected line: " << m.line_text << "\n";
   }
   return 0;
 }

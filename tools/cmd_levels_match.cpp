@@ -41,6 +41,7 @@ struct MatchOptions {
   // expert against the alpha-beta expert.
   bool same_level = false;
   bool lower_alphabeta = false;
+  bool lower_no_score_bounds = false;  // the lower side's MCTS without score bounds (A/B)
 };
 
 // A level must score this much against the one below (docs/levels.md).
@@ -118,6 +119,7 @@ int run_levels_match(const MatchOptions& opt) {
         LevelPlayerOptions po;
         po.time_scale = opt.time_scale;
         po.force_alphabeta = opt.alphabeta_only || (side == 1 && opt.lower_alphabeta);
+        po.score_bounds = !(side == 1 && opt.lower_no_score_bounds);
         po.threads = 1;  // one core per game: --threads games run at once
         po.network = load_model_evaluator;
         // Distinct noise per game and side, reproducible from --seed.
@@ -225,6 +227,8 @@ void register_levels_match(CLI::App& app, int& exit_code) {
   cmd->add_flag("--same-level", opt->same_level, "the lower side plays the upper's level too");
   cmd->add_flag("--lower-alphabeta", opt->lower_alphabeta,
                 "the lower side always plays alpha-beta");
+  cmd->add_flag("--lower-no-score-bounds", opt->lower_no_score_bounds,
+                "the lower side's MCTS searches without score bounds (with --same-level: an A/B)");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }

@@ -236,8 +236,9 @@ class PlaySession {
       std::cout << "  " << rank++ << ". " << hole_word() << " " << m.move + 1;
       if (spec_.is_togyz()) std::cout << " (" << m.notation << ")";
       std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw)
-                << ", margin " << signed_margin(m.eval.margin) << (m.eval.proven ? " (proven)" : "")
-                << "\n     " << m.reason << "\n     expected line: " << m.line_text << "\n";
+                << ", margin " << signed_margin(m.eval.margin)
+                << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n     "
+                << m.reason << "\n     expected line: " << m.line_text << "\n";
     }
   }
 
@@ -249,9 +250,9 @@ class PlaySession {
     const ThinkResult r = analyst().think(pos_, hint_limits());
     std::cout << "For you: win " << percent(r.win) << ", draw " << percent(r.draw) << ", loss "
               << percent(r.loss) << ", expected margin " << signed_margin(r.margin) << " "
-              << (spec_.is_togyz() ? "stones" : "seeds") << (r.proven ? " (proven)" : "")
-              << "; the engine would play " << format_move(pos_, r.best_move) << " (depth "
-              << r.depth << ").\n";
+              << (spec_.is_togyz() ? "stones" : "seeds")
+              << proven_note(r.proven, r.margin_exact, r.margin) << "; the engine would play "
+              << format_move(pos_, r.best_move) << " (depth " << r.depth << ").\n";
   }
 
   void undo() {

@@ -222,6 +222,7 @@ json progress_json(const Position& pos, const ThinkResult& r) {
           {"loss", r.loss},
           {"margin", r.margin},
           {"proven", r.proven},
+          {"margin_exact", r.margin_exact},
           {"pv", pv},
           {"best", r.best_move >= 0 ? r.best_move + 1 : 0}};
 }
@@ -239,6 +240,7 @@ json hint_json(const Position& pos, const Hint& h, const std::string& engine, Le
                      {"loss", m.eval.loss},
                      {"margin", m.eval.margin},
                      {"proven", m.eval.proven},
+                     {"margin_exact", m.eval.margin_exact},
                      {"reason", m.reason},
                      {"line", line}});
   }

@@ -96,6 +96,7 @@ std::string EngineControl::info_line(const ThinkResult& r, const Position& pos) 
     << " " << std::lround(r.draw * 1000) << " " << std::lround(r.loss * 1000) << " margin "
     << std::lround(r.margin * 10) / 10.0;
   if (r.proven) s << " proven";
+  if (r.margin_exact) s << " exact";  // the margin too: the final margin with best play
   if (!r.pv.empty()) {
     s << " pv";
     Position p = pos;

@@ -54,6 +54,7 @@ const ConfigKey kSchema[] = {
   {"search", "leaves_per_batch", KZ_FIELD(search.leaves_per_batch), 1, 4096, "leaves one search adds to each network batch"},
   {"search", "solver", KZ_FIELD(search.solver), 0, 0, "prove wins, draws and losses from finished games upwards"},
   {"search", "stop_at_decided", KZ_FIELD(search.stop_at_decided), 0, 0, "treat a decided position (Togyz kazan 82+, Kalah store over half) as finished"},
+  {"search", "score_bounds", KZ_FIELD(search.score_bounds), 0, 0, "exact margins: bound each position's final margin, play a proven win for the most stones"},
   {"search", "margin_utility", KZ_FIELD(search.margin_utility), 0, 10, "utility = (win - loss) + margin_utility * tanh(margin / margin_scale)", true},
   {"search", "margin_scale", KZ_FIELD(search.margin_scale), 0.1, 1000, "a typical final margin, in stones", true},
   {"search", "threads", KZ_FIELD(search_threads), 0, 256, "search threads of self-play, gating and the bench (0 = half the cores)"},

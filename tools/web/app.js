@@ -335,7 +335,7 @@ function drawHint(s) {
     const title = document.createElement("span");
     title.className = "hint-move";
     title.textContent = `${s.togyz ? "hole" : "pit"} ${mv.move}` + (s.togyz ? ` (${mv.notation})` : "");
-    const nums = document.createTextNode(`  win ${pct(mv.win)}, draw ${pct(mv.draw)}, margin ${signed(mv.margin)}${mv.proven ? " (proven)" : ""}`);
+    const nums = document.createTextNode(`  win ${pct(mv.win)}, draw ${pct(mv.draw)}, margin ${signed(mv.margin)}${mv.margin_exact ? ` (proven ${mv.margin > 0 ? "+" : ""}${Math.round(mv.margin)})` : mv.proven ? " (proven)" : ""}`);
     const reason = document.createElement("div");
     reason.className = "hint-reason";
     reason.textContent = mv.reason;
