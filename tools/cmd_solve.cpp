@@ -41,14 +41,14 @@ GameSpec kalah_spec(const std::string& game) {
   return spec;
 }
 
-// The table a command asked for: --egtb-seeds N (0 = none, -1 = the default size).
+// The table a command asked for: --egtb-seeds N (0 = none, -1 = the largest cached or the default).
 std::shared_ptr<const KalahEndgameDb> command_db(const GameSpec& spec, int seeds,
                                                  const std::string& dir, double& seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<const KalahEndgameDb> db;
-  if (seeds < 0) seeds = default_egtb_seeds(spec);
-  if (seeds > 0)
-    db = load_or_build_egtb(spec, seeds, dir.empty() ? default_egtb_dir() : dir, &std::cerr);
+  const std::string folder = dir.empty() ? default_egtb_dir() : dir;
+  if (seeds < 0) seeds = cached_or_default_egtb_seeds(spec, folder);
+  if (seeds > 0) db = load_or_build_egtb(spec, seeds, folder, &std::cerr);
   seconds = seconds_since(t0);
   return db;
 }
@@ -303,8 +303,10 @@ void register_solve(CLI::App& app, int& exit_code) {
     cmd->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
     cmd->add_option("--position", opt->position, "position string (default: the start)");
     cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers");
-    cmd->add_option("--egtb-seeds", opt->egtb_seeds,
-                    "endgame database size in seeds on the pits (0: none; default by size)")
+    cmd->add_option(
+           "--egtb-seeds", opt->egtb_seeds,
+           "endgame database size in seeds on the pits (0: none; default: the largest in the "
+           "folder, else by size)")
         ->check(CLI::Range(-1, 40));
     cmd->add_option("--egtb-dir", opt->egtb_dir, "endgame database folder (default: the cache)");
     cmd->add_option("--hash", opt->hash_mib, "transposition table MiB")
