@@ -242,7 +242,11 @@ std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
   po.all_moves = all_moves;
   const Level wrapped = level == Level::kHard ? Level::kHard : Level::kExpert;
   if (level == Level::kPerfect) {
-    po.solve_s = 10.0 * scale;
+    // A minute: Kalah(6,4)'s first plies take tens of seconds to solve (docs/levels.md),
+    // and where they fail the expert's opening move can give stones away (a whole game
+    // from the start with 10 s ended +4 instead of +8). Once they are solved, the kept
+    // table answers the rest of the game in moments.
+    po.solve_s = 60.0 * scale;
     po.solve_share = 1.0;
     po.tt_mib = 256;
     po.build_egtb = true;
