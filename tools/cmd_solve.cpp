@@ -261,7 +261,11 @@ int run_check(const CheckOptions& opt) {
       }
       p.play(r.best_move);
     }
-    std::fprintf(stderr, "  game %d: %d positions judged, %.0f s\n", game_no, all.n,
+    // Running totals, so that a run stopped early still tells what it found.
+    std::fprintf(stderr,
+                 "  game %d: %d positions judged (result kept %d, margin kept %d, worst loss %d),"
+                 " %d left out, %.0f s\n",
+                 game_no, all.n, all.keep_result, all.keep_margin, all.worst, unsolved,
                  seconds_since(t0));
   }
   all.print("all positions");
