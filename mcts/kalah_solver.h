@@ -84,6 +84,10 @@ std::string egtb_file_name(Variant variant, int pits, int max_seeds);
 // under about 32 Mi entries (a byte each; Kalah(6,n): 16 seeds, five pits: 20), and
 // never more than the game has.
 int default_egtb_seeds(const GameSpec& spec);
+// The seeds of the largest table for `spec` of at most 1 GiB that is already in `dir`
+// (built with `kumalak egtb build --seeds N`) when it is larger than the default,
+// else default_egtb_seeds(spec): what the perfect level and the commands use unless told.
+int cached_or_default_egtb_seeds(const GameSpec& spec, const std::string& dir);
 // The table for `spec` with `max_seeds`, loaded from `dir` or, when the file is
 // missing or unreadable, built and saved there (a note on `log` when given). Shared
 // within the process: a second call returns the same table. Throws std::runtime_error

@@ -99,9 +99,9 @@ std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level
                                                const LevelPlayerOptions& options);
 
 // A player for `level`. perfect (Kalah only; Togyz: ParseError saying so) solves each
-// position exactly within 10 s (time_scale scales it) with the endgame database built
+// position exactly within 60 s (time_scale scales it) with the endgame database built
 // on first use, and plays expert where that fails. Kalah's expert tries the solver for
-// half its second (without building a database) before its own search. hard and expert play
+// a fifth of its second (without building a database) before its own search. hard and expert play
 // the network MCTS when options.network is given and a model is at hand: `model_path` if
 // not empty (it must exist, else std::runtime_error), or the shipped model. Every other
 // case is alpha-beta.

@@ -85,9 +85,10 @@ void PerfectPlayer::set_progress_callback(ProgressCallback cb) {
 void PerfectPlayer::ensure_solver() {
   if (solver_) return;
   std::shared_ptr<const KalahEndgameDb> db;
-  const int seeds = opt_.egtb_seeds < 0 ? default_egtb_seeds(spec_) : opt_.egtb_seeds;
+  const std::string dir = opt_.egtb_dir.empty() ? default_egtb_dir() : opt_.egtb_dir;
+  const int seeds =
+      opt_.egtb_seeds < 0 ? cached_or_default_egtb_seeds(spec_, dir) : opt_.egtb_seeds;
   if (seeds > 0) {
-    const std::string dir = opt_.egtb_dir.empty() ? default_egtb_dir() : opt_.egtb_dir;
     if (opt_.build_egtb) {
       try {
         db = load_or_build_egtb(spec_, seeds, dir, opt_.log);

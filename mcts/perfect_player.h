@@ -25,9 +25,10 @@ struct PerfectPlayerOptions {
   // what is left when the solver gives up.
   double solve_share = 1.0;
   int tt_mib = 256;
-  // Endgame database: seeds on the pits it covers (-1: default_egtb_seeds(), 0: none),
-  // where it lives ("" = default_egtb_dir()) and whether a missing one is built (once,
-  // then cached on disk) or simply done without.
+  // Endgame database: seeds on the pits it covers (-1: the largest table of at most
+  // 1 GiB already in the folder, else default_egtb_seeds(); 0: none), where it lives ("" =
+  // default_egtb_dir()) and whether a missing one is built (once, then cached on disk) or simply
+  // done without.
   int egtb_seeds = -1;
   std::string egtb_dir;
   bool build_egtb = true;

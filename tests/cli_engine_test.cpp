@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -23,7 +24,8 @@ using Clock = std::chrono::steady_clock;
 // A child process with its stdin and stdout on pipes.
 class Engine {
  public:
-  explicit Engine(const std::string& args) {
+  // `env`: "NAME=value " assignments for the child's shell, or "".
+  explicit Engine(const std::string& args, const std::string& env = "") {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) return;
     pid_ = fork();
@@ -33,7 +35,7 @@ class Engine {
       dup2(out[1], 2);
       close(in[1]);
       close(out[0]);
-      const std::string cmd = test::bin("kumalak") + " engine " + args;
+      const std::string cmd = env + test::bin("kumalak") + " engine " + args;
       execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -308,6 +310,47 @@ TEST(CliEngine, HostileCommandsAreRefusedWithTheRightWords) {
   EXPECT_GE(bestmove_of(e.expect_line("bestmove ", 10)), 1);
   e.send("quit");
   EXPECT_EQ(e.wait_exit(5), 0);
+}
+
+// Issue 13: Level perfect solves a Kalah position and plays its maximum-margin move,
+// saying so in the info line; Togyz has no perfect level.
+TEST(CliEngine, LevelPerfectPlaysTheProvenMaximumMargin) {
+  const std::string dir = test::temp_dir("engine-perfect");
+  // The perfect level builds Kalah(3,3)'s whole database (134,596 positions) into
+  // KZ_EGTB_DIR on first use: a blink, and the user's cache plays no part.
+  Engine e("--game kalah:3,3", "KZ_EGTB_DIR=" + dir + " ");
+  ASSERT_TRUE(e.ok());
+  e.send("isready");
+  ASSERT_EQ(e.expect_line("readyok"), "readyok");
+  e.send("setoption name Level value perfect");
+  // `kumalak solve --game kalah:3,3 --all`: pit 1 keeps +8, pit 2 drops to +6, pit 3 to +2.
+  e.send("position fen 2,1,4/0,3,3 3 2 s");
+  e.send("go");
+  std::vector<std::string> lines;
+  EXPECT_EQ(e.expect_line("bestmove ", 30, &lines), "bestmove 1");
+  ASSERT_GE(lines.size(), 2u);
+  const std::string& info = lines[lines.size() - 2];
+  EXPECT_EQ(info.rfind("info ", 0), 0u) << info;
+  EXPECT_NE(info.find(" wdl 1000 0 0 margin 8 proven pv 1 "), std::string::npos) << info;
+  // North to move in the mirror position: the same value from North's side.
+  e.send("position fen 0,3,3/2,1,4 2 3 n");
+  e.send("go");
+  lines.clear();
+  EXPECT_EQ(e.expect_line("bestmove ", 30, &lines), "bestmove 1");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_NE(lines[lines.size() - 2].find(" margin 8 proven "), std::string::npos)
+      << lines[lines.size() - 2];
+  // Togyz Kumalak cannot be solved: the next go says so and the engine keeps running.
+  e.send("newgame togyz");
+  e.send("position startpos");
+  e.send("go depth 2");
+  EXPECT_NE(e.expect_line("error ", 20).find("level perfect is for Kalah games only"),
+            std::string::npos);
+  e.send("isready");
+  EXPECT_EQ(e.expect_line("readyok"), "readyok");
+  e.send("quit");
+  EXPECT_EQ(e.wait_exit(5), 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

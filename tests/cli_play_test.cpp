@@ -12,11 +12,11 @@ namespace {
 
 // Writes `input` to a file and runs `kumalak play ARGS < file`; returns the exit status.
 int play(const std::string& args, const std::string& input, std::string* out,
-         const std::string& dir) {
+         const std::string& dir, const std::string& env = "") {
   const std::string in = dir + "/input.txt";
   std::ofstream(in) << input;
-  return test::run_command("NO_COLOR=1 " + test::bin("kumalak") + " play " + args + " < " + in, out,
-                           true);
+  return test::run_command(
+      env + "NO_COLOR=1 " + test::bin("kumalak") + " play " + args + " < " + in, out, true);
 }
 
 // Enough move attempts to finish any game: every round of 1..9 contains a legal move.
@@ -144,6 +144,25 @@ TEST(CliPlay, EmptyHoleAndWrongNotationAreExplained) {
   EXPECT_NE(out.find("You play 3: another turn."), std::string::npos) << out;
   EXPECT_NE(out.find("Your pit 3 is empty; you can move from: 1 2 4 5 6."), std::string::npos)
       << out;
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 13: the in-game hint of a Kalah position the solver proves says the exact
+// result, the same line as `kumalak hint` (tests/cli_solve_test.cpp).
+TEST(CliPlay, KalahHintSaysTheExactResult) {
+  const std::string dir = test::temp_dir("play");
+  std::string out;
+  // 22 seeds on the pits: solved in a fraction of the hint's time, with no database
+  // (KZ_EGTB_DIR is an empty folder, so the user's cache plays no part).
+  ASSERT_EQ(play("--game kalah --level easy --hint-movetime 4 --position "
+                 "'0,3,0,6,1,2/2,0,4,1,0,3 14 12 s'",
+                 "hint\nquit\n", &out, dir, "KZ_EGTB_DIR=" + dir + " "),
+            0)
+      << out;
+  EXPECT_NE(out.find("solved: you lose by 6 with perfect play; pit 6 keeps -6, pit 4 drops to -12"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("1. pit 6  win 0%, draw 0%, margin -6.0 (proven)"), std::string::npos) << out;
   std::filesystem::remove_all(dir);
 }
 

@@ -257,6 +257,24 @@ TEST(KalahEndgameDb, DefaultSizeStaysSmall) {
                                                                                           << 20);
 }
 
+// A larger table built beforehand (`kumalak egtb build --seeds 20`) is used instead of
+// the default; one over 1 GiB, or of other rules, is not.
+TEST(KalahEndgameDb, TheLargestCachedTableIsPreferred) {
+  const std::string dir = temp_dir("cached");
+  const GameSpec kalah = GameSpec::parse("kalah");
+  EXPECT_EQ(cached_or_default_egtb_seeds(kalah, dir), 16);
+  std::ofstream(dir + "/" + egtb_file_name(Variant::kKalahEmpty, 6, 20));  // other rules
+  std::ofstream(dir + "/" + egtb_file_name(Variant::kKalah, 6, 24));       // 1.25 G positions
+  std::ofstream(dir + "/" + egtb_file_name(Variant::kKalah, 6, 12));       // smaller than default
+  EXPECT_EQ(cached_or_default_egtb_seeds(kalah, dir), 16);
+  std::ofstream(dir + "/" + egtb_file_name(Variant::kKalah, 6, 18));
+  std::ofstream(dir + "/" + egtb_file_name(Variant::kKalah, 6, 20));
+  EXPECT_EQ(cached_or_default_egtb_seeds(kalah, dir), 20);
+  EXPECT_EQ(cached_or_default_egtb_seeds(GameSpec::parse("kalah:6,4,empty"), dir), 20);
+  EXPECT_EQ(cached_or_default_egtb_seeds(GameSpec::parse("bantumi"), dir), 20);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PerfectLevel, PlaysEveryGameToThePerfectMargin) {
   const std::string dir = temp_dir("level");
   for (const auto& [game, margin] : {std::pair{"kalah:4,3", 6}, std::pair{"kalah:4,3,empty", 8}}) {

@@ -229,6 +229,8 @@ class PlaySession {
       return;
     }
     const Hint h = make_hint(analyst(), pos_, hint_limits(), 3);
+    // Kalah positions the solver proves get the same exact line as `kumalak hint`.
+    if (!h.exact.empty()) std::cout << h.exact << "\n";
     std::cout << "Best moves for you (depth " << h.result.depth << ", " << h.result.nodes
               << " nodes):\n";
     int rank = 1;
