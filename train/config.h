@@ -60,6 +60,11 @@ struct TrainConfig {
   float policy_weight = 1.0f;  // loss = policy CE + value CE + margin Huber, weighted
   float value_weight = 1.0f;
   float margin_weight = 0.5f;
+  // Value targets blended with the search (KataGo, lc0): the W/D/L and margin targets are
+  // (1 - w) x the game's result + w x the row's root value and root margin. 0 = the
+  // result alone. Validation losses always measure against the result, so runs with
+  // different weights compare.
+  float value_target_root_weight = 0.0f;
   int64_t window_rows = 200000;       // train on the newest shards up to this many rows
   int window_generations = 0;         // or only the newest N generations (0 = no limit)
   float validation_fraction = 0.05f;  // held-out games for the validation loss

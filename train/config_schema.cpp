@@ -88,6 +88,7 @@ const ConfigKey kSchema[] = {
   {"train", "policy_weight", KZ_FIELD(train.policy_weight), 0, 1000, "weight of the policy cross-entropy in the loss"},
   {"train", "value_weight", KZ_FIELD(train.value_weight), 0, 1000, "weight of the value cross-entropy"},
   {"train", "margin_weight", KZ_FIELD(train.margin_weight), 0, 1000, "weight of the margin Huber loss"},
+  {"train", "value_target_root_weight", KZ_FIELD(train.value_target_root_weight), 0, 1, "value and margin targets = (1 - w) x game result + w x the search's root value (0 = the result alone)"},
   {"train", "window_rows", KZ_FIELD(train.window_rows), 1, double(int64_t(1) << 40), "train on the newest shards up to this many rows"},
   {"train", "window_generations", KZ_FIELD(train.window_generations), 0, 1e8, "or only the newest N generations (0 = no limit)"},
   {"train", "validation_fraction", KZ_FIELD(train.validation_fraction), 0, 0.5, "held-out games for the validation loss"},
