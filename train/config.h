@@ -45,6 +45,12 @@ struct SelfplayConfig {
   std::string openings_file;     // PGN or one position string per line; "" = none
   int max_plies = 600;           // a game still running then is adjudicated by stores
   int games_per_shard = 32;      // games per written shard
+  // Share of games that start from a position of openings_file; the others start with
+  // random_opening_plies random plies as without a file. 1 = every game (as before).
+  float openings_fraction = 1.0f;
+  // Where a PGN openings file's games are cut: the position after this many plies
+  // (-1 = random_opening_plies). Recorded games cut deeper give positions people reach.
+  int openings_plies = -1;
 };
 
 struct TrainConfig {

@@ -74,6 +74,8 @@ const ConfigKey kSchema[] = {
   {"selfplay", "no_resign_fraction", KZ_FIELD(selfplay.no_resign_fraction), 0, 1, "share of games that never resign (to count false resignations)"},
   {"selfplay", "random_opening_plies", KZ_FIELD(selfplay.random_opening_plies), 0, 200, "uniformly random plies before the first search"},
   {"selfplay", "openings_file", KZ_FIELD(selfplay.openings_file), 0, 0, "PGN or one position string per line of start positions; \"\" = none"},
+  {"selfplay", "openings_fraction", KZ_FIELD(selfplay.openings_fraction), 0, 1, "share of games that start from openings_file; the others from random_opening_plies random plies"},
+  {"selfplay", "openings_plies", KZ_FIELD(selfplay.openings_plies), -1, 600, "a PGN openings_file's games give the position after this many plies (-1 = random_opening_plies)"},
   {"selfplay", "max_plies", KZ_FIELD(selfplay.max_plies), 1, 100000, "a game still running then is adjudicated by stores"},
   {"selfplay", "games_per_shard", KZ_FIELD(selfplay.games_per_shard), 1, 1e6, "games per written shard"},
 

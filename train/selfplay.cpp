@@ -95,7 +95,9 @@ class SelfplayController : public GameController {
         next_game_number_(games_already_done),
         progress_("selfplay " + worker_, to_play) {
     if (!sc_.openings_file.empty())
-      openings_ = load_openings(sc_.openings_file, cfg_.game, sc_.random_opening_plies);
+      openings_ =
+          load_openings(sc_.openings_file, cfg_.game,
+                        sc_.openings_plies >= 0 ? sc_.openings_plies : sc_.random_opening_plies);
     full_params_ = cfg_.search;
     full_params_.dirichlet_alpha = sc_.dirichlet_alpha;
     full_params_.dirichlet_fraction = sc_.dirichlet_fraction;
@@ -134,9 +136,13 @@ class SelfplayController : public GameController {
       slot->search_seed[0] = g.rng();
       std::uniform_real_distribution<float> u(0, 1);
       g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
-      slot->pos = openings_.empty()
-                      ? random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng)
-                      : openings_[g.rng() % openings_.size()];
+      // With openings_fraction 1 (the default) no number is drawn: seeded games stay the
+      // same as before the fraction existed.
+      const bool from_file =
+          !openings_.empty() && (sc_.openings_fraction >= 1 || u(g.rng) < sc_.openings_fraction);
+      slot->pos = from_file
+                      ? openings_[g.rng() % openings_.size()]
+                      : random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng);
       slot->index = next_game_number_;
       slot->side_of[0] = slot->side_of[1] = 0;
       slot->active = true;
