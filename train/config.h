@@ -86,6 +86,11 @@ struct GateConfig {
   int visits = 100;  // visits per move for both players
   int games_in_parallel = 20;
   int opening_plies = 4;  // random plies that make each opening pair
+  // Moves of the first `temperature_plies` plies sampled by visits^(1/opening_temperature)
+  // (mcts/game_runner.h PairedMatch): equal players then do not replay the same game in
+  // both colours. 0 = the best move always (as before).
+  float opening_temperature = 0;
+  int temperature_plies = 0;
   // SPRT on the Elo difference; a match stops early when the LLR crosses a bound.
   float elo0 = 0, elo1 = 40, alpha = 0.05f, beta = 0.05f;
   double promote_min_score = 0.55;  // without an SPRT verdict, promote at this score or above

@@ -102,6 +102,8 @@ const ConfigKey kSchema[] = {
   {"gate", "visits", KZ_FIELD(gate.visits), 1, 1e7, "visits per move for both players"},
   {"gate", "games_in_parallel", KZ_FIELD(gate.games_in_parallel), 1, 100000, "games played at once"},
   {"gate", "opening_plies", KZ_FIELD(gate.opening_plies), 0, 200, "random plies that make each opening pair"},
+  {"gate", "opening_temperature", KZ_FIELD(gate.opening_temperature), 0, 100, "MCTS players sample their first temperature_plies moves by visits^(1/this) (0 = the best move)"},
+  {"gate", "temperature_plies", KZ_FIELD(gate.temperature_plies), 0, 100000, "plies after the opening played at opening_temperature"},
   {"gate", "elo0", KZ_FIELD(gate.elo0), -4000, 4000, "SPRT: H0 \"no better than elo0\""},
   {"gate", "elo1", KZ_FIELD(gate.elo1), -4000, 4000, "SPRT: H1 \"at least elo1\""},
   {"gate", "alpha", KZ_FIELD(gate.alpha), 0.0001, 0.5, "SPRT: false positive rate"},
