@@ -56,6 +56,7 @@ const ConfigKey kSchema[] = {
   {"search", "stop_at_decided", KZ_FIELD(search.stop_at_decided), 0, 0, "treat a decided position (Togyz kazan 82+, Kalah store over half) as finished"},
   {"search", "margin_utility", KZ_FIELD(search.margin_utility), 0, 10, "utility = (win - loss) + margin_utility * tanh(margin / margin_scale)", true},
   {"search", "margin_scale", KZ_FIELD(search.margin_scale), 0.1, 1000, "a typical final margin, in stones", true},
+  {"search", "forced_playouts_k", KZ_FIELD(search.forced_playouts_k), 0, 100, "forced playouts at the root of searches with noise (KataGo uses 2; 0 = off); the policy target prunes them"},
   {"search", "threads", KZ_FIELD(search_threads), 0, 256, "search threads of self-play, gating and the bench (0 = half the cores)"},
 
   {"selfplay", "games_in_parallel", KZ_FIELD(selfplay.games_in_parallel), 1, 100000, "games searched together, in two halves that take turns"},

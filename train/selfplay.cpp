@@ -168,7 +168,13 @@ class SelfplayController : public GameController {
     ShardRow row;
     row.pos = slot.pos;
     // Fast searches still train the value heads; their policy is not a target.
-    if (g.full) row.set_policy_from_visits(s.root_visit_counts());
+    // With forced playouts the target is the pruned visits; `visits` stays the search's.
+    if (g.full) {
+      row.set_policy_from_visits(s.pruned_root_visit_counts());
+      uint32_t visits = 0;
+      for (uint32_t n : s.root_visit_counts()) visits += n;
+      row.visits = visits;
+    }
     row.root_win = r.win;
     row.root_draw = r.draw;
     row.root_loss = r.loss;
