@@ -224,6 +224,7 @@ void Search::apply_root_noise() {
   float sum = 0;
   for (int c = 0; c < root.num_children; ++c) sum += (noise[c] = gamma(rng_));
   if (sum <= 0) return;
+  root_priors_before_noise_ = root_priors();
   for (int c = 0; c < root.num_children; ++c) {
     Node& ch = nodes_[root.first_child + c];
     ch.prior =
@@ -415,6 +416,15 @@ std::array<uint32_t, kMaxMoves> Search::pruned_root_visit_counts() const {
     counts[ch.move] = n;
   }
   return counts;
+}
+
+std::array<float, kMaxMoves> Search::root_priors() const {
+  if (root_noise_applied_) return root_priors_before_noise_;
+  std::array<float, kMaxMoves> priors{};
+  const Node& root = nodes_[0];
+  for (int c = 0; c < root.num_children; ++c)
+    priors[nodes_[root.first_child + c].move] = nodes_[root.first_child + c].prior;
+  return priors;
 }
 
 ThinkResult Search::result() const {

@@ -136,6 +136,10 @@ class Search {
   // loses it too. The best child keeps its visits. With forced_playouts_k 0 or without
   // root noise, root_visit_counts().
   std::array<uint32_t, kMaxMoves> pruned_root_visit_counts() const;
+  // The root's priors by pit before Dirichlet noise was mixed in (the network's policy,
+  // after root_policy_temperature); 0 for illegal moves. What the search's visits are
+  // compared with to measure how much it learned (policy surprise).
+  std::array<float, kMaxMoves> root_priors() const;
 
   size_t node_count() const { return nodes_.size(); }
   static constexpr size_t bytes_per_node() { return sizeof(Node); }
@@ -195,6 +199,7 @@ class Search {
   std::vector<Node> nodes_;  // nodes_[0] is the root
   InFlight in_flight_[kMaxInFlight];
   bool root_noise_applied_ = false;
+  std::array<float, kMaxMoves> root_priors_before_noise_{};  // valid while noise is applied
 };
 
 }  // namespace kz

@@ -51,6 +51,10 @@ struct SelfplayConfig {
   // Where a PGN openings file's games are cut: the position after this many plies
   // (-1 = random_opening_plies). Recorded games cut deeper give positions people reach.
   int openings_plies = -1;
+  // Policy surprise weighting (KataGo): full-search rows written about (1 - s) + s x
+  // surprise / the game's mean surprise times (surprise: KL of the search's policy from
+  // the network's prior), so the trainer sees surprising positions more often. 0 = once.
+  float surprise_weight = 0.0f;
 };
 
 struct TrainConfig {

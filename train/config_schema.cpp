@@ -77,6 +77,7 @@ const ConfigKey kSchema[] = {
   {"selfplay", "openings_file", KZ_FIELD(selfplay.openings_file), 0, 0, "PGN or one position string per line of start positions; \"\" = none"},
   {"selfplay", "openings_fraction", KZ_FIELD(selfplay.openings_fraction), 0, 1, "share of games that start from openings_file; the others from random_opening_plies random plies"},
   {"selfplay", "openings_plies", KZ_FIELD(selfplay.openings_plies), -1, 600, "a PGN openings_file's games give the position after this many plies (-1 = random_opening_plies)"},
+  {"selfplay", "surprise_weight", KZ_FIELD(selfplay.surprise_weight), 0, 1, "policy surprise weighting: full-search rows written about (1 - s) + s x KL(search || prior) / the game's mean times (0 = once each)"},
   {"selfplay", "max_plies", KZ_FIELD(selfplay.max_plies), 1, 100000, "a game still running then is adjudicated by stores"},
   {"selfplay", "games_per_shard", KZ_FIELD(selfplay.games_per_shard), 1, 1e6, "games per written shard"},
 
