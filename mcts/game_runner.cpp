@@ -44,6 +44,7 @@ void GameRunner::refill(std::span<RunnerGame> slots) {
 
 void GameRunner::begin_game(RunnerGame& g) {
   g.plies = 0;
+  g.line_hash = g.pos.hash();
   g.resigned = -1;
   for (size_t s = 0; s < sides_.size(); ++s) {
     g.search[s].reset();
@@ -78,6 +79,7 @@ void GameRunner::before_move(RunnerGame& g) {
 void GameRunner::play(RunnerGame& g, int move) {
   g.pos.play(move);
   ++g.plies;
+  g.line_hash = (g.line_hash ^ uint64_t(move + 1)) * 0x100000001B3ull;
   if (g.resigned >= 0 || g.pos.is_decided()) {
     finish(g, false);
   } else if (g.plies >= options_.max_plies) {
@@ -325,7 +327,8 @@ int default_search_threads() {
 PairedMatch::PairedMatch(Options options)
     : o_(std::move(options)),
       pair_points_(size_t(std::max(0, o_.pairs)), 0),
-      pair_games_done_(size_t(std::max(0, o_.pairs)), 0) {}
+      pair_games_done_(size_t(std::max(0, o_.pairs)), 0),
+      move_rngs_(o_.temperature > 0 ? size_t(std::max(0, o_.pairs)) * 2 : 0) {}
 
 void PairedMatch::start_games(std::span<RunnerGame* const> free) {
   size_t k = 0;
@@ -339,10 +342,19 @@ void PairedMatch::start_games(std::span<RunnerGame* const> free) {
       m.side_of[0] = g;  // game 0: side 0 plays White
       m.side_of[1] = 1 - g;
       m.search_seed[0] = m.search_seed[1] = o_.seed + uint64_t(next_pair_) * 2 + uint64_t(g);
+      if (!move_rngs_.empty())
+        move_rngs_[size_t(m.index)].seed(o_.seed * 0x9E3779B97F4A7C15ull ^
+                                         (uint64_t(m.index) + 1) * 0xD1B54A32D192ED03ull);
       m.active = true;
     }
     ++next_pair_;
   }
+}
+
+int PairedMatch::on_search_done(RunnerGame& g, Search& search) {
+  if (move_rngs_.empty() || g.plies >= o_.temperature_plies)
+    return GameController::on_search_done(g, search);
+  return search.pick_move(o_.temperature, move_rngs_[size_t(g.index)]);
 }
 
 void PairedMatch::on_player_move(RunnerGame& g, int side, const ThinkResult& r) {

@@ -79,6 +79,7 @@ struct RunnerGame {
   uint64_t search_seed[2] = {1, 1};  // per side: the seed of its Search (MCTS sides)
   // Kept by the runner:
   int plies = 0;
+  uint64_t line_hash = 0;  // of the start position and the moves played: tells games apart
   bool active = false;
   int resigned = -1;                  // a controller sets the colour that resigns (on_search_done)
   int64_t target = 0;                 // visits for the current move
@@ -199,10 +200,19 @@ class PairedMatch : public GameController {
     std::function<bool(int pair, int points)> on_pair;
     // Per Player move, for statistics.
     std::function<void(const RunnerGame&, int side, const ThinkResult&)> on_player_move;
+    // MCTS sides sample their moves of the first `temperature_plies` plies after the
+    // opening in proportion to visits^(1/temperature), from a generator of each game's
+    // own (seeded by `seed` and the game's index); 0 = always the best move. Without it
+    // two equal players repeat the same game in both colours of a pair (and the same
+    // match every time): a gate then measures the openings, not the players. Player
+    // sides (alpha-beta) are not affected.
+    float temperature = 0;
+    int temperature_plies = 0;
   };
   explicit PairedMatch(Options options);
 
   void start_games(std::span<RunnerGame* const> free) override;
+  int on_search_done(RunnerGame& g, Search& search) override;
   void on_player_move(RunnerGame& g, int side, const ThinkResult& r) override;
   void on_game_end(RunnerGame& g, const GameEnd& end) override;
 
@@ -215,6 +225,7 @@ class PairedMatch : public GameController {
   int next_pair_ = 0;
   bool stop_starting_ = false;
   std::vector<int> pair_points_, pair_games_done_;
+  std::vector<std::mt19937_64> move_rngs_;  // by game index: the temperature's draws
 };
 
 // Half points of the side playing colour `colour` for a game that ended in `outcome`.

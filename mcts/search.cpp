@@ -200,6 +200,17 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
   }
   const float reduction = parent == 0 ? params_.root_fpu_reduction : params_.fpu_reduction;
   const float fpu = parent_q - reduction * std::sqrt(visited_prior);
+  // Forced playouts: the first root child below its forced visits is searched next
+  // (counting descents in flight, so one batch does not force the same child twice).
+  if (parent == 0 && forcing_playouts()) {
+    for (int c = 0; c < p.num_children; ++c) {
+      const Node& ch = nodes_[p.first_child + c];
+      if (params_.solver && ch.proven != kUnproven) continue;
+      if (bounds && !all_cut && std::min<int>(ch.store_hi, total_) <= sure) continue;  // cut
+      const float forced = std::sqrt(params_.forced_playouts_k * ch.prior * parent_n);
+      if (float(ch.visits + ch.in_flight) < forced) return p.first_child + c;
+    }
+  }
 
   uint32_t best = p.first_child;
   float best_score = -std::numeric_limits<float>::infinity();
@@ -276,6 +287,7 @@ void Search::apply_root_noise() {
   float sum = 0;
   for (int c = 0; c < root.num_children; ++c) sum += (noise[c] = gamma(rng_));
   if (sum <= 0) return;
+  root_priors_before_noise_ = root_priors();
   for (int c = 0; c < root.num_children; ++c) {
     Node& ch = nodes_[root.first_child + c];
     ch.prior =
@@ -523,6 +535,48 @@ int Search::optimal_store(uint32_t node) const {
   for (int c = 0; c < n.num_children; ++c)
     best = std::max<int>(best, nodes_[n.first_child + c].store_lo);
   return best;
+}
+
+std::array<uint32_t, kMaxMoves> Search::pruned_root_visit_counts() const {
+  std::array<uint32_t, kMaxMoves> counts = root_visit_counts();
+  const Node& root = nodes_[0];
+  if (!forcing_playouts() || root.num_children == 0) return counts;
+  const Node* best = &nodes_[root.first_child];
+  for (int c = 1; c < root.num_children; ++c)
+    if (better_child(nodes_[root.first_child + c], *best)) best = &nodes_[root.first_child + c];
+  // PUCT scores as select_child computes them at the end of the search (no descent is in
+  // flight then; an unvisited child has nothing to prune).
+  const float total = float(root.visits);
+  const float sqrt_n = std::sqrt(std::max(total, 1.f));
+  auto exploration = [&](const Node& n, float visits) {
+    return params_.c_puct * n.prior * sqrt_n / (1.f + visits);
+  };
+  const float best_score = child_utility(*best, 0) + exploration(*best, float(best->visits));
+  for (int c = 0; c < root.num_children; ++c) {
+    const Node& ch = nodes_[root.first_child + c];
+    if (&ch == best || ch.visits == 0) continue;
+    const float forced = std::sqrt(params_.forced_playouts_k * ch.prior * total);
+    // The fewest visits at which the child's score is still at most the best's:
+    // utility + c * P * sqrt(N) / (1 + n) <= best_score.
+    const float utility = child_utility(ch, 0);
+    float fewest = float(ch.visits);
+    if (utility < best_score)
+      fewest = std::ceil(params_.c_puct * ch.prior * sqrt_n / (best_score - utility) - 1.f);
+    const float kept = std::max({fewest, float(ch.visits) - std::floor(forced), 0.f});
+    uint32_t n = uint32_t(std::min(kept, float(ch.visits)));
+    if (n <= 1) n = 0;
+    counts[ch.move] = n;
+  }
+  return counts;
+}
+
+std::array<float, kMaxMoves> Search::root_priors() const {
+  if (root_noise_applied_) return root_priors_before_noise_;
+  std::array<float, kMaxMoves> priors{};
+  const Node& root = nodes_[0];
+  for (int c = 0; c < root.num_children; ++c)
+    priors[nodes_[root.first_child + c].move] = nodes_[root.first_child + c].prior;
+  return priors;
 }
 
 ThinkResult Search::result() const {

@@ -69,6 +69,12 @@ struct SearchParams {
   // helps the engine win by more once the game is won, and lose by less.
   float margin_utility = 0.0f;
   float margin_scale = 20.0f;
+  // Forced playouts (KataGo, "Accelerating Self-Play Learning in Go", 3.1): in a search
+  // with root noise (dirichlet_alpha > 0), a root child c with fewer than
+  // sqrt(k * prior(c) * root visits) visits is searched next, so every move the noise
+  // lifts gets a real look. 0 = off. pruned_root_visit_counts() takes the forced visits
+  // back out of the policy target.
+  float forced_playouts_k = 0.0f;
 };
 
 // The search parameters a game is played with: SearchParams' defaults with the margin
@@ -143,6 +149,16 @@ class Search {
   int pick_move(float temperature, std::mt19937_64& rng) const;
   // Visit counts of the root's children by pit (0 for illegal or unvisited moves).
   std::array<uint32_t, kMaxMoves> root_visit_counts() const;
+  // The same with forced playouts pruned (KataGo's policy target pruning): every child
+  // but the most visited loses up to its sqrt(k * prior * root visits) forced visits, as
+  // far as its PUCT score stays at most the best child's; a child left with one visit
+  // loses it too. The best child keeps its visits. With forced_playouts_k 0 or without
+  // root noise, root_visit_counts().
+  std::array<uint32_t, kMaxMoves> pruned_root_visit_counts() const;
+  // The root's priors by pit before Dirichlet noise was mixed in (the network's policy,
+  // after root_policy_temperature); 0 for illegal moves. What the search's visits are
+  // compared with to measure how much it learned (policy surprise).
+  std::array<float, kMaxMoves> root_priors() const;
 
   // Score bounds never cross: every node's lower bound is at most its upper one (tests).
   bool bounds_ordered() const {
@@ -188,6 +204,9 @@ class Search {
   };
 
   float child_utility(const Node& child, float fpu_value) const;
+  bool forcing_playouts() const {
+    return params_.forced_playouts_k > 0 && params_.dirichlet_alpha > 0;
+  }
   uint32_t select_child(uint32_t parent, const Position& pos, uint8_t chooser) const;
   void expand(uint32_t node, const Position& pos, const EvalOutput& eval);
   // One batch in flight: the descents' paths and the leaves awaiting evaluation.
@@ -225,6 +244,7 @@ class Search {
   int total_ = 0;            // stones in the game (root_pos_.total_stones())
   InFlight in_flight_[kMaxInFlight];
   bool root_noise_applied_ = false;
+  std::array<float, kMaxMoves> root_priors_before_noise_{};  // valid while noise is applied
 };
 
 }  // namespace kz

@@ -45,6 +45,16 @@ struct SelfplayConfig {
   std::string openings_file;     // PGN or one position string per line; "" = none
   int max_plies = 600;           // a game still running then is adjudicated by stores
   int games_per_shard = 32;      // games per written shard
+  // Share of games that start from a position of openings_file; the others start with
+  // random_opening_plies random plies as without a file. 1 = every game (as before).
+  float openings_fraction = 1.0f;
+  // Where a PGN openings file's games are cut: the position after this many plies
+  // (-1 = random_opening_plies). Recorded games cut deeper give positions people reach.
+  int openings_plies = -1;
+  // Policy surprise weighting (KataGo): full-search rows written about (1 - s) + s x
+  // surprise / the game's mean surprise times (surprise: KL of the search's policy from
+  // the network's prior), so the trainer sees surprising positions more often. 0 = once.
+  float surprise_weight = 0.0f;
 };
 
 struct TrainConfig {
@@ -60,6 +70,11 @@ struct TrainConfig {
   float policy_weight = 1.0f;  // loss = policy CE + value CE + margin Huber, weighted
   float value_weight = 1.0f;
   float margin_weight = 0.5f;
+  // Value targets blended with the search (KataGo, lc0): the W/D/L and margin targets are
+  // (1 - w) x the game's result + w x the row's root value and root margin. 0 = the
+  // result alone. Validation losses always measure against the result, so runs with
+  // different weights compare.
+  float value_target_root_weight = 0.0f;
   int64_t window_rows = 200000;       // train on the newest shards up to this many rows
   int window_generations = 0;         // or only the newest N generations (0 = no limit)
   float validation_fraction = 0.05f;  // held-out games for the validation loss
@@ -75,6 +90,11 @@ struct GateConfig {
   int visits = 100;  // visits per move for both players
   int games_in_parallel = 20;
   int opening_plies = 4;  // random plies that make each opening pair
+  // Moves of the first `temperature_plies` plies sampled by visits^(1/opening_temperature)
+  // (mcts/game_runner.h PairedMatch): equal players then do not replay the same game in
+  // both colours. 0 = the best move always (as before).
+  float opening_temperature = 0;
+  int temperature_plies = 0;
   // SPRT on the Elo difference; a match stops early when the LLR crosses a bound.
   float elo0 = 0, elo1 = 40, alpha = 0.05f, beta = 0.05f;
   double promote_min_score = 0.55;  // without an SPRT verdict, promote at this score or above

@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 #include <random>
+#include <set>
 
 #include "mcts/alphabeta.h"
 #include "mcts/driver.h"
@@ -103,8 +104,13 @@ MatchResult play_match(const MatchOptions& o) {
     std::mt19937_64 rng(cfg.seed * 1000003 + uint64_t(pair));
     return random_opening(Position::start(cfg.game), opening_plies, rng, 1000);
   };
+  po.temperature = cfg.gate.opening_temperature;
+  po.temperature_plies = cfg.gate.temperature_plies;
   int pairs_done = 0;
+  std::set<uint64_t> lines;  // every game's start and moves (RunnerGame::line_hash)
   po.on_game = [&](int, int, int a_points, const RunnerGame& g, const GameEnd&) {
+    lines.insert(g.line_hash);
+    result.distinct_games = int64_t(lines.size());
     result.wdl.wins += a_points == 2;
     result.wdl.draws += a_points == 1;
     result.wdl.losses += a_points == 0;
@@ -156,6 +162,11 @@ std::string describe_match(const MatchResult& r) {
                 "W %lld D %lld L %lld  score %.3f  Elo %+.0f [%+.0f, %+.0f]  LOS %.1f%%",
                 (long long)r.wdl.wins, (long long)r.wdl.draws, (long long)r.wdl.losses, r.elo.score,
                 r.elo.elo, r.elo.elo_lo, r.elo.elo_hi, r.elo.los * 100);
+  const int64_t games = r.wdl.wins + r.wdl.draws + r.wdl.losses;
+  // Repeated games say the players are deterministic ([gate] opening_temperature).
+  if (r.distinct_games > 0 && r.distinct_games < games)
+    return std::string(buf) + "  distinct games " + std::to_string(r.distinct_games) + "/" +
+           std::to_string(games);
   return buf;
 }
 

@@ -42,11 +42,16 @@ struct MatchResult {
   bool stopped_early = false;
   int64_t plies = 0;
   double seconds = 0;
+  // Games that differ from every other game of the match (by start position and
+  // moves); a game replayed move for move counts once. Deterministic equal players
+  // play each pair's game twice: distinct_games = games / 2.
+  int64_t distinct_games = 0;
 };
 
 MatchResult play_match(const MatchOptions& options);
 
-// A line such as "W 12 D 3 L 5  score 0.675  Elo +127 [+41, +232]  LOS 99.8%".
+// A line such as "W 12 D 3 L 5  score 0.675  Elo +127 [+41, +232]  LOS 99.8%", with
+// "  distinct games 10/20" added when some games were played twice.
 std::string describe_match(const MatchResult& r);
 
 }  // namespace kz

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -31,6 +33,37 @@ uint64_t mix_seed(uint64_t a, uint64_t b) {
 }
 
 }  // namespace
+
+float policy_surprise(const std::array<float, kMaxMoves>& target,
+                      const std::array<float, kMaxMoves>& prior) {
+  double kl = 0;
+  for (int m = 0; m < kMaxMoves; ++m)
+    if (target[m] > 0)
+      kl += double(target[m]) * std::log(double(target[m]) / std::max(double(prior[m]), 1e-6));
+  return float(std::max(kl, 0.0));
+}
+
+std::vector<int> surprise_copies(std::span<const float> surprise, float s, std::mt19937_64& rng) {
+  std::vector<int> copies(surprise.size(), 1);
+  if (s <= 0) return copies;
+  double sum = 0;
+  int full = 0;
+  for (float x : surprise)
+    if (x >= 0) {
+      sum += x;
+      ++full;
+    }
+  if (full == 0 || sum <= 0) return copies;
+  const double mean = sum / full;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (size_t i = 0; i < surprise.size(); ++i) {
+    if (surprise[i] < 0) continue;
+    const double weight = (1 - s) + s * surprise[i] / mean;
+    const double whole = std::floor(weight);
+    copies[i] = int(whole) + (u(rng) < weight - whole ? 1 : 0);
+  }
+  return copies;
+}
 
 std::vector<Position> load_openings(const std::string& path, const GameSpec& game, int plies) {
   if (const std::string why = why_not_a_file(path); !why.empty())
@@ -95,7 +128,9 @@ class SelfplayController : public GameController {
         next_game_number_(games_already_done),
         progress_("selfplay " + worker_, to_play) {
     if (!sc_.openings_file.empty())
-      openings_ = load_openings(sc_.openings_file, cfg_.game, sc_.random_opening_plies);
+      openings_ =
+          load_openings(sc_.openings_file, cfg_.game,
+                        sc_.openings_plies >= 0 ? sc_.openings_plies : sc_.random_opening_plies);
     full_params_ = cfg_.search;
     full_params_.dirichlet_alpha = sc_.dirichlet_alpha;
     full_params_.dirichlet_fraction = sc_.dirichlet_fraction;
@@ -134,9 +169,13 @@ class SelfplayController : public GameController {
       slot->search_seed[0] = g.rng();
       std::uniform_real_distribution<float> u(0, 1);
       g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
-      slot->pos = openings_.empty()
-                      ? random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng)
-                      : openings_[g.rng() % openings_.size()];
+      // With openings_fraction 1 (the default) no number is drawn: seeded games stay the
+      // same as before the fraction existed.
+      const bool from_file =
+          !openings_.empty() && (sc_.openings_fraction >= 1 || u(g.rng) < sc_.openings_fraction);
+      slot->pos = from_file
+                      ? openings_[g.rng() % openings_.size()]
+                      : random_opening(Position::start(cfg_.game), sc_.random_opening_plies, g.rng);
       slot->index = next_game_number_;
       slot->side_of[0] = slot->side_of[1] = 0;
       slot->active = true;
@@ -162,7 +201,15 @@ class SelfplayController : public GameController {
     ShardRow row;
     row.pos = slot.pos;
     // Fast searches still train the value heads; their policy is not a target.
-    if (g.full) row.set_policy_from_visits(s.root_visit_counts());
+    // With forced playouts the target is the pruned visits; `visits` stays the search's.
+    float surprise = -1;  // fast searches: no policy target, no surprise
+    if (g.full) {
+      row.set_policy_from_visits(s.pruned_root_visit_counts());
+      if (sc_.surprise_weight > 0) surprise = policy_surprise(row.policy, s.root_priors());
+      uint32_t visits = 0;
+      for (uint32_t n : s.root_visit_counts()) visits += n;
+      row.visits = visits;
+    }
     row.root_win = r.win;
     row.root_draw = r.draw;
     row.root_loss = r.loss;
@@ -170,6 +217,7 @@ class SelfplayController : public GameController {
     row.ply = uint16_t(std::min(slot.plies, 65535));
     row.flags = (g.full ? ShardRow::kRowFullSearch : 0) | (r.proven ? ShardRow::kRowProven : 0);
     g.rows.push_back(row);
+    g.surprise.push_back(surprise);
     const float temperature =
         slot.plies < sc_.temperature_plies ? sc_.opening_temperature : sc_.final_temperature;
     const int move = s.pick_move(temperature, g.rng);
@@ -201,6 +249,16 @@ class SelfplayController : public GameController {
     report_.black_wins += outcome == Outcome::kBlackWins;
     report_.draws += outcome == Outcome::kDraw;
     report_.plies += slot.plies;
+    if (sc_.surprise_weight > 0) {
+      // Surprising positions written more often, unsurprising ones less (their copies
+      // stay together: a game's rows are contiguous).
+      const std::vector<int> copies = surprise_copies(g.surprise, sc_.surprise_weight, g.rng);
+      std::vector<ShardRow> weighted;
+      weighted.reserve(g.rows.size() * 2);
+      for (size_t i = 0; i < g.rows.size(); ++i)
+        for (int k = 0; k < copies[i]; ++k) weighted.push_back(g.rows[i]);
+      g.rows = std::move(weighted);
+    }
     report_.rows += int64_t(g.rows.size());
     for (const auto& r : g.rows) report_.full_rows += r.full_search();
     writer_.add_game(std::move(g.rows), outcome, slot.pos.margin(), slot.plies);
@@ -229,7 +287,8 @@ class SelfplayController : public GameController {
   struct SelfplayGame {
     std::mt19937_64 rng;  // the game's own: search seed, opening, full/fast, temperature
     std::vector<ShardRow> rows;
-    bool full = false;  // the current move gets a full search
+    std::vector<float> surprise;  // by row: policy surprise, -1 for fast searches
+    bool full = false;            // the current move gets a full search
     bool may_resign = true;
     int low_streak[2] = {0, 0};  // consecutive moves each side's root value was hopeless
     int would_resign = -1;       // no-resign games: the side that would have resigned

@@ -8,8 +8,12 @@
 // killed worker loses at most the games of the shard in progress.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "train/config.h"
 
@@ -56,6 +60,19 @@ SelfplayReport run_selfplay(const SelfplayOptions& options);
 // are the caller's (follow mode keeps one lock and one count over many calls).
 SelfplayReport play_selfplay_games(const SelfplayOptions& options, const std::string& worker,
                                    int first_game_number, int games);
+
+// Policy surprise weighting (KataGo): how much a full search's visit distribution
+// `target` differs from the network's `prior`, KL(target || prior) in nats (priors below
+// 1e-6 count as 1e-6). Both by pit.
+float policy_surprise(const std::array<float, kMaxMoves>& target,
+                      const std::array<float, kMaxMoves>& prior);
+// How many times each row of one game is written, given each row's surprise (< 0 for a
+// fast-search row, which is written once) and [selfplay] surprise_weight s: a full-search
+// row's weight is (1 - s) + s x its surprise / the mean surprise of the game's full rows
+// (so the game's full rows keep their total weight on average), written floor(weight)
+// times and once more with the probability of the rest. s = 0: every row once, and
+// `rng` is not drawn from.
+std::vector<int> surprise_copies(std::span<const float> surprise, float s, std::mt19937_64& rng);
 
 // Start positions from a file: one position string per line, or a PGN file whose
 // games give the position after `plies` moves. Throws ParseError naming the problem.

@@ -29,13 +29,40 @@ using Clock = std::chrono::steady_clock;
 
 struct Batch {
   torch::Tensor features, policy, policy_mask, wdl, margin;
+  // With [train] value_target_root_weight > 0: the W/D/L target as probabilities (the
+  // game's result blended with the search's root value); undefined otherwise, and `wdl`
+  // (the result's class) is the target.
+  torch::Tensor wdl_soft;
 };
+
+}  // namespace
+
+// The value targets of a row with `root_weight` w of the search's root value blended in
+// (KataGo and lc0 train on such a mix: the result of one game is a noisy label, the root
+// value of a search a less noisy but biased one). w = 0 is the game's result alone.
+ValueTargets value_targets(const ShardRow& r, float root_weight) {
+  ValueTargets t;
+  const float w = root_weight;
+  const float result[3] = {r.result > 0 ? 1.f : 0.f, r.result == 0 ? 1.f : 0.f,
+                           r.result < 0 ? 1.f : 0.f};
+  float root[3] = {r.root_win, r.root_draw, r.root_loss};
+  // The search clamps each probability on its own, so they may miss 1 by a rounding.
+  const float sum = root[0] + root[1] + root[2];
+  for (float& v : root) v = sum > 0 ? v / sum : 1.f / 3;
+  for (int k = 0; k < 3; ++k) t.wdl[k] = (1 - w) * result[k] + w * root[k];
+  const float half_stones = float(r.pos.total_stones()) / 2.f;
+  t.margin = w > 0 ? ((1 - w) * float(r.final_margin) + w * r.root_margin) / half_stones
+                   : float(r.final_margin) / half_stones;
+  return t;
+}
+
+namespace {
 
 // `row(i)` for i in [0, n): the rows of the batch, in order. `pinned`: in page-locked
 // memory, which a CUDA device copies from asynchronously (only for CUDA: pinning needs
-// the CUDA runtime).
+// the CUDA runtime). `root_weight`: [train] value_target_root_weight.
 template <class RowAt>
-Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
+Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false, float root_weight = 0) {
   const int64_t B = int64_t(n);
   const int L = 2 * pits;
   const size_t per = size_t(kNumPlanes) * L;
@@ -46,6 +73,9 @@ Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
   b.policy_mask = torch::zeros({B}, f32);
   b.wdl = torch::empty({B}, f32.dtype(torch::kLong));
   b.margin = torch::empty({B}, f32);
+  const bool soft = root_weight > 0;
+  if (soft) b.wdl_soft = torch::empty({B, 3}, f32);
+  float* ws = soft ? b.wdl_soft.data_ptr<float>() : nullptr;
   float* f = b.features.data_ptr<float>();
   float* p = b.policy.data_ptr<float>();
   float* pm = b.policy_mask.data_ptr<float>();
@@ -59,7 +89,10 @@ Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
       for (int k = 0; k < pits; ++k) p[i * pits + k] = r.policy[k];
     }
     w[i] = r.result > 0 ? 0 : r.result == 0 ? 1 : 2;
-    m[i] = float(r.final_margin) / (float(r.pos.total_stones()) / 2.f);
+    const ValueTargets t = value_targets(r, root_weight);
+    if (soft)
+      for (int k = 0; k < 3; ++k) ws[i * 3 + k] = t.wdl[k];
+    m[i] = t.margin;
   }
   return b;
 }
@@ -68,8 +101,12 @@ Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false) {
 // behind the GPU's work instead of waiting for it).
 Batch to_device(const Batch& b, const torch::Device& device) {
   if (device.is_cpu()) return b;
-  return {b.features.to(device, /*non_blocking=*/true), b.policy.to(device, true),
-          b.policy_mask.to(device, true), b.wdl.to(device, true), b.margin.to(device, true)};
+  return {b.features.to(device, /*non_blocking=*/true),
+          b.policy.to(device, true),
+          b.policy_mask.to(device, true),
+          b.wdl.to(device, true),
+          b.margin.to(device, true),
+          b.wdl_soft.defined() ? b.wdl_soft.to(device, true) : torch::Tensor()};
 }
 
 // A step's rows, built ahead by the prefetcher: one batch per slice of this rank.
@@ -131,7 +168,9 @@ Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig&
   auto rows = b.policy_mask.sum().clamp_min(1);
   Losses l;
   l.policy = (per_row * b.policy_mask).sum() / rows;
-  l.value = torch::nn::functional::cross_entropy(out.wdl_logits, b.wdl);
+  l.value = b.wdl_soft.defined()
+                ? -(b.wdl_soft * torch::log_softmax(out.wdl_logits, 1)).sum(1).mean()
+                : torch::nn::functional::cross_entropy(out.wdl_logits, b.wdl);
   l.margin = torch::nn::functional::smooth_l1_loss(out.margin, b.margin);
   l.total = tc.policy_weight * l.policy + tc.value_weight * l.value + tc.margin_weight * l.margin;
   return l;
@@ -172,8 +211,9 @@ uint64_t training_settings_hash(const RunConfig& cfg, int batch_slices) {
                 cfg.network.value_channels, cfg.network.value_hidden, t.batch_size, t.warmup_steps,
                 t.lr_decay_steps, t.window_generations, t.validation_every, batch_slices})
     h = fnv(h, v);
-  for (float v : {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight,
-                  t.value_weight, t.margin_weight, t.validation_fraction})
+  for (float v :
+       {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight, t.value_weight,
+        t.margin_weight, t.validation_fraction, t.value_target_root_weight})
     h = fnv(h, v);
   h = fnv(h, t.window_rows);
   return fnv(h, cfg.seed);
@@ -426,7 +466,7 @@ TrainReport run_training(const TrainOptions& o) {
           const size_t first = size_t(rank * slices + k) * part_rows;
           sb.slices.push_back(make_batch(
               part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
-              pits, cuda));
+              pits, cuda, tc.value_target_root_weight));
         }
         return sb;
       });

@@ -24,6 +24,7 @@
 
 #include "train/config.h"
 #include "train/distributed.h"
+#include "train/shard.h"
 
 namespace kz {
 
@@ -67,5 +68,15 @@ struct TrainReport {
 };
 
 TrainReport run_training(const TrainOptions& options);
+
+// The value targets the trainer gives a row: the W/D/L probabilities (win, draw, loss
+// for the mover) and the margin / (all stones / 2), both (1 - w) x the game's result +
+// w x the search's root value (root_win/draw/loss normalised to sum 1, root_margin),
+// with w = [train] value_target_root_weight. w = 0 is the game's result alone.
+struct ValueTargets {
+  float wdl[3] = {0, 0, 0};
+  float margin = 0;
+};
+ValueTargets value_targets(const ShardRow& row, float root_weight);
 
 }  // namespace kz
