@@ -541,9 +541,11 @@ std::array<uint32_t, kMaxMoves> Search::pruned_root_visit_counts() const {
   std::array<uint32_t, kMaxMoves> counts = root_visit_counts();
   const Node& root = nodes_[0];
   if (!forcing_playouts() || root.num_children == 0) return counts;
+  const ChildOrder order{optimal_store(0)};
   const Node* best = &nodes_[root.first_child];
   for (int c = 1; c < root.num_children; ++c)
-    if (better_child(nodes_[root.first_child + c], *best)) best = &nodes_[root.first_child + c];
+    if (better_child(nodes_[root.first_child + c], *best, order))
+      best = &nodes_[root.first_child + c];
   // PUCT scores as select_child computes them at the end of the search (no descent is in
   // flight then; an unvisited child has nothing to prune).
   const float total = float(root.visits);
