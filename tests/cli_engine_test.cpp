@@ -331,7 +331,7 @@ TEST(CliEngine, LevelPerfectPlaysTheProvenMaximumMargin) {
   ASSERT_GE(lines.size(), 2u);
   const std::string& info = lines[lines.size() - 2];
   EXPECT_EQ(info.rfind("info ", 0), 0u) << info;
-  EXPECT_NE(info.find(" wdl 1000 0 0 margin 8 proven pv 1 "), std::string::npos) << info;
+  EXPECT_NE(info.find(" wdl 1000 0 0 margin 8 proven exact pv 1 "), std::string::npos) << info;
   // North to move in the mirror position: the same value from North's side.
   e.send("position fen 0,3,3/2,1,4 2 3 n");
   e.send("go");
