@@ -147,7 +147,7 @@ int run_levels_match(const MatchOptions& opt) {
                   << (upper_points == 2   ? "win"
                       : upper_points == 0 ? "loss"
                                           : "draw")
-                  << " " << g.pos.store[0] << "-" << g.pos.store[1] << ", " << g.plies
+                  << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
                   << " plies\n";
     };
     PairedMatch match(std::move(mo));
