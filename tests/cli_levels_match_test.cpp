@@ -36,11 +36,28 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
                 kz::test::bin("kumalak") + " levels-match --game kalah:4,3 --games 1", &out, true),
             2)
       << out;
-  EXPECT_EQ(kz::test::run_command(kz::test::bin("kumalak") +
-                                      " levels-match --game kalah:4,3 --only beginner",
-                                  &out, true),
-            2)
+  EXPECT_EQ(
+      kz::test::run_command(
+          kz::test::bin("kumalak") + " levels-match --game kalah:4,3 --only beginner", &out, true),
+      2)
       << out;
+}
+
+// Two networks at one level's budget (issue 15's equal-time match): the lower side plays
+// --lower-model; a missing one is named.
+TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {
+  const std::string models = std::string(KZ_SOURCE_DIR) + "/";
+  const std::string base = kz::test::bin("kumalak") +
+                           " levels-match --game togyz --games 2 --threads 1 --only expert "
+                           "--same-level --time-scale 0.01 --max-plies 60 --model " +
+                           models + "models/togyz.pt --lower-model ";
+  std::string out;
+  const int status =
+      kz::test::run_command(base + models + "tests/data/togyz-tiny-libtorch-2.6.pt", &out);
+  ASSERT_TRUE(status == 0 || status == 3) << "status " << status << "\n" << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(expert vs expert\s+2\s+\d+-\d+-\d+)"))) << out;
+  EXPECT_NE(kz::test::run_command(base + "/nonexistent/lower.pt", &out, true), 0);
+  EXPECT_NE(out.find("'/nonexistent/lower.pt' does not exist"), std::string::npos) << out;
 }
 
 }  // namespace

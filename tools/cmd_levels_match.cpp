@@ -42,6 +42,9 @@ struct MatchOptions {
   bool same_level = false;
   bool lower_alphabeta = false;
   bool lower_no_score_bounds = false;  // the lower side's MCTS without score bounds (A/B)
+  // The lower side's network ("" = `model`): with --same-level, two networks at one
+  // level's budget, i.e. at equal time (issue 15: a new model against gen65).
+  std::string lower_model;
 };
 
 // A level must score this much against the one below (docs/levels.md).
@@ -124,7 +127,9 @@ int run_levels_match(const MatchOptions& opt) {
         po.network = load_model_evaluator;
         // Distinct noise per game and side, reproducible from --seed.
         po.seed = opt.seed * 1000003 + uint64_t(first_game + index) * 2 + uint64_t(side) + 1;
-        return make_level_player(spec, level, opt.model, po);
+        const std::string& model =
+            side == 1 && !opt.lower_model.empty() ? opt.lower_model : opt.model;
+        return make_level_player(spec, level, model, po);
       };
     }
     PairedMatch::Options mo;
@@ -229,6 +234,8 @@ void register_levels_match(CLI::App& app, int& exit_code) {
                 "the lower side always plays alpha-beta");
   cmd->add_flag("--lower-no-score-bounds", opt->lower_no_score_bounds,
                 "the lower side's MCTS searches without score bounds (with --same-level: an A/B)");
+  cmd->add_option("--lower-model", opt->lower_model,
+                  "the lower side's network (with --same-level: two networks at equal time)");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }
