@@ -15,6 +15,7 @@
 #include "mcts/driver.h"
 #include "mcts/mcts_player.h"
 #include "mcts/rollout_evaluator.h"
+#include "tests/mcts_test_util.h"
 
 namespace kz {
 namespace {
@@ -271,40 +272,21 @@ TEST(ScoreBounds, BoundsNeverCrossAndHoldTheTrueMarginThroughWholeGames) {
 // One search on several threads (MctsPlayerOptions::threads): the bounds are updated
 // under the tree's lock like everything else, so the proofs are the same. The suite's
 // name puts it among tools/tsan.sh's threaded tests.
-class OneCallAtATimeRollouts : public RolloutEvaluator {
- public:
-  using RolloutEvaluator::RolloutEvaluator;
-  bool allows_concurrent_calls() const override { return false; }
-};
+class MctsThreadedScoreBounds : public ::testing::TestWithParam<test::SearchMode> {};
 
-struct Threads {
-  int threads = 1;
-  bool concurrent_evaluator = true;
-};
-
-class MctsThreadedScoreBounds : public ::testing::TestWithParam<Threads> {};
-
-INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedScoreBounds,
-                         ::testing::Values(Threads{1, true}, Threads{2, true}, Threads{4, true},
-                                           Threads{2, false}),
-                         [](const auto& info) {
-                           return std::to_string(info.param.threads) + "Threads" +
-                                  (info.param.concurrent_evaluator ? "Concurrent" : "Pipelined");
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedScoreBounds, test::threaded_search_modes(),
+                         test::search_mode_name);
 
 TEST_P(MctsThreadedScoreBounds, ProvesExactKalahMarginsLikeMinimax) {
   std::mt19937_64 rng(41);
-  const Threads mode = GetParam();
+  const test::SearchMode mode = GetParam();
   for (int checked = 0; checked < 6;) {
     const Position p =
         random_plies(Position::start(GameSpec::parse("kalah:4,3")), 14 + int(rng() % 14), rng);
     if (p.is_over()) continue;
     MctsPlayerOptions o;
     o.threads = mode.threads;
-    std::shared_ptr<Evaluator> eval = mode.concurrent_evaluator
-                                          ? std::make_shared<RolloutEvaluator>(2)
-                                          : std::make_shared<OneCallAtATimeRollouts>(2);
-    MctsPlayer player(eval, o);
+    MctsPlayer player(test::rollouts(2, mode), o);
     ThinkLimits lim;
     lim.nodes = 400000;
     const ThinkResult r = player.think(p, lim);

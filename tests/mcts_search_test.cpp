@@ -9,9 +9,13 @@
 #include "mcts/driver.h"
 #include "mcts/mcts_player.h"
 #include "mcts/rollout_evaluator.h"
+#include "tests/mcts_test_util.h"
 
 namespace kz {
 namespace {
+
+using test::rollouts;
+using test::SearchMode;
 
 // `pos` after up to `plies` uniformly random legal moves (fewer if the game is decided).
 Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
@@ -19,24 +23,6 @@ Position after_random_plies(Position pos, int plies, std::mt19937_64& rng) {
     pos.play(random_legal_move(pos, rng));
   }
   return pos;
-}
-
-// The rollout evaluator for one thread at a time: a search with threads >= 2 then runs
-// the two-batch pipeline instead of concurrent network calls.
-class OneCallAtATimeRollouts : public RolloutEvaluator {
- public:
-  using RolloutEvaluator::RolloutEvaluator;
-  bool allows_concurrent_calls() const override { return false; }
-};
-
-// The ways one search can run: threads 1; T threads with concurrent calls; the pipeline.
-struct SearchMode {
-  int threads = 1;
-  bool concurrent_evaluator = true;
-};
-std::shared_ptr<Evaluator> rollouts(int playouts, const SearchMode& mode) {
-  if (mode.concurrent_evaluator) return std::make_shared<RolloutEvaluator>(playouts);
-  return std::make_shared<OneCallAtATimeRollouts>(playouts);
 }
 
 ThinkResult think(const Position& pos, int visits, SearchParams params = {}, SearchMode mode = {}) {
@@ -316,13 +302,8 @@ TEST(MctsSearch, SampledMovesAreLegalAndProvenLossesAvoided) {
 // time and stop limits still hold. ThreadSanitizer runs these too (tools/tsan.sh).
 class MctsThreadedSearch : public ::testing::TestWithParam<SearchMode> {};
 
-INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedSearch,
-                         ::testing::Values(SearchMode{1, true}, SearchMode{2, true},
-                                           SearchMode{4, true}, SearchMode{2, false}),
-                         [](const auto& info) {
-                           return std::to_string(info.param.threads) + "Threads" +
-                                  (info.param.concurrent_evaluator ? "Concurrent" : "Pipelined");
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, MctsThreadedSearch, test::threaded_search_modes(),
+                         test::search_mode_name);
 
 TEST_P(MctsThreadedSearch, FindsTheSameDecisiveMovesAndProofs) {
   const Position togyz =

@@ -152,14 +152,9 @@ class DistributedTraining : public ::testing::Test {
     const GameSpec spec = parse_config("game = \"kalah:3,3\"", "inline").game;
     std::mt19937_64 rng(11);
     fs::create_directories(dir_ + "/data");
-    for (int s = 0; s < 3; ++s) {
-      ShardWriter w(spec, 0);
-      for (int g = 0; g < 8; ++g) {
-        test::RandomGame game = test::random_game(spec, rng, uint32_t(s));
-        w.add_game(std::move(game.rows), game.outcome, game.white_margin, game.length);
-      }
-      w.write(dir_ + "/data/s" + std::to_string(s) + ".kzshard");
-    }
+    for (int s = 0; s < 3; ++s)
+      test::write_random_shard(spec, rng, 8, dir_ + "/data/s" + std::to_string(s) + ".kzshard",
+                               uint32_t(s));
     train_ = test::bin("kumalak-train") + " --config " + std::string(KZ_SOURCE_DIR) +
              "/configs/tiny.toml --data " + dir_ + "/data";
   }

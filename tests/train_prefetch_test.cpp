@@ -82,8 +82,9 @@ TEST(TrainConfigPrecision, Fp32OrBf16) {
     parse_config("[train]\nprecision = \"fp16\"\n", "t.toml");
     FAIL() << "fp16 accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("t.toml:2: precision 'fp16': expected \"fp32\" or \"bf16\""),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("t.toml:2: precision 'fp16': expected \"fp32\" or \"bf16\""),
+        std::string::npos)
         << e.what();
   }
 }
@@ -96,12 +97,7 @@ class TrainerPipeline : public ::testing::Test {
     config_ = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
     std::mt19937_64 rng(5);
     fs::create_directories(dir_ + "/data");
-    ShardWriter w(config_.game, 0);
-    for (int g = 0; g < 12; ++g) {
-      test::RandomGame game = test::random_game(config_.game, rng, 0);
-      w.add_game(std::move(game.rows), game.outcome, game.white_margin, game.length);
-    }
-    w.write(dir_ + "/data/a.kzshard");
+    test::write_random_shard(config_.game, rng, 12, dir_ + "/data/a.kzshard");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -88,12 +88,7 @@ TEST(ValueTargets, TrainsWithTheBlend) {
   RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
   std::mt19937_64 rng(5);
   fs::create_directories(dir + "/data");
-  ShardWriter w(config.game, 0);
-  for (int g = 0; g < 12; ++g) {
-    test::RandomGame game = test::random_game(config.game, rng, 0);
-    w.add_game(std::move(game.rows), game.outcome, game.white_margin, game.length);
-  }
-  w.write(dir + "/data/a.kzshard");
+  test::write_random_shard(config.game, rng, 12, dir + "/data/a.kzshard");
   auto train = [&](const std::string& out, float weight) {
     TrainOptions o;
     o.config = config;

@@ -61,6 +61,18 @@ inline RandomGame random_game(const GameSpec& spec, std::mt19937_64& rng, uint32
   return g;
 }
 
+// A shard of `games` random games (random_game, every row marked `marker`) written to
+// `path`, as a generation-0 self-play shard.
+inline void write_random_shard(const GameSpec& spec, std::mt19937_64& rng, int games,
+                               const std::string& path, uint32_t marker = 0) {
+  ShardWriter w(spec, 0);
+  for (int g = 0; g < games; ++g) {
+    RandomGame game = random_game(spec, rng, marker);
+    w.add_game(std::move(game.rows), game.outcome, game.white_margin, game.length);
+  }
+  w.write(path);
+}
+
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
