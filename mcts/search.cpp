@@ -191,10 +191,13 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
     if (ch.visits + ch.in_flight > 0) visited_prior += ch.prior;
     if (bounds) sure = std::max<int>(sure, ch.store_lo);
   }
+  auto cannot_beat_sure = [&](const Node& ch) {
+    return std::min<int>(ch.store_hi, total_) <= sure;
+  };
   if (bounds) {
     for (int c = 0; c < p.num_children; ++c) {
       const Node& ch = nodes_[p.first_child + c];
-      if (std::min<int>(ch.store_hi, total_) > sure) all_cut = false;
+      if (!cannot_beat_sure(ch)) all_cut = false;
       if (ch.proven != -1) all_lost = false;
     }
   }
@@ -206,7 +209,7 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
     for (int c = 0; c < p.num_children; ++c) {
       const Node& ch = nodes_[p.first_child + c];
       if (params_.solver && ch.proven != kUnproven) continue;
-      if (bounds && !all_cut && std::min<int>(ch.store_hi, total_) <= sure) continue;  // cut
+      if (bounds && !all_cut && cannot_beat_sure(ch)) continue;  // cut
       const float forced = std::sqrt(params_.forced_playouts_k * ch.prior * parent_n);
       if (float(ch.visits + ch.in_flight) < forced) return p.first_child + c;
     }
@@ -218,7 +221,7 @@ uint32_t Search::select_child(uint32_t parent, const Position& pos, uint8_t choo
     const uint32_t index = p.first_child + c;
     const Node& ch = nodes_[index];
     if (bounds) {
-      if (!all_cut && std::min<int>(ch.store_hi, total_) <= sure) continue;  // cut
+      if (!all_cut && cannot_beat_sure(ch)) continue;  // cut
     } else if (params_.solver && ch.proven == 1) {
       return index;  // a proven win: nothing else matters
     }
