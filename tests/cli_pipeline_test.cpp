@@ -53,7 +53,8 @@ class Pipeline : public ::testing::Test {
 TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
   const std::string cfg = " --config " + tiny_config();
   const std::string data = dir_ + "/data";
-  CommandResult r = run(test::bin("kumalak-train") + cfg + " --init-only --out " + dir_ + "/gen0.pt");
+  CommandResult r =
+      run(test::bin("kumalak-train") + cfg + " --init-only --out " + dir_ + "/gen0.pt");
   ASSERT_EQ(r.status, 0) << r.out;
 
   // Self-play, then the same command again: nothing left to do. More games: only the rest.
@@ -136,6 +137,33 @@ TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
   EXPECT_EQ(rows, 1 + 4);  // header, three models, ab:1
   EXPECT_NE(r.out.find("gen0"), std::string::npos);
 
+  // A second run continued from `resumed` grows the same ladder: its matches join the
+  // first ladder's without replaying them, gen0 stays the anchor, and the shipped models
+  // are marked.
+  std::filesystem::copy_file(dir_ + "/straight.pt", dir_ + "/next-gen3.pt");
+  r = run(test::bin("kumalak-gate") + cfg + " ladder --models " + dir_ + "/resumed.pt " + dir_ +
+          "/next-gen3.pt --matches " + dir_ + "/ladder/matches.jsonl --anchor gen0 --shipped " +
+          dir_ + "/resumed.pt --shipped next-gen3 --out " + dir_ + "/ladder2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream csv2(dir_ + "/ladder2/ladder.csv");
+  std::getline(csv2, line);
+  EXPECT_EQ(line, "name,generation,elo,elo_lo,elo_hi,stderr,games,score,shipped");
+  std::vector<std::string> names;
+  while (std::getline(csv2, line)) {
+    const std::string name = line.substr(0, line.find(','));
+    names.push_back(name);
+    if (name == "gen0") {
+      EXPECT_EQ(line.substr(0, 15), "gen0,0,0.000,0.") << line;
+    }
+    const bool shipped = name == "resumed" || name == "next-gen3";
+    EXPECT_EQ(line.back(), shipped ? '1' : '0') << line;
+  }
+  EXPECT_EQ(names.size(), 4u + 1u) << r.out;  // the first ladder's players and next-gen3
+  r = run(test::bin("kumalak-gate") + cfg + " ladder --matches " + dir_ +
+          "/ladder/matches.jsonl --anchor gen0 --shipped nobody --out " + dir_ + "/ladder3");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--shipped nobody: no such player"), std::string::npos) << r.out;
+
   // Bad inputs: a wrong-game model, a missing config key type.
   r = run(test::bin("kumalak-selfplay") + " --config " + dir_ + "/other.toml --model " + dir_ +
           "/gen0.pt --out " + dir_ + "/x --games 1");
@@ -176,8 +204,9 @@ TEST_F(Pipeline, TheGenerationLoopRunsAndResumes) {
 }
 
 TEST(Bench, PrintsTheFiguresAsJson) {
-  CommandResult r = run(test::bin("kumalak") +
-              " bench --game kalah --seconds 1 --channels 8 --blocks 1 --batch 32 --threads 1");
+  CommandResult r =
+      run(test::bin("kumalak") +
+          " bench --game kalah --seconds 1 --channels 8 --blocks 1 --batch 32 --threads 1");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* key : {"net_evals_per_s", "search_evals_per_s", "search_visits_per_s",
                           "\"batch\":32", "cache_hit_rate", "bytes_per_node"})

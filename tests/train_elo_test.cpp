@@ -328,13 +328,18 @@ TEST(TrainElo, LadderEdgeCases) {
   EXPECT_EQ(generation_from_name("random"), -1);
   EXPECT_EQ(generation_from_name("ab:4"), -1);  // the baseline, not generation 4
   EXPECT_EQ(generation_from_name("x99999999999999"), -1);
+  EXPECT_EQ(chain_from_name("gen0012"), "gen");
+  EXPECT_EQ(chain_from_name("blend-gen0069"), "blend-gen");
+  EXPECT_EQ(chain_from_name("run3-gen7.pt"), "run3-gen");
+  EXPECT_EQ(chain_from_name("ab:4"), "");
+  EXPECT_EQ(chain_from_name("random"), "");
 }
 
 TEST(TrainElo, LadderTableAndCsvRoundTrip) {
-  const LadderFit f = fit_ladder({expected_pair("gen1", "gen0", 100, 0, 1000),
-                                  expected_pair("gen2", "gen1", 250, 100, 1000),
-                                  {"odd, \"name\"", "gen0", 10, 0, 10}},
-                                 {.anchor = "gen0"});
+  LadderFit f = fit_ladder({expected_pair("gen1", "gen0", 100, 0, 1000),
+                            expected_pair("gen2", "gen1", 250, 100, 1000),
+                            {"odd, \"name\"", "gen0", 10, 0, 10}},
+                           {.anchor = "gen0"});
   const std::string text = ladder_table_text(f);
   EXPECT_NE(text.find("rank"), std::string::npos);
   // Ranked by Elo: gen2 first.
@@ -343,6 +348,7 @@ TEST(TrainElo, LadderTableAndCsvRoundTrip) {
 
   const std::string dir = test::temp_dir("kz-elo");
   const std::string path = dir + "/ladder.csv";
+  f.ratings[1].shipped = true;
   write_ladder_csv(path, f.ratings);
   const auto back = read_ladder_csv(path);
   ASSERT_EQ(back.size(), f.ratings.size());
@@ -352,6 +358,7 @@ TEST(TrainElo, LadderTableAndCsvRoundTrip) {
     EXPECT_NEAR(back[i].elo, f.ratings[i].elo, 1e-3);
     EXPECT_NEAR(back[i].elo_hi, f.ratings[i].elo_hi, 1e-3);
     EXPECT_EQ(back[i].games, f.ratings[i].games);
+    EXPECT_EQ(back[i].shipped, i == 1);
   }
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
                           std::filesystem::directory_iterator()),
@@ -362,6 +369,12 @@ TEST(TrainElo, LadderTableAndCsvRoundTrip) {
   std::ofstream(path) << "model,rating\n";
   EXPECT_THROW(read_ladder_csv(path), std::runtime_error);
   EXPECT_THROW(read_ladder_csv(dir + "/missing.csv"), std::runtime_error);
+  // A table from before the shipped column reads as "not shipped".
+  std::ofstream(path) << "name,elo\ngen1,12.5\n";
+  const auto old_table = read_ladder_csv(path);
+  ASSERT_EQ(old_table.size(), 1u);
+  EXPECT_FALSE(old_table[0].shipped);
+  EXPECT_EQ(old_table[0].generation, 1);
 }
 
 }  // namespace

@@ -190,6 +190,24 @@ TEST(TrainPlot, EloLadderPng) {
   EXPECT_EQ(test::files_in(dir).size(), 2u);
 }
 
+// A run continued from another one's model is its own line; shipped models are ringed.
+TEST(TrainPlot, EloLadderTwoRunsAndShippedModels) {
+  if (gnuplot_path().empty()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = test::temp_dir("kz-plot");
+  std::vector<PairResult> results;
+  for (int g = 1; g <= 4; ++g)
+    results.push_back({"gen" + std::to_string(g), "gen" + std::to_string(g - 1), 60, 20, 20});
+  results.push_back({"blend-gen3", "gen2", 70, 10, 20});
+  results.push_back({"blend-gen4", "blend-gen3", 60, 10, 30});
+  results.push_back({"gen4", "ab:4", 50, 0, 50});
+  LadderFit fit = fit_ladder(results, {.anchor = "gen0"});
+  for (auto& r : fit.ratings) r.shipped = r.name == "gen2" || r.name == "blend-gen4";
+  const std::string png = dir + "/elo.png";
+  ASSERT_TRUE(plot_ladder(fit.ratings, png, {.title = "two runs"}));
+  EXPECT_TRUE(is_png(png));
+  EXPECT_EQ(test::files_in(dir).size(), 1u);  // no data or script file left behind
+}
+
 TEST(TrainPlot, MissingGnuplotReturnsFalse) {
   const std::string dir = test::temp_dir("kz-plot");
   MetricsTable t;

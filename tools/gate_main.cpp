@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -65,7 +66,14 @@ int main(int argc, char** argv) {
   int anchor_ab = 0, reach = 1;
   std::string out_dir = "ladder";
   std::string gates_dir;
-  std::vector<std::string> earlier_matches;
+  std::vector<std::string> earlier_matches, shipped;
+  std::string anchor_name;
+  ladder->add_option("--anchor", anchor_name,
+                     "the player rated 0 (default: the first of --models, else gen0000); a "
+                     "ladder that continues an earlier one keeps its anchor this way");
+  ladder->add_option("--shipped", shipped,
+                     "players that were once the shipped model: marked in ladder.csv (shipped = "
+                     "1) and ringed and named in ladder.png");
   ladder->add_option("--matches", earlier_matches,
                      "matches.jsonl of earlier ladders: their results join the fit (and the new "
                      "matches.jsonl) without being replayed, so a ladder grows run by run");
@@ -138,7 +146,9 @@ int main(int argc, char** argv) {
       throw std::invalid_argument("ladder needs --models, --gates or --matches");
     std::filesystem::create_directories(out_dir);
     std::vector<kz::PairResult> results;
-    const std::string anchor = models.empty() ? "gen0000" : kz::player_display_name(models[0]);
+    const std::string anchor = !anchor_name.empty() ? anchor_name
+                               : models.empty()     ? "gen0000"
+                                                    : kz::player_display_name(models[0]);
     if (!gates_dir.empty()) {
       for (const auto& entry : kz::read_gate_history(gates_dir)) {
         const auto& m = entry.match;
@@ -164,7 +174,15 @@ int main(int argc, char** argv) {
                               [&](std::ostream& out) { out << log_text; });
     kz::LadderOptions lo;
     lo.anchor = anchor;
-    const kz::LadderFit fit = kz::fit_ladder(results, lo);
+    kz::LadderFit fit = kz::fit_ladder(results, lo);
+    for (const auto& name : shipped) {
+      const std::string wanted = kz::player_display_name(name);
+      auto it = std::find_if(fit.ratings.begin(), fit.ratings.end(),
+                             [&](const auto& r) { return r.name == wanted; });
+      if (it == fit.ratings.end())
+        throw std::invalid_argument("--shipped " + name + ": no such player in the ladder");
+      it->shipped = true;
+    }
     std::cout << kz::ladder_table_text(fit);
     kz::write_ladder_csv(out_dir + "/ladder.csv", fit.ratings);
     kz::plot_ladder(fit.ratings, out_dir + "/ladder.png",

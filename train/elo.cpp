@@ -206,6 +206,14 @@ int generation_from_name(const std::string& name) {
   return std::stoi(name.substr(begin, end - begin + 1));
 }
 
+std::string chain_from_name(const std::string& name) {
+  if (generation_from_name(name) < 0) return "";
+  size_t end = name.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+  return name.substr(0, end);
+}
+
 namespace {
 
 // Solves A x = b in place by Gaussian elimination with partial pivoting. Returns false
@@ -434,11 +442,12 @@ std::string ladder_table_text(const LadderFit& fit) {
 
 void write_ladder_csv(const std::string& path, const std::vector<LadderRating>& ratings) {
   write_file_atomically(path, [&](std::ostream& out) {
-    out << "name,generation,elo,elo_lo,elo_hi,stderr,games,score\n";
+    out << "name,generation,elo,elo_lo,elo_hi,stderr,games,score,shipped\n";
     char buf[256];
     for (const auto& r : ratings) {
-      std::snprintf(buf, sizeof buf, ",%d,%.3f,%.3f,%.3f,%.3f,%lld,%.6f\n", r.generation, r.elo,
-                    r.elo_lo, r.elo_hi, r.stderr_elo, static_cast<long long>(r.games), r.score);
+      std::snprintf(buf, sizeof buf, ",%d,%.3f,%.3f,%.3f,%.3f,%lld,%.6f,%d\n", r.generation, r.elo,
+                    r.elo_lo, r.elo_hi, r.stderr_elo, static_cast<long long>(r.games), r.score,
+                    r.shipped ? 1 : 0);
       out << csv_escape(r.name) << buf;
     }
   });
@@ -488,6 +497,7 @@ std::vector<LadderRating> read_ladder_csv(const std::string& path) {
     const double games = num("games", 0);
     r.games = std::isfinite(games) && std::abs(games) < 9e18 ? int64_t(games) : 0;
     r.score = num("score", 0);
+    r.shipped = num("shipped", 0) != 0;
     out.push_back(r);
   }
   return out;

@@ -109,6 +109,7 @@ struct LadderRating {
   double stderr_elo = 0;          // standard error relative to the anchor (0 for the anchor)
   int64_t games = 0;              // real games played (prior excluded)
   double score = 0;               // points per game over those games
+  bool shipped = false;           // was once the shipped model (`ladder --shipped`)
 };
 
 struct LadderFit {
@@ -128,13 +129,18 @@ LadderFit fit_ladder(const std::vector<PairResult>& results, const LadderOptions
 
 // The number in a model name: the last run of digits ("gen0012" -> 12); -1 when none.
 int generation_from_name(const std::string& name);
+// The run a model belongs to: its name without that number ("gen0012" -> "gen",
+// "blend-gen0069" -> "blend-gen"); "" for players without a generation (ab:4). A run
+// continued from another one's model names its models on with the generations counted
+// from the first run's generation 0, so both lie on one axis as two lines.
+std::string chain_from_name(const std::string& name);
 
 // The ladder as a fixed-width text table for terminals (one header line, one line per
 // model: rank by Elo, name, generation, Elo, interval, games, score).
 std::string ladder_table_text(const LadderFit& fit);
 
-// Ladder CSV with the header "name,generation,elo,elo_lo,elo_hi,stderr,games,score",
-// written atomically. Throws std::runtime_error naming the file on failure.
+// Ladder CSV with the header "name,generation,elo,elo_lo,elo_hi,stderr,games,score,shipped"
+// (shipped 1 or 0), written atomically. Throws std::runtime_error naming the file on failure.
 void write_ladder_csv(const std::string& path, const std::vector<LadderRating>& ratings);
 // Reads that CSV back (columns found by header name, so extra columns are fine). Throws
 // std::runtime_error naming the file and line for malformed input.

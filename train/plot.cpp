@@ -244,18 +244,20 @@ bool plot_metrics_file(const std::string& metrics_path, const std::string& png_p
 
 bool plot_ladder(const std::vector<LadderRating>& ratings, const std::string& png_path,
                  const PlotStyle& style) {
+  auto quoted_label = [](const std::string& text) {  // gnuplot-safe: no quotes, no '\\'
+    std::string label;
+    for (char c : text)
+      if (c != '\'' && c != '"' && c != '\\') label += c;
+    return "'" + label + "'";
+  };
   std::vector<LadderRating> rs;
   std::string references;  // players without a generation (ab:4 ...): horizontal lines
   for (const auto& r : ratings) {
     if (!std::isfinite(r.elo)) continue;
-    if (r.generation >= 0) {
+    if (r.generation >= 0)
       rs.push_back(r);
-    } else {
-      std::string label;
-      for (char c : r.name)
-        if (c != '\'' && c != '"' && c != '\\') label += c;
-      references += ", " + num(r.elo) + " with lines dt 2 lw 1.5 title '" + label + "'";
-    }
+    else
+      references += ", " + num(r.elo) + " with lines dt 2 lw 1.5 title " + quoted_label(r.name);
   }
   if (rs.empty()) {
     spdlog::warn("plot: no ratings with a generation; {} not written", png_path);
@@ -263,19 +265,52 @@ bool plot_ladder(const std::vector<LadderRating>& ratings, const std::string& pn
   }
   std::sort(rs.begin(), rs.end(),
             [](const auto& a, const auto& b) { return a.generation < b.generation; });
-  std::string data;
-  for (const auto& r : rs) {
-    const double lo = std::isfinite(r.elo_lo) ? r.elo_lo : r.elo;
-    const double hi = std::isfinite(r.elo_hi) ? r.elo_hi : r.elo;
-    data += std::to_string(r.generation) + " " + num(r.elo) + " " + num(lo) + " " + num(hi) + "\n";
+  // One line per run (chain_from_name): a run continued from another's model is drawn
+  // as its own line from where it branched, on the same generation axis. Chains are
+  // gnuplot data blocks (two blank lines apart), in order of their first generation.
+  std::vector<std::string> chains;
+  for (const auto& r : rs)
+    if (std::find(chains.begin(), chains.end(), chain_from_name(r.name)) == chains.end())
+      chains.push_back(chain_from_name(r.name));
+  std::string data, series, shipped;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    if (c > 0) data += "\n\n";
+    for (const auto& r : rs) {
+      if (chain_from_name(r.name) != chains[c]) continue;
+      const double lo = std::isfinite(r.elo_lo) ? r.elo_lo : r.elo;
+      const double hi = std::isfinite(r.elo_hi) ? r.elo_hi : r.elo;
+      data +=
+          std::to_string(r.generation) + " " + num(r.elo) + " " + num(lo) + " " + num(hi) + "\n";
+    }
+    const std::string block = "datafile index " + std::to_string(c);
+    const std::string color = " lc " + std::to_string(c + 1);
+    const std::string title =
+        chains.size() == 1 ? "'Elo (interval)'" : quoted_label(chains[c] + "*");
+    series += std::string(c ? ", " : "") + block + " using 1:2 with lines lw 2" + color +
+              " notitle, " + block + " using 1:2:3:4 with yerrorbars pt 7" + color + " title " +
+              title;
+  }
+  // The models that were once shipped: a ring and their name (a quoted third column).
+  std::string shipped_data;
+  for (const auto& r : rs)
+    if (r.shipped) {
+      const std::string label = quoted_label(r.name);
+      shipped_data += std::to_string(r.generation) + " " + num(r.elo) + " \"" +
+                      label.substr(1, label.size() - 2) + "\"\n";
+    }
+  if (!shipped_data.empty()) {
+    data += "\n\n" + shipped_data;
+    const std::string block = "datafile index " + std::to_string(chains.size());
+    shipped = ", " + block + " using 1:2 with points pt 6 ps 2.5 lc rgb 'black' title 'shipped', " +
+              block + " using 1:2:3 with labels offset 0,-1.6 notitle";
   }
   const std::string body =
-      "set xlabel 'generation'\nset ylabel 'Elo'\nset key left top\nset offsets graph 0.02, graph "
+      "set xlabel 'generation (counted from generation 0 of the first run)'\nset ylabel "
+      "'Elo'\nset key left top\nset offsets graph 0.02, graph "
       "0.02, graph "
       "0.05, graph 0.05\n"
-      "plot datafile using 1:2 with lines lw 2 notitle, "
-      "datafile using 1:2:3:4 with yerrorbars pt 7 title 'Elo (interval)'" +
-      references;
+      "plot " +
+      series + shipped + references;
   return render(png_path, data, body, style);
 }
 
