@@ -3,8 +3,12 @@
 // SPRT verdict of train/elo.h.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/test_util.h"
 
@@ -28,6 +32,79 @@ TEST(CliLevelsMatch, TinyBoardPairedOpeningsWithIntervalAndSprt) {
   // Three pairs are far below the SPRT's 20-pair minimum: it must not decide yet.
   EXPECT_EQ(m[4], "continue") << out;
   EXPECT_NE(out.find("easy: alphabeta-easy vs alphabeta-beginner"), std::string::npos) << out;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// --record: every game is appended as it ends; a stopped match started again with the
+// same file plays only the openings not finished in both colours and ends with the same
+// table; a record of other settings or a corrupt line is refused, naming the problem.
+TEST(CliLevelsMatch, ResumesFromItsRecord) {
+  const std::string dir = kz::test::temp_dir("kz-levels-record");
+  const std::string record = dir + "/match.jsonl";
+  const std::string cmd = kz::test::bin("kumalak") +
+                          " levels-match --game kalah:4,3 --games 6 --threads 1 --alphabeta "
+                          "--only easy --record " +
+                          record + " --seed ";
+  const std::regex row(R"(easy vs beginner\s+6\s+\d+-\d+-\d+\s+[\d.]+%\s+\S+ \[\S+, \S+\])");
+  std::string out;
+  int status = kz::test::run_command(cmd + "1", &out, true);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  std::smatch whole;
+  ASSERT_TRUE(std::regex_search(out, whole, row)) << out;
+  const std::string whole_row = whole[0];
+  EXPECT_NE(whole_row.find("4-1-1"), std::string::npos) << out;  // mixed: seeds matter
+  const auto lines = lines_of(record);
+  ASSERT_EQ(lines.size(), 1u + 6u);  // the settings, then one line per game
+  EXPECT_NE(lines[0].find("\"seed\":1"), std::string::npos) << lines[0];
+
+  // Stopped after opening 0: its two games, one game of another opening, a cut-off line.
+  {
+    std::ofstream f(record, std::ios::trunc);
+    f << lines[0] << "\n";
+    int kept_other = 0;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      if (lines[i].find("\"opening\":0,") != std::string::npos) {
+        f << lines[i] << "\n";
+      } else if (kept_other++ == 0) {
+        f << lines[i] << "\n";  // half an opening: played again
+      }
+    }
+    f << "{\"upper\":\"easy\",\"open";  // the kill came mid-line
+  }
+  status = kz::test::run_command(cmd + "1", &out, true);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  EXPECT_NE(out.find("2 games already played, resuming"), std::string::npos) << out;
+  EXPECT_NE(out.find("unfinished last line"), std::string::npos) << out;
+  std::smatch resumed;
+  ASSERT_TRUE(std::regex_search(out, resumed, row)) << out;
+  EXPECT_EQ(resumed[0], whole_row) << out;  // the same games, the same table
+  EXPECT_EQ(lines_of(record).size(), 1u + 6u);
+
+  // Finished: nothing left to play, the same table again.
+  status = kz::test::run_command(cmd + "1", &out, true);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  EXPECT_NE(out.find("6 games already played"), std::string::npos) << out;
+  ASSERT_TRUE(std::regex_search(out, resumed, row)) << out;
+  EXPECT_EQ(resumed[0], whole_row);
+
+  // Other settings, a corrupt line: refused, the record left as it was.
+  EXPECT_EQ(kz::test::run_command(cmd + "2", &out, true), 2);
+  EXPECT_NE(out.find("recorded with seed = 1, not 2"), std::string::npos) << out;
+  {
+    auto corrupt = lines_of(record);
+    corrupt[2] = "not json";
+    std::ofstream f(record, std::ios::trunc);
+    for (const auto& l : corrupt) f << l << "\n";
+  }
+  EXPECT_EQ(kz::test::run_command(cmd + "1", &out, true), 2);
+  EXPECT_NE(out.find("match.jsonl:3: not a JSON line"), std::string::npos) << out;
+  EXPECT_EQ(lines_of(record)[2], "not json");
 }
 
 TEST(CliLevelsMatch, RefusesBadArguments) {

@@ -6,17 +6,23 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/notation.h"
 #include "mcts/game_runner.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "train/elo.h"
+#include "train/progress.h"
 
 namespace kz::cli {
 
@@ -45,6 +51,10 @@ struct MatchOptions {
   // The lower side's network ("" = `model`): with --same-level, two networks at one
   // level's budget, i.e. at equal time (issue 15: a new model against gen65).
   std::string lower_model;
+  // Every finished game is appended here (JSON lines); a run started again with the same
+  // file and settings skips the openings already played in both colours, so a match of
+  // hours survives being stopped ("" = no record).
+  std::string record;
 };
 
 // A level must score this much against the one below (docs/levels.md).
@@ -52,6 +62,112 @@ constexpr double kStepScore = 0.65;
 // The SPRT reported per pair: is the step worth the 65 % it should be (+108 Elo), or
 // only 55 % (+35 Elo)? The pentanomial statistics of train/elo.h, as gating uses.
 const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
+
+// The settings a record was made with: a resumed match must use the same ones, or its
+// games would not be one match.
+nlohmann::ordered_json record_settings(const MatchOptions& o, const GameSpec& spec) {
+  return {{"levels_match_record", 1},
+          {"game", spec.name()},
+          {"games", o.games},
+          {"opening_plies", o.opening_plies},
+          {"seed", o.seed},
+          {"time_scale", o.time_scale},
+          {"only", o.only},
+          {"max_plies", o.max_plies},
+          {"alphabeta", o.alphabeta_only},
+          {"model", o.model},
+          {"same_level", o.same_level},
+          {"lower_alphabeta", o.lower_alphabeta},
+          {"lower_no_score_bounds", o.lower_no_score_bounds},
+          {"lower_model", o.lower_model}};
+}
+
+// One finished game of a record.
+struct RecordedGame {
+  std::string upper;  // the upper level's name: which level pair
+  int opening = 0, game = 0, points = 0, plies = 0;
+  int64_t upper_nodes = 0, lower_nodes = 0;
+  int upper_moves = 0, lower_moves = 0;
+  double upper_seconds = 0, lower_seconds = 0;
+  std::string upper_name, lower_name;
+};
+
+nlohmann::ordered_json record_line(const RecordedGame& g) {
+  return {{"upper", g.upper},
+          {"opening", g.opening},
+          {"game", g.game},
+          {"points", g.points},
+          {"plies", g.plies},
+          {"upper_nodes", g.upper_nodes},
+          {"lower_nodes", g.lower_nodes},
+          {"upper_moves", g.upper_moves},
+          {"lower_moves", g.lower_moves},
+          {"upper_seconds", g.upper_seconds},
+          {"lower_seconds", g.lower_seconds},
+          {"upper_engine", g.upper_name},
+          {"lower_engine", g.lower_name}};
+}
+
+// Reads a record: its settings must equal `settings`, every game line must be whole and
+// in range. A last line cut off by a kill (no newline, not JSON) is dropped with a
+// warning; anything else malformed is an error naming the file and line.
+std::vector<RecordedGame> read_record(const std::string& path,
+                                      const nlohmann::ordered_json& settings, int n_openings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open the record");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<RecordedGame> games;
+  size_t start = 0;
+  for (int line_no = 1; start < text.size(); ++line_no) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const std::exception&) {
+      if (end == std::string::npos) {
+        std::cerr << where << "an unfinished last line (the match was stopped); dropped\n";
+        break;
+      }
+      throw std::runtime_error(where + "not a JSON line");
+    }
+    if (line_no == 1) {
+      if (!j.is_object() || !j.contains("levels_match_record"))
+        throw std::runtime_error(where + "not a levels-match record (no settings line)");
+      for (const auto& [key, value] : settings.items())
+        if (!j.contains(key) || j[key] != value)
+          throw std::runtime_error(path + " was recorded with " + key + " = " +
+                                   (j.contains(key) ? j[key].dump() : "(none)") + ", not " +
+                                   value.dump() + ": use another --record file");
+      continue;
+    }
+    try {
+      RecordedGame g;
+      g.upper = j.at("upper").get<std::string>();
+      g.opening = j.at("opening").get<int>();
+      g.game = j.at("game").get<int>();
+      g.points = j.at("points").get<int>();
+      g.plies = j.at("plies").get<int>();
+      g.upper_nodes = j.at("upper_nodes").get<int64_t>();
+      g.lower_nodes = j.at("lower_nodes").get<int64_t>();
+      g.upper_moves = j.at("upper_moves").get<int>();
+      g.lower_moves = j.at("lower_moves").get<int>();
+      g.upper_seconds = j.at("upper_seconds").get<double>();
+      g.lower_seconds = j.at("lower_seconds").get<double>();
+      g.upper_name = j.at("upper_engine").get<std::string>();
+      g.lower_name = j.at("lower_engine").get<std::string>();
+      if (g.opening < 0 || g.opening >= n_openings || (g.game != 0 && g.game != 1) ||
+          g.points < 0 || g.points > 2 || g.plies < 0)
+        throw std::out_of_range("opening, game, points or plies out of range");
+      games.push_back(g);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where + "not a recorded game: " + e.what());
+    }
+  }
+  return games;
+}
 
 struct PairStats {
   int wins = 0, draws = 0, losses = 0;  // from the upper level's side
@@ -107,11 +223,81 @@ int run_levels_match(const MatchOptions& opt) {
   std::vector<std::vector<int>> opening_points(uppers.size(), std::vector<int>(n_openings, 0));
   const auto t0 = std::chrono::steady_clock::now();
 
+  // The record of an earlier sitting: openings finished in both colours are counted and
+  // not replayed; a half-played opening is played again (its one game is dropped).
+  auto add_game = [&](size_t p, const RecordedGame& g) {
+    PairStats& s = stats[p];
+    (g.points == 2 ? s.wins : g.points == 0 ? s.losses : s.draws) += 1;
+    opening_points[p][size_t(g.opening)] += g.points;
+    s.plies += g.plies;
+    s.upper_nodes += g.upper_nodes;
+    s.lower_nodes += g.lower_nodes;
+    s.upper_moves += g.upper_moves;
+    s.lower_moves += g.lower_moves;
+    s.upper_seconds += g.upper_seconds;
+    s.lower_seconds += g.lower_seconds;
+    s.upper_name = g.upper_name;
+    s.lower_name = g.lower_name;
+  };
+  std::vector<std::vector<bool>> opening_done(uppers.size(), std::vector<bool>(n_openings, false));
+  std::unique_ptr<std::ofstream> record;
+  int recorded_games = 0;
+  if (!opt.record.empty()) {
+    const auto settings = record_settings(opt, spec);
+    std::string kept = settings.dump() + "\n";
+    if (std::filesystem::exists(opt.record)) {
+      std::vector<RecordedGame> games;
+      try {
+        games = read_record(opt.record, settings, n_openings);
+      } catch (const std::exception& e) {
+        std::cerr << "kumalak levels-match: " << e.what() << "\n";
+        return 2;
+      }
+      std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
+      for (const auto& g : games)
+        for (size_t p = 0; p < uppers.size(); ++p)
+          if (g.upper == level_name(upper_of(p))) by_opening[{p, g.opening}].push_back(&g);
+      for (const auto& [key, list] : by_opening) {
+        const RecordedGame* colour[2] = {nullptr, nullptr};
+        for (const RecordedGame* g : list) colour[g->game] = g;
+        if (!colour[0] || !colour[1]) continue;
+        opening_done[key.first][size_t(key.second)] = true;
+        for (const RecordedGame* g : colour) {
+          add_game(key.first, *g);
+          kept += record_line(*g).dump() + "\n";
+          ++recorded_games;
+        }
+      }
+    }
+    // Rewritten whole (temporary name, rename), then appended to game by game.
+    write_file_atomically(opt.record, [&](std::ostream& out) { out << kept; });
+    record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
+    if (!*record) {
+      std::cerr << "kumalak levels-match: cannot append to " << opt.record << "\n";
+      return 1;
+    }
+    if (recorded_games > 0)
+      std::cerr << opt.record << ": " << recorded_games << " games already played, resuming\n";
+  }
+  Progress progress("levels-match", int64_t(uppers.size()) * 2 * n_openings - recorded_games,
+                    {.unit = "games"});
+
   // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
   // is the upper level, side 1 the lower; --threads games at once, each on its own core.
   for (size_t p = 0; p < uppers.size(); ++p) {
     const Level upper = upper_of(p), lower = lower_of(p);
     PairStats& s = stats[p];
+    // The openings still to play (all of them without a record).
+    std::vector<int> todo;
+    for (int i = 0; i < n_openings; ++i)
+      if (!opening_done[p][size_t(i)]) todo.push_back(i);
+    if (todo.empty()) continue;
+    // The runner's game `index` is game `index % 2` of opening todo[index / 2].
+    auto original_game = [&](int index) {
+      return 2 * todo[size_t(PairedMatch::pair_of(index))] + PairedMatch::game_in_pair(index);
+    };
+    // Per runner game: the moves' statistics, for the record.
+    std::vector<RecordedGame> game_stats(2 * todo.size());
     // Game k of the whole run (level pair, opening, colour): its players' noise seeds.
     const int first_game = int(p) * 2 * n_openings;
     GameSide sides[2];
@@ -126,26 +312,40 @@ int run_levels_match(const MatchOptions& opt) {
         po.threads = 1;  // one core per game: --threads games run at once
         po.network = load_model_evaluator;
         // Distinct noise per game and side, reproducible from --seed.
-        po.seed = opt.seed * 1000003 + uint64_t(first_game + index) * 2 + uint64_t(side) + 1;
+        po.seed = opt.seed * 1000003 + uint64_t(first_game + original_game(index)) * 2 +
+                  uint64_t(side) + 1;
         const std::string& model =
             side == 1 && !opt.lower_model.empty() ? opt.lower_model : opt.model;
         return make_level_player(spec, level, model, po);
       };
     }
     PairedMatch::Options mo;
-    mo.pairs = n_openings;
-    mo.opening = [&](int opening) { return openings[size_t(opening)]; };
-    mo.on_player_move = [&](const RunnerGame&, int side, const ThinkResult& r) {
-      (side == 0 ? s.upper_nodes : s.lower_nodes) += r.nodes;
-      (side == 0 ? s.upper_moves : s.lower_moves) += 1;
-      (side == 0 ? s.upper_seconds : s.lower_seconds) += r.seconds;
+    mo.pairs = int(todo.size());
+    mo.opening = [&](int pair) { return openings[size_t(todo[size_t(pair)])]; };
+    mo.on_player_move = [&](const RunnerGame& g, int side, const ThinkResult& r) {
+      RecordedGame& rg = game_stats[size_t(g.index)];
+      (side == 0 ? rg.upper_nodes : rg.lower_nodes) += r.nodes;
+      (side == 0 ? rg.upper_moves : rg.lower_moves) += 1;
+      (side == 0 ? rg.upper_seconds : rg.lower_seconds) += r.seconds;
     };
-    mo.on_game = [&](int opening, int game, int upper_points, const RunnerGame& g, const GameEnd&) {
-      (upper_points == 2 ? s.wins : upper_points == 0 ? s.losses : s.draws) += 1;
-      opening_points[p][size_t(opening)] += upper_points;
-      s.plies += g.plies;
-      s.upper_name = g.player[0]->name();
-      s.lower_name = g.player[1]->name();
+    mo.on_game = [&](int pair, int game, int upper_points, const RunnerGame& g, const GameEnd&) {
+      const int opening = todo[size_t(pair)];
+      RecordedGame& rg = game_stats[size_t(g.index)];
+      rg.upper = level_name(upper);
+      rg.opening = opening;
+      rg.game = game;
+      rg.points = upper_points;
+      rg.plies = g.plies;
+      rg.upper_name = g.player[0]->name();
+      rg.lower_name = g.player[1]->name();
+      add_game(p, rg);
+      if (record) *record << record_line(rg).dump() << "\n" << std::flush;
+      progress.add();
+      const int played = s.wins + s.draws + s.losses;
+      char score[32];
+      std::snprintf(score, sizeof score, "%.1f%%",
+                    100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
+      progress.set_field("score", score);
       if (opt.verbose)
         std::cerr << level_name(upper) << (game == 0 ? " (white)" : " (black)") << " vs "
                   << level_name(lower) << ", opening " << opening + 1 << ": "
@@ -166,6 +366,11 @@ int run_levels_match(const MatchOptions& opt) {
       std::cerr << "kumalak levels-match: " << e.what() << "\n";
       return 1;
     }
+  }
+  progress.finish();
+  if (record && !*record) {
+    std::cerr << "kumalak levels-match: writing " << opt.record << " failed\n";
+    return 1;
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -206,7 +411,8 @@ int run_levels_match(const MatchOptions& opt) {
   for (size_t p = 0; p < uppers.size(); ++p)
     std::printf("%s: %s vs %s\n", level_name(upper_of(p)), stats[p].upper_name.c_str(),
                 stats[p].lower_name.c_str());
-  std::printf("wall time %.0f s with %d threads\n", total, opt.threads);
+  std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
+              recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
   // Exit status 3 when some level scores under 65% against the one below.
   return failures ? 3 : 0;
 }
@@ -236,6 +442,9 @@ void register_levels_match(CLI::App& app, int& exit_code) {
                 "the lower side's MCTS searches without score bounds (with --same-level: an A/B)");
   cmd->add_option("--lower-model", opt->lower_model,
                   "the lower side's network (with --same-level: two networks at equal time)");
+  cmd->add_option("--record", opt->record,
+                  "append every finished game to this file (JSON lines); run again with the same "
+                  "file and settings to resume a stopped match");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }
