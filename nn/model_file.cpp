@@ -84,6 +84,10 @@ void save_model(const std::string& path, const Model& model) {
                     {"policy_channels", model.meta.network.policy_channels},
                     {"value_channels", model.meta.network.value_channels},
                     {"value_hidden", model.meta.network.value_hidden}};
+    // Written only when there is a head, so that a model without one has the metadata
+    // it had before the key existed (and an older program, which ignores the key and the
+    // head's weights, still plays it).
+    if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;
     j["weights_checksum"] = std::to_string(weights_checksum(net));
@@ -136,6 +140,30 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
   if (weights_checksum(m.net) != checked.weights_checksum)
     throw ModelError(where + "weights checksum mismatch: the file is corrupted");
   m.net->eval();
+  m.net->to(device);
+  return m;
+}
+
+Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed) {
+  if (model.meta.network.opponent_policy_head == on) return model;
+  Model m;
+  m.meta = model.meta;
+  m.meta.network.opponent_policy_head = on;
+  const torch::Device device = model.net->parameters().empty()
+                                   ? torch::Device(torch::kCPU)
+                                   : model.net->parameters()[0].device();
+  torch::manual_seed(seed);  // the fresh head's weights
+  m.net = Network(m.meta.network);
+  {
+    torch::NoGradGuard no_grad;
+    const auto old_params = model.net->named_parameters();
+    const auto old_buffers = model.net->named_buffers();
+    for (auto& p : m.net->named_parameters())
+      if (const torch::Tensor* old = old_params.find(p.key())) p.value().copy_(*old);
+    for (auto& b : m.net->named_buffers())
+      if (const torch::Tensor* old = old_buffers.find(b.key())) b.value().copy_(*old);
+  }
+  m.net->train(model.net->is_training());
   m.net->to(device);
   return m;
 }

@@ -58,6 +58,8 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     meta.network.policy_channels = n.at("policy_channels").get<int>();
     meta.network.value_channels = n.at("value_channels").get<int>();
     meta.network.value_hidden = n.at("value_hidden").get<int>();
+    // Absent in models from before the head: they have none.
+    meta.network.opponent_policy_head = n.value("opponent_policy_head", false);
     meta.generation = j.at("generation").get<int>();
     meta.training_steps = j.at("training_steps").get<int64_t>();
     meta.created = j.value("created", "");

@@ -27,7 +27,8 @@ int64_t expected_parameter_count(const NetConfig& c) {
   const int64_t block = 2 * (3 * C * C + 2 * C) + (C * C + C);  // 2x (conv3, BN), pool FC
   const int64_t policy = C * P + 2 * P + (P + 1);               // conv1, BN, conv1 with bias
   const int64_t value = C * V + 2 * V + (2 * V * H + H) + (3 * H + 3) + (H + 1);
-  return input + c.blocks * block + policy + value;
+  const int64_t opponent_policy = c.opponent_policy_head ? policy : 0;  // the same shape
+  return input + c.blocks * block + policy + value + opponent_policy;
 }
 
 }  // namespace kz

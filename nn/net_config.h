@@ -14,6 +14,11 @@ struct NetConfig {
   int policy_channels = 32;  // width of the policy head's hidden conv
   int value_channels = 32;   // width of the value head's conv before pooling
   int value_hidden = 64;     // hidden units of the value/score MLP
+  // A second policy head that predicts the reply to the move played (KataGo's
+  // auxiliary opponent-policy target): trained only, never evaluated at play time, it
+  // makes the tower learn what the opponent will do. A model's metadata says whether it
+  // has one; models from before it have not.
+  bool opponent_policy_head = false;
   bool operator==(const NetConfig&) const = default;
 };
 

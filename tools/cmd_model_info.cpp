@@ -24,6 +24,7 @@ void register_model_info(CLI::App& app, int& exit_code) {
                                     {"feature_version", m.meta.feature_version},
                                     {"channels", m.meta.network.channels},
                                     {"blocks", m.meta.network.blocks},
+                                    {"opponent_policy_head", m.meta.network.opponent_policy_head},
                                     {"parameters", m.net->parameter_count()},
                                     {"weights_checksum", std::to_string(weights_checksum(m.net))},
                                     {"created", m.meta.created},

@@ -75,6 +75,9 @@ struct TrainConfig {
   // result alone. Validation losses always measure against the result, so runs with
   // different weights compare.
   float value_target_root_weight = 0.0f;
+  // Weight of the opponent-policy head's cross-entropy (KataGo's 0.15); used only when
+  // [network] opponent_policy_head is on, which is the switch.
+  float opponent_policy_weight = 0.15f;
   int64_t window_rows = 200000;       // train on the newest shards up to this many rows
   int window_generations = 0;         // or only the newest N generations (0 = no limit)
   float validation_fraction = 0.05f;  // held-out games for the validation loss
