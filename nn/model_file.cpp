@@ -57,9 +57,10 @@ Model make_random_model(const GameSpec& game, const NetConfig& config, uint64_t 
   Model m;
   m.meta.game = game.name();
   m.meta.network = config;
+  m.meta.network.score_max_margin = config.score_distribution_head ? game.total_seeds() : 0;
   m.meta.feature_version = kFeatureVersion;
   m.meta.created = now_iso8601();
-  m.net = Network(config);
+  m.net = Network(m.meta.network);
   return m;
 }
 
@@ -88,6 +89,7 @@ void save_model(const std::string& path, const Model& model) {
     // it had before the key existed (and an older program, which ignores the key and the
     // head's weights, still plays it).
     if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
+    if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;
     j["weights_checksum"] = std::to_string(weights_checksum(net));
@@ -144,11 +146,14 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
   return m;
 }
 
-Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed) {
-  if (model.meta.network.opponent_policy_head == on) return model;
+namespace {
+
+// `model` rebuilt as the network `config` (the same tower, other heads): every weight
+// and statistic of the same name is copied, the rest initialised from `seed`.
+Model with_network(const Model& model, const NetConfig& config, uint64_t seed) {
   Model m;
   m.meta = model.meta;
-  m.meta.network.opponent_policy_head = on;
+  m.meta.network = config;
   const torch::Device device = model.net->parameters().empty()
                                    ? torch::Device(torch::kCPU)
                                    : model.net->parameters()[0].device();
@@ -166,6 +171,23 @@ Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed) {
   m.net->train(model.net->is_training());
   m.net->to(device);
   return m;
+}
+
+}  // namespace
+
+Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed) {
+  if (model.meta.network.opponent_policy_head == on) return model;
+  NetConfig c = model.meta.network;
+  c.opponent_policy_head = on;
+  return with_network(model, c, seed);
+}
+
+Model with_score_distribution_head(const Model& model, bool on, uint64_t seed) {
+  if (model.meta.network.score_distribution_head == on) return model;
+  NetConfig c = model.meta.network;
+  c.score_distribution_head = on;
+  c.score_max_margin = on ? GameSpec::parse(model.meta.game).total_seeds() : 0;
+  return with_network(model, c, seed);
 }
 
 Model load_or_init_model(const std::string& path, const GameSpec& game, const NetConfig& fresh,

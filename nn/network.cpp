@@ -59,6 +59,12 @@ NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
         "opponent_policy_out",
         torch::nn::Conv1d(torch::nn::Conv1dOptions(c.policy_channels, 1, 1).bias(true)));
   }
+  if (c.score_distribution_head) {
+    TORCH_CHECK(c.score_max_margin > 0,
+                "a score distribution head needs the game's largest margin (score_max_margin)");
+    score_out =
+        register_module("score_out", torch::nn::Linear(c.value_hidden, 2 * c.score_max_margin + 1));
+  }
 }
 
 NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opponent_policy) {
@@ -71,7 +77,8 @@ NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opp
   auto v = torch::relu(value_bn(value_conv(x)));
   v = torch::cat({v.mean(2), std::get<0>(v.max(2))}, 1);
   v = torch::relu(value_fc(v));
-  NetOutput out{p, wdl_out(v), margin_out(v).squeeze(1), {}};
+  NetOutput out{p, wdl_out(v), margin_out(v).squeeze(1), {}, {}};
+  if (config.score_distribution_head) out.score_logits = score_out(v);
   if (opponent_policy) {
     TORCH_CHECK(config.opponent_policy_head,
                 "the opponent-policy head was asked for, but this network has none");

@@ -15,6 +15,9 @@
 //      head's shape over the whole ring: the move that will be played from the next
 //      position (KataGo's auxiliary target), on the cells of whoever moves then. Only
 //      training asks for it (forward's `opponent_policy`); play never computes it.
+//   -> with NetConfig::score_distribution_head, FC from value_hidden to one logit per
+//      final margin -M..+M stones (M = the game's total seeds): the score distribution,
+//      whose expectation the evaluator gives the search instead of the scalar margin.
 //
 // Nothing depends on L, so one architecture serves Togyz (L = 18) and any Kalah size;
 // a model file still records the one game it was trained for.
@@ -34,6 +37,9 @@ struct NetOutput {
   // 0..m-1 when the mover moves again, m..2m-1 when the opponent replies); undefined
   // unless forward was asked for it.
   torch::Tensor opponent_policy_logits;
+  // [B, 2M+1]: logits of the final margin -M..+M stones, mover's view; undefined
+  // without the score distribution head.
+  torch::Tensor score_logits;
 };
 
 struct ResidualBlockImpl : torch::nn::Module {
@@ -65,6 +71,7 @@ struct NetworkImpl : torch::nn::Module {
   // Registered (last, after every module of older models) only with the head.
   torch::nn::Conv1d opponent_policy_conv{nullptr}, opponent_policy_out{nullptr};
   torch::nn::BatchNorm1d opponent_policy_bn{nullptr};
+  torch::nn::Linear score_out{nullptr};  // with the score distribution head only
 };
 TORCH_MODULE(Network);
 

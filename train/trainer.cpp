@@ -3,6 +3,7 @@
 #include <ATen/autocast_mode.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -36,6 +37,9 @@ struct Batch {
   // With [network] opponent_policy_head: the head's target over the ring [B, 2m] and
   // its weight per row [B] (0 = no next position); undefined otherwise.
   torch::Tensor opponent_policy, opponent_mask;
+  // With [network] score_distribution_head: the class of each row's final margin
+  // (margin + M) [B]; undefined otherwise.
+  torch::Tensor score_class;
 };
 
 }  // namespace
@@ -81,10 +85,11 @@ namespace {
 // memory, which a CUDA device copies from asynchronously (only for CUDA: pinning needs
 // the CUDA runtime). `root_weight`: [train] value_target_root_weight. `next(i)`: the row
 // after row(i) in its game or nullptr (ReplayBuffer::next_row), read only with
-// `opponent` ([network] opponent_policy_head).
+// `opponent` ([network] opponent_policy_head). `score_max_margin` M > 0: the score
+// distribution's classes (final margin + M).
 template <class RowAt, class NextAt>
-Batch make_batch(size_t n, RowAt row, NextAt next, int pits, bool opponent, bool pinned = false,
-                 float root_weight = 0) {
+Batch make_batch(size_t n, RowAt row, NextAt next, int pits, bool opponent, int score_max_margin,
+                 bool pinned = false, float root_weight = 0) {
   const int64_t B = int64_t(n);
   const int L = 2 * pits;
   const size_t per = size_t(kNumPlanes) * L;
@@ -104,6 +109,8 @@ Batch make_batch(size_t n, RowAt row, NextAt next, int pits, bool opponent, bool
   }
   float* op = opponent ? b.opponent_policy.data_ptr<float>() : nullptr;
   float* om = opponent ? b.opponent_mask.data_ptr<float>() : nullptr;
+  if (score_max_margin > 0) b.score_class = torch::empty({B}, f32.dtype(torch::kLong));
+  int64_t* sc = score_max_margin > 0 ? b.score_class.data_ptr<int64_t>() : nullptr;
   float* f = b.features.data_ptr<float>();
   float* p = b.policy.data_ptr<float>();
   float* pm = b.policy_mask.data_ptr<float>();
@@ -121,6 +128,10 @@ Batch make_batch(size_t n, RowAt row, NextAt next, int pits, bool opponent, bool
     if (soft)
       for (int k = 0; k < 3; ++k) ws[i * 3 + k] = t.wdl[k];
     m[i] = t.margin;
+    // The reader refuses |final_margin| over the total seeds, so the class exists.
+    if (sc)
+      sc[i] = std::clamp(int64_t(r.final_margin) + score_max_margin, int64_t(0),
+                         2 * int64_t(score_max_margin));
     if (opponent) {
       const OpponentPolicyTarget o = opponent_policy_target(r, next(size_t(i)));
       om[i] = o.weight;
@@ -142,7 +153,8 @@ Batch to_device(const Batch& b, const torch::Device& device) {
           b.margin.to(device, true),
           b.wdl_soft.defined() ? b.wdl_soft.to(device, true) : torch::Tensor(),
           b.opponent_policy.defined() ? b.opponent_policy.to(device, true) : torch::Tensor(),
-          b.opponent_mask.defined() ? b.opponent_mask.to(device, true) : torch::Tensor()};
+          b.opponent_mask.defined() ? b.opponent_mask.to(device, true) : torch::Tensor(),
+          b.score_class.defined() ? b.score_class.to(device, true) : torch::Tensor()};
 }
 
 // A step's rows, built ahead by the prefetcher: one batch per slice of this rank.
@@ -183,6 +195,7 @@ class AutocastScope {
 struct Losses {
   torch::Tensor total, policy, value, margin;
   torch::Tensor opponent;  // a zero without the opponent-policy head
+  torch::Tensor score;     // a zero without the score distribution head
 };
 
 Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc,
@@ -198,6 +211,7 @@ Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig&
     out.wdl_logits = out.wdl_logits.to(torch::kFloat32);
     out.margin = out.margin.to(torch::kFloat32);
     if (opponent) out.opponent_policy_logits = out.opponent_policy_logits.to(torch::kFloat32);
+    if (out.score_logits.defined()) out.score_logits = out.score_logits.to(torch::kFloat32);
   }
   // Illegal moves: a large negative logit (not -inf, whose 0 * -inf would be NaN).
   const auto legal = b.features.select(1, kPlaneMyLegal).narrow(1, 0, pits) > 0.5;
@@ -221,6 +235,12 @@ Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig&
     l.total = l.total + tc.opponent_policy_weight * l.opponent;
   } else {
     l.opponent = torch::zeros({}, l.total.options());
+  }
+  if (b.score_class.defined()) {
+    l.score = torch::nn::functional::cross_entropy(out.score_logits, b.score_class);
+    l.total = l.total + tc.score_distribution_weight * l.score;
+  } else {
+    l.score = torch::zeros({}, l.total.options());
   }
   return l;
 }
@@ -256,14 +276,16 @@ uint64_t training_settings_hash(const RunConfig& cfg, int batch_slices) {
   uint64_t h = 0xCBF29CE484222325ull;
   const std::string game = cfg.game.name();
   h = fnv(h, game.data(), game.size());
-  for (int v : {cfg.network.channels, cfg.network.blocks, cfg.network.policy_channels,
-                cfg.network.value_channels, cfg.network.value_hidden,
-                int(cfg.network.opponent_policy_head), t.batch_size, t.warmup_steps,
-                t.lr_decay_steps, t.window_generations, t.validation_every, batch_slices})
+  for (int v :
+       {cfg.network.channels, cfg.network.blocks, cfg.network.policy_channels,
+        cfg.network.value_channels, cfg.network.value_hidden, int(cfg.network.opponent_policy_head),
+        int(cfg.network.score_distribution_head), t.batch_size, t.warmup_steps, t.lr_decay_steps,
+        t.window_generations, t.validation_every, batch_slices})
     h = fnv(h, v);
-  for (float v : {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight,
-                  t.value_weight, t.margin_weight, t.validation_fraction,
-                  t.value_target_root_weight, t.opponent_policy_weight})
+  for (float v :
+       {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight, t.value_weight,
+        t.margin_weight, t.validation_fraction, t.value_target_root_weight,
+        t.opponent_policy_weight, t.score_distribution_weight})
     h = fnv(h, v);
   h = fnv(h, t.window_rows);
   return fnv(h, cfg.seed);
@@ -422,7 +444,15 @@ TrainReport run_training(const TrainOptions& o) {
                  cfg.network.opponent_policy_head ? "it starts fresh" : "it is dropped");
     model = with_opponent_policy_head(model, cfg.network.opponent_policy_head, cfg.seed);
   }
+  if (model.meta.network.score_distribution_head != cfg.network.score_distribution_head) {
+    spdlog::info("train: '{}' has {} score distribution head; the config asks for {}: {}",
+                 o.init_model, model.meta.network.score_distribution_head ? "a" : "no",
+                 cfg.network.score_distribution_head ? "one" : "none",
+                 cfg.network.score_distribution_head ? "it starts fresh" : "it is dropped");
+    model = with_score_distribution_head(model, cfg.network.score_distribution_head, cfg.seed + 1);
+  }
   const bool opponent = cfg.network.opponent_policy_head;
+  const int score_max_margin = model.meta.network.score_max_margin;  // 0 = no head
   model.net->to(device);
   const int64_t base_steps = model.meta.training_steps;
   model.meta.generation = o.generation >= 0 ? o.generation : model.meta.generation + 1;
@@ -462,7 +492,7 @@ TrainReport run_training(const TrainOptions& o) {
     if (validation_count == 0) return;
     net->eval();
     torch::NoGradGuard ng;
-    double total = 0, pol = 0, val = 0, mar = 0, opp = 0;
+    double total = 0, pol = 0, val = 0, mar = 0, opp = 0, sco = 0;
     size_t n = 0;
     for (size_t start = 0; start < validation_count; start += 1024) {
       const size_t count = std::min(validation_count - start, size_t(1024));
@@ -470,7 +500,7 @@ TrainReport run_training(const TrainOptions& o) {
           make_batch(
               count, [&](size_t i) -> const ShardRow& { return buffer.validation_row(start + i); },
               [&](size_t i) { return buffer.validation_next_row(start + i); }, pits, opponent,
-              cuda),
+              score_max_margin, cuda),
           device);
       const Losses l = compute_losses(net, b, pits, tc, bf16);
       const double w = double(count);
@@ -479,6 +509,7 @@ TrainReport run_training(const TrainOptions& o) {
       val += l.value.item<double>() * w;
       mar += l.margin.item<double>() * w;
       opp += l.opponent.item<double>() * w;
+      sco += l.score.item<double>() * w;
       n += count;
     }
     report.val_loss = total / n;
@@ -486,12 +517,14 @@ TrainReport run_training(const TrainOptions& o) {
     report.val_value = val / n;
     report.val_margin = mar / n;
     if (opponent) report.val_opponent = opp / n;
+    if (score_max_margin > 0) report.val_score = sco / n;
     if (metrics) {
       std::vector<std::pair<std::string, double>> fields = {{"val_loss", report.val_loss},
                                                             {"val_policy", report.val_policy},
                                                             {"val_value", report.val_value},
                                                             {"val_margin", report.val_margin}};
       if (opponent) fields.emplace_back("val_opponent", report.val_opponent);
+      if (score_max_margin > 0) fields.emplace_back("val_score", report.val_score);
       metrics->log(base_steps + step, fields);
     }
     net->train();
@@ -528,8 +561,8 @@ TrainReport run_training(const TrainOptions& o) {
           const size_t first = size_t(rank * slices + k) * part_rows;
           sb.slices.push_back(make_batch(
               part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
-              [&](size_t i) { return buffer.next_row(picked[first + i]); }, pits, opponent, cuda,
-              tc.value_target_root_weight));
+              [&](size_t i) { return buffer.next_row(picked[first + i]); }, pits, opponent,
+              score_max_margin, cuda, tc.value_target_root_weight));
         }
         return sb;
       });
@@ -556,7 +589,7 @@ TrainReport run_training(const TrainOptions& o) {
       const Losses l = compute_losses(net, b, pits, tc, bf16);
       l.total.backward();
       const torch::Tensor losses =
-          torch::stack({l.total, l.policy, l.value, l.margin, l.opponent}).detach();
+          torch::stack({l.total, l.policy, l.value, l.margin, l.opponent, l.score}).detach();
       loss_sum = k == 0 ? losses : loss_sum + losses;
       if (slices > 1) {
         torch::NoGradGuard ng;
@@ -594,7 +627,7 @@ TrainReport run_training(const TrainOptions& o) {
           b.view(-1).copy_(flat.narrow(0, at, b.numel()));
           at += b.numel();
         }
-        loss_sum = flat.narrow(0, at, 5);
+        loss_sum = flat.narrow(0, at, 6);
         report.allreduce_seconds += std::chrono::duration<double>(Clock::now() - ta).count();
       } else {
         for (const auto& p : params)
@@ -616,6 +649,7 @@ TrainReport run_training(const TrainOptions& o) {
       report.last_value = l[2].item<double>();
       report.last_margin = l[3].item<double>();
       report.last_opponent = l[4].item<double>();
+      report.last_score = l[5].item<double>();
     }
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     report.samples_per_s = secs > 0 ? steps_this_run * double(tc.batch_size) / secs : 0;
@@ -625,6 +659,7 @@ TrainReport run_training(const TrainOptions& o) {
                                                             {"value", report.last_value},
                                                             {"margin", report.last_margin}};
       if (opponent) fields.emplace_back("opponent", report.last_opponent);
+      if (score_max_margin > 0) fields.emplace_back("score", report.last_score);
       fields.emplace_back("lr", lr);
       fields.emplace_back("samples_per_s", report.samples_per_s);
       metrics->log(base_steps + step, fields);

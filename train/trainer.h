@@ -67,6 +67,8 @@ struct TrainReport {
   double val_loss = -1, val_policy = -1, val_value = -1, val_margin = -1;
   // The opponent-policy cross-entropy ([network] opponent_policy_head; 0 / -1 without).
   double last_opponent = 0, val_opponent = -1;
+  // The score distribution's cross-entropy ([network] score_distribution_head).
+  double last_score = 0, val_score = -1;
 };
 
 TrainReport run_training(const TrainOptions& options);
