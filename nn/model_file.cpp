@@ -86,8 +86,8 @@ void save_model(const std::string& path, const Model& model) {
                     {"value_channels", model.meta.network.value_channels},
                     {"value_hidden", model.meta.network.value_hidden}};
     // Written only when there is a head, so that a model without one has the metadata
-    // it had before the key existed (and an older program, which ignores the key and the
-    // head's weights, still plays it).
+    // it had before the keys existed. (A program from before them refuses a model with a
+    // head: its weights checksum covers the head, which that program does not build.)
     if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
     if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
     j["generation"] = model.meta.generation;
