@@ -57,9 +57,10 @@ Model make_random_model(const GameSpec& game, const NetConfig& config, uint64_t 
   Model m;
   m.meta.game = game.name();
   m.meta.network = config;
+  m.meta.network.score_max_margin = config.score_distribution_head ? game.total_seeds() : 0;
   m.meta.feature_version = kFeatureVersion;
   m.meta.created = now_iso8601();
-  m.net = Network(config);
+  m.net = Network(m.meta.network);
   return m;
 }
 
@@ -84,6 +85,11 @@ void save_model(const std::string& path, const Model& model) {
                     {"policy_channels", model.meta.network.policy_channels},
                     {"value_channels", model.meta.network.value_channels},
                     {"value_hidden", model.meta.network.value_hidden}};
+    // Written only when there is a head, so that a model without one has the metadata
+    // it had before the keys existed. (A program from before them refuses a model with a
+    // head: its weights checksum covers the head, which that program does not build.)
+    if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
+    if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;
     j["weights_checksum"] = std::to_string(weights_checksum(net));
@@ -138,6 +144,50 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
   m.net->eval();
   m.net->to(device);
   return m;
+}
+
+namespace {
+
+// `model` rebuilt as the network `config` (the same tower, other heads): every weight
+// and statistic of the same name is copied, the rest initialised from `seed`.
+Model with_network(const Model& model, const NetConfig& config, uint64_t seed) {
+  Model m;
+  m.meta = model.meta;
+  m.meta.network = config;
+  const torch::Device device = model.net->parameters().empty()
+                                   ? torch::Device(torch::kCPU)
+                                   : model.net->parameters()[0].device();
+  torch::manual_seed(seed);  // the fresh head's weights
+  m.net = Network(m.meta.network);
+  {
+    torch::NoGradGuard no_grad;
+    const auto old_params = model.net->named_parameters();
+    const auto old_buffers = model.net->named_buffers();
+    for (auto& p : m.net->named_parameters())
+      if (const torch::Tensor* old = old_params.find(p.key())) p.value().copy_(*old);
+    for (auto& b : m.net->named_buffers())
+      if (const torch::Tensor* old = old_buffers.find(b.key())) b.value().copy_(*old);
+  }
+  m.net->train(model.net->is_training());
+  m.net->to(device);
+  return m;
+}
+
+}  // namespace
+
+Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed) {
+  if (model.meta.network.opponent_policy_head == on) return model;
+  NetConfig c = model.meta.network;
+  c.opponent_policy_head = on;
+  return with_network(model, c, seed);
+}
+
+Model with_score_distribution_head(const Model& model, bool on, uint64_t seed) {
+  if (model.meta.network.score_distribution_head == on) return model;
+  NetConfig c = model.meta.network;
+  c.score_distribution_head = on;
+  c.score_max_margin = on ? GameSpec::parse(model.meta.game).total_seeds() : 0;
+  return with_network(model, c, seed);
 }
 
 Model load_or_init_model(const std::string& path, const GameSpec& game, const NetConfig& fresh,

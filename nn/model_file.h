@@ -8,7 +8,9 @@
 //     format            "kumalakzero-model"
 //     game              GameSpec::name(), e.g. "togyz", "kalah:6,4"
 //     feature_version   nn/features.h kFeatureVersion the net was trained with
-//     network           {channels, blocks, policy_channels, value_channels, value_hidden}
+//     network           {channels, blocks, policy_channels, value_channels, value_hidden,
+//                        opponent_policy_head, score_distribution_head (each only when
+//                        true; absent = false)}
 //     generation        self-play generation (0 = the random initial net)
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
@@ -51,6 +53,14 @@ Model load_model(const std::string& path, const GameSpec* expected_game = nullpt
 // empty (the start of every training run, and tests).
 Model load_or_init_model(const std::string& path, const GameSpec& game, const NetConfig& fresh,
                          uint64_t seed, const torch::Device& device = torch::kCPU);
+
+// `model` with (on) or without the opponent-policy head (nn/network.h): every other
+// weight and statistic is copied, a new head is initialised from `seed`. The model
+// itself when it already is so. Training from a model of another kind (`--init` a model
+// without the head while the config asks for one) goes through here.
+Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed);
+// The same for the score distribution head (its size is the model's game's).
+Model with_score_distribution_head(const Model& model, bool on, uint64_t seed);
 
 // Parses "cpu", "cuda", "cuda:N"; throws ModelError when CUDA is asked for and absent.
 torch::Device parse_device(const std::string& name);

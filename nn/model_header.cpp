@@ -58,6 +58,9 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     meta.network.policy_channels = n.at("policy_channels").get<int>();
     meta.network.value_channels = n.at("value_channels").get<int>();
     meta.network.value_hidden = n.at("value_hidden").get<int>();
+    // Absent in models from before the head: they have none.
+    meta.network.opponent_policy_head = n.value("opponent_policy_head", false);
+    meta.network.score_distribution_head = n.value("score_distribution_head", false);
     meta.generation = j.at("generation").get<int>();
     meta.training_steps = j.at("training_steps").get<int64_t>();
     meta.created = j.value("created", "");
@@ -73,7 +76,9 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     throw ModelError(where + "malformed weights checksum in the metadata");
   }
   try {
-    GameSpec::parse(meta.game);
+    const GameSpec game = GameSpec::parse(meta.game);
+    // The score distribution covers every margin of the model's game.
+    meta.network.score_max_margin = meta.network.score_distribution_head ? game.total_seeds() : 0;
   } catch (const ParseError& e) {
     throw ModelError(where + "metadata names an unknown game: " + e.what());
   }

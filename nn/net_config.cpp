@@ -13,7 +13,8 @@ std::string net_config_problem(const NetConfig& c) {
                           {"blocks", c.blocks, 0, 64},
                           {"policy_channels", c.policy_channels, 1, 1024},
                           {"value_channels", c.value_channels, 1, 1024},
-                          {"value_hidden", c.value_hidden, 1, 8192}};
+                          {"value_hidden", c.value_hidden, 1, 8192},
+                          {"score_max_margin", c.score_max_margin, 0, 1000}};
   for (const Limit& l : limits)
     if (l.value < l.lo || l.value > l.hi)
       return std::string(l.name) + " = " + std::to_string(l.value) + " is outside " +
@@ -27,7 +28,10 @@ int64_t expected_parameter_count(const NetConfig& c) {
   const int64_t block = 2 * (3 * C * C + 2 * C) + (C * C + C);  // 2x (conv3, BN), pool FC
   const int64_t policy = C * P + 2 * P + (P + 1);               // conv1, BN, conv1 with bias
   const int64_t value = C * V + 2 * V + (2 * V * H + H) + (3 * H + 3) + (H + 1);
-  return input + c.blocks * block + policy + value;
+  const int64_t opponent_policy = c.opponent_policy_head ? policy : 0;  // the same shape
+  const int64_t margins = 2 * int64_t(c.score_max_margin) + 1;
+  const int64_t score = c.score_distribution_head ? H * margins + margins : 0;  // FC
+  return input + c.blocks * block + policy + value + opponent_policy + score;
 }
 
 }  // namespace kz

@@ -14,6 +14,19 @@ struct NetConfig {
   int policy_channels = 32;  // width of the policy head's hidden conv
   int value_channels = 32;   // width of the value head's conv before pooling
   int value_hidden = 64;     // hidden units of the value/score MLP
+  // A second policy head that predicts the reply to the move played (KataGo's
+  // auxiliary opponent-policy target): trained only, never evaluated at play time, it
+  // makes the tower learn what the opponent will do. A model's metadata says whether it
+  // has one; models from before it have not.
+  bool opponent_policy_head = false;
+  // A distribution over the final margin (KataGo's score belief): one logit for every
+  // margin -score_max_margin..+score_max_margin stones, beside the W/D/L head; the
+  // search takes its margin from it (its expectation) instead of the scalar margin head.
+  // The switch comes from the config or a model's metadata; the size is the game's total
+  // seeds, set wherever a network is made for a game (make_random_model, model files),
+  // and 0 without the head.
+  bool score_distribution_head = false;
+  int score_max_margin = 0;
   bool operator==(const NetConfig&) const = default;
 };
 

@@ -50,9 +50,24 @@ NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
   value_fc = register_module("value_fc", torch::nn::Linear(2 * c.value_channels, c.value_hidden));
   wdl_out = register_module("wdl_out", torch::nn::Linear(c.value_hidden, 3));
   margin_out = register_module("margin_out", torch::nn::Linear(c.value_hidden, 1));
+  if (c.opponent_policy_head) {
+    opponent_policy_conv = register_module(
+        "opponent_policy_conv", torch::nn::Conv1d(conv_options(c.channels, c.policy_channels, 1)));
+    opponent_policy_bn =
+        register_module("opponent_policy_bn", torch::nn::BatchNorm1d(c.policy_channels));
+    opponent_policy_out = register_module(
+        "opponent_policy_out",
+        torch::nn::Conv1d(torch::nn::Conv1dOptions(c.policy_channels, 1, 1).bias(true)));
+  }
+  if (c.score_distribution_head) {
+    TORCH_CHECK(c.score_max_margin > 0,
+                "a score distribution head needs the game's largest margin (score_max_margin)");
+    score_out =
+        register_module("score_out", torch::nn::Linear(c.value_hidden, 2 * c.score_max_margin + 1));
+  }
 }
 
-NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits) {
+NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opponent_policy) {
   auto x = torch::relu(input_bn(input_conv(features)));
   for (auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
 
@@ -62,7 +77,15 @@ NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits) {
   auto v = torch::relu(value_bn(value_conv(x)));
   v = torch::cat({v.mean(2), std::get<0>(v.max(2))}, 1);
   v = torch::relu(value_fc(v));
-  return {p, wdl_out(v), margin_out(v).squeeze(1)};
+  NetOutput out{p, wdl_out(v), margin_out(v).squeeze(1), {}, {}};
+  if (config.score_distribution_head) out.score_logits = score_out(v);
+  if (opponent_policy) {
+    TORCH_CHECK(config.opponent_policy_head,
+                "the opponent-policy head was asked for, but this network has none");
+    auto q = torch::relu(opponent_policy_bn(opponent_policy_conv(x)));
+    out.opponent_policy_logits = opponent_policy_out(q).squeeze(1);  // [B, 2m]: the whole ring
+  }
+  return out;
 }
 
 int64_t NetworkImpl::parameter_count() {

@@ -11,6 +11,13 @@
 //      FC to value_hidden, ReLU, then
 //        * FC to 3: win/draw/loss logits for the side to move
 //        * FC to 1: expected final margin / (all stones / 2), the "score" head
+//   -> with NetConfig::opponent_policy_head, an opponent-policy head of the policy
+//      head's shape over the whole ring: the move that will be played from the next
+//      position (KataGo's auxiliary target), on the cells of whoever moves then. Only
+//      training asks for it (forward's `opponent_policy`); play never computes it.
+//   -> with NetConfig::score_distribution_head, FC from value_hidden to one logit per
+//      final margin -M..+M stones (M = the game's total seeds): the score distribution,
+//      whose expectation the evaluator gives the search instead of the scalar margin.
 //
 // Nothing depends on L, so one architecture serves Togyz (L = 18) and any Kalah size;
 // a model file still records the one game it was trained for.
@@ -26,6 +33,13 @@ struct NetOutput {
   torch::Tensor policy_logits;  // [B, m]
   torch::Tensor wdl_logits;     // [B, 3]: win, draw, loss for the side to move
   torch::Tensor margin;         // [B]: final margin / (all stones / 2), mover's view
+  // [B, 2m]: logits of the next position's move over every cell of the ring (cells
+  // 0..m-1 when the mover moves again, m..2m-1 when the opponent replies); undefined
+  // unless forward was asked for it.
+  torch::Tensor opponent_policy_logits;
+  // [B, 2M+1]: logits of the final margin -M..+M stones, mover's view; undefined
+  // without the score distribution head.
+  torch::Tensor score_logits;
 };
 
 struct ResidualBlockImpl : torch::nn::Module {
@@ -40,7 +54,9 @@ TORCH_MODULE(ResidualBlock);
 struct NetworkImpl : torch::nn::Module {
   explicit NetworkImpl(const NetConfig& config);
   // `pits` = m: the policy takes the first m cells (the mover's row).
-  NetOutput forward(const torch::Tensor& features, int pits);
+  // `opponent_policy`: also compute the opponent-policy head (the network must have
+  // one); training only, so that play does not pay for it.
+  NetOutput forward(const torch::Tensor& features, int pits, bool opponent_policy = false);
   int64_t parameter_count();
 
   NetConfig config;
@@ -52,6 +68,10 @@ struct NetworkImpl : torch::nn::Module {
   torch::nn::Conv1d value_conv{nullptr};
   torch::nn::BatchNorm1d value_bn{nullptr};
   torch::nn::Linear value_fc{nullptr}, wdl_out{nullptr}, margin_out{nullptr};
+  // Registered (last, after every module of older models) only with the head.
+  torch::nn::Conv1d opponent_policy_conv{nullptr}, opponent_policy_out{nullptr};
+  torch::nn::BatchNorm1d opponent_policy_bn{nullptr};
+  torch::nn::Linear score_out{nullptr};  // with the score distribution head only
 };
 TORCH_MODULE(Network);
 

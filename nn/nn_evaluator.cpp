@@ -10,6 +10,10 @@ NnEvaluator::NnEvaluator(Model model, const torch::Device& device)
     : model_(std::move(model)), device_(device) {
   model_.net->eval();
   model_.net->to(device_);
+  if (const NetConfig& c = model_.meta.network; c.score_distribution_head)
+    score_margins_ = torch::arange(-c.score_max_margin, c.score_max_margin + 1,
+                                   torch::TensorOptions().dtype(torch::kFloat32))
+                         .to(device_);
 }
 
 std::string NnEvaluator::describe() const {
@@ -39,7 +43,13 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
   NetOutput o = model_.net->forward(input, m);
   auto logits = o.policy_logits.to(torch::kCPU, torch::kFloat32).contiguous();
   auto wdl = torch::softmax(o.wdl_logits, 1).to(torch::kCPU, torch::kFloat32).contiguous();
-  auto margin = o.margin.to(torch::kCPU, torch::kFloat32).contiguous();
+  // The search's margin in stones: the score distribution's expectation when the model
+  // has one, else the scalar margin head (scaled below).
+  const bool distribution = score_margins_.defined();
+  auto margin =
+      (distribution ? (torch::softmax(o.score_logits, 1) * score_margins_).sum(1) : o.margin)
+          .to(torch::kCPU, torch::kFloat32)
+          .contiguous();
   const float* lp = logits.data_ptr<float>();
   const float* wp = wdl.data_ptr<float>();
   const float* mp = margin.data_ptr<float>();
@@ -60,7 +70,7 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
     e.win = wp[i * 3 + 0];
     e.draw = wp[i * 3 + 1];
     e.loss = wp[i * 3 + 2];
-    e.margin = mp[i] * float(pos.total_stones()) / 2.f;
+    e.margin = distribution ? mp[i] : mp[i] * float(pos.total_stones()) / 2.f;
   }
 }
 

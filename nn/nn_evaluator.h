@@ -22,6 +22,9 @@ class NnEvaluator : public Evaluator {
  private:
   Model model_;
   torch::Device device_;
+  // With a score distribution head: the margins -M..+M in stones, on the device, that
+  // its expectation weighs; undefined without.
+  torch::Tensor score_margins_;
 };
 
 }  // namespace kz

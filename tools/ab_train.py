@@ -11,7 +11,7 @@ play one paired-opening match (kumalak-gate: each opening with both colours, Elo
 An arm is NAME or NAME=SNIPPET.toml: the snippet's keys are laid over --config (it is
 written after an `extends` line, so it may hold whole [section] tables). The first arm
 is the baseline; without a snippet it is --config as is. Arms whose self-play settings
-(every key outside [train], [gate], [loop] and [follow]) come out identical share one
+(every key outside [network], [train], [gate], [loop] and [follow]) come out identical share one
 set of self-play games in the first generation, since the seeded games would be the same.
 
   tools/ab_train.py --config configs/togyz.toml --init models/togyz.pt --out ab/blend \
@@ -27,7 +27,9 @@ import sys
 import time
 import tomllib
 
-SHARED_SECTIONS_IGNORED_FOR_SELFPLAY = {"train", "gate", "loop", "follow"}
+# [network] too: every arm starts from --init, a model that brings its own network, so
+# the section only shapes what the trainer builds (e.g. an extra training-only head).
+SHARED_SECTIONS_IGNORED_FOR_SELFPLAY = {"network", "train", "gate", "loop", "follow"}
 
 
 def run(cmd, log):

@@ -135,8 +135,11 @@ int main(int argc, char** argv) {
               << "), " << r.window_rows << " window rows, " << r.validation_rows
               << " validation rows, " << r.samples_per_s << " samples/s; loss " << r.last_loss
               << " (policy " << r.last_policy << ", value " << r.last_value << ", margin "
-              << r.last_margin << "); validation " << r.val_loss << "; skipped shards "
-              << r.skipped_shards.size() << std::endl;
+              << r.last_margin;
+    if (r.val_opponent >= 0) std::cout << ", opponent " << r.last_opponent;
+    if (r.val_score >= 0) std::cout << ", score " << r.last_score;
+    std::cout << "); validation " << r.val_loss << "; skipped shards " << r.skipped_shards.size()
+              << std::endl;
   } catch (const std::exception& e) {
     std::cerr << "kumalak-train: " << e.what() << "\n";
     return 1;

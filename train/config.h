@@ -75,6 +75,12 @@ struct TrainConfig {
   // result alone. Validation losses always measure against the result, so runs with
   // different weights compare.
   float value_target_root_weight = 0.0f;
+  // Weight of the opponent-policy head's cross-entropy (KataGo's 0.15); used only when
+  // [network] opponent_policy_head is on, which is the switch.
+  float opponent_policy_weight = 0.15f;
+  // Weight of the score distribution head's cross-entropy on the final margin; used only
+  // when [network] score_distribution_head is on.
+  float score_distribution_weight = 0.1f;
   int64_t window_rows = 200000;       // train on the newest shards up to this many rows
   int window_generations = 0;         // or only the newest N generations (0 = no limit)
   float validation_fraction = 0.05f;  // held-out games for the validation loss

@@ -46,6 +46,8 @@ const ConfigKey kSchema[] = {
   {"network", "policy_channels", KZ_FIELD(network.policy_channels), 1, 1024, "width of the policy head's hidden convolution"},
   {"network", "value_channels", KZ_FIELD(network.value_channels), 1, 1024, "width of the value head's convolution before pooling"},
   {"network", "value_hidden", KZ_FIELD(network.value_hidden), 1, 8192, "hidden units of the value/margin MLP"},
+  {"network", "opponent_policy_head", KZ_FIELD(network.opponent_policy_head), 0, 0, "a second policy head, trained on the reply to the move played (KataGo's auxiliary target); training only, play never evaluates it"},
+  {"network", "score_distribution_head", KZ_FIELD(network.score_distribution_head), 0, 0, "logits over every final margin (-total seeds..+total seeds) beside the W/D/L head; the search's margin is then their expectation"},
 
   {"search", "c_puct", KZ_FIELD(search.c_puct), 0, 100, "PUCT exploration constant; higher searches broader"},
   {"search", "fpu_reduction", KZ_FIELD(search.fpu_reduction), -10, 10, "first-play urgency: an unvisited move is valued at the parent's Q minus this times sqrt(prior mass explored)"},
@@ -94,6 +96,8 @@ const ConfigKey kSchema[] = {
   {"train", "value_weight", KZ_FIELD(train.value_weight), 0, 1000, "weight of the value cross-entropy"},
   {"train", "margin_weight", KZ_FIELD(train.margin_weight), 0, 1000, "weight of the margin Huber loss"},
   {"train", "value_target_root_weight", KZ_FIELD(train.value_target_root_weight), 0, 1, "value and margin targets = (1 - w) x game result + w x the search's root value (0 = the result alone)"},
+  {"train", "opponent_policy_weight", KZ_FIELD(train.opponent_policy_weight), 0, 1000, "weight of the opponent-policy cross-entropy (KataGo 0.15); only with network.opponent_policy_head"},
+  {"train", "score_distribution_weight", KZ_FIELD(train.score_distribution_weight), 0, 1000, "weight of the score distribution's cross-entropy on the final margin; only with network.score_distribution_head"},
   {"train", "window_rows", KZ_FIELD(train.window_rows), 1, double(int64_t(1) << 40), "train on the newest shards up to this many rows"},
   {"train", "window_generations", KZ_FIELD(train.window_generations), 0, 1e8, "or only the newest N generations (0 = no limit)"},
   {"train", "validation_fraction", KZ_FIELD(train.validation_fraction), 0, 0.5, "held-out games for the validation loss"},

@@ -47,6 +47,22 @@ bool ReplayBuffer::is_validation_game(const std::string& shard_file_name, uint32
   return u < fraction;
 }
 
+std::vector<const ShardRow*> next_position_rows(const std::vector<ShardRow>& rows) {
+  std::vector<const ShardRow*> next(rows.size(), nullptr);
+  // Backwards, so that the copies of a row (same game, same ply) all take the next row
+  // of the last copy: one pass, however many copies.
+  for (size_t i = rows.size(); i-- > 1;) {
+    const ShardRow& r = rows[i - 1];
+    const ShardRow& after = rows[i];
+    if (after.game_id != r.game_id) continue;
+    if (after.ply == r.ply)
+      next[i - 1] = next[i];
+    else if (int(after.ply) == int(r.ply) + 1)
+      next[i - 1] = &after;
+  }
+  return next;
+}
+
 std::vector<ShardRow> ReplayBuffer::validation_rows() const {
   std::vector<ShardRow> out;
   out.reserve(validation_.size());
@@ -122,7 +138,7 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
   // 4. Fill the row window newest first, loading rows on demand. A shard whose body turns
   // out to be corrupt is skipped and the window continues with older shards.
   std::vector<std::shared_ptr<const std::vector<ShardRow>>> held;
-  std::vector<const ShardRow*> train, validation;
+  std::vector<const ShardRow*> train, validation, train_next, validation_next;
   uint64_t taken = 0;
   for (const Candidate& c : candidates) {
     if (config_.window_rows > 0 && taken >= config_.window_rows) break;
@@ -142,6 +158,9 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
     if (config_.window_rows > 0 && rows.size() > config_.window_rows - taken)
       first = rows.size() - size_t(config_.window_rows - taken);
     const std::string name = fs::path(c.path).filename().string();
+    // Over the whole shard: the window may start inside it, but a next row always comes
+    // after its row, so it is in the window too.
+    const std::vector<const ShardRow*> next = next_position_rows(rows);
     // Games are contiguous in a shard; decide each game once.
     uint32_t last_game = UINT32_MAX;
     bool last_is_val = false;
@@ -153,6 +172,7 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
                                          config_.validation_seed);
       }
       (last_is_val ? validation : train).push_back(&r);
+      (last_is_val ? validation_next : train_next).push_back(next[i]);
     }
     taken += rows.size() - first;
     held.push_back(e.rows);
@@ -178,6 +198,8 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
   held_ = std::move(held);
   train_ = std::move(train);
   validation_ = std::move(validation);
+  train_next_ = std::move(train_next);
+  validation_next_ = std::move(validation_next);
   report.rows_train = train_.size();
   report.rows_validation = validation_.size();
   spdlog::info(

@@ -66,6 +66,13 @@ class ReplayBuffer {
   size_t validation_size() const { return validation_.size(); }
   const ShardRow& row(size_t i) const { return *train_.at(i); }
   const ShardRow& validation_row(size_t i) const { return *validation_.at(i); }
+  // The row of the position that follows row(i)'s move in the same game (the
+  // opponent's reply is played from it), or nullptr: at the end of a game, or when that
+  // position has no row (surprise weighting writes a full-search row zero times, or
+  // once or more: copies of one row have the same ply and are skipped). Found once per
+  // load, so that sampling pays nothing for it.
+  const ShardRow* next_row(size_t i) const { return train_next_.at(i); }
+  const ShardRow* validation_next_row(size_t i) const { return validation_next_.at(i); }
   const ReplayConfig& config() const { return config_; }
 
   // `batch` training rows drawn uniformly with replacement. Throws std::runtime_error when
@@ -114,6 +121,12 @@ class ReplayBuffer {
   std::vector<std::shared_ptr<const std::vector<ShardRow>>> held_;  // keeps rows alive
   std::vector<const ShardRow*> train_;
   std::vector<const ShardRow*> validation_;
+  std::vector<const ShardRow*> train_next_;  // by index: next_row()
+  std::vector<const ShardRow*> validation_next_;
 };
+
+// For each row of a shard (rows of a game contiguous and in ply order, as written), the
+// row of the next ply of the same game, or nullptr (ReplayBuffer::next_row).
+std::vector<const ShardRow*> next_position_rows(const std::vector<ShardRow>& rows);
 
 }  // namespace kz

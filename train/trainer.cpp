@@ -3,6 +3,7 @@
 #include <ATen/autocast_mode.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -33,6 +34,12 @@ struct Batch {
   // game's result blended with the search's root value); undefined otherwise, and `wdl`
   // (the result's class) is the target.
   torch::Tensor wdl_soft;
+  // With [network] opponent_policy_head: the head's target over the ring [B, 2m] and
+  // its weight per row [B] (0 = no next position); undefined otherwise.
+  torch::Tensor opponent_policy, opponent_mask;
+  // With [network] score_distribution_head: the class of each row's final margin
+  // (margin + M) [B]; undefined otherwise.
+  torch::Tensor score_class;
 };
 
 }  // namespace
@@ -56,13 +63,33 @@ ValueTargets value_targets(const ShardRow& r, float root_weight) {
   return t;
 }
 
+OpponentPolicyTarget opponent_policy_target(const ShardRow& row, const ShardRow* next) {
+  OpponentPolicyTarget t;
+  if (!next) return t;
+  const int pits = row.pos.npits;
+  const int offset = next->pos.to_move == row.pos.to_move ? 0 : pits;
+  if (next->full_search()) {
+    for (int k = 0; k < pits; ++k) t.policy[size_t(offset + k)] = next->policy[size_t(k)];
+  } else if (next->played_move >= 0) {
+    t.policy[size_t(offset + next->played_move)] = 1;
+  } else {
+    return t;
+  }
+  t.weight = 1;
+  return t;
+}
+
 namespace {
 
 // `row(i)` for i in [0, n): the rows of the batch, in order. `pinned`: in page-locked
 // memory, which a CUDA device copies from asynchronously (only for CUDA: pinning needs
-// the CUDA runtime). `root_weight`: [train] value_target_root_weight.
-template <class RowAt>
-Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false, float root_weight = 0) {
+// the CUDA runtime). `root_weight`: [train] value_target_root_weight. `next(i)`: the row
+// after row(i) in its game or nullptr (ReplayBuffer::next_row), read only with
+// `opponent` ([network] opponent_policy_head). `score_max_margin` M > 0: the score
+// distribution's classes (final margin + M).
+template <class RowAt, class NextAt>
+Batch make_batch(size_t n, RowAt row, NextAt next, int pits, bool opponent, int score_max_margin,
+                 bool pinned = false, float root_weight = 0) {
   const int64_t B = int64_t(n);
   const int L = 2 * pits;
   const size_t per = size_t(kNumPlanes) * L;
@@ -76,6 +103,14 @@ Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false, float root_
   const bool soft = root_weight > 0;
   if (soft) b.wdl_soft = torch::empty({B, 3}, f32);
   float* ws = soft ? b.wdl_soft.data_ptr<float>() : nullptr;
+  if (opponent) {
+    b.opponent_policy = torch::zeros({B, L}, f32);
+    b.opponent_mask = torch::zeros({B}, f32);
+  }
+  float* op = opponent ? b.opponent_policy.data_ptr<float>() : nullptr;
+  float* om = opponent ? b.opponent_mask.data_ptr<float>() : nullptr;
+  if (score_max_margin > 0) b.score_class = torch::empty({B}, f32.dtype(torch::kLong));
+  int64_t* sc = score_max_margin > 0 ? b.score_class.data_ptr<int64_t>() : nullptr;
   float* f = b.features.data_ptr<float>();
   float* p = b.policy.data_ptr<float>();
   float* pm = b.policy_mask.data_ptr<float>();
@@ -93,6 +128,16 @@ Batch make_batch(size_t n, RowAt row, int pits, bool pinned = false, float root_
     if (soft)
       for (int k = 0; k < 3; ++k) ws[i * 3 + k] = t.wdl[k];
     m[i] = t.margin;
+    // The reader refuses |final_margin| over the total seeds, so the class exists.
+    if (sc)
+      sc[i] = std::clamp(int64_t(r.final_margin) + score_max_margin, int64_t(0),
+                         2 * int64_t(score_max_margin));
+    if (opponent) {
+      const OpponentPolicyTarget o = opponent_policy_target(r, next(size_t(i)));
+      om[i] = o.weight;
+      if (o.weight > 0)
+        for (int k = 0; k < L; ++k) op[i * L + k] = o.policy[size_t(k)];
+    }
   }
   return b;
 }
@@ -106,7 +151,10 @@ Batch to_device(const Batch& b, const torch::Device& device) {
           b.policy_mask.to(device, true),
           b.wdl.to(device, true),
           b.margin.to(device, true),
-          b.wdl_soft.defined() ? b.wdl_soft.to(device, true) : torch::Tensor()};
+          b.wdl_soft.defined() ? b.wdl_soft.to(device, true) : torch::Tensor(),
+          b.opponent_policy.defined() ? b.opponent_policy.to(device, true) : torch::Tensor(),
+          b.opponent_mask.defined() ? b.opponent_mask.to(device, true) : torch::Tensor(),
+          b.score_class.defined() ? b.score_class.to(device, true) : torch::Tensor()};
 }
 
 // A step's rows, built ahead by the prefetcher: one batch per slice of this rank.
@@ -146,19 +194,24 @@ class AutocastScope {
 
 struct Losses {
   torch::Tensor total, policy, value, margin;
+  torch::Tensor opponent;  // a zero without the opponent-policy head
+  torch::Tensor score;     // a zero without the score distribution head
 };
 
 Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig& tc,
                       bool bf16 = false) {
+  const bool opponent = b.opponent_policy.defined();
   NetOutput out;
   {
     AutocastScope autocast(bf16, b.features.device());
-    out = net->forward(b.features, pits);
+    out = net->forward(b.features, pits, opponent);
   }
   if (bf16) {
     out.policy_logits = out.policy_logits.to(torch::kFloat32);
     out.wdl_logits = out.wdl_logits.to(torch::kFloat32);
     out.margin = out.margin.to(torch::kFloat32);
+    if (opponent) out.opponent_policy_logits = out.opponent_policy_logits.to(torch::kFloat32);
+    if (out.score_logits.defined()) out.score_logits = out.score_logits.to(torch::kFloat32);
   }
   // Illegal moves: a large negative logit (not -inf, whose 0 * -inf would be NaN).
   const auto legal = b.features.select(1, kPlaneMyLegal).narrow(1, 0, pits) > 0.5;
@@ -173,6 +226,22 @@ Losses compute_losses(Network& net, const Batch& b, int pits, const TrainConfig&
                 : torch::nn::functional::cross_entropy(out.wdl_logits, b.wdl);
   l.margin = torch::nn::functional::smooth_l1_loss(out.margin, b.margin);
   l.total = tc.policy_weight * l.policy + tc.value_weight * l.value + tc.margin_weight * l.margin;
+  if (opponent) {
+    // Over the whole ring, unmasked: the target has no mass on cells that cannot be the
+    // next move, and the head learns which those are.
+    auto opp_logp = torch::log_softmax(out.opponent_policy_logits, 1);
+    auto opp_row = -(b.opponent_policy * opp_logp).sum(1);
+    l.opponent = (opp_row * b.opponent_mask).sum() / b.opponent_mask.sum().clamp_min(1);
+    l.total = l.total + tc.opponent_policy_weight * l.opponent;
+  } else {
+    l.opponent = torch::zeros({}, l.total.options());
+  }
+  if (b.score_class.defined()) {
+    l.score = torch::nn::functional::cross_entropy(out.score_logits, b.score_class);
+    l.total = l.total + tc.score_distribution_weight * l.score;
+  } else {
+    l.score = torch::zeros({}, l.total.options());
+  }
   return l;
 }
 
@@ -207,13 +276,16 @@ uint64_t training_settings_hash(const RunConfig& cfg, int batch_slices) {
   uint64_t h = 0xCBF29CE484222325ull;
   const std::string game = cfg.game.name();
   h = fnv(h, game.data(), game.size());
-  for (int v : {cfg.network.channels, cfg.network.blocks, cfg.network.policy_channels,
-                cfg.network.value_channels, cfg.network.value_hidden, t.batch_size, t.warmup_steps,
-                t.lr_decay_steps, t.window_generations, t.validation_every, batch_slices})
+  for (int v :
+       {cfg.network.channels, cfg.network.blocks, cfg.network.policy_channels,
+        cfg.network.value_channels, cfg.network.value_hidden, int(cfg.network.opponent_policy_head),
+        int(cfg.network.score_distribution_head), t.batch_size, t.warmup_steps, t.lr_decay_steps,
+        t.window_generations, t.validation_every, batch_slices})
     h = fnv(h, v);
   for (float v :
        {t.learning_rate, t.momentum, t.weight_decay, t.lr_decay, t.policy_weight, t.value_weight,
-        t.margin_weight, t.validation_fraction, t.value_target_root_weight})
+        t.margin_weight, t.validation_fraction, t.value_target_root_weight,
+        t.opponent_policy_weight, t.score_distribution_weight})
     h = fnv(h, v);
   h = fnv(h, t.window_rows);
   return fnv(h, cfg.seed);
@@ -363,6 +435,24 @@ TrainReport run_training(const TrainOptions& o) {
 
   // Initialised on the CPU (the same weights for a seed on every device), then moved.
   Model model = load_or_init_model(o.init_model, game, cfg.network, cfg.seed, torch::kCPU);
+  // The config decides whether the network has the opponent-policy head: a model
+  // without it (every model from before it) gets a fresh one, the rest loaded.
+  if (model.meta.network.opponent_policy_head != cfg.network.opponent_policy_head) {
+    spdlog::info("train: '{}' has {} opponent-policy head; the config asks for {}: {}",
+                 o.init_model, model.meta.network.opponent_policy_head ? "an" : "no",
+                 cfg.network.opponent_policy_head ? "one" : "none",
+                 cfg.network.opponent_policy_head ? "it starts fresh" : "it is dropped");
+    model = with_opponent_policy_head(model, cfg.network.opponent_policy_head, cfg.seed);
+  }
+  if (model.meta.network.score_distribution_head != cfg.network.score_distribution_head) {
+    spdlog::info("train: '{}' has {} score distribution head; the config asks for {}: {}",
+                 o.init_model, model.meta.network.score_distribution_head ? "a" : "no",
+                 cfg.network.score_distribution_head ? "one" : "none",
+                 cfg.network.score_distribution_head ? "it starts fresh" : "it is dropped");
+    model = with_score_distribution_head(model, cfg.network.score_distribution_head, cfg.seed + 1);
+  }
+  const bool opponent = cfg.network.opponent_policy_head;
+  const int score_max_margin = model.meta.network.score_max_margin;  // 0 = no head
   model.net->to(device);
   const int64_t base_steps = model.meta.training_steps;
   model.meta.generation = o.generation >= 0 ? o.generation : model.meta.generation + 1;
@@ -395,43 +485,48 @@ TrainReport run_training(const TrainOptions& o) {
     mo.truncate_after_step = o.resume ? base_steps + step : -1;
     metrics = std::make_unique<MetricsLog>(o.metrics_path, mo);
   }
-  const std::vector<ShardRow> validation = [&] {
-    if (!leader) return std::vector<ShardRow>();
-    auto v = buffer.validation_rows();
-    if (v.size() > 4096) v.resize(4096);
-    return v;
-  }();
+  // The first 4096 validation rows (in window order), on rank 0 only.
+  const size_t validation_count = leader ? std::min(buffer.validation_size(), size_t(4096)) : 0;
 
   auto validate = [&]() {
-    if (validation.empty()) return;
+    if (validation_count == 0) return;
     net->eval();
     torch::NoGradGuard ng;
-    double total = 0, pol = 0, val = 0, mar = 0;
+    double total = 0, pol = 0, val = 0, mar = 0, opp = 0, sco = 0;
     size_t n = 0;
-    for (size_t start = 0; start < validation.size(); start += 1024) {
-      const size_t count = std::min(validation.size() - start, size_t(1024));
-      const Batch b =
-          to_device(make_batch(
-                        count, [&](size_t i) -> const ShardRow& { return validation[start + i]; },
-                        pits, cuda),
-                    device);
+    for (size_t start = 0; start < validation_count; start += 1024) {
+      const size_t count = std::min(validation_count - start, size_t(1024));
+      const Batch b = to_device(
+          make_batch(
+              count, [&](size_t i) -> const ShardRow& { return buffer.validation_row(start + i); },
+              [&](size_t i) { return buffer.validation_next_row(start + i); }, pits, opponent,
+              score_max_margin, cuda),
+          device);
       const Losses l = compute_losses(net, b, pits, tc, bf16);
       const double w = double(count);
       total += l.total.item<double>() * w;
       pol += l.policy.item<double>() * w;
       val += l.value.item<double>() * w;
       mar += l.margin.item<double>() * w;
+      opp += l.opponent.item<double>() * w;
+      sco += l.score.item<double>() * w;
       n += count;
     }
     report.val_loss = total / n;
     report.val_policy = pol / n;
     report.val_value = val / n;
     report.val_margin = mar / n;
-    if (metrics)
-      metrics->log(base_steps + step, {{"val_loss", report.val_loss},
-                                       {"val_policy", report.val_policy},
-                                       {"val_value", report.val_value},
-                                       {"val_margin", report.val_margin}});
+    if (opponent) report.val_opponent = opp / n;
+    if (score_max_margin > 0) report.val_score = sco / n;
+    if (metrics) {
+      std::vector<std::pair<std::string, double>> fields = {{"val_loss", report.val_loss},
+                                                            {"val_policy", report.val_policy},
+                                                            {"val_value", report.val_value},
+                                                            {"val_margin", report.val_margin}};
+      if (opponent) fields.emplace_back("val_opponent", report.val_opponent);
+      if (score_max_margin > 0) fields.emplace_back("val_score", report.val_score);
+      metrics->log(base_steps + step, fields);
+    }
     net->train();
   };
 
@@ -466,7 +561,8 @@ TrainReport run_training(const TrainOptions& o) {
           const size_t first = size_t(rank * slices + k) * part_rows;
           sb.slices.push_back(make_batch(
               part_rows, [&](size_t i) -> const ShardRow& { return buffer.row(picked[first + i]); },
-              pits, cuda, tc.value_target_root_weight));
+              [&](size_t i) { return buffer.next_row(picked[first + i]); }, pits, opponent,
+              score_max_margin, cuda, tc.value_target_root_weight));
         }
         return sb;
       });
@@ -492,7 +588,8 @@ TrainReport run_training(const TrainOptions& o) {
       const Batch b = to_device(batches.slices[size_t(k)], device);
       const Losses l = compute_losses(net, b, pits, tc, bf16);
       l.total.backward();
-      const torch::Tensor losses = torch::stack({l.total, l.policy, l.value, l.margin}).detach();
+      const torch::Tensor losses =
+          torch::stack({l.total, l.policy, l.value, l.margin, l.opponent, l.score}).detach();
       loss_sum = k == 0 ? losses : loss_sum + losses;
       if (slices > 1) {
         torch::NoGradGuard ng;
@@ -530,7 +627,7 @@ TrainReport run_training(const TrainOptions& o) {
           b.view(-1).copy_(flat.narrow(0, at, b.numel()));
           at += b.numel();
         }
-        loss_sum = flat.narrow(0, at, 4);
+        loss_sum = flat.narrow(0, at, 6);
         report.allreduce_seconds += std::chrono::duration<double>(Clock::now() - ta).count();
       } else {
         for (const auto& p : params)
@@ -551,16 +648,22 @@ TrainReport run_training(const TrainOptions& o) {
       report.last_policy = l[1].item<double>();
       report.last_value = l[2].item<double>();
       report.last_margin = l[3].item<double>();
+      report.last_opponent = l[4].item<double>();
+      report.last_score = l[5].item<double>();
     }
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     report.samples_per_s = secs > 0 ? steps_this_run * double(tc.batch_size) / secs : 0;
-    if (metrics && (step % 10 == 0 || step == steps))
-      metrics->log(base_steps + step, {{"loss", report.last_loss},
-                                       {"policy", report.last_policy},
-                                       {"value", report.last_value},
-                                       {"margin", report.last_margin},
-                                       {"lr", lr},
-                                       {"samples_per_s", report.samples_per_s}});
+    if (metrics && (step % 10 == 0 || step == steps)) {
+      std::vector<std::pair<std::string, double>> fields = {{"loss", report.last_loss},
+                                                            {"policy", report.last_policy},
+                                                            {"value", report.last_value},
+                                                            {"margin", report.last_margin}};
+      if (opponent) fields.emplace_back("opponent", report.last_opponent);
+      if (score_max_margin > 0) fields.emplace_back("score", report.last_score);
+      fields.emplace_back("lr", lr);
+      fields.emplace_back("samples_per_s", report.samples_per_s);
+      metrics->log(base_steps + step, fields);
+    }
     if (step % tc.validation_every == 0 || step == steps) validate();
     if ((step % checkpoint_every == 0 || stopping) && step < steps && leader)
       save_checkpoint(checkpoint, net, opt, step, model);

@@ -65,6 +65,10 @@ struct TrainReport {
   double allreduce_seconds = 0;  // waiting in the step's all-reduce (incl. for slower ranks)
   double last_loss = 0, last_policy = 0, last_value = 0, last_margin = 0;
   double val_loss = -1, val_policy = -1, val_value = -1, val_margin = -1;
+  // The opponent-policy cross-entropy ([network] opponent_policy_head; 0 / -1 without).
+  double last_opponent = 0, val_opponent = -1;
+  // The score distribution's cross-entropy ([network] score_distribution_head).
+  double last_score = 0, val_score = -1;
 };
 
 TrainReport run_training(const TrainOptions& options);
@@ -78,5 +82,17 @@ struct ValueTargets {
   float margin = 0;
 };
 ValueTargets value_targets(const ShardRow& row, float root_weight);
+
+// The opponent-policy head's target for `row` ([network] opponent_policy_head): the move
+// played from the next position, `next` (ReplayBuffer::next_row; nullptr = none): its
+// search policy when it is a full-search row, else the one-hot of its played move. Over
+// the ring of 2m cells (nn/features.h), seen from `row`'s mover: cells 0..m-1 when the
+// same side moves again (Kalah's extra turn), m..2m-1 when the opponent replies. Weight
+// 0 (and no target) when there is no next position or it records no move.
+struct OpponentPolicyTarget {
+  float weight = 0;
+  std::array<float, 2 * kMaxMoves> policy{};
+};
+OpponentPolicyTarget opponent_policy_target(const ShardRow& row, const ShardRow* next);
 
 }  // namespace kz
