@@ -340,12 +340,12 @@ int run_levels_match(const MatchOptions& opt) {
       rg.lower_name = g.player[1]->name();
       add_game(p, rg);
       if (record) *record << record_line(rg).dump() << "\n" << std::flush;
-      progress.add();
       const int played = s.wins + s.draws + s.losses;
       char score[32];
       std::snprintf(score, sizeof score, "%.1f%%",
                     100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
       progress.set_field("score", score);
+      progress.add();  // after the score, so the line it may print shows this game
       if (opt.verbose)
         std::cerr << level_name(upper) << (game == 0 ? " (white)" : " (black)") << " vs "
                   << level_name(lower) << ", opening " << opening + 1 << ": "
