@@ -15,24 +15,13 @@
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
+#include "tests/nn_test_util.h"
 #include "tests/test_util.h"
 
 namespace kz {
 namespace {
 
-std::vector<Position> random_positions(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 30);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) {
-      p.play(random_legal_move(p, rng));
-    }
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
-}
+using test::random_positions;
 
 Model tiny_model(const GameSpec& spec, uint64_t seed = 3) {
   Model m = make_random_model(spec, NetConfig{16, 2, 8, 8, 16}, seed);

@@ -13,31 +13,13 @@
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
+#include "tests/nn_test_util.h"
 #include "tests/test_util.h"
 
 namespace kz {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<Position> some_positions(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 30);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
-}
-
-std::vector<EvalOutput> evaluate(Model model, const std::vector<Position>& positions) {
-  NnEvaluator eval(std::move(model));
-  std::vector<EvalOutput> out(positions.size());
-  eval.evaluate(positions, out);
-  return out;
-}
 
 void expect_same_outputs(const std::vector<EvalOutput>& a, const std::vector<EvalOutput>& b) {
   ASSERT_EQ(a.size(), b.size());
@@ -54,11 +36,6 @@ NetConfig tiny(bool head) {
   NetConfig c{16, 2, 8, 8, 16};
   c.opponent_policy_head = head;
   return c;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // The model file's bytes with its metadata edited and the CRC recomputed.
@@ -129,7 +106,8 @@ TEST(OpponentHead, ModelWithTheHeadRoundTrips) {
   Model m = make_random_model(spec, tiny(true), 5);
   m.net->eval();
   save_model(dir + "/h.pt", m);
-  EXPECT_NE(read_bytes(dir + "/h.pt").find("\"opponent_policy_head\":true"), std::string::npos);
+  EXPECT_NE(test::read_bytes(dir + "/h.pt").find("\"opponent_policy_head\":true"),
+            std::string::npos);
   Model back = load_model(dir + "/h.pt", &spec);
   EXPECT_TRUE(back.meta.network.opponent_policy_head);
   EXPECT_EQ(back.meta.network, m.meta.network);
@@ -139,7 +117,7 @@ TEST(OpponentHead, ModelWithTheHeadRoundTrips) {
                            m.net->forward(x, 9, true).opponent_policy_logits));
   // A model without the head writes no key: its metadata is what it was before the key.
   save_model(dir + "/plain.pt", make_random_model(spec, tiny(false), 5));
-  EXPECT_EQ(read_bytes(dir + "/plain.pt").find("opponent_policy_head"), std::string::npos);
+  EXPECT_EQ(test::read_bytes(dir + "/plain.pt").find("opponent_policy_head"), std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -169,7 +147,7 @@ TEST(OpponentHead, AddingTheHeadKeepsEverythingElse) {
       fs::exists(file) ? load_model(file) : make_random_model(GameSpec::togyz(), tiny(false), 9);
   old.net->eval();
   const GameSpec spec = GameSpec::parse(old.meta.game);
-  const std::vector<Position> positions = some_positions(spec, 12, 4);
+  const std::vector<Position> positions = test::random_positions(spec, 12, 4);
   const uint64_t old_checksum = weights_checksum(old.net);
   Model with = with_opponent_policy_head(old, true, 1);
   EXPECT_TRUE(with.meta.network.opponent_policy_head);
@@ -189,7 +167,7 @@ TEST(OpponentHead, AddingTheHeadKeepsEverythingElse) {
   // Seeded: the same head twice.
   Model twice = with_opponent_policy_head(old, true, 1);
   EXPECT_EQ(weights_checksum(with.net), weights_checksum(twice.net));
-  expect_same_outputs(evaluate(old, positions), evaluate(with, positions));
+  expect_same_outputs(test::evaluate(old, positions), test::evaluate(with, positions));
   Model dropped = with_opponent_policy_head(with, false, 1);
   EXPECT_EQ(weights_checksum(dropped.net), old_checksum);
   EXPECT_EQ(weights_checksum(old.net), old_checksum);  // the original is untouched
@@ -200,7 +178,8 @@ TEST(OpponentHead, MetadataThatDisagreesWithTheWeightsIsRefused) {
   const GameSpec spec = GameSpec::togyz();
   save_model(dir + "/plain.pt", make_random_model(spec, tiny(false), 5));
   save_model(dir + "/head.pt", make_random_model(spec, tiny(true), 5));
-  const std::string plain = read_bytes(dir + "/plain.pt"), head = read_bytes(dir + "/head.pt");
+  const std::string plain = test::read_bytes(dir + "/plain.pt"),
+                    head = test::read_bytes(dir + "/head.pt");
   auto write = [&](const std::string& name, const std::string& bytes) {
     std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
     return dir + "/" + name;

@@ -1,6 +1,8 @@
 // Helpers shared by the test executables.
 #pragma once
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace kz::test {
@@ -17,5 +19,16 @@ std::string bin(const std::string& name);
 
 // A fresh empty directory under the system temp dir, unique per call.
 std::string temp_dir(const std::string& prefix);
+
+// A whole file as bytes ("" when it cannot be read), and a file written from bytes.
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
 
 }  // namespace kz::test

@@ -15,6 +15,7 @@
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
+#include "tests/nn_test_util.h"
 #include "tests/test_util.h"
 #include "tests/train_test_util.h"
 #include "train/config.h"
@@ -29,30 +30,6 @@ NetConfig tiny(bool score) {
   NetConfig c{16, 2, 8, 8, 16};
   c.score_distribution_head = score;
   return c;
-}
-
-std::vector<Position> some_positions(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 30);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
-}
-
-std::vector<EvalOutput> evaluate(Model model, const std::vector<Position>& positions) {
-  NnEvaluator eval(std::move(model));
-  std::vector<EvalOutput> out(positions.size());
-  eval.evaluate(positions, out);
-  return out;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 std::string load_error(const std::string& path) {
@@ -88,13 +65,14 @@ TEST(ScoreHead, ModelWithTheHeadRoundTripsAndOldModelsHaveNone) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, tiny(true), 5);
   save_model(dir + "/s.pt", m);
-  EXPECT_NE(read_bytes(dir + "/s.pt").find("\"score_distribution_head\":true"), std::string::npos);
+  EXPECT_NE(test::read_bytes(dir + "/s.pt").find("\"score_distribution_head\":true"),
+            std::string::npos);
   Model back = load_model(dir + "/s.pt", &spec);
   EXPECT_EQ(back.meta.network, m.meta.network);
   EXPECT_EQ(back.meta.network.score_max_margin, 162);
   EXPECT_EQ(weights_checksum(back.net), weights_checksum(m.net));
   save_model(dir + "/plain.pt", make_random_model(spec, tiny(false), 5));
-  EXPECT_EQ(read_bytes(dir + "/plain.pt").find("score_distribution"), std::string::npos);
+  EXPECT_EQ(test::read_bytes(dir + "/plain.pt").find("score_distribution"), std::string::npos);
   const std::string root = KZ_SOURCE_DIR;
   for (const std::string& file : {root + "/models/togyz.pt", root + "/models/kalah.pt"}) {
     if (!fs::exists(file)) continue;
@@ -103,7 +81,7 @@ TEST(ScoreHead, ModelWithTheHeadRoundTripsAndOldModelsHaveNone) {
     EXPECT_EQ(old.meta.network.score_max_margin, 0) << file;
   }
   // Metadata claiming the head without its weights is refused before or while loading.
-  std::string bytes = read_bytes(dir + "/plain.pt");
+  std::string bytes = test::read_bytes(dir + "/plain.pt");
   uint32_t meta_len = 0;
   std::memcpy(&meta_len, bytes.data() + 12, 4);
   std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
@@ -136,8 +114,8 @@ TEST(ScoreHead, TheSearchsMarginIsTheDistributionsExpectation) {
     m.net->score_out->bias.fill_(-30.f);
     m.net->score_out->bias[162 + 10] = 30.f;
   }
-  const std::vector<Position> positions = some_positions(spec, 6, 2);
-  const std::vector<EvalOutput> out = evaluate(m, positions);
+  const std::vector<Position> positions = test::random_positions(spec, 6, 2);
+  const std::vector<EvalOutput> out = test::evaluate(m, positions);
   for (const EvalOutput& e : out) EXPECT_NEAR(e.margin, 10.f, 1e-3);
   {
     torch::NoGradGuard no_grad;  // half on -4, half on +12: 4
@@ -145,11 +123,11 @@ TEST(ScoreHead, TheSearchsMarginIsTheDistributionsExpectation) {
     m.net->score_out->bias[162 - 4] = 30.f;
     m.net->score_out->bias[162 + 12] = 30.f;
   }
-  for (const EvalOutput& e : evaluate(m, positions)) EXPECT_NEAR(e.margin, 4.f, 1e-3);
+  for (const EvalOutput& e : test::evaluate(m, positions)) EXPECT_NEAR(e.margin, 4.f, 1e-3);
   // Without the head: the scalar head, as before; everything else is the same network's.
   Model plain = with_score_distribution_head(m, false, 1);
   EXPECT_FALSE(plain.meta.network.score_distribution_head);
-  const std::vector<EvalOutput> before = evaluate(plain, positions);
+  const std::vector<EvalOutput> before = test::evaluate(plain, positions);
   for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_EQ(before[i].policy, out[i].policy);
     EXPECT_EQ(before[i].win, out[i].win);
@@ -158,7 +136,7 @@ TEST(ScoreHead, TheSearchsMarginIsTheDistributionsExpectation) {
   // Adding a head again keeps the tower: policy and W/D/L unchanged.
   Model again = with_score_distribution_head(plain, true, 1);
   EXPECT_EQ(again.meta.network.score_max_margin, 162);
-  const std::vector<EvalOutput> after = evaluate(again, positions);
+  const std::vector<EvalOutput> after = test::evaluate(again, positions);
   for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(after[i].policy, out[i].policy);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/position.h"
+#include "tests/test_util.h"  // read_bytes, write_bytes
 #include "train/shard.h"
 
 namespace kz::test {
@@ -71,16 +72,6 @@ inline void write_random_shard(const GameSpec& spec, std::mt19937_64& rng, int g
     w.add_game(std::move(game.rows), game.outcome, game.white_margin, game.length);
   }
   w.write(path);
-}
-
-inline std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-inline void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
 // Files in a folder (recursively), for "no temporary file remains" checks.
