@@ -27,6 +27,10 @@ cmp <(ls ab/base/data/gen1) <(ls ab/lr/data/gen1)
 # A rerun finds every step done.
 ab --arm base --arm lr=lr.toml >second.log
 ! grep -q '^+ ' second.log
+# More generations: gen3 is trained on and a new match is played, not the old one reported.
+ab --generations 3 --arm base --arm lr=lr.toml >third.log
+[[ -f ab/lr/gen3.pt && -f ab/match-lr-vs-base-gen3-4g-4v.json && -f ab/match-lr-vs-base-gen2-4g-4v.json ]]
+grep -q '^lr vs base: +[0-9]* =[0-9]* -[0-9]*' third.log || { cat third.log; exit 1; }
 # Refusals.
 ! ab --arm base >one.log 2>&1 && grep -q 'at least two' one.log
 ! ab --arm base --arm x=missing.toml >missing.log 2>&1 && grep -q "snippet 'missing.toml'" missing.log

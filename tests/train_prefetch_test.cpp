@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <regex>
 #include <thread>
 
 #include "nn/model_file.h"
@@ -126,6 +127,25 @@ TEST_F(TrainerPipeline, LoaderThreadsChangeNothing) {
   train("t3.pt", 3, config_);
   EXPECT_EQ(checksum("t0.pt"), checksum("t1.pt"));
   EXPECT_EQ(checksum("t0.pt"), checksum("t3.pt"));
+}
+
+TEST_F(TrainerPipeline, ATrainedModelIsDatedWhenTrainedNotWhenItsInitWas) {
+  Model init = make_random_model(config_.game, config_.network, 3);
+  init.meta.created = "2000-01-01T00:00:00Z";
+  save_model(dir_ + "/init.pt", init);
+  TrainOptions o;
+  o.config = config_;
+  o.data_dir = dir_ + "/data";
+  o.init_model = dir_ + "/init.pt";
+  o.out_model = dir_ + "/trained.pt";
+  o.steps = 5;
+  o.show_progress = false;
+  run_training(o);
+  EXPECT_EQ(load_model(dir_ + "/init.pt").meta.created, "2000-01-01T00:00:00Z");
+  const std::string created = load_model(dir_ + "/trained.pt").meta.created;
+  EXPECT_TRUE(std::regex_match(created, std::regex(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+      << created;
+  EXPECT_NE(created, "2000-01-01T00:00:00Z");
 }
 
 TEST_F(TrainerPipeline, Bf16TrainsOnTheCpu) {

@@ -149,7 +149,10 @@ def main():
     base_name, base_folder = arms[0]
     results = []
     for name, folder in arms[1:]:
-        out_json = os.path.join(a.out, f"match-{name}-vs-{base_name}.json")
+        # Named by everything that decides the match, so a rerun with more generations or
+        # another match size plays its own match instead of reporting an older one.
+        out_json = os.path.join(a.out, f"match-{name}-vs-{base_name}-gen{a.generations}"
+                                       f"-{a.match_games}g-{a.match_visits}v.json")  # 0v: gate.visits
         if not os.path.exists(out_json):
             cmd = [os.path.join(a.bin, "kumalak-gate"), "--config", a.config, "--games", str(a.match_games)]
             if a.match_visits:

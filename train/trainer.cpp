@@ -684,6 +684,8 @@ TrainReport run_training(const TrainOptions& o) {
   model.meta.training_steps = base_steps + step;
   model.meta.note =
       "trained on " + std::to_string(load.rows_train) + " rows from '" + o.data_dir + "'";
+  // Dated when it was trained, not when its init model was made (empty = now on saving).
+  model.meta.created.clear();
   net->eval();
   save_model(o.out_model, model);
   std::error_code ec;
