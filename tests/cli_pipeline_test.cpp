@@ -3,6 +3,7 @@
 // ladder, the generation loop, bench and model-info.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -159,6 +160,28 @@ TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
     EXPECT_EQ(line.back(), shipped ? '1' : '0') << line;
   }
   EXPECT_EQ(names.size(), 4u + 1u) << r.out;  // the first ladder's players and next-gen3
+  // A pair the earlier ladder played (resumed against straight) is not played again.
+  r = run(test::bin("kumalak-gate") + cfg + " ladder --models " + dir_ + "/straight.pt " + dir_ +
+          "/resumed.pt --matches " + dir_ + "/ladder/matches.jsonl --anchor gen0 --out " + dir_ +
+          "/ladder4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("resumed vs straight: played with these settings in --matches, not "
+                       "replayed"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(test::read_bytes(dir_ + "/ladder4/matches.jsonl"),
+            test::read_bytes(dir_ + "/ladder/matches.jsonl"));
+  // With other settings (more games) the pair is a new measurement, and is played.
+  r = run(test::bin("kumalak-gate") + cfg + " --games 6 ladder --models " + dir_ + "/straight.pt " +
+          dir_ + "/resumed.pt --matches " + dir_ + "/ladder/matches.jsonl --anchor gen0 --out " +
+          dir_ + "/ladder5");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("not replayed"), std::string::npos) << r.out;
+  const std::string first = test::read_bytes(dir_ + "/ladder/matches.jsonl"),
+                    five = test::read_bytes(dir_ + "/ladder5/matches.jsonl");
+  EXPECT_EQ(std::count(five.begin(), five.end(), '\n'),
+            std::count(first.begin(), first.end(), '\n') + 1);
+  EXPECT_NE(first.find("\"settings\":\""), std::string::npos) << first;
   r = run(test::bin("kumalak-gate") + cfg + " ladder --matches " + dir_ +
           "/ladder/matches.jsonl --anchor gen0 --shipped nobody --out " + dir_ + "/ladder3");
   EXPECT_NE(r.status, 0);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "core/run_lock.h"
@@ -158,14 +159,26 @@ int main(int argc, char** argv) {
       }
     }
     std::string log_text;
+    // A pair an earlier ladder played with these settings is not replayed: it would play
+    // the same games, and counting them twice would narrow the fit's intervals for
+    // nothing. (Lines from before settings were recorded never match.)
+    const std::string settings = kz::ladder_settings(cfg, games, visits);
+    std::set<std::pair<std::string, std::string>> played;
     for (const auto& file : earlier_matches) {
       const auto earlier = kz::read_ladder_matches(file, &log_text);
       results.insert(results.end(), earlier.begin(), earlier.end());
+      for (const auto& m : earlier)
+        if (m.settings == settings) played.insert(std::minmax(m.a, m.b));
     }
     for (const auto& [a, b] : kz::ladder_schedule(models, reach, anchor_ab)) {
+      const std::string name_a = kz::player_display_name(a), name_b = kz::player_display_name(b);
+      if (played.count(std::minmax(name_a, name_b))) {
+        std::cout << name_a << " vs " << name_b
+                  << ": played with these settings in --matches, not replayed\n";
+        continue;
+      }
       const kz::MatchResult r = kz::play_match(options(a, b));
-      const kz::PairResult pair{kz::player_display_name(a), kz::player_display_name(b), r.wdl.wins,
-                                r.wdl.draws, r.wdl.losses};
+      const kz::PairResult pair{name_a, name_b, r.wdl.wins, r.wdl.draws, r.wdl.losses, settings};
       std::cout << pair.a << " vs " << pair.b << ": " << kz::describe_match(r) << std::endl;
       results.push_back(pair);
       log_text += kz::ladder_match_line(pair, r.elo.elo) + "\n";

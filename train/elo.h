@@ -90,6 +90,9 @@ SprtResult sprt(const Pentanomial& r, const SprtParams& p);
 struct PairResult {
   std::string a{}, b{};                     // model names
   int64_t wins = 0, draws = 0, losses = 0;  // from a's point of view
+  // What decided the games (a ladder's fingerprint of its config and budgets); "" when
+  // unknown. Two matches of one pair with equal settings are the same games.
+  std::string settings{};
 };
 
 struct LadderOptions {

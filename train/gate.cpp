@@ -1,12 +1,14 @@
 #include "train/gate.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
 
 #include "core/atomic_file.h"
+#include "train/config_schema.h"
 
 namespace kz {
 
@@ -145,7 +147,7 @@ std::vector<PairResult> read_ladder_matches(const std::string& path, std::string
       const nlohmann::json j = nlohmann::json::parse(line);
       matches.push_back({j.at("a").get<std::string>(), j.at("b").get<std::string>(),
                          j.at("wins").get<int64_t>(), j.at("draws").get<int64_t>(),
-                         j.at("losses").get<int64_t>()});
+                         j.at("losses").get<int64_t>(), j.value("settings", std::string())});
     } catch (const std::exception& e) {
       throw std::runtime_error(path + ":" + std::to_string(line_no) +
                                ": not a ladder match: " + e.what());
@@ -156,9 +158,20 @@ std::vector<PairResult> read_ladder_matches(const std::string& path, std::string
 }
 
 std::string ladder_match_line(const PairResult& m, double elo) {
-  const nlohmann::ordered_json j = {{"a", m.a},         {"b", m.b},           {"wins", m.wins},
-                                    {"draws", m.draws}, {"losses", m.losses}, {"elo", elo}};
+  nlohmann::ordered_json j = {{"a", m.a},         {"b", m.b},           {"wins", m.wins},
+                              {"draws", m.draws}, {"losses", m.losses}, {"elo", elo}};
+  if (!m.settings.empty()) j["settings"] = m.settings;
   return j.dump();
+}
+
+std::string ladder_settings(const RunConfig& config, int games, int visits) {
+  const std::string text = config_as_toml(config) + "\ngames=" + std::to_string(games) +
+                           "\nvisits=" + std::to_string(visits) + "\n";
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
+  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 std::string player_display_name(const std::string& spec) {

@@ -66,9 +66,14 @@ std::vector<std::pair<std::string, std::string>> ladder_schedule(
 // Ladder matches (one JSON object per line, as `kumalak-gate ladder` writes
 // matches.jsonl). Blank lines are skipped; a malformed line is an error naming
 // file:line. `raw_lines`, if given, receives the lines read (to be written back).
+// A line may carry "settings", the fingerprint of what decided its games (see
+// ladder_settings); a ladder does not replay a pair already played with its settings.
 std::vector<PairResult> read_ladder_matches(const std::string& path,
                                             std::string* raw_lines = nullptr);
 std::string ladder_match_line(const PairResult& match, double elo);
+// The fingerprint of a ladder's matches: 16 hex digits of a hash of the resolved config
+// (search, gate, seed, ...) and the games and visits asked for on the command line.
+std::string ladder_settings(const RunConfig& config, int games, int visits);
 
 // The short name of a player spec: a model file's stem ("gen0012"), other specs as given.
 std::string player_display_name(const std::string& spec);
