@@ -40,12 +40,10 @@ std::string first_line(const std::string& s) {
 }  // namespace
 
 uint64_t weights_checksum(Network& net) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = kFnv1a64Start;
   auto mix = [&](const torch::Tensor& t) {
     const auto c = t.detach().to(torch::kCPU).contiguous();
-    const auto* bytes = static_cast<const uint8_t*>(c.data_ptr());
-    const size_t n = size_t(c.numel()) * c.element_size();
-    for (size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+    h = fnv1a64(c.data_ptr(), size_t(c.numel()) * c.element_size(), h);
   };
   for (const auto& p : net->parameters()) mix(p);
   for (const auto& b : net->buffers()) mix(b);

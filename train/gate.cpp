@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "train/config_schema.h"
 
 namespace kz {
@@ -167,10 +168,9 @@ std::string ladder_match_line(const PairResult& m, double elo) {
 std::string ladder_settings(const RunConfig& config, int games, int visits) {
   const std::string text = config_as_toml(config) + "\ngames=" + std::to_string(games) +
                            "\nvisits=" + std::to_string(visits) + "\n";
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
-  for (const unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
   char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(hex, sizeof(hex), "%016llx",
+                static_cast<unsigned long long>(fnv1a64(text.data(), text.size())));
   return hex;
 }
 
