@@ -62,6 +62,15 @@ Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed);
 // The same for the score distribution head (its size is the model's game's).
 Model with_score_distribution_head(const Model& model, bool on, uint64_t seed);
 
+// `model` grown to a wider (`channels`) and deeper (`blocks`) tower that computes exactly
+// what `model` computes (Net2Net-style, up to float rounding): every weight is kept in
+// its place; a new channel gets fresh weights (seeded) from every input but feeds none of
+// the old channels or heads (those weights start at 0 and are learnt); a new block goes
+// after the old ones with its last batch norm at 0, so it starts as the identity. A run
+// can so take a larger network on from its trained one instead of starting it from
+// scratch. The heads stay as they are. Throws ModelError for a smaller size.
+Model grown_model(const Model& model, int channels, int blocks, uint64_t seed);
+
 // Parses "cpu", "cuda", "cuda:N"; throws ModelError when CUDA is asked for and absent.
 torch::Device parse_device(const std::string& name);
 

@@ -107,6 +107,43 @@ TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
   EXPECT_EQ(checksum_of(dir_ + "/straight.pt"), checksum_of(dir_ + "/resumed.pt"));
   EXPECT_FALSE(fs::exists(dir_ + "/resumed.pt.ckpt"));
 
+  // A larger network grown from the trained one (nn/model_file.h grown_model): written
+  // alone with --init-only, or trained with --grow; without --grow the init model trains
+  // at its own size, with a warning; a smaller size is refused.
+  auto sized = [&](const std::string& name, int channels, int blocks) {
+    std::ofstream(dir_ + "/" + name)
+        << "extends = \"" << tiny_config() << "\"\n[network]\nchannels = " << channels
+        << "\nblocks = " << blocks << "\n";
+    return " --config " + dir_ + "/" + name;
+  };
+  const std::string wide = sized("wide.toml", 12, 2);
+  r = run(test::bin("kumalak-train") + wide + " --init " + dir_ +
+          "/straight.pt --grow --init-only --out " + dir_ + "/grown0.pt");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("grown from 8 x 1 to 12 x 2"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak") + " model-info " + dir_ + "/grown0.pt");
+  EXPECT_NE(r.out.find("\"channels\":12,\"blocks\":2"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak-train") + wide + " --data " + data + " --init " + dir_ +
+          "/straight.pt --grow --out " + dir_ + "/grown.pt --steps 5");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("growing"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak") + " model-info " + dir_ + "/grown.pt");
+  EXPECT_NE(r.out.find("\"channels\":12,\"blocks\":2"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak-train") + wide + " --data " + data + " --init " + dir_ +
+          "/straight.pt --out " + dir_ + "/same.pt --steps 5");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("trains at its own size (--grow grows it"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak") + " model-info " + dir_ + "/same.pt");
+  EXPECT_NE(r.out.find("\"channels\":8,\"blocks\":1"), std::string::npos) << r.out;
+  r = run(test::bin("kumalak-train") + sized("narrow.toml", 4, 1) + " --data " + data + " --init " +
+          dir_ + "/straight.pt --grow --out " + dir_ + "/narrow.pt --steps 5");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("can only grow: 8 x 1"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/narrow.pt"));
+  r = run(test::bin("kumalak-train") + cfg + " --grow --init-only --out " + dir_ + "/x.pt");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--grow needs --init"), std::string::npos) << r.out;
+
   // A gating match with SPRT, JSON and promotion.
   fs::copy_file(dir_ + "/gen0.pt", dir_ + "/best.pt");
   r = run(test::bin("kumalak-gate") + cfg + " match --candidate " + dir_ +

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
                  "generation recorded in the output (default: init's + 1)");
   app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
   app.add_flag("--resume", o.resume, "continue from the checkpoint when there is one");
+  app.add_flag("--grow", o.grow,
+               "grow the --init model to the config's [network] channels x blocks first; "
+               "it plays exactly as before until trained (new channels and blocks start "
+               "silent)");
   app.add_option("--stop-after", o.stop_after,
                  "stop after N steps leaving only the checkpoint (tests)")
       ->group("");
@@ -59,7 +63,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 64));
   bool init_only = false;
   app.add_flag("--init-only", init_only,
-               "write a freshly initialised generation-0 model to --out and exit");
+               "write a freshly initialised generation-0 model to --out and exit (with "
+               "--init and --grow: the --init model grown to the config's size)");
   // The run config's keys, declared once in train/config_schema.cpp: listed, read and
   // dumped here, so that scripts (tools/loop.sh) never parse TOML themselves.
   kz::add_help_config_flag(app);
@@ -108,6 +113,19 @@ int main(int argc, char** argv) {
     }
     if (out->count() == 0) throw std::invalid_argument("--out is required");
     if (init_only) {
+      if (!o.init_model.empty()) {
+        if (!o.grow)
+          throw std::invalid_argument("--init-only with --init writes nothing new without --grow");
+        const kz::Model from = kz::load_model(o.init_model, &o.config.game);
+        kz::save_model(o.out_model, kz::grown_model(from, o.config.network.channels,
+                                                    o.config.network.blocks, o.config.seed + 2));
+        std::cout << "train: wrote '" << o.init_model << "' grown from "
+                  << from.meta.network.channels << " x " << from.meta.network.blocks << " to "
+                  << o.config.network.channels << " x " << o.config.network.blocks << " to "
+                  << o.out_model << std::endl;
+        return 0;
+      }
+      if (o.grow) throw std::invalid_argument("--grow needs --init: the model to grow");
       kz::save_model(o.out_model,
                      kz::make_random_model(o.config.game, o.config.network, o.config.seed));
       std::cout << "train: wrote a fresh generation-0 model to " << o.out_model << std::endl;

@@ -435,6 +435,24 @@ TrainReport run_training(const TrainOptions& o) {
 
   // Initialised on the CPU (the same weights for a seed on every device), then moved.
   Model model = load_or_init_model(o.init_model, game, cfg.network, cfg.seed, torch::kCPU);
+  if (o.grow && o.init_model.empty())
+    throw std::invalid_argument("--grow needs --init: the model to grow");
+  if (model.meta.network.channels != cfg.network.channels ||
+      model.meta.network.blocks != cfg.network.blocks) {
+    const NetConfig& has = model.meta.network;
+    if (o.grow) {
+      spdlog::info(
+          "train: growing '{}' from {} x {} to the config's {} x {} (it plays as before "
+          "until trained)",
+          o.init_model, has.channels, has.blocks, cfg.network.channels, cfg.network.blocks);
+      model = grown_model(model, cfg.network.channels, cfg.network.blocks, cfg.seed + 2);
+    } else {
+      spdlog::warn(
+          "train: '{}' is {} x {} (channels x blocks), the config says {} x {}: it "
+          "trains at its own size (--grow grows it to the config's)",
+          o.init_model, has.channels, has.blocks, cfg.network.channels, cfg.network.blocks);
+    }
+  }
   // The config decides whether the network has the opponent-policy head: a model
   // without it (every model from before it) gets a fresh one, the rest loaded.
   if (model.meta.network.opponent_policy_head != cfg.network.opponent_policy_head) {

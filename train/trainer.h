@@ -39,6 +39,10 @@ struct TrainOptions {
   int steps = 0;             // 0 = config.train.steps_per_generation
   int generation = -1;       // recorded in the output; -1 = init model's + 1
   bool resume = false;       // continue from the checkpoint if it exists
+  // Grow the init model to the config's [network] channels x blocks before training
+  // (nn/model_file.h grown_model: it plays as before until trained). Without it a
+  // model of another size than the config's trains at its own size, with a warning.
+  bool grow = false;
   // Stop after this many steps, leaving a checkpoint and no output model, as a killed
   // run would (0 = off). For testing resumption.
   int stop_after = 0;
