@@ -146,8 +146,34 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
 
 namespace {
 
-// `model` rebuilt as the network `config` (the same tower, other heads): every weight
-// and statistic of the same name is copied, the rest initialised from `seed`.
+// The rebuilt network's freshly initialised tensor `fresh` takes `old` in its leading
+// corner (all of it when the shapes are equal). Where a weight's inputs (dimension 1) grew, the new
+// inputs are cut from the old outputs, so that the old channels compute what they computed; the new
+// outputs keep their fresh weights from every input. 1-d tensors (biases, batch norm) keep their
+// fresh values for the new channels (batch norm: scale 1, shift 0, mean 0, variance 1).
+void place_in_corner(torch::Tensor fresh, const torch::Tensor& old, const std::string& name) {
+  using torch::indexing::None;
+  using torch::indexing::Slice;
+  if (fresh.dim() != old.dim())
+    throw ModelError("growing the network: '" + name + "' changed its rank");
+  std::vector<torch::indexing::TensorIndex> corner;
+  for (int64_t d = 0; d < old.dim(); ++d) {
+    if (old.size(d) > fresh.size(d))
+      throw ModelError("growing the network: '" + name + "' would shrink");
+    corner.emplace_back(Slice(0, old.size(d)));
+  }
+  if (corner.empty()) {  // a scalar (batch norm's batch count)
+    fresh.copy_(old);
+    return;
+  }
+  fresh.index(corner).copy_(old);
+  if (fresh.dim() >= 2 && fresh.size(1) > old.size(1))
+    fresh.index({Slice(0, old.size(0)), Slice(old.size(1), None)}).zero_();
+}
+
+// `model` rebuilt as the network `config` (other heads, or a larger tower): every weight
+// and statistic of the same name is copied (into the leading corner of a larger one,
+// place_in_corner), the rest initialised from `seed`.
 Model with_network(const Model& model, const NetConfig& config, uint64_t seed) {
   Model m;
   m.meta = model.meta;
@@ -155,16 +181,18 @@ Model with_network(const Model& model, const NetConfig& config, uint64_t seed) {
   const torch::Device device = model.net->parameters().empty()
                                    ? torch::Device(torch::kCPU)
                                    : model.net->parameters()[0].device();
-  torch::manual_seed(seed);  // the fresh head's weights
+  torch::manual_seed(seed);  // the new head's, channels' or blocks' weights
   m.net = Network(m.meta.network);
   {
     torch::NoGradGuard no_grad;
     const auto old_params = model.net->named_parameters();
     const auto old_buffers = model.net->named_buffers();
     for (auto& p : m.net->named_parameters())
-      if (const torch::Tensor* old = old_params.find(p.key())) p.value().copy_(*old);
+      if (const torch::Tensor* old = old_params.find(p.key()))
+        place_in_corner(p.value(), *old, p.key());
     for (auto& b : m.net->named_buffers())
-      if (const torch::Tensor* old = old_buffers.find(b.key())) b.value().copy_(*old);
+      if (const torch::Tensor* old = old_buffers.find(b.key()))
+        place_in_corner(b.value(), *old, b.key());
   }
   m.net->train(model.net->is_training());
   m.net->to(device);
@@ -188,36 +216,6 @@ Model with_score_distribution_head(const Model& model, bool on, uint64_t seed) {
   return with_network(model, c, seed);
 }
 
-namespace {
-
-// The grown network's freshly initialised tensor `fresh` takes `old` in its leading
-// corner. Where a weight's inputs (dimension 1) grew, the new inputs are cut from the
-// old outputs, so that the old channels compute what they computed; the new outputs
-// keep their fresh weights from every input. 1-d tensors (biases, batch norm) keep
-// their fresh values for the new channels (batch norm: scale 1, shift 0, mean 0,
-// variance 1).
-void place_in_corner(torch::Tensor fresh, const torch::Tensor& old, const std::string& name) {
-  using torch::indexing::None;
-  using torch::indexing::Slice;
-  if (fresh.dim() != old.dim())
-    throw ModelError("growing the network: '" + name + "' changed its rank");
-  std::vector<torch::indexing::TensorIndex> corner;
-  for (int64_t d = 0; d < old.dim(); ++d) {
-    if (old.size(d) > fresh.size(d))
-      throw ModelError("growing the network: '" + name + "' would shrink");
-    corner.emplace_back(Slice(0, old.size(d)));
-  }
-  if (corner.empty()) {  // a scalar (batch norm's batch count)
-    fresh.copy_(old);
-    return;
-  }
-  fresh.index(corner).copy_(old);
-  if (fresh.dim() >= 2 && fresh.size(1) > old.size(1))
-    fresh.index({Slice(0, old.size(0)), Slice(old.size(1), None)}).zero_();
-}
-
-}  // namespace
-
 Model grown_model(const Model& model, int channels, int blocks, uint64_t seed) {
   const NetConfig& from = model.meta.network;
   auto size = [](int c, int b) { return std::to_string(c) + " x " + std::to_string(b); };
@@ -231,35 +229,16 @@ Model grown_model(const Model& model, int channels, int blocks, uint64_t seed) {
   if (const std::string problem = net_config_problem(to); !problem.empty())
     throw ModelError("growing the network: " + problem);
   if (to == from) return model;
-  Model m;
-  m.meta = model.meta;  // its generation and training steps (the rate schedule goes on)
-  m.meta.network = to;
-  m.meta.created.clear();  // a new network: dated when saved
-  const torch::Device device = model.net->parameters().empty()
-                                   ? torch::Device(torch::kCPU)
-                                   : model.net->parameters()[0].device();
-  torch::manual_seed(seed);  // the new channels' and blocks' weights
-  m.net = Network(to);
-  {
-    torch::NoGradGuard no_grad;
-    const auto old_params = model.net->named_parameters();
-    const auto old_buffers = model.net->named_buffers();
-    for (auto& p : m.net->named_parameters())
-      if (const torch::Tensor* old = old_params.find(p.key()))
-        place_in_corner(p.value(), old->to(torch::kCPU), p.key());
-    for (auto& b : m.net->named_buffers())
-      if (const torch::Tensor* old = old_buffers.find(b.key()))
-        place_in_corner(b.value(), old->to(torch::kCPU), b.key());
-    // New blocks (after the old ones): relu(x + bn2(...)) with bn2 at 0 is x, since x
-    // comes out of a relu. bn2's scale still gets a gradient, so the block learns.
-    for (int b = from.blocks; b < blocks; ++b) {
-      ResidualBlockImpl* block = m.net->tower->ptr(size_t(b))->as<ResidualBlock>();
-      block->bn2->weight.zero_();
-      block->bn2->bias.zero_();
-    }
+  Model m = with_network(model, to, seed);  // the new channels' and blocks' weights: seeded
+  m.meta.created.clear();  // a new network: dated when saved (its steps and generation go on)
+  // New blocks (after the old ones): relu(x + bn2(...)) with bn2 at 0 is x, since x
+  // comes out of a relu. bn2's scale still gets a gradient, so the block learns.
+  torch::NoGradGuard no_grad;
+  for (int b = from.blocks; b < blocks; ++b) {
+    ResidualBlockImpl* block = m.net->tower->ptr(size_t(b))->as<ResidualBlock>();
+    block->bn2->weight.zero_();
+    block->bn2->bias.zero_();
   }
-  m.net->train(model.net->is_training());
-  m.net->to(device);
   return m;
 }
 
