@@ -46,6 +46,7 @@ void GameRunner::begin_game(RunnerGame& g) {
   g.plies = 0;
   g.line_hash = g.pos.hash();
   g.resigned = -1;
+  g.verdict_loser = g.verdict_ply = -1;
   for (size_t s = 0; s < sides_.size(); ++s) {
     g.search[s].reset();
     g.player[s].reset();
@@ -328,7 +329,12 @@ PairedMatch::PairedMatch(Options options)
     : o_(std::move(options)),
       pair_points_(size_t(std::max(0, o_.pairs)), 0),
       pair_games_done_(size_t(std::max(0, o_.pairs)), 0),
-      move_rngs_(o_.temperature > 0 ? size_t(std::max(0, o_.pairs)) * 2 : 0) {}
+      move_rngs_(o_.temperature > 0 ? size_t(std::max(0, o_.pairs)) * 2 : 0),
+      streaks_(o_.resign_score > 0 ? size_t(std::max(0, o_.pairs)) * 2 : 0) {
+  if (o_.resign_score < 0 || o_.resign_score >= 0.5f || o_.resign_moves < 1)
+    throw std::invalid_argument(
+        "paired match: resign adjudication needs a score in [0, 0.5) and moves >= 1");
+}
 
 void PairedMatch::start_games(std::span<RunnerGame* const> free) {
   size_t k = 0;
@@ -345,6 +351,7 @@ void PairedMatch::start_games(std::span<RunnerGame* const> free) {
       if (!move_rngs_.empty())
         move_rngs_[size_t(m.index)].seed(o_.seed * 0x9E3779B97F4A7C15ull ^
                                          (uint64_t(m.index) + 1) * 0xD1B54A32D192ED03ull);
+      if (!streaks_.empty()) streaks_[size_t(m.index)] = ScoreStreaks{};
       m.active = true;
     }
     ++next_pair_;
@@ -352,13 +359,33 @@ void PairedMatch::start_games(std::span<RunnerGame* const> free) {
 }
 
 int PairedMatch::on_search_done(RunnerGame& g, Search& search) {
+  if (!streaks_.empty()) {
+    const ThinkResult r = search.result();
+    note_score(g, g.pos.to_move, r.win + 0.5f * r.draw);
+  }
   if (move_rngs_.empty() || g.plies >= o_.temperature_plies)
     return GameController::on_search_done(g, search);
   return search.pick_move(o_.temperature, move_rngs_[size_t(g.index)]);
 }
 
 void PairedMatch::on_player_move(RunnerGame& g, int side, const ThinkResult& r) {
+  if (!streaks_.empty()) note_score(g, g.pos.to_move, r.win + 0.5f * r.draw);
   if (o_.on_player_move) o_.on_player_move(g, side, r);
+}
+
+void PairedMatch::note_score(RunnerGame& g, int colour, float score) {
+  ScoreStreaks& s = streaks_[size_t(g.index)];
+  s.lost[colour] = score <= o_.resign_score ? s.lost[colour] + 1 : 0;
+  s.won[colour] = score >= 1 - o_.resign_score ? s.won[colour] + 1 : 0;
+  if (g.verdict_loser >= 0) return;  // judged already (verify: playing on)
+  const int n = o_.resign_moves;
+  for (int loser = 0; loser < 2; ++loser) {
+    if (s.lost[loser] < n || s.won[1 - loser] < n) continue;
+    g.verdict_loser = loser;
+    g.verdict_ply = g.plies + 1;  // the game as it ends: after this move
+    if (!o_.resign_verify) g.resigned = loser;
+    return;
+  }
 }
 
 void PairedMatch::on_game_end(RunnerGame& g, const GameEnd& end) {

@@ -81,7 +81,12 @@ struct RunnerGame {
   int plies = 0;
   uint64_t line_hash = 0;  // of the start position and the moves played: tells games apart
   bool active = false;
-  int resigned = -1;                  // a controller sets the colour that resigns (on_search_done)
+  int resigned = -1;  // a controller sets the colour that resigns (on_search_done)
+  // An early verdict of the controller (PairedMatch's resign adjudication): the colour
+  // judged lost and the ply it was judged at, -1 when none. With the verdict only noted
+  // (PairedMatch::Options::resign_verify) the game plays on, so the verdict can be
+  // checked against the result.
+  int verdict_loser = -1, verdict_ply = -1;
   int64_t target = 0;                 // visits for the current move
   int64_t start_visits = 0;           // the mover's root visits when its search began (tree reuse)
   std::unique_ptr<Search> search[2];  // per side, MCTS sides (one when both are the same)
@@ -208,6 +213,18 @@ class PairedMatch : public GameController {
     // sides (alpha-beta) are not affected.
     float temperature = 0;
     int temperature_plies = 0;
+    // Resign adjudication (cutechess-cli's two-sided -resign), for matches at long time
+    // controls where a lost game would otherwise be played out to the last stone: the
+    // game ends as a loss for a colour when its own searches gave it an expected score
+    // (win + draw / 2) of at most `resign_score` on each of its last `resign_moves`
+    // moves and its opponent's gave the opponent at least 1 - resign_score on each of
+    // its last `resign_moves`. Both engines must agree, so one engine's blind spot
+    // cannot end a game. 0 = off (games are played out). With `resign_verify` the
+    // verdict is only noted (RunnerGame::verdict_loser) and the game plays on: the share
+    // of wrong verdicts says whether the threshold is safe.
+    float resign_score = 0;
+    int resign_moves = 3;
+    bool resign_verify = false;
   };
   explicit PairedMatch(Options options);
 
@@ -215,6 +232,10 @@ class PairedMatch : public GameController {
   int on_search_done(RunnerGame& g, Search& search) override;
   void on_player_move(RunnerGame& g, int side, const ThinkResult& r) override;
   void on_game_end(RunnerGame& g, const GameEnd& end) override;
+
+  // Resign adjudication: colour `colour` of game g has just searched and valued its
+  // position at expected score `score`; may set g's verdict (and g.resigned).
+  void note_score(RunnerGame& g, int colour, float score);
 
   // The pair and game within the pair of a runner game's index.
   static int pair_of(int index) { return index / 2; }
@@ -226,6 +247,12 @@ class PairedMatch : public GameController {
   bool stop_starting_ = false;
   std::vector<int> pair_points_, pair_games_done_;
   std::vector<std::mt19937_64> move_rngs_;  // by game index: the temperature's draws
+  // By game index and colour: consecutive moves at or below resign_score (lost) and at
+  // or above 1 - resign_score (won), as that colour's own searches saw them.
+  struct ScoreStreaks {
+    int lost[2] = {0, 0}, won[2] = {0, 0};
+  };
+  std::vector<ScoreStreaks> streaks_;
 };
 
 // Half points of the side playing colour `colour` for a game that ended in `outcome`.

@@ -107,6 +107,59 @@ TEST(CliLevelsMatch, ResumesFromItsRecord) {
   EXPECT_EQ(lines_of(record)[2], "not json");
 }
 
+// --resign-score with --resign-verify: the verdicts are noted in the record and counted
+// against the played-out results in the summary; a record made with adjudication is not
+// resumed without it, nor one made without it with it.
+TEST(CliLevelsMatch, ResignAdjudicationVerifiedAndRecorded) {
+  const std::string dir = kz::test::temp_dir("kz-levels-resign");
+  const std::string record = dir + "/match.jsonl";
+  const std::string base = kz::test::bin("kumalak") +
+                           " levels-match --game kalah:4,3 --games 20 --threads 1 --alphabeta "
+                           "--only medium --seed 3 --record " +
+                           record;
+  std::string out;
+  int status = kz::test::run_command(base + " --resign-score 0.2 --resign-moves 1 --resign-verify",
+                                     &out, true);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      out, m,
+      std::regex(
+          R"(medium: resign adjudication judged (\d+) of 20 games, at ply ([\d.]+) on )"
+          R"(average; played on, they lasted ([\d.]+) plies and (\d+) verdicts were wrong)")))
+      << out;
+  const int judged = std::stoi(m[1]);
+  EXPECT_GT(judged, 0) << out;
+  EXPECT_LE(std::stod(m[2]), std::stod(m[3])) << out;  // judged before the end
+  EXPECT_LE(std::stoi(m[4]), judged);
+  const auto lines = lines_of(record);
+  ASSERT_EQ(lines.size(), 1u + 20u);
+  EXPECT_NE(lines[0].find("\"resign_score\":0.2"), std::string::npos) << lines[0];
+  int with_verdict = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_NE(lines[i].find("\"verdict_ply\":"), std::string::npos) << lines[i];
+    with_verdict += lines[i].find("\"verdict_ply\":-1") == std::string::npos;
+  }
+  EXPECT_EQ(with_verdict, judged);
+
+  // Resumed: the same summary from the record alone.
+  const std::string summary = m[0];
+  status = kz::test::run_command(base + " --resign-score 0.2 --resign-moves 1 --resign-verify",
+                                 &out, true);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  EXPECT_NE(out.find("20 games already played"), std::string::npos) << out;
+  EXPECT_NE(out.find(summary), std::string::npos) << out;
+  // Without adjudication, or with other thresholds: refused.
+  EXPECT_EQ(kz::test::run_command(base, &out, true), 2);
+  EXPECT_NE(out.find("recorded with resign_moves = 1, which this run does not set"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(kz::test::run_command(base + " --resign-score 0.1 --resign-moves 1 --resign-verify",
+                                  &out, true),
+            2);
+  EXPECT_NE(out.find("recorded with resign_score = 0.2, not 0.1"), std::string::npos) << out;
+}
+
 TEST(CliLevelsMatch, RefusesBadArguments) {
   std::string out;
   EXPECT_EQ(kz::test::run_command(
@@ -118,6 +171,14 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
           kz::test::bin("kumalak") + " levels-match --game kalah:4,3 --only beginner", &out, true),
       2)
       << out;
+  for (const char* bad : {"--resign-score 0.5", "--resign-score -0.1", "--resign-moves 0"}) {
+    EXPECT_EQ(kz::test::run_command(
+                  kz::test::bin("kumalak") + " levels-match --game kalah:4,3 " + bad, &out, true),
+              2)
+        << bad << "\n"
+        << out;
+    EXPECT_NE(out.find("--resign-score < 0.5"), std::string::npos) << out;
+  }
 }
 
 // Two networks at one level's budget (issue 15's equal-time match): the lower side plays

@@ -41,10 +41,12 @@ struct GameRecordLite {
   int plies = 0;
   Outcome outcome = Outcome::kDraw;
   bool adjudicated = false;
+  int verdict_loser = -1, verdict_ply = -1;  // resign adjudication's
   bool operator==(const GameRecordLite& o) const {
     return index == o.index && start.to_string() == o.start.to_string() &&
            final_pos.to_string() == o.final_pos.to_string() && side_of_white == o.side_of_white &&
-           plies == o.plies && outcome == o.outcome && adjudicated == o.adjudicated;
+           plies == o.plies && outcome == o.outcome && adjudicated == o.adjudicated &&
+           verdict_loser == o.verdict_loser && verdict_ply == o.verdict_ply;
   }
 };
 
@@ -78,6 +80,8 @@ class RecordingMatch : public PairedMatch {
     rec.plies = g.plies;
     rec.outcome = end.outcome;
     rec.adjudicated = end.adjudicated;
+    rec.verdict_loser = g.verdict_loser;
+    rec.verdict_ply = g.verdict_ply;
     games[g.index] = rec;
     PairedMatch::on_game_end(g, end);
   }
@@ -141,6 +145,116 @@ TEST(GameRunner, AdjudicatesByTheStoresAtMaxPlies) {
   EXPECT_EQ(match.player_moves, 36);
 }
 
+// A player that plays its lowest legal pit and reports, for its n-th move of a game
+// (0-based), the expected score `score(n)` as a win probability (no draws).
+class ScriptedPlayer : public Player {
+ public:
+  explicit ScriptedPlayer(std::function<float(int)> score) : score_(std::move(score)) {}
+  std::string name() const override { return "scripted"; }
+  ThinkResult think(const Position& pos, const ThinkLimits&) override {
+    ThinkResult r;
+    r.best_move = __builtin_ctz(pos.legal_mask());
+    r.win = score_(moves_++);
+    r.loss = 1 - r.win;
+    return r;
+  }
+
+ private:
+  std::function<float(int)> score_;
+  int moves_ = 0;
+};
+
+GameSide scripted_side(const std::string& name, std::function<float(int)> score) {
+  GameSide s;
+  s.name = name;
+  s.make_player = [score](int, int) { return std::make_unique<ScriptedPlayer>(score); };
+  return s;
+}
+
+// Resign adjudication (PairedMatch::Options::resign_score): the game ends once both
+// engines have called it for the same side on `resign_moves` moves each, and the side
+// that believed itself lost loses, whichever colour it had.
+TEST(GameRunner, ResignAdjudicationEndsAGameBothEnginesCallLost) {
+  GameSide sides[2] = {scripted_side("confident", [](int) { return 0.99f; }),
+                       scripted_side("doomed", [](int) { return 0.02f; })};
+  auto options = random_openings(GameSpec::togyz(), 3, 7);  // Togyz: no extra turns
+  options.resign_score = 0.03f;
+  options.resign_moves = 3;
+  RecordingMatch match(options);
+  GameRunnerOptions ro;
+  ro.slots = 2;
+  GameRunner(sides, match, ro).run();
+  ASSERT_EQ(match.games.size(), 6u);
+  for (const auto& [index, g] : match.games) {
+    EXPECT_EQ(g.plies, 6) << index;  // three moves each
+    const int doomed_colour = 1 - g.side_of_white;
+    EXPECT_EQ(g.verdict_loser, doomed_colour) << index;
+    EXPECT_EQ(g.verdict_ply, 6) << index;
+    EXPECT_EQ(g.outcome, doomed_colour == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins) << index;
+    EXPECT_FALSE(g.adjudicated);  // not by the stores
+  }
+}
+
+// --resign-verify: the verdict is noted at the same ply but the game is played out.
+TEST(GameRunner, ResignVerifyNotesTheVerdictAndPlaysOn) {
+  GameSide sides[2] = {scripted_side("confident", [](int) { return 0.99f; }),
+                       scripted_side("doomed", [](int) { return 0.02f; })};
+  auto options = random_openings(GameSpec::togyz(), 2, 7);
+  options.resign_score = 0.03f;
+  options.resign_moves = 3;
+  options.resign_verify = true;
+  RecordingMatch match(options);
+  GameRunnerOptions ro;
+  ro.slots = 2;
+  ro.max_plies = 40;
+  GameRunner(sides, match, ro).run();
+  ASSERT_EQ(match.games.size(), 4u);
+  for (const auto& [index, g] : match.games) {
+    EXPECT_EQ(g.verdict_loser, 1 - g.side_of_white) << index;
+    EXPECT_EQ(g.verdict_ply, 6) << index;
+    EXPECT_GT(g.plies, 6) << index;
+    EXPECT_EQ(g.outcome, g.final_pos.outcome_by_stores()) << index;  // played, not resigned
+  }
+}
+
+// One engine's belief alone, or a streak that breaks, ends nothing.
+TEST(GameRunner, ResignAdjudicationNeedsBothEnginesOnEveryMove) {
+  const auto run = [](GameSide a, GameSide b) {
+    GameSide sides[2] = {std::move(a), std::move(b)};
+    auto options = random_openings(GameSpec::togyz(), 2, 9);
+    options.resign_score = 0.03f;
+    options.resign_moves = 3;
+    RecordingMatch match(options);
+    GameRunnerOptions ro;
+    ro.slots = 2;
+    ro.max_plies = 30;
+    GameRunner(sides, match, ro).run();
+    return match.games;
+  };
+  const auto doomed = [](int) { return 0.02f; };
+  const auto unsure = [](int) { return 0.5f; };
+  // Both believe themselves lost; the doomed side against an unsure one; a doomed side
+  // that doubts on every third move against a confident one.
+  for (const auto& games :
+       {run(scripted_side("a", doomed), scripted_side("b", doomed)),
+        run(scripted_side("a", unsure), scripted_side("b", doomed)),
+        run(scripted_side("a", [](int) { return 0.99f; }),
+            scripted_side("b", [](int n) { return n % 3 == 2 ? 0.5f : 0.02f; }))}) {
+    ASSERT_EQ(games.size(), 4u);
+    for (const auto& [index, g] : games) {
+      EXPECT_EQ(g.verdict_loser, -1) << index;
+      EXPECT_EQ(g.plies, 30) << index;
+      EXPECT_TRUE(g.adjudicated) << index;  // by the stores, at max_plies
+    }
+  }
+  PairedMatch::Options bad = random_openings(GameSpec::togyz(), 1, 1);
+  bad.resign_score = 0.5f;
+  EXPECT_THROW(PairedMatch{bad}, std::invalid_argument);
+  bad.resign_score = 0.03f;
+  bad.resign_moves = 0;
+  EXPECT_THROW(PairedMatch{bad}, std::invalid_argument);
+}
+
 // side 0: MCTS with the rollout evaluator; side 1: alpha-beta depth 1.
 struct MctsVsAlphaBeta {
   RolloutEvaluator evaluator{4};
@@ -156,9 +270,13 @@ struct MctsVsAlphaBeta {
   }
 };
 
-std::map<int, GameRecordLite> play_mcts_vs_alphabeta(uint64_t seed, int slots) {
+std::map<int, GameRecordLite> play_mcts_vs_alphabeta(uint64_t seed, int slots,
+                                                     float resign_score = 0) {
   MctsVsAlphaBeta setup;
-  RecordingMatch match(random_openings(GameSpec::parse("kalah:4,3"), 4, seed));
+  auto options = random_openings(GameSpec::parse("kalah:4,3"), 4, seed);
+  options.resign_score = resign_score;
+  options.resign_moves = 1;
+  RecordingMatch match(options);
   GameRunnerOptions ro;
   ro.slots = slots;
   GameRunner(setup.sides, match, ro).run();
@@ -177,6 +295,22 @@ TEST(GameRunner, PlayerSideAgainstMctsSideFinishesLegalGames) {
     EXPECT_FALSE(g.adjudicated);
     EXPECT_GT(g.plies, 0);
   }
+}
+
+// An MCTS side's value comes from its search's root (Search::result): with a loose
+// threshold some games are judged, and each judged game ended at its verdict, lost by the
+// side judged lost.
+TEST(GameRunner, ResignAdjudicationReadsMctsSearches) {
+  const auto games = play_mcts_vs_alphabeta(3, 4, 0.45f);
+  ASSERT_EQ(games.size(), 8u);
+  int judged = 0;
+  for (const auto& [index, g] : games) {
+    if (g.verdict_loser < 0) continue;
+    ++judged;
+    EXPECT_EQ(g.plies, g.verdict_ply) << index;
+    EXPECT_EQ(g.outcome, g.verdict_loser == 0 ? Outcome::kBlackWins : Outcome::kWhiteWins);
+  }
+  EXPECT_GT(judged, 0);
 }
 
 TEST(GameRunner, ResultsAreReproducibleFromTheSeed) {

@@ -55,6 +55,13 @@ struct MatchOptions {
   // file and settings skips the openings already played in both colours, so a match of
   // hours survives being stopped ("" = no record).
   std::string record;
+  // Resign adjudication (PairedMatch::Options, mcts/game_runner.h): a game ends when both
+  // engines agree on the loser, `resign_moves` moves each at an expected score of at most
+  // `resign_score` for it (0 = off: every game is played out). `resign_verify` plays on
+  // and counts the verdicts the results contradict.
+  double resign_score = 0;
+  int resign_moves = 3;
+  bool resign_verify = false;
 };
 
 // A level must score this much against the one below (docs/levels.md).
@@ -82,6 +89,18 @@ nlohmann::ordered_json record_settings(const MatchOptions& o, const GameSpec& sp
           {"lower_model", o.lower_model}};
 }
 
+// The settings line: adjudication's keys only when it is on, so records made before it
+// existed (every game played out) still resume.
+nlohmann::ordered_json record_settings_line(const MatchOptions& o, const GameSpec& spec) {
+  nlohmann::ordered_json j = record_settings(o, spec);
+  if (o.resign_score > 0) {
+    j["resign_score"] = o.resign_score;
+    j["resign_moves"] = o.resign_moves;
+    j["resign_verify"] = o.resign_verify;
+  }
+  return j;
+}
+
 // One finished game of a record.
 struct RecordedGame {
   std::string upper;  // the upper level's name: which level pair
@@ -90,6 +109,9 @@ struct RecordedGame {
   int upper_moves = 0, lower_moves = 0;
   double upper_seconds = 0, lower_seconds = 0;
   std::string upper_name, lower_name;
+  // Resign adjudication's verdict: the upper level's half points by it (0 or 2; -1 when
+  // there was none) and the ply it came at. Without --resign-verify the game ended there.
+  int verdict_points = -1, verdict_ply = -1;
 };
 
 nlohmann::ordered_json record_line(const RecordedGame& g) {
@@ -105,7 +127,9 @@ nlohmann::ordered_json record_line(const RecordedGame& g) {
           {"upper_seconds", g.upper_seconds},
           {"lower_seconds", g.lower_seconds},
           {"upper_engine", g.upper_name},
-          {"lower_engine", g.lower_name}};
+          {"lower_engine", g.lower_name},
+          {"verdict_points", g.verdict_points},
+          {"verdict_ply", g.verdict_ply}};
 }
 
 // Reads a record: its settings must equal `settings`, every game line must be whole and
@@ -141,6 +165,12 @@ std::vector<RecordedGame> read_record(const std::string& path,
           throw std::runtime_error(path + " was recorded with " + key + " = " +
                                    (j.contains(key) ? j[key].dump() : "(none)") + ", not " +
                                    value.dump() + ": use another --record file");
+      // A setting this run does not have (a record made with resign adjudication, resumed
+      // without it) would mix two kinds of games just the same.
+      for (const auto& [key, value] : j.items())
+        if (!settings.contains(key))
+          throw std::runtime_error(path + " was recorded with " + key + " = " + value.dump() +
+                                   ", which this run does not set: use another --record file");
       continue;
     }
     try {
@@ -158,9 +188,15 @@ std::vector<RecordedGame> read_record(const std::string& path,
       g.lower_seconds = j.at("lower_seconds").get<double>();
       g.upper_name = j.at("upper_engine").get<std::string>();
       g.lower_name = j.at("lower_engine").get<std::string>();
+      // Absent from records made before resign adjudication existed: no verdict.
+      g.verdict_points = j.value("verdict_points", -1);
+      g.verdict_ply = j.value("verdict_ply", -1);
       if (g.opening < 0 || g.opening >= n_openings || (g.game != 0 && g.game != 1) ||
           g.points < 0 || g.points > 2 || g.plies < 0)
         throw std::out_of_range("opening, game, points or plies out of range");
+      if ((g.verdict_points != -1 && g.verdict_points != 0 && g.verdict_points != 2) ||
+          (g.verdict_points == -1) != (g.verdict_ply == -1) || g.verdict_ply > g.plies)
+        throw std::out_of_range("verdict_points or verdict_ply out of range");
       games.push_back(g);
     } catch (const std::exception& e) {
       throw std::runtime_error(where + "not a recorded game: " + e.what());
@@ -176,6 +212,10 @@ struct PairStats {
   double upper_seconds = 0, lower_seconds = 0;
   int plies = 0;
   std::string upper_name, lower_name;  // the engines, e.g. alphabeta-hard, mcts-expert
+  // Resign adjudication: games with a verdict, the plies they were judged at and (played
+  // on with --resign-verify) the plies they lasted, and the verdicts the result contradicts.
+  int verdicts = 0, wrong_verdicts = 0;
+  int64_t verdict_plies = 0, verdict_game_plies = 0;
 };
 
 int run_levels_match(const MatchOptions& opt) {
@@ -189,6 +229,11 @@ int run_levels_match(const MatchOptions& opt) {
   if (opt.games < 2 || opt.threads < 1 || opt.opening_plies < 0 || opt.time_scale <= 0) {
     std::cerr << "kumalak levels-match: need --games >= 2, --threads >= 1, --opening-plies >= "
                  "0, --time-scale > 0\n";
+    return 2;
+  }
+  if (opt.resign_score < 0 || opt.resign_score >= 0.5 || opt.resign_moves < 1) {
+    std::cerr << "kumalak levels-match: need 0 <= --resign-score < 0.5 (0: off) and "
+                 "--resign-moves >= 1\n";
     return 2;
   }
   std::vector<int> uppers;
@@ -238,12 +283,18 @@ int run_levels_match(const MatchOptions& opt) {
     s.lower_seconds += g.lower_seconds;
     s.upper_name = g.upper_name;
     s.lower_name = g.lower_name;
+    if (g.verdict_points >= 0) {
+      ++s.verdicts;
+      s.verdict_plies += g.verdict_ply;
+      s.verdict_game_plies += g.plies;
+      if (g.verdict_points != g.points) ++s.wrong_verdicts;
+    }
   };
   std::vector<std::vector<bool>> opening_done(uppers.size(), std::vector<bool>(n_openings, false));
   std::unique_ptr<std::ofstream> record;
   int recorded_games = 0;
   if (!opt.record.empty()) {
-    const auto settings = record_settings(opt, spec);
+    const auto settings = record_settings_line(opt, spec);
     std::string kept = settings.dump() + "\n";
     if (std::filesystem::exists(opt.record)) {
       std::vector<RecordedGame> games;
@@ -321,6 +372,9 @@ int run_levels_match(const MatchOptions& opt) {
     }
     PairedMatch::Options mo;
     mo.pairs = int(todo.size());
+    mo.resign_score = float(opt.resign_score);
+    mo.resign_moves = opt.resign_moves;
+    mo.resign_verify = opt.resign_verify;
     mo.opening = [&](int pair) { return openings[size_t(todo[size_t(pair)])]; };
     mo.on_player_move = [&](const RunnerGame& g, int side, const ThinkResult& r) {
       RecordedGame& rg = game_stats[size_t(g.index)];
@@ -338,6 +392,9 @@ int run_levels_match(const MatchOptions& opt) {
       rg.plies = g.plies;
       rg.upper_name = g.player[0]->name();
       rg.lower_name = g.player[1]->name();
+      // The upper level plays colour `game`.
+      rg.verdict_points = g.verdict_loser < 0 ? -1 : g.verdict_loser == game ? 0 : 2;
+      rg.verdict_ply = g.verdict_ply;
       add_game(p, rg);
       if (record) *record << record_line(rg).dump() << "\n" << std::flush;
       const int played = s.wins + s.draws + s.losses;
@@ -353,7 +410,13 @@ int run_levels_match(const MatchOptions& opt) {
                       : upper_points == 0 ? "loss"
                                           : "draw")
                   << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
-                  << " plies\n";
+                  << " plies"
+                  << (g.verdict_ply < 0 ? ""
+                      : opt.resign_verify
+                          ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) +
+                                ": " + (rg.verdict_points == upper_points ? "right)" : "wrong)")
+                          : " (adjudicated)")
+                  << "\n";
     };
     PairedMatch match(std::move(mo));
     GameRunnerOptions ro;
@@ -408,6 +471,18 @@ int run_levels_match(const MatchOptions& opt) {
       "H1 accepted, H0 accepted, or continue (more games needed)\n",
       kStepSprt.elo1, 100 * score_from_elo(kStepSprt.elo1), kStepSprt.elo0,
       100 * score_from_elo(kStepSprt.elo0));
+  for (size_t p = 0; p < uppers.size(); ++p) {
+    const PairStats& s = stats[p];
+    if (opt.resign_score <= 0 || s.verdicts == 0) continue;
+    const int n = s.wins + s.draws + s.losses;
+    std::printf("%s: resign adjudication judged %d of %d games, at ply %.1f on average",
+                level_name(upper_of(p)), s.verdicts, n, double(s.verdict_plies) / s.verdicts);
+    if (opt.resign_verify)
+      std::printf("; played on, they lasted %.1f plies and %d verdicts were wrong\n",
+                  double(s.verdict_game_plies) / s.verdicts, s.wrong_verdicts);
+    else
+      std::printf(" (the games ended there)\n");
+  }
   for (size_t p = 0; p < uppers.size(); ++p)
     std::printf("%s: %s vs %s\n", level_name(upper_of(p)), stats[p].upper_name.c_str(),
                 stats[p].lower_name.c_str());
@@ -445,6 +520,13 @@ void register_levels_match(CLI::App& app, int& exit_code) {
   cmd->add_option("--record", opt->record,
                   "append every finished game to this file (JSON lines); run again with the same "
                   "file and settings to resume a stopped match");
+  cmd->add_option("--resign-score", opt->resign_score,
+                  "end a game when both engines agree it is lost: the loser's own expected "
+                  "score at most this, the winner's at least 1 minus it (0: off; e.g. 0.03)");
+  cmd->add_option("--resign-moves", opt->resign_moves,
+                  "... on each of this many consecutive moves of each engine (default 3)");
+  cmd->add_flag("--resign-verify", opt->resign_verify,
+                "note the adjudication's verdicts but play every game out, counting wrong ones");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");
   cmd->callback([opt, &exit_code] { exit_code = run_levels_match(*opt); });
 }
