@@ -257,6 +257,16 @@ TEST_F(Pipeline, TheGenerationLoopRunsAndResumes) {
   EXPECT_TRUE(fs::exists(dir_ + "/run/gates/gen0001.json"));
   EXPECT_TRUE(fs::exists(dir_ + "/run/gates/gen0002.json"));
   EXPECT_TRUE(fs::exists(dir_ + "/run/models/best.pt"));
+  // configs/tiny.toml's [loop] retrain_every = 2: generation 1 continues generation 0,
+  // generation 2 is a fresh network trained its retrain_steps (3) on its own window.
+  EXPECT_NE(r.out.find("gen0001: training from gen0000.pt"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gen0002: training from scratch (retrain_every = 2)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(test::read_bytes(dir_ + "/run/retrain.toml").find("window_rows = 100000"),
+            std::string::npos);
+  const std::string steps_of_gen2 =
+      run(test::bin("kumalak") + " model-info " + dir_ + "/run/models/gen0002.pt").out;
+  EXPECT_NE(steps_of_gen2.find("\"training_steps\":3,"), std::string::npos) << steps_of_gen2;
   // As if killed during generation 2's gate: its result is gone, the rest is kept.
   fs::remove(dir_ + "/run/gates/gen0002.json");
   r = run(loop);

@@ -13,6 +13,9 @@
 #   gates/genNNNN.json    the gating match of generation NNNN (its existence = done)
 #   logs/train.jsonl      training metrics; logs/losses.png the loss plot
 #   logs/loop.log         what happened, with times
+#   retrain.toml          with [loop] retrain_every = N: the config of every Nth
+#                         generation, trained from scratch (config.toml with the
+#                         retrain_* window, steps and rate schedule)
 # Resuming: generation g is done when gates/gen<g>.json exists; otherwise self-play
 # continues from the shards it already wrote, training from its checkpoint, and the
 # match is replayed.
@@ -26,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --hours) hours="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --generations) generations="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "loop.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +56,25 @@ cfg_value() { "$bin/kumalak-train" --config "$cfg" --get "$1"; }
 games_per_gen="$(cfg_value loop.games_per_generation)"
 max_gens="${generations:-$(cfg_value loop.generations)}"
 seed="$(cfg_value seed)"
+retrain_every="$(cfg_value loop.retrain_every)"
+
+# The config of a from-scratch generation: the run's, with [loop]'s retrain_* values as
+# the training window, steps and rate schedule where they are set (> 0).
+write_retrain_config() {
+  local rows steps decay
+  rows="$(cfg_value loop.retrain_window_rows)"
+  steps="$(cfg_value loop.retrain_steps)"
+  decay="$(cfg_value loop.retrain_lr_decay_steps)"
+  {
+    echo "# Written by tools/loop.sh: the config of the generations trained from scratch."
+    echo 'extends = "config.toml"'
+    echo "[train]"
+    [[ "$rows" == 0 ]] || echo "window_rows = $rows"
+    [[ "$steps" == 0 ]] || echo "steps_per_generation = $steps"
+    [[ "$decay" == 0 ]] || echo "lr_decay_steps = $decay"
+  } >"$run/retrain.toml.tmp"
+  mv "$run/retrain.toml.tmp" "$run/retrain.toml"
+}
 
 start=$(date +%s)
 gen_name() { printf 'gen%04d' "$1"; }
@@ -77,10 +99,18 @@ for ((g = 1; g <= max_gens; g++)); do
     --games "$games_per_gen" --generation "$g" --worker "loop-$name" --seed $((seed + 1000 * g)) \
     2>>"$run/logs/selfplay.err" | tee -a "$run/logs/loop.log"
   if [[ ! -f "$run/models/$name.pt" ]]; then
-    log "$name: training from $(basename "$prev")"
-    "$bin/kumalak-train" --config "$cfg" --data "$run/data" --init "$prev" --out "$run/models/$name.pt" \
-      --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
-      2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
+    if [[ "$retrain_every" -gt 0 ]] && (( g % retrain_every == 0 )); then
+      log "$name: training from scratch (retrain_every = $retrain_every)"
+      write_retrain_config
+      "$bin/kumalak-train" --config "$run/retrain.toml" --data "$run/data" --out "$run/models/$name.pt" \
+        --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
+        2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
+    else
+      log "$name: training from $(basename "$prev")"
+      "$bin/kumalak-train" --config "$cfg" --data "$run/data" --init "$prev" --out "$run/models/$name.pt" \
+        --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
+        2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
+    fi
   fi
   log "$name: gating against best.pt"
   "$bin/kumalak-gate" --config "$cfg" match --candidate "$run/models/$name.pt" --baseline "$run/models/best.pt" \

@@ -119,6 +119,10 @@ const ConfigKey kSchema[] = {
 
   {"loop", "generations", KZ_FIELD(loop.generations), 1, 1e6, "tools/loop.sh stops after this many generations"},
   {"loop", "games_per_generation", KZ_FIELD(loop.games_per_generation), 1, 1e8, "self-play games before each training step"},
+  {"loop", "retrain_every", KZ_FIELD(loop.retrain_every), 0, 1e6, "every Nth generation trains a fresh network from scratch instead of continuing the last (0 = never)"},
+  {"loop", "retrain_window_rows", KZ_FIELD(loop.retrain_window_rows), 0, double(int64_t(1) << 40), "... on the newest shards up to this many rows (0 = train.window_rows)"},
+  {"loop", "retrain_steps", KZ_FIELD(loop.retrain_steps), 0, 1e8, "... for this many steps (0 = train.steps_per_generation)"},
+  {"loop", "retrain_lr_decay_steps", KZ_FIELD(loop.retrain_lr_decay_steps), 0, kBig, "... with the rate decayed every this many steps (0 = train.lr_decay_steps)"},
 
   {"follow", "candidate_every_steps", KZ_FIELD(follow.candidate_every_steps), 1, 1e8, "continuous mode: the trainer writes a candidate every N steps"},
   {"follow", "max_samples_per_new_position", KZ_FIELD(follow.max_samples_per_new_position), 0.01, 1e6, "continuous mode: the trainer waits rather than train more samples than this per newly arrived position"},
