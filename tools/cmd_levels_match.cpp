@@ -71,28 +71,23 @@ constexpr double kStepScore = 0.65;
 const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
 
 // The settings a record was made with: a resumed match must use the same ones, or its
-// games would not be one match.
+// games would not be one match. Adjudication's keys are there only when it is on, so
+// records made before it existed (every game played out) still resume.
 nlohmann::ordered_json record_settings(const MatchOptions& o, const GameSpec& spec) {
-  return {{"levels_match_record", 1},
-          {"game", spec.name()},
-          {"games", o.games},
-          {"opening_plies", o.opening_plies},
-          {"seed", o.seed},
-          {"time_scale", o.time_scale},
-          {"only", o.only},
-          {"max_plies", o.max_plies},
-          {"alphabeta", o.alphabeta_only},
-          {"model", o.model},
-          {"same_level", o.same_level},
-          {"lower_alphabeta", o.lower_alphabeta},
-          {"lower_no_score_bounds", o.lower_no_score_bounds},
-          {"lower_model", o.lower_model}};
-}
-
-// The settings line: adjudication's keys only when it is on, so records made before it
-// existed (every game played out) still resume.
-nlohmann::ordered_json record_settings_line(const MatchOptions& o, const GameSpec& spec) {
-  nlohmann::ordered_json j = record_settings(o, spec);
+  nlohmann::ordered_json j = {{"levels_match_record", 1},
+                              {"game", spec.name()},
+                              {"games", o.games},
+                              {"opening_plies", o.opening_plies},
+                              {"seed", o.seed},
+                              {"time_scale", o.time_scale},
+                              {"only", o.only},
+                              {"max_plies", o.max_plies},
+                              {"alphabeta", o.alphabeta_only},
+                              {"model", o.model},
+                              {"same_level", o.same_level},
+                              {"lower_alphabeta", o.lower_alphabeta},
+                              {"lower_no_score_bounds", o.lower_no_score_bounds},
+                              {"lower_model", o.lower_model}};
   if (o.resign_score > 0) {
     j["resign_score"] = o.resign_score;
     j["resign_moves"] = o.resign_moves;
@@ -294,7 +289,7 @@ int run_levels_match(const MatchOptions& opt) {
   std::unique_ptr<std::ofstream> record;
   int recorded_games = 0;
   if (!opt.record.empty()) {
-    const auto settings = record_settings_line(opt, spec);
+    const auto settings = record_settings(opt, spec);
     std::string kept = settings.dump() + "\n";
     if (std::filesystem::exists(opt.record)) {
       std::vector<RecordedGame> games;

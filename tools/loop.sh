@@ -99,18 +99,18 @@ for ((g = 1; g <= max_gens; g++)); do
     --games "$games_per_gen" --generation "$g" --worker "loop-$name" --seed $((seed + 1000 * g)) \
     2>>"$run/logs/selfplay.err" | tee -a "$run/logs/loop.log"
   if [[ ! -f "$run/models/$name.pt" ]]; then
+    # A chained generation starts from the one before; a retrain, from a fresh network.
+    train_from=(--config "$cfg" --init "$prev")
     if [[ "$retrain_every" -gt 0 ]] && (( g % retrain_every == 0 )); then
       log "$name: training from scratch (retrain_every = $retrain_every)"
       write_retrain_config
-      "$bin/kumalak-train" --config "$run/retrain.toml" --data "$run/data" --out "$run/models/$name.pt" \
-        --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
-        2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
+      train_from=(--config "$run/retrain.toml")
     else
       log "$name: training from $(basename "$prev")"
-      "$bin/kumalak-train" --config "$cfg" --data "$run/data" --init "$prev" --out "$run/models/$name.pt" \
-        --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
-        2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
     fi
+    "$bin/kumalak-train" "${train_from[@]}" --data "$run/data" --out "$run/models/$name.pt" \
+      --generation "$g" --resume --metrics "$run/logs/train.jsonl" --plot "$run/logs/losses.png" \
+      2>>"$run/logs/train.err" | tee -a "$run/logs/loop.log"
   fi
   log "$name: gating against best.pt"
   "$bin/kumalak-gate" --config "$cfg" match --candidate "$run/models/$name.pt" --baseline "$run/models/best.pt" \
