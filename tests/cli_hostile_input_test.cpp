@@ -1,4 +1,4 @@
-// Hostile but fair use of `kumalak` (issue 14), end to end: directories given as files,
+// Hostile but fair use of `kumalak`, end to end: directories given as files,
 // budgets that never end, options that analyze and hint must judge alike, empty files,
 // and a real-world record whose last move's (n) was refused.
 #include <gtest/gtest.h>

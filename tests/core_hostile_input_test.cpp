@@ -1,4 +1,4 @@
-// Hostile but fair input to the rules core (issue 14): directories given as PGN files,
+// Hostile but fair input to the rules core: directories given as PGN files,
 // the (n) annotation of a game-ending capture as online rooms write it, signed counts,
 // and the shared number checks (core/numbers.h).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Hostile budgets to the engines (issue 14): a movetime so large that converting it to
+// Hostile budgets to the engines: a movetime so large that converting it to
 // the clock's nanoseconds overflowed, and NaN, which passes every comparison.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The run config refuses what it cannot mean (issue 14): NaN and infinities (which
+// The run config refuses what it cannot mean: NaN and infinities (which
 // passed every range check), a Dirichlet alpha that silently turned the noise off, a
 // device no tool accepts; and every refusal names the file and the line.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A/B test of training options at equal compute (issue 15).
+"""A/B test of training options at equal compute.
 
 Every arm starts from the same model and gets the same work: per generation it plays
 --games self-play games with its own latest model, then trains

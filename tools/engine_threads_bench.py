@@ -7,8 +7,8 @@ position and the ratio of the totals.
   tools/engine_threads_bench.py [--kumalak build/tools/kumalak] [--threads 2]
                                 [--movetime 1000] [--positions 6] [--level expert]
 
-`--busy` starts one CPU-bound process beside the engines for the whole run (the issue's
-"another busy process" case)."""
+`--busy` starts one CPU-bound process beside the engines for the whole run (the
+"beside another busy process" figure of docs/performance.md)."""
 import argparse, random, subprocess, sys, time, multiprocessing
 
 

@@ -6,7 +6,7 @@
 # build-fuzz/artifacts/<target>/ (docs/fuzzing.md says how to make it a regression).
 #
 #   tools/fuzz.sh                      # every target, 20 s each (tools/test.sh runs this)
-#   tools/fuzz.sh --seconds 600        # the ten minutes per target
+#   tools/fuzz.sh --seconds 600        # a long run: ten minutes per target
 #   tools/fuzz.sh --seconds 60 pgn     # one target (fuzz_pgn)
 #
 # Before fuzzing, every target replays the inputs in tests/fuzz/regressions/<target>/

@@ -76,7 +76,7 @@ def main():
         settings.append((a.games, a.elo0, a.elo1, a.alpha, a.beta, a.min_score))
     else:
         settings = [
-            (40, 0, 40, 0.05, 0.05, 0.52),   # configs/base.toml before issue 15
+            (40, 0, 40, 0.05, 0.05, 0.52),   # configs/base.toml before pool32-gen0088
             (100, 0, 30, 0.05, 0.10, 0.55),
             (200, 0, 30, 0.05, 0.10, 0.55),
             (400, 0, 30, 0.05, 0.10, 0.55),

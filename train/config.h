@@ -110,9 +110,9 @@ struct LoopConfig {
   int generations = 100;           // stop after this many generations
   int games_per_generation = 256;  // self-play games before each training step
   // Every retrain_every-th generation trains a fresh network from scratch on a larger
-  // window instead of continuing the previous generation (0 = never): issue 15 found one
-  // training over the whole pool better than the chain of short increments on the newest
-  // window (docs/runs.md, pool32-gen0088). The candidate is gated like any other.
+  // window instead of continuing the previous generation (0 = never): one training over
+  // the whole pool made a better network than the chain of short increments on the
+  // newest window (docs/runs.md, pool32-gen0088). The candidate is gated like any other.
   int retrain_every = 0;
   int64_t retrain_window_rows = 0;  // its window (0 = train.window_rows)
   int retrain_steps = 0;            // its steps (0 = train.steps_per_generation)
