@@ -77,7 +77,6 @@ struct alignas(16) Position {
 
   static Position start(const GameSpec& spec);
 
-  GameSpec spec_without_seeds() const { return {variant, npits, 0}; }
   bool is_togyz() const { return variant == Variant::kTogyz; }
   int pit(int player, int i) const { return pits[player * kMaxPits + i]; }
   int total_stones() const;

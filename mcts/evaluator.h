@@ -58,9 +58,6 @@ class EvalCache {
   void insert(uint64_t key, const EvalOutput& value);
   void clear();
   size_t capacity() const { return entries_.size(); }
-  uint64_t hits() const { return hits_; }
-  uint64_t lookups() const { return lookups_; }
-  double hit_rate() const { return lookups_ ? double(hits_) / double(lookups_) : 0.0; }
 
  private:
   struct Entry {
@@ -68,7 +65,6 @@ class EvalCache {
     EvalOutput value;
   };
   std::vector<Entry> entries_;
-  uint64_t hits_ = 0, lookups_ = 0;
 };
 
 }  // namespace kz

@@ -47,7 +47,6 @@ class MetricsLog {
   // The largest step in the file when it was opened (after truncation); -1 when none.
   int64_t last_step() const { return last_step_; }
   const std::string& path() const { return path_; }
-  bool is_csv() const { return csv_; }
   // CSV columns including "step" (and "time"); empty until known.
   const std::vector<std::string>& columns() const { return columns_; }
 
