@@ -57,7 +57,10 @@ TEST(RecordedGames, AllReplayWithEveryAnnotationConfirmed) {
         ASSERT_EQ(*t.landing, info.landing_index + 1) << "ply " << ply + 1 << " " << t.text;
         ASSERT_EQ(t.tuzdyk_mark, info.made_tuzdyk) << "ply " << ply + 1 << " " << t.text;
         if (t.kazan) {
-          ASSERT_EQ(*t.kazan, pos.store[mover]) << "ply " << ply + 1 << " " << t.text;
+          // On a move that ends the game, rooms write the kazan before the end's sweep or
+          // after it; core/notation.h accepts both.
+          if (!(info.ended_game && *t.kazan == info.mover_store_before_sweep))
+            ASSERT_EQ(*t.kazan, pos.store[mover]) << "ply " << ply + 1 << " " << t.text;
           ++kazan_notes;
         }
         ++landings;
