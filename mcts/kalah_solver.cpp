@@ -68,15 +68,6 @@ int mover_first(const Position& pos, uint8_t* a) {
   return k;
 }
 
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 // Store difference gained by the mover of `parent` with the move that made `child`.
 inline int gain_of(const Position& parent, const Position& child) {
   const int me = parent.to_move;
