@@ -24,6 +24,7 @@ void register_analyze(CLI::App& app, int& exit_code);
 void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
 void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
+void register_human_eval(CLI::App& app, int& exit_code);
 
 // The thinking budget of hint and analyze: --movetime in seconds, finite and in
 // 0..kMaxMoveTimeSeconds (core/numbers.h), --depth in plies, 0..kMaxSearchDepth.

@@ -1,0 +1,192 @@
+// End-to-end: runs the built `kumalak human-eval` on small rated Togyz records written
+// here and checks its JSON (bins, counts, skipped games, unrated sides by reason), the
+// fold filter against core/rated_games.h's split, the searched sample, the table, and
+// the refusal of a file that does not exist.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "core/rated_games.h"
+#include "tests/test_util.h"
+
+namespace kz {
+namespace {
+
+using nlohmann::json;
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+class HumanEval : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::temp_dir("kz-human-eval"); }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    test::write_bytes(path, text);
+    return path;
+  }
+
+  // `kumalak human-eval --model <shipped togyz> <args>`, stdout and stderr apart.
+  CliRun run(const std::string& args) {
+    const std::string err_file = dir_ + "/stderr";
+    CliRun r;
+    r.status = test::run_command(test::bin("kumalak") + " human-eval --model " + KZ_SOURCE_DIR +
+                                     "/models/togyz.pt " + args + " 2>" + err_file,
+                                 &r.out);
+    r.err = test::read_bytes(err_file);
+    return r;
+  }
+
+  std::string dir_;
+};
+
+// A record with the PlayOK tags; an empty rating leaves its tag out.
+std::string game(const std::string& round, const std::string& white_elo,
+                 const std::string& black_elo, const std::string& moves) {
+  std::string t = "[Event \"Synthetic\"]\n[Site \"PlayOK\"]\n[Date \"2025.01.02\"]\n[Round \"" +
+                  round + "\"]\n[White \"w" + round + "\"]\n[Black \"b" + round +
+                  "\"]\n[Result \"*\"]\n[Time \"12:00:00\"]\n[TimeControl \"300\"]\n";
+  if (!white_elo.empty()) t += "[WhiteElo \"" + white_elo + "\"]\n";
+  if (!black_elo.empty()) t += "[BlackElo \"" + black_elo + "\"]\n";
+  return t + "\n" + moves + " *\n\n";
+}
+
+// The opening of a recorded tournament game: every token's landing hole is right.
+constexpr const char* kFourPlies = "1. 76 98 2. 66 87";
+
+// Rated positions, in order (--every counts in this order):
+//   game 1: White 1250 x2 and Black 1420 x2, alternating: 1200, 1400, 1200, 1400
+//   game 2: White 1299 x2 (Black "?" is unknown):          1200, 1200
+//   game 3: Black 1400 x1 (White "abc" is not a number):   1400
+//   game 4: does not replay (98 lands on 8 of the other row, not 7): skipped
+//   game 5: no rating tags: two sides missing
+std::string five_games() {
+  return game("1", "1250", "1420", kFourPlies) + game("2", "1299", "?", "1. 76 98 2. 66") +
+         game("3", "abc", "1400", "1. 76 98") + game("4", "1500", "1500", "1. 76 97") +
+         game("5", "", "", "1. 76 98");
+}
+
+TEST_F(HumanEval, JsonCountsBinsSkippedGamesAndUnratedSides) {
+  const std::string pgn = write("rated.pgn", five_games());
+  const CliRun r = run("--json --fold all " + pgn);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["games"], 4);
+  EXPECT_EQ(j["skipped_games"], 1);
+  EXPECT_EQ(j["positions"], 7);
+  EXPECT_EQ(j["unrated_sides"], json({{"missing", 2}, {"not_a_number", 1}, {"unknown", 1}}));
+  ASSERT_EQ(j["bins"].size(), 2u);
+  const json& low = j["bins"][0];
+  const json& high = j["bins"][1];
+  EXPECT_EQ(low["from"], 1200);
+  EXPECT_EQ(low["to"], 1299);
+  EXPECT_EQ(low["positions"], 4);
+  EXPECT_EQ(high["from"], 1400);
+  EXPECT_EQ(high["to"], 1499);
+  EXPECT_EQ(high["positions"], 3);
+  for (const json& b : j["bins"]) {
+    const double top1 = b["policy_top1"], loglik = b["policy_loglik"];
+    const int positions = b["positions"];
+    EXPECT_GE(top1, 0.0);
+    EXPECT_LE(top1, 1.0);
+    // A share of whole positions.
+    EXPECT_NEAR(top1 * positions, std::round(top1 * positions), 1e-9);
+    EXPECT_LT(loglik, 0.0);  // no move at the start is certain to the network
+    EXPECT_GE(loglik, std::log(1e-9));
+    EXPECT_TRUE(b["search_top1"].is_null()) << "no search was asked for";
+    EXPECT_EQ(b["search_positions"], 0);
+  }
+  EXPECT_NE(r.err.find("skipped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("positions/s"), std::string::npos) << "progress on stderr: " << r.err;
+}
+
+TEST_F(HumanEval, SearchesEveryKthRatedPosition) {
+  const std::string pgn = write("rated.pgn", five_games());
+  const CliRun r = run("--json --fold all --search-visits 16 --every 2 " + pgn);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["bins"].size(), 2u);
+  // Rated positions 0, 2, 4 and 6 of the seven: three at 1200, one at 1400.
+  EXPECT_EQ(j["bins"][0]["search_positions"], 3);
+  EXPECT_EQ(j["bins"][1]["search_positions"], 1);
+  for (const json& b : j["bins"]) {
+    ASSERT_TRUE(b["search_top1"].is_number()) << b.dump();
+    const double top1 = b["search_top1"];
+    const int searched = b["search_positions"];
+    EXPECT_NEAR(top1 * searched, std::round(top1 * searched), 1e-9);
+  }
+  // The policy columns do not depend on the search.
+  const json plain = json::parse(run("--json --fold all " + pgn).out);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(j["bins"][i]["policy_top1"], plain["bins"][i]["policy_top1"]);
+    EXPECT_EQ(j["bins"][i]["policy_loglik"], plain["bins"][i]["policy_loglik"]);
+  }
+}
+
+// --fold takes the games of core/rated_games.h's split, and the two folds make up all.
+TEST_F(HumanEval, FoldsFollowTheSplitByGame) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += game(std::to_string(i), "1300", "1600", kFourPlies);
+  const std::string pgn = write("many.pgn", text);
+  int expected_validation = 0;
+  for (const auto& g : read_pgn_file(pgn))
+    expected_validation += read_rated_game(g).fold == Fold::kValidation;
+  ASSERT_GT(expected_validation, 0) << "the split of these 40 games is fixed; pick others";
+  ASSERT_LT(expected_validation, 40);
+  const CliRun validation = run("--json " + pgn);  // the default fold
+  const CliRun train = run("--json --fold train " + pgn);
+  const CliRun all = run("--json --fold all " + pgn);
+  ASSERT_EQ(validation.status, 0) << validation.err;
+  ASSERT_EQ(train.status, 0) << train.err;
+  ASSERT_EQ(all.status, 0) << all.err;
+  const json v = json::parse(validation.out), t = json::parse(train.out), a = json::parse(all.out);
+  EXPECT_EQ(v["fold"], "validation");
+  EXPECT_EQ(v["games"], expected_validation);
+  EXPECT_EQ(t["games"], 40 - expected_validation);
+  EXPECT_EQ(a["games"], 40);
+  EXPECT_EQ(v["positions"], 4 * expected_validation);  // every ply of a game, whole games
+  EXPECT_EQ(int(v["positions"]) + int(t["positions"]), int(a["positions"]));
+  EXPECT_EQ(run("--json --fold test " + pgn).status, 2);
+}
+
+TEST_F(HumanEval, TableNamesTheBins) {
+  const std::string pgn = write("rated.pgn", five_games());
+  const CliRun r = run("--fold all " + pgn);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1200-1299"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1400-1499"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 games (1 skipped)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not_a_number 1"), std::string::npos) << r.out;
+}
+
+TEST_F(HumanEval, RefusesAFileThatDoesNotExist) {
+  const std::string good = write("rated.pgn", five_games());
+  const std::string missing = dir_ + "/no-such-games.pgn";
+  const CliRun r = run("--json --fold all " + good + " " + missing);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(HumanEval, NoRatedPositionIsAnError) {
+  const std::string pgn = write("unrated.pgn", game("1", "", "?", kFourPlies));
+  const CliRun r = run("--json --fold all " + pgn);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("no position of a rated player"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kz

@@ -1,0 +1,310 @@
+// kumalak human-eval: how well an engine predicts the moves of rated human players, per
+// 100-point rating bin. Every game of the chosen fold (core/rated_games.h: the held-out
+// split by game) is replayed, and every position a rated player moved in is one sample:
+// the network's raw policy (no search) is asked in batches, scoring top-1 agreement
+// with the player's move and the mean natural log of the probability it gave that move;
+// with --search-visits N, every K-th sample (--every K) is also searched with the
+// expert's MCTS settings for N visits, scoring the top-1 agreement of the searched move.
+// Games that do not replay are skipped and counted; unrated sides (a missing or broken
+// rating tag) are counted by reason. docs/human.md has the data, the split and the
+// figures of the shipped network.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/notation.h"
+#include "core/rated_games.h"
+#include "mcts/levels.h"
+#include "mcts/mcts_player.h"
+#include "nn/model_evaluator.h"
+#include "tools/commands.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct HumanEvalOptions {
+  std::string game = "togyz";
+  std::vector<std::string> files;
+  std::string model;  // empty: the shipped model of the game
+  bool json = false;
+  std::string fold = "validation";
+  int64_t search_visits = 0;  // 0: no search
+  int64_t every = 1;
+};
+
+// Positions per network call of the policy pass.
+constexpr size_t kPolicyBatch = 256;
+// The probability a log-likelihood takes for a move the policy gave (rounded to) zero,
+// so that one such move cannot make a bin's mean minus infinity.
+constexpr double kMinProbability = 1e-9;
+
+// One position a rated player moved in.
+struct Sample {
+  Position position;
+  int move = 0;      // 0-based pit the player chose
+  int bin_from = 0;  // rating_bin_from(the mover's rating)
+};
+
+struct BinStats {
+  int64_t positions = 0, policy_top1 = 0;
+  double policy_loglik = 0;  // sum over positions
+  int64_t search_positions = 0, search_top1 = 0;
+};
+
+// Progress of a long pass on stderr: at most one line a second, and one at the end.
+class Progress {
+ public:
+  Progress(std::string label, int64_t total) : label_(std::move(label)), total_(total) {}
+  void update(int64_t done) {
+    const auto now = Clock::now();
+    if (done < total_ && now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    const double rate = s > 0 ? double(done) / s : 0;
+    char line[200];
+    if (done < total_) {
+      const double eta = rate > 0 ? double(total_ - done) / rate : 0;
+      std::snprintf(line, sizeof line, "%lld/%lld positions, %.0f positions/s, ETA %.0f s",
+                    (long long)done, (long long)total_, rate, eta);
+    } else {
+      std::snprintf(line, sizeof line, "%lld positions in %.1f s, %.0f positions/s",
+                    (long long)done, s, rate);
+    }
+    std::cerr << "kumalak human-eval: " << label_ << ": " << line << "\n";
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::string label_;
+  int64_t total_;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_ = Clock::now();
+};
+
+int top_move(const EvalOutput& e, const Position& pos) {
+  int best = -1;
+  for (uint32_t m = pos.legal_mask(); m; m &= m - 1) {
+    const int k = __builtin_ctz(m);
+    if (best < 0 || e.policy[k] > e.policy[best]) best = k;  // ties: the lowest pit
+  }
+  return best;
+}
+
+std::string percent(int64_t part, int64_t whole) {
+  if (whole == 0) return "-";
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1f %%", 100.0 * double(part) / double(whole));
+  return s;
+}
+
+int run_human_eval(const HumanEvalOptions& opt) {
+  GameSpec spec;
+  FoldSelection fold;
+  try {
+    spec = GameSpec::parse(opt.game);
+    fold = parse_fold_selection(opt.fold);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    return 2;
+  }
+  // Every file is read before anything is measured: a figure over part of the data
+  // because one file was missing would look like a figure over all of it.
+  std::vector<std::vector<GameRecord>> files;
+  for (const auto& file : opt.files) {
+    try {
+      files.push_back(read_pgn_file(file));
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak human-eval: " << e.what() << "\n";
+      return 2;
+    }
+    if (files.back().empty()) {
+      std::cerr << "kumalak human-eval: '" << file << "' holds no game\n";
+      return 2;
+    }
+  }
+  const std::string model_path = opt.model.empty() ? shipped_model_path(spec) : opt.model;
+  if (model_path.empty()) {
+    std::cerr << "kumalak human-eval: no model for " << spec.name()
+              << ": give --model or run where models/" << model_file_stem(spec) << ".pt is\n";
+    return 2;
+  }
+  std::shared_ptr<Evaluator> evaluator;
+  try {
+    evaluator = load_model_evaluator(spec, model_path, 0);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    return 2;
+  }
+
+  // The samples, in file and game order (--every counts in this order).
+  std::vector<Sample> samples;
+  int64_t games = 0, skipped = 0;
+  UnratedSides unrated;
+  for (const auto& records : files) {
+    for (const auto& g : records) {
+      const RatedGame rated = read_rated_game(g);
+      if (!fold_selected(fold, rated.fold)) continue;
+      Position start;
+      ReplayResult replay;
+      try {
+        start = Position::start(spec);
+        if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+        replay = replay_record(g, start);
+      } catch (const ParseError& e) {
+        std::cerr << "kumalak human-eval: skipped: " << e.what() << "\n";
+        ++skipped;
+        continue;
+      }
+      ++games;
+      for (const auto& side : rated.sides) unrated.add(side);
+      Position pos = start;
+      for (int move : replay.moves) {
+        const SideRating& mover = rated.sides[pos.to_move];
+        if (mover.rated()) samples.push_back({pos, move, rating_bin_from(mover.rating)});
+        pos.play(move);
+      }
+    }
+  }
+  if (samples.empty()) {
+    std::cerr << "kumalak human-eval: no position of a rated player in the " << opt.fold
+              << " fold (" << games << " games, " << skipped << " skipped)\n";
+    return 1;
+  }
+
+  std::map<int, BinStats> bins;
+  {
+    Progress progress("policy", int64_t(samples.size()));
+    std::vector<Position> batch;
+    std::vector<EvalOutput> out;
+    for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
+      const size_t n = std::min(kPolicyBatch, samples.size() - first);
+      batch.clear();
+      for (size_t i = 0; i < n; ++i) batch.push_back(samples[first + i].position);
+      out.assign(n, EvalOutput{});
+      evaluator->evaluate(batch, out);
+      for (size_t i = 0; i < n; ++i) {
+        const Sample& s = samples[first + i];
+        BinStats& b = bins[s.bin_from];
+        ++b.positions;
+        b.policy_top1 += top_move(out[i], s.position) == s.move;
+        b.policy_loglik += std::log(std::max(double(out[i].policy[s.move]), kMinProbability));
+      }
+      progress.update(int64_t(first + n));
+    }
+  }
+  if (opt.search_visits > 0) {
+    // The expert's search settings (mcts/levels.h), a fixed number of visits, and a fresh
+    // tree for every position so that each answer depends on its position alone.
+    MctsPlayerOptions mo = mcts_level_options(spec, Level::kExpert, 1.0, 1);
+    mo.visits = opt.search_visits;
+    mo.reuse_tree = false;
+    mo.threads = 1;
+    mo.label = "human-eval";
+    MctsPlayer player(evaluator, mo);
+    ThinkLimits limits;
+    limits.nodes = opt.search_visits;
+    const int64_t total = (int64_t(samples.size()) + opt.every - 1) / opt.every;
+    Progress progress("search", total);
+    int64_t done = 0;
+    for (size_t i = 0; i < samples.size(); i += size_t(opt.every)) {
+      const Sample& s = samples[i];
+      player.new_game();
+      const ThinkResult r = player.think(s.position, limits);
+      BinStats& b = bins[s.bin_from];
+      ++b.search_positions;
+      b.search_top1 += r.best_move == s.move;
+      progress.update(++done);
+    }
+  }
+
+  if (opt.json) {
+    nlohmann::ordered_json j;
+    j["model"] = model_path;
+    j["fold"] = opt.fold;
+    j["search_visits"] = opt.search_visits;
+    j["every"] = opt.every;
+    j["bins"] = nlohmann::ordered_json::array();
+    for (const auto& [from, b] : bins) {
+      nlohmann::ordered_json bin;
+      bin["from"] = from;
+      bin["to"] = from + kRatingBinWidth - 1;
+      bin["positions"] = b.positions;
+      bin["policy_top1"] = double(b.policy_top1) / double(b.positions);
+      bin["policy_loglik"] = b.policy_loglik / double(b.positions);
+      if (b.search_positions > 0)
+        bin["search_top1"] = double(b.search_top1) / double(b.search_positions);
+      else
+        bin["search_top1"] = nullptr;
+      bin["search_positions"] = b.search_positions;
+      j["bins"].push_back(bin);
+    }
+    j["positions"] = int64_t(samples.size());
+    j["games"] = games;
+    j["skipped_games"] = skipped;
+    j["unrated_sides"] = nlohmann::ordered_json::object();
+    for (const auto& [reason, count] : unrated.by_reason) j["unrated_sides"][reason] = count;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << "Model " << model_path << " (" << evaluator->describe() << "), fold " << opt.fold
+            << ": " << games << " games (" << skipped << " skipped), " << samples.size()
+            << " positions of rated players; unrated sides: " << unrated.total();
+  const char* separator = " (";
+  for (const auto& [reason, count] : unrated.by_reason) {
+    std::cout << separator << reason << " " << count;
+    separator = ", ";
+  }
+  std::cout << (unrated.by_reason.empty() ? "" : ")") << "\n";
+  std::string search_head = "search top-1";
+  if (opt.search_visits > 0)
+    search_head += " (" + std::to_string(opt.search_visits) + " visits, every " +
+                   std::to_string(opt.every) + ")";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-11s %9s %13s %15s  %s\n", "rating", "positions",
+                "policy top-1", "policy loglik", search_head.c_str());
+  std::cout << line;
+  for (const auto& [from, b] : bins) {
+    const std::string range =
+        std::to_string(from) + "-" + std::to_string(from + kRatingBinWidth - 1);
+    std::string search = "-";
+    if (b.search_positions > 0)
+      search =
+          percent(b.search_top1, b.search_positions) + " of " + std::to_string(b.search_positions);
+    std::snprintf(line, sizeof line, "%-11s %9lld %13s %15.3f  %s\n", range.c_str(),
+                  (long long)b.positions, percent(b.policy_top1, b.positions).c_str(),
+                  b.policy_loglik / double(b.positions), search.c_str());
+    std::cout << line;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_human_eval(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<HumanEvalOptions>();
+  auto* cmd = app.add_subcommand(
+      "human-eval", "Measure how well the network predicts rated players' moves, per rating bin");
+  cmd->add_option("files", opt->files, "PGN files of rated games (WhiteElo/BlackElo tags)")
+      ->required();
+  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  cmd->add_option("--model", opt->model, "network model (default: the shipped one of the game)");
+  cmd->add_flag("--json", opt->json, "print one JSON object instead of the table");
+  cmd->add_option("--fold", opt->fold,
+                  "games of the held-out split to measure on: validation (default), train or all");
+  cmd->add_option("--search-visits", opt->search_visits,
+                  "also search positions with this many MCTS visits each (0, the default: no "
+                  "search)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
+  cmd->add_option("--every", opt->every,
+                  "search only every K-th position of rated players (the 1st, K+1-th, ...; "
+                  "default 1: all)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd->callback([opt, &exit_code] { exit_code = run_human_eval(*opt); });
+}
+
+}  // namespace kz::cli
