@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/test_util.h"
@@ -171,13 +172,18 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
           kz::test::bin("kumalak") + " levels-match --game kalah:4,3 --only beginner", &out, true),
       2)
       << out;
-  for (const char* bad : {"--resign-score 0.5", "--resign-score -0.1", "--resign-moves 0"}) {
+  const std::pair<const char*, const char*> refusals[] = {
+      {"--resign-score 0.5", "--resign-score: '0.5' is not a number in 0..0.5 (0.5 excluded)"},
+      {"--resign-score -0.1", "--resign-score: '-0.1' is not a number in 0..0.5 (0.5 excluded)"},
+      {"--resign-moves 0", "--resign-moves: '0' is not a whole number in 1..1000"}};
+  for (const auto& [bad, message] : refusals) {
+    out.clear();
     EXPECT_EQ(kz::test::run_command(
                   kz::test::bin("kumalak") + " levels-match --game kalah:4,3 " + bad, &out, true),
               2)
         << bad << "\n"
         << out;
-    EXPECT_NE(out.find("--resign-score < 0.5"), std::string::npos) << out;
+    EXPECT_NE(out.find(message), std::string::npos) << out;
   }
 }
 

@@ -61,7 +61,6 @@ int run_analyze(const AnalyzeOptions& opt) {
     spec = GameSpec::parse(opt.game);
     level = parse_level(opt.level);
     if (!opt.games.empty()) ranges = parse_ranges(opt.games);
-    check_think_options(opt.movetime, opt.depth);
   } catch (const ParseError& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";
     return 2;
@@ -173,12 +172,11 @@ void register_analyze(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<AnalyzeOptions>();
   auto* cmd = app.add_subcommand("analyze", "Annotate recorded games with the engine's judgement");
   cmd->add_option("files", opt->files, "PGN files")->required();
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-  cmd->add_option("--level", opt->level, "engine budget per position (default hard)");
-  cmd->add_option("--model", opt->model, "network model for the MCTS engine");
-  cmd->add_option("--movetime", opt->movetime, "seconds per position (replaces the level's)");
-  cmd->add_option("--depth", opt->depth,
-                  "search every position with the alpha-beta engine to this depth");
+  add_game_option(cmd, opt->game);
+  add_level_option(cmd, opt->level);
+  add_model_option(cmd, opt->model);
+  add_movetime_option(cmd, opt->movetime);
+  add_depth_option(cmd, opt->depth);
   cmd->add_option("--output,-o", opt->output, "write the annotated PGN here");
   cmd->add_option("--games", opt->games, "which games of each file, e.g. 1-3 or 2,5");
   cmd->callback([opt, &exit_code] { exit_code = run_analyze(*opt); });

@@ -235,25 +235,25 @@ void register_bench(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<BenchOptions>();
   auto* cmd =
       app.add_subcommand("bench", "Measure network and search speed; prints one JSON object");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  add_game_option(cmd, opt->game);
   cmd->add_option("--model", opt->model, "model file (default: a freshly initialised network)");
-  cmd->add_option("--batch", opt->batch, "positions per network call")->check(CLI::Range(1, 65536));
+  cmd->add_option("--batch", opt->batch, "positions per network call")->check(in_range(1, 65536));
   cmd->add_option("--threads", opt->threads, "LibTorch intra-op threads")
-      ->check(CLI::Range(1, 256));
+      ->check(in_range(1, kMaxThreads));
   cmd->add_option("--search-threads", opt->search_threads,
                   "search threads of the pipelined search (default: half the cores)")
-      ->check(CLI::Range(0, 256));
+      ->check(in_range(0, kMaxThreads));
   cmd->add_option("--seconds", opt->seconds, "total time, split between the three measurements")
-      ->check(CLI::Range(0.2, 3600.0));
+      ->check(in_range(0.2, 3600.0));
   cmd->add_option("--device", opt->device, "cpu, cuda or cuda:N");
   cmd->add_option("--channels", opt->channels, "network width for a fresh network")
-      ->check(CLI::Range(1, 1024));
+      ->check(in_range(1, 1024));
   cmd->add_option("--blocks", opt->blocks, "residual blocks for a fresh network")
-      ->check(CLI::Range(0, 64));
+      ->check(in_range(0, 64));
   cmd->add_option("--leaves-per-search", opt->leaves_per_search, "leaves each game adds to a batch")
-      ->check(CLI::Range(1, 1024));
+      ->check(in_range(1, 1024));
   cmd->add_option("--visits", opt->visits, "visits per move in the searching games")
-      ->check(CLI::Range(1, 1000000));
+      ->check(in_range(1, 1000000));
   cmd->add_option("--score-bounds", opt->score_bounds,
                   "exact margins in the search (true/false; false to compare the cost)");
   cmd->callback([opt, &exit_code] {

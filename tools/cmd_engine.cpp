@@ -15,8 +15,11 @@ void register_engine(CLI::App& app, int& exit_code) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("engine", "Speak the engine protocol on stdin/stdout");
-  cmd->add_option("--game", args->game, "the game at start (protocol: newgame GAME)");
-  cmd->add_option("--level", args->level, "the level at start (protocol: setoption name Level)");
+  add_game_option(cmd, args->game);
+  add_level_option(cmd, args->level);
+  cmd->footer(
+      "--game and --level are the start's; the protocol's `newgame GAME` and "
+      "`setoption name Level value L` change them (docs/protocol.md).");
   cmd->callback([args, &exit_code] {
     exit_code = run_engine_protocol(std::cin, args->game, args->level, load_model_evaluator);
   });

@@ -143,17 +143,16 @@ int run_hint(const HintOptions& opt) {
 void register_hint(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<HintOptions>();
   auto* cmd = app.add_subcommand("hint", "The best moves in a position, with reasons");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  add_game_option(cmd, opt->game);
   cmd->add_option("--position", opt->position, "the position string");
   cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers")
       ->each([opt](const std::string&) { opt->moves_given = true; });
   cmd->add_flag("--json", opt->json, "print one JSON object");
-  cmd->add_option("--level", opt->level, "engine strength (default expert: about 1 s)");
-  cmd->add_option("--model", opt->model, "network model for the MCTS engine");
-  cmd->add_option("--movetime", opt->movetime, "seconds to think (replaces the level's budget)");
-  cmd->add_option("--depth", opt->depth,
-                  "search with the alpha-beta engine to this depth in plies");
-  cmd->add_option("--count", opt->count, "how many moves to show");
+  add_level_option(cmd, opt->level);
+  add_model_option(cmd, opt->model);
+  add_movetime_option(cmd, opt->movetime);
+  add_depth_option(cmd, opt->depth);
+  cmd->add_option("--count", opt->count, "how many moves to show")->check(in_range(1, 1000000));
   cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
 }
 

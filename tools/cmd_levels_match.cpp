@@ -28,7 +28,8 @@ namespace kz::cli {
 
 namespace {
 
-struct MatchOptions {
+// The command line of `kumalak levels-match` (train/match.h's MatchOptions is one gating match).
+struct LevelsMatchOptions {
   std::string game = "togyz";
   int games = 100;
   int threads = 2;
@@ -73,7 +74,7 @@ const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
 // The settings a record was made with: a resumed match must use the same ones, or its
 // games would not be one match. Adjudication's keys are there only when it is on, so
 // records made before it existed (every game played out) still resume.
-nlohmann::ordered_json record_settings(const MatchOptions& o, const GameSpec& spec) {
+nlohmann::ordered_json record_settings(const LevelsMatchOptions& o, const GameSpec& spec) {
   nlohmann::ordered_json j = {{"levels_match_record", 1},
                               {"game", spec.name()},
                               {"games", o.games},
@@ -213,22 +214,12 @@ struct PairStats {
   int64_t verdict_plies = 0, verdict_game_plies = 0;
 };
 
-int run_levels_match(const MatchOptions& opt) {
+int run_levels_match(const LevelsMatchOptions& opt) {
   GameSpec spec;
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
     std::cerr << "kumalak levels-match: " << e.what() << "\n";
-    return 2;
-  }
-  if (opt.games < 2 || opt.threads < 1 || opt.opening_plies < 0 || opt.time_scale <= 0) {
-    std::cerr << "kumalak levels-match: need --games >= 2, --threads >= 1, --opening-plies >= "
-                 "0, --time-scale > 0\n";
-    return 2;
-  }
-  if (opt.resign_score < 0 || opt.resign_score >= 0.5 || opt.resign_moves < 1) {
-    std::cerr << "kumalak levels-match: need 0 <= --resign-score < 0.5 (0: off) and "
-                 "--resign-moves >= 1\n";
     return 2;
   }
   std::vector<int> uppers;
@@ -490,20 +481,22 @@ int run_levels_match(const MatchOptions& opt) {
 }  // namespace
 
 void register_levels_match(CLI::App& app, int& exit_code) {
-  auto opt = std::make_shared<MatchOptions>();
+  auto opt = std::make_shared<LevelsMatchOptions>();
   auto* cmd = app.add_subcommand(
       "levels-match", "Play each level against the level below and print the score table");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-  cmd->add_option("--games", opt->games, "games per pair (rounded up to even: paired openings)");
+  add_game_option(cmd, opt->game);
+  cmd->add_option("--games", opt->games, "games per pair (rounded up to even: paired openings)")
+      ->check(in_range(2, 10000000));
   cmd->add_option("--threads,--search-threads", opt->threads,
-                  "games played at once, one per search thread");
-  cmd->add_option("--opening-plies", opt->opening_plies, "random plies before the engines play");
-  cmd->add_option("--seed", opt->seed, "seed of the openings and of the levels' noise");
-  cmd->add_option("--time-scale", opt->time_scale,
-                  "multiplies the time and node budgets of hard and expert");
+                  "games played at once, one per search thread")
+      ->check(in_range(1, kMaxThreads));
+  cmd->add_option("--opening-plies", opt->opening_plies, "random plies before the engines play")
+      ->check(in_range(0, 1000));
+  add_seed_option(cmd, opt->seed);
+  add_time_scale_option(cmd, opt->time_scale);
   cmd->add_option("--only", opt->only, "play one pair: this level against the one below");
   cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies");
-  cmd->add_option("--model", opt->model, "network for hard and expert, as in kumalak play");
+  add_model_option(cmd, opt->model);
   cmd->add_flag("--alphabeta", opt->alphabeta_only, "alpha-beta at every level, even with a model");
   cmd->add_flag("--same-level", opt->same_level, "the lower side plays the upper's level too");
   cmd->add_flag("--lower-alphabeta", opt->lower_alphabeta,
@@ -517,9 +510,11 @@ void register_levels_match(CLI::App& app, int& exit_code) {
                   "file and settings to resume a stopped match");
   cmd->add_option("--resign-score", opt->resign_score,
                   "end a game when both engines agree it is lost: the loser's own expected "
-                  "score at most this, the winner's at least 1 minus it (0: off; e.g. 0.03)");
+                  "score at most this, the winner's at least 1 minus it (0: off; e.g. 0.03)")
+      ->check(in_range(0.0, 0.5, Ends::kNotHigh));
   cmd->add_option("--resign-moves", opt->resign_moves,
-                  "... on each of this many consecutive moves of each engine (default 3)");
+                  "... on each of this many consecutive moves of each engine (default 3)")
+      ->check(in_range(1, 1000));
   cmd->add_flag("--resign-verify", opt->resign_verify,
                 "note the adjudication's verdicts but play every game out, counting wrong ones");
   cmd->add_flag("-v,--verbose", opt->verbose, "print every game's result on stderr");

@@ -20,8 +20,8 @@ struct PerftOptions {
 void register_perft(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<PerftOptions>();
   auto* cmd = app.add_subcommand("perft", "Count legal move sequences to each depth 1..D");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-  cmd->add_option("--depth,-d", opt->depth, "deepest depth")->check(CLI::Range(0, 30));
+  add_game_option(cmd, opt->game);
+  cmd->add_option("--depth,-d", opt->depth, "deepest depth")->check(in_range(0, 30));
   cmd->add_option("--position", opt->position, "position string (default: the start)");
   cmd->callback([opt, &exit_code] {
     Position pos;

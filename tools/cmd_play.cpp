@@ -457,14 +457,15 @@ int run_play(const PlayOptions& opt) {
 void register_play(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<PlayOptions>();
   auto* cmd = app.add_subcommand("play", "Play against the engine in the terminal");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-  cmd->add_option("--level", opt->level, "beginner, easy, medium, hard or expert");
-  cmd->add_option("--model", opt->model, "network model for the MCTS engine (hard, expert, hints)");
+  add_game_option(cmd, opt->game);
+  add_level_option(cmd, opt->level);
+  add_model_option(cmd, opt->model);
   cmd->add_option("--human", opt->human, "your side: white or black (Kalah: south or north)");
   cmd->add_option("--engine-plays", opt->engine_plays, "the engine's side, instead of --human");
-  cmd->add_option("--seed", opt->seed, "seed of the engine's randomness (low levels)");
-  cmd->add_option("--movetime", opt->movetime, "engine seconds per move (default: the level's)");
-  cmd->add_option("--hint-movetime", opt->hint_movetime, "seconds for hint and eval");
+  add_seed_option(cmd, opt->seed);
+  add_movetime_option(cmd, opt->movetime);
+  cmd->add_option("--hint-movetime", opt->hint_movetime, "seconds for hint and eval")
+      ->check(in_range(0.0, kMaxMoveTimeSeconds));
   cmd->add_option("--position", opt->position, "start from this position string");
   cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
 }

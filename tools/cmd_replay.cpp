@@ -93,7 +93,7 @@ int run_replay(const ReplayOptions& opt) {
 void register_replay(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<ReplayOptions>();
   auto* cmd = app.add_subcommand("replay", "Replay games and print one JSON line per game");
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+  add_game_option(cmd, opt->game);
   cmd->add_option("--moves", opt->moves, "the mover's pit numbers, 1-based, separated by spaces")
       ->each([opt](const std::string&) { opt->moves_given = true; });
   cmd->add_option("--position", opt->position,

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/notation.h"
+#include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
@@ -32,13 +33,6 @@ double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss / 1024.0;  // Linux: KiB
-}
-
-GameSpec kalah_spec(const std::string& game) {
-  const GameSpec spec = GameSpec::parse(game);
-  if (spec.is_togyz())
-    throw ParseError("'" + game + "': solving is for Kalah games (Togyz Kumalak is not solvable)");
-  return spec;
 }
 
 // The table a command asked for: --egtb-seeds N (0 = none, -1 = the largest cached or the default).
@@ -67,7 +61,7 @@ int run_solve(const SolveOptions& opt) {
   GameSpec spec;
   Position pos;
   try {
-    spec = kalah_spec(opt.game);
+    spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
     if (!opt.position.empty() && !opt.moves.empty())
       throw ParseError("give --position or --moves, not both");
     pos = !opt.moves.empty()
@@ -122,7 +116,7 @@ int run_egtb(const EgtbOptions& opt, bool build) {
   const char* who = build ? "kumalak egtb build" : "kumalak egtb info";
   GameSpec spec;
   try {
-    spec = kalah_spec(opt.game);
+    spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
   } catch (const ParseError& e) {
     std::cerr << who << ": " << e.what() << "\n";
     return 2;
@@ -134,9 +128,6 @@ int run_egtb(const EgtbOptions& opt, bool build) {
   try {
     const auto t0 = std::chrono::steady_clock::now();
     if (build) {
-      if (KalahEndgameDb::entries(spec.pits, seeds) == 0)
-        throw std::invalid_argument("--seeds " + std::to_string(seeds) +
-                                    " is out of range (1..40)");
       const KalahEndgameDb db =
           KalahEndgameDb::build(spec.variant, spec.pits, seeds, [](int level, double s) {
             std::fprintf(stderr, "  %2d seeds done, %.1f s\n", level, s);
@@ -198,7 +189,7 @@ int run_check(const CheckOptions& opt) {
   GameSpec spec;
   Level level;
   try {
-    spec = kalah_spec(opt.game);
+    spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
     level = parse_level(opt.level);
   } catch (const ParseError& e) {
     std::cerr << "kumalak perfect-check: " << e.what() << "\n";
@@ -307,24 +298,32 @@ int run_check(const CheckOptions& opt) {
   return status;
 }
 
+// The most seeds on the pits an endgame database covers (mcts/kalah_solver.cpp).
+constexpr int kMaxEgtbSeeds = 40;
+
+// The endgame database and the transposition table of the solver, in solve and in
+// perfect-check's reference solver.
+void add_solver_options(CLI::App* cmd, int& egtb_seeds, std::string& egtb_dir, int& hash_mib) {
+  cmd->add_option("--egtb-seeds", egtb_seeds,
+                  "endgame database size in seeds on the pits (0: none; default: the largest in "
+                  "the folder, else by size)")
+      ->check(in_range(-1, kMaxEgtbSeeds));
+  cmd->add_option("--egtb-dir", egtb_dir, "endgame database folder (default: the cache)");
+  cmd->add_option("--hash", hash_mib, "transposition table MiB")->check(in_range(1, 65536));
+}
+
 }  // namespace
 
 void register_solve(CLI::App& app, int& exit_code) {
   {
     auto opt = std::make_shared<SolveOptions>();
     auto* cmd = app.add_subcommand("solve", "Kalah: the exact perfect-play margin of a position");
-    cmd->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
+    add_kalah_game_option(cmd, opt->game);
     cmd->add_option("--position", opt->position, "position string (default: the start)");
     cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers");
-    cmd->add_option(
-           "--egtb-seeds", opt->egtb_seeds,
-           "endgame database size in seeds on the pits (0: none; default: the largest in the "
-           "folder, else by size)")
-        ->check(CLI::Range(-1, 40));
-    cmd->add_option("--egtb-dir", opt->egtb_dir, "endgame database folder (default: the cache)");
-    cmd->add_option("--hash", opt->hash_mib, "transposition table MiB")
-        ->check(CLI::Range(1, 65536));
-    cmd->add_option("--movetime", opt->movetime, "give up after this many seconds (0: never)");
+    add_solver_options(cmd, opt->egtb_seeds, opt->egtb_dir, opt->hash_mib);
+    cmd->add_option("--movetime", opt->movetime, "give up after this many seconds (0: never)")
+        ->check(in_range(0.0, kMaxMoveTimeSeconds));
     cmd->add_flag("--all", opt->all_moves, "the exact margin of every move");
     cmd->callback([opt, &exit_code] { exit_code = run_solve(*opt); });
   }
@@ -335,8 +334,9 @@ void register_solve(CLI::App& app, int& exit_code) {
     auto* build = cmd->add_subcommand("build", "build one into the cache folder");
     auto* info = cmd->add_subcommand("info", "read one back and check its checksum");
     for (auto* c : {build, info}) {
-      c->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-      c->add_option("--seeds", opt->seeds, "seeds on the pits it covers (default by size)");
+      add_kalah_game_option(c, opt->game);
+      c->add_option("--seeds", opt->seeds, "seeds on the pits it covers (default by size)")
+          ->check(in_range(0, kMaxEgtbSeeds));
       c->add_option("--dir", opt->dir, "folder (default $KZ_EGTB_DIR or ~/.cache/kumalak/egtb)");
     }
     build->callback([opt, &exit_code] { exit_code = run_egtb(*opt, true); });
@@ -346,19 +346,17 @@ void register_solve(CLI::App& app, int& exit_code) {
     auto opt = std::make_shared<CheckOptions>();
     auto* cmd = app.add_subcommand(
         "perfect-check", "Kalah: how often a level keeps the perfect-play margin (benchmark)");
-    cmd->add_option("--game", opt->game, "kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-    cmd->add_option("--level", opt->level, "the level to judge (default expert)");
-    cmd->add_option("--model", opt->model, "network model for the MCTS engine");
+    add_kalah_game_option(cmd, opt->game);
+    add_level_option(cmd, opt->level);  // the level to judge
+    add_model_option(cmd, opt->model);
     cmd->add_option("--positions", opt->positions, "positions to judge")
-        ->check(CLI::Range(1, 100000));
+        ->check(in_range(1, 100000));
     cmd->add_option("--games", opt->games, "whole games against perfect play, per colour");
-    cmd->add_option("--seed", opt->seed, "random opening plies");
-    cmd->add_option("--time-scale", opt->time_scale, "multiplies the level's time");
-    cmd->add_option("--solve-seconds", opt->solve_s, "reference solver's limit per position");
-    cmd->add_option("--egtb-seeds", opt->egtb_seeds, "reference's endgame database (seeds)")
-        ->check(CLI::Range(-1, 40));
-    cmd->add_option("--egtb-dir", opt->egtb_dir, "endgame database folder");
-    cmd->add_option("--hash", opt->hash_mib, "reference's transposition table MiB");
+    add_seed_option(cmd, opt->seed);
+    add_time_scale_option(cmd, opt->time_scale);
+    cmd->add_option("--solve-seconds", opt->solve_s, "reference solver's limit per position")
+        ->check(in_range(0.0, kMaxMoveTimeSeconds));
+    add_solver_options(cmd, opt->egtb_seeds, opt->egtb_dir, opt->hash_mib);
     cmd->callback([opt, &exit_code] { exit_code = run_check(*opt); });
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mcts/levels.h"
+#include "tools/cli_options.h"  // the options several commands share
 
 namespace kz::cli {
 
@@ -25,11 +26,6 @@ void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
 void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
 void register_human_eval(CLI::App& app, int& exit_code);
-
-// The thinking budget of hint and analyze: --movetime in seconds, finite and in
-// 0..kMaxMoveTimeSeconds (core/numbers.h), --depth in plies, 0..kMaxSearchDepth.
-// Throws ParseError naming the option.
-void check_think_options(double movetime_s, int depth);
 
 // `kumalak engine` on any stream of commands (register_engine passes std::cin and the
 // network, nn/model_evaluator.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its

@@ -17,7 +17,7 @@
 #include "core/atomic_file.h"
 #include "core/run_lock.h"
 #include "nn/allocator.h"
-#include "tools/config_flags.h"
+#include "tools/cli_options.h"
 #include "train/elo.h"
 #include "train/follow.h"
 #include "train/gate.h"
@@ -39,16 +39,14 @@ int main(int argc, char** argv) {
   app.add_option("--max-seconds", follow_bounds.max_seconds,
                  "with --follow: start no match after this many seconds");
   int threads = 0, games = 0, visits = 0, parallel = 0, search_threads = 0;
-  app.add_option("--config", config_path, "run config (configs/*.toml)")->check(CLI::ExistingFile);
-  app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
+  kz::cli::add_config_option(app, config_path);
+  kz::cli::add_torch_threads_option(app, threads);
   app.add_option("--games", games, "games per match (default: gate.games)")
-      ->check(CLI::Range(2, 10000000));
+      ->check(kz::cli::in_range(2, 10000000));
   app.add_option("--visits", visits, "visits per move (default: gate.visits)")
-      ->check(CLI::Range(1, 10000000));
+      ->check(kz::cli::in_range(1, 10000000));
   app.add_option("--parallel", parallel, "games at once (default: gate.games_in_parallel)");
-  app.add_option("--search-threads", search_threads,
-                 "search threads (default: search.threads, else half the cores)")
-      ->check(CLI::Range(1, 256));
+  kz::cli::add_search_threads_option(app, search_threads);
 
   auto* match = app.add_subcommand("match", "Play candidate against baseline");
   std::string candidate, baseline, promote_to, json_out;
@@ -85,9 +83,9 @@ int main(int argc, char** argv) {
   ladder->add_option("--anchor-ab", anchor_ab,
                      "also play every model against alpha-beta at this depth");
   ladder->add_option("--reach", reach, "play each model against the next REACH models")
-      ->check(CLI::Range(1, 100));
+      ->check(kz::cli::in_range(1, 100));
   ladder->add_option("--out", out_dir, "folder for ladder.csv, ladder.png and matches.jsonl");
-  kz::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
+  kz::cli::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
 
   try {

@@ -24,7 +24,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);
+    // A value an option's check refuses (a game, a level, a number out of range:
+    // tools/cli_options.h) is a bad command line like those the commands refuse
+    // themselves, and every command exits with 2 for those (docs/rules-core.md).
+    return e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ValidationError) ? 2 : status;
   }
   return exit_code;
 }

@@ -11,7 +11,7 @@
 #include <iostream>
 
 #include "nn/allocator.h"
-#include "tools/config_flags.h"
+#include "tools/cli_options.h"
 #include "train/follow.h"
 #include "train/selfplay.h"
 
@@ -25,36 +25,31 @@ int main(int argc, char** argv) {
   int max_games = 0;
   double max_seconds = 0;
   bool summary = false;
-  app.add_option("--config", config_path,
-                 "run config (configs/*.toml; with --follow only to start a new run)")
-      ->check(CLI::ExistingFile);
+  kz::cli::add_config_option(app, config_path);
   app.add_option("--follow", follow,
                  "continuous mode: play with RUN/models/best.pt until stopped, shards under "
                  "RUN/data (needs --worker)");
   app.add_option("--max-games", max_games, "with --follow: stop after this many games")
-      ->check(CLI::Range(1, 100000000));
+      ->check(kz::cli::in_range(1, 100000000));
   app.add_option("--max-seconds", max_seconds,
                  "with --follow: start no game after this many seconds")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(kz::cli::in_range(0.0, 1e9));
   app.add_flag("--summary", summary,
                "with --follow: read every shard of RUN/data, print shards, games, rows and "
                "unreadable files, and exit");
   app.add_option("--model", model, "model file (default: a fresh generation-0 network)");
   app.add_option("--out", out, "folder for the shards (shared by all workers)");
   app.add_option("--games", games, "games this worker plays for this generation")
-      ->check(CLI::Range(1, 100000000));
+      ->check(kz::cli::in_range(1, 100000000));
   app.add_option("--generation", generation, "generation recorded in the shards")
-      ->check(CLI::Range(0, 1000000));
+      ->check(kz::cli::in_range(0, 1000000));
   app.add_option("--seed", seed, "random seed (default: the config's); different per worker");
   app.add_option("--worker", worker,
                  "worker id used for resuming (default: from seed and generation)");
-  app.add_option("--threads", threads, "LibTorch threads (default: the config's train.threads)");
+  kz::cli::add_torch_threads_option(app, threads);
   app.add_option("--visits", visits, "override selfplay.full_visits");
-  app.add_option("--search-threads", search_threads,
-                 "search threads, each playing its share of the games (default: the config's "
-                 "search.threads, else half the cores)")
-      ->check(CLI::Range(1, 256));
-  kz::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
+  kz::cli::add_search_threads_option(app, search_threads);
+  kz::cli::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
   try {
     if (!follow.empty()) {

@@ -7,7 +7,7 @@
 
 #include "nn/allocator.h"
 #include "nn/model_file.h"
-#include "tools/config_flags.h"
+#include "tools/cli_options.h"
 #include "train/config_schema.h"
 #include "train/follow.h"
 #include "train/trainer.h"
@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   kz::TrainOptions o;
   std::string config_path;
   int threads = 0;
-  app.add_option("--config", config_path, "run config (configs/*.toml)")->check(CLI::ExistingFile);
+  kz::cli::add_config_option(app, config_path);
   auto* data = app.add_option("--data", o.data_dir, "folder of shards (searched recursively)");
   app.add_option("--init", o.init_model, "starting model (default: a fresh network)");
   auto* out = app.add_option("--out", o.out_model, "model file to write (required to train)");
@@ -26,10 +26,10 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", o.metrics_path, "append per-step metrics here (.jsonl or .csv)");
   app.add_option("--plot", o.plot_path, "write a PNG of the loss curves here (needs --metrics)");
   app.add_option("--steps", o.steps, "optimizer steps (default: train.steps_per_generation)")
-      ->check(CLI::Range(1, 100000000));
+      ->check(kz::cli::in_range(1, 100000000));
   app.add_option("--generation", o.generation,
                  "generation recorded in the output (default: init's + 1)");
-  app.add_option("--threads", threads, "LibTorch threads (default: train.threads)");
+  kz::cli::add_torch_threads_option(app, threads);
   app.add_flag("--resume", o.resume, "continue from the checkpoint when there is one");
   app.add_flag("--grow", o.grow,
                "grow the --init model to the config's [network] channels x blocks first; "
@@ -42,32 +42,32 @@ int main(int argc, char** argv) {
   int rank = -1, world_size = -1, master_port = -1;
   std::string master_addr;
   app.add_option("--rank", rank, "this process's rank (default: RANK or SLURM_PROCID, else 0)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(kz::cli::in_range(0, 1 << 20));
   app.add_option("--world-size", world_size,
                  "number of ranks (default: WORLD_SIZE or SLURM_NTASKS, else 1)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(kz::cli::in_range(1, 1 << 20));
   app.add_option("--master-addr", master_addr,
                  "rank 0's address (default: MASTER_ADDR, else 127.0.0.1)");
   app.add_option("--master-port", master_port, "rank 0's port (default: MASTER_PORT, else 29500)")
-      ->check(CLI::Range(1, 65535));
+      ->check(kz::cli::in_range(1, 65535));
   app.add_option("--dist-timeout", o.distributed.timeout_s,
                  "seconds any rank waits for the others before giving up (default 300)")
-      ->check(CLI::Range(1, 86400));
+      ->check(kz::cli::in_range(1, 86400));
   app.add_option("--batch-slices", o.batch_slices,
                  "compute each step's batch as N slices, averaged: N ranks' arithmetic in one "
                  "process (default 1)")
-      ->check(CLI::Range(1, 65536));
+      ->check(kz::cli::in_range(1, 65536));
   app.add_option("--loader-threads", o.loader_threads,
                  "threads encoding the next steps' batches ahead of the optimizer (0 = none; "
                  "default 1)")
-      ->check(CLI::Range(0, 64));
+      ->check(kz::cli::in_range(0, 64));
   bool init_only = false;
   app.add_flag("--init-only", init_only,
                "write a freshly initialised generation-0 model to --out and exit (with "
                "--init and --grow: the --init model grown to the config's size)");
   // The run config's keys, declared once in train/config_schema.cpp: listed, read and
   // dumped here, so that scripts (tools/loop.sh) never parse TOML themselves.
-  kz::add_help_config_flag(app);
+  kz::cli::add_help_config_flag(app);
   app.add_flag_callback(
          "--help-config-markdown",
          [] {
