@@ -97,7 +97,7 @@ TEST(CliOptions, EveryCommandShowsTheOneGameHelp) {
     EXPECT_EQ(help, kalah_only.count(command) ? cli::kKalahGameHelp : cli::kGameHelp) << command;
   for (const std::string command :
        {"replay", "perft", "bench", "levels-match", "play", "hint", "analyze", "engine", "solve",
-        "egtb build", "egtb info", "perfect-check"})
+        "egtb build", "egtb info", "perfect-check", "human-eval"})
     EXPECT_TRUE(help_of.count(command)) << command << " shows no --game";
 }
 

@@ -291,19 +291,19 @@ void register_human_eval(CLI::App& app, int& exit_code) {
       "human-eval", "Measure how well the network predicts rated players' moves, per rating bin");
   cmd->add_option("files", opt->files, "PGN files of rated games (WhiteElo/BlackElo tags)")
       ->required();
-  cmd->add_option("--game", opt->game, "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
-  cmd->add_option("--model", opt->model, "network model (default: the shipped one of the game)");
+  add_game_option(cmd, opt->game);
+  add_model_option(cmd, opt->model);
   cmd->add_flag("--json", opt->json, "print one JSON object instead of the table");
   cmd->add_option("--fold", opt->fold,
                   "games of the held-out split to measure on: validation (default), train or all");
   cmd->add_option("--search-visits", opt->search_visits,
                   "also search positions with this many MCTS visits each (0, the default: no "
                   "search)")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 30));
+      ->check(in_range(int64_t(0), int64_t(1) << 30));
   cmd->add_option("--every", opt->every,
                   "search only every K-th position of rated players (the 1st, K+1-th, ...; "
                   "default 1: all)")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+      ->check(in_range(int64_t(1), int64_t(1) << 40));
   cmd->callback([opt, &exit_code] { exit_code = run_human_eval(*opt); });
 }
 
