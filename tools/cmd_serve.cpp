@@ -34,6 +34,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/game_session.h"
 #include "core/notation.h"
 #include "mcts/advice.h"
 #include "mcts/analysis.h"
@@ -103,12 +104,9 @@ std::string random_id() {
 
 struct Session {
   std::string id;
-  GameSpec spec;
-  Position start, pos;
-  std::vector<int> moves;
+  GameSession game;  // the position, the moves and a loaded record's tags
   Level level = Level::kMedium;
   int human = 0;  // 0 / 1: the person's side, the engine plays the other; kHuman2: both people
-  std::vector<std::pair<std::string, std::string>> tags;  // of a loaded record
   // Bumped whenever the game changes; a job's result for an older generation is dropped.
   uint64_t generation = 0;
   uint64_t version = 0;  // bumped on every change the page should redraw
@@ -131,12 +129,10 @@ struct Session {
   std::string analysis_engine;
   std::vector<MoveJudgement> judged;  // plies judged so far, from the first
 
+  const GameSpec& spec() const { return game.spec(); }
+  const Position& pos() const { return game.position(); }
   bool engine_to_move() const {
-    return human != kHuman2 && !pos.is_decided() && pos.to_move != human;
-  }
-  void replay() {
-    pos = start;
-    for (int m : moves) pos.play(m);
+    return human != kHuman2 && !pos().is_decided() && pos().to_move != human;
   }
   // The game changed: drop what was computed for the old one.
   void changed() {
@@ -435,15 +431,13 @@ class Server {
 
   // The position and settings of a new game from a request; throws ApiError/ParseError.
   static void setup_from(const json& b, Session& s) {
-    s.spec = GameSpec::parse(str_field(b, "game", s.spec.name()));
+    const GameSpec spec = GameSpec::parse(str_field(b, "game", s.spec().name()));
     s.level = level_field(b, "level", s.level);
-    s.human = side_field(b, s.spec, s.human);
+    s.human = side_field(b, spec, s.human);
     const std::string pos = str_field(b, "position", "");
-    s.start = pos.empty() ? Position::start(s.spec) : Position::parse(pos, s.spec);
-    if (s.start.is_over()) throw ApiError(400, "the game in that position is already over");
-    s.moves.clear();
-    s.tags.clear();
-    s.pos = s.start;
+    const Position start = pos.empty() ? Position::start(spec) : Position::parse(pos, spec);
+    if (start.is_over()) throw ApiError(400, "the game in that position is already over");
+    s.game = GameSession(spec, start);
   }
 
   json new_game(const json& b) {
@@ -456,7 +450,7 @@ class Server {
       if (it != sessions_.end()) existing = it->second.get();
     }
     if (existing) {
-      fresh.spec = existing->spec;
+      fresh.game = GameSession(existing->spec());
       fresh.level = existing->level;
       fresh.human = existing->human;
     }
@@ -472,13 +466,9 @@ class Server {
       sessions_[made->id] = std::move(made);
     }
     s->changed();
-    s->spec = fresh.spec;
+    s->game = fresh.game;
     s->level = fresh.level;
     s->human = fresh.human;
-    s->start = fresh.start;
-    s->pos = fresh.pos;
-    s->moves.clear();
-    s->tags.clear();
     s->message.clear();
     s->last_seen = Clock::now();
     if (s->engine_to_move()) enqueue(*s, Task::kMove);
@@ -489,14 +479,15 @@ class Server {
     std::lock_guard<std::mutex> lock(mutex_);
     Session& s = session_of(b);
     if (!b.contains("move")) throw ApiError(400, "'move' is missing");
-    if (s.pos.is_decided()) throw ApiError(409, "the game is over: undo or start a new game");
+    if (s.pos().is_decided()) throw ApiError(409, "the game is over: undo or start a new game");
     if (s.engine_to_move() || (s.task == Task::kMove))
       throw ApiError(409, "it is the engine's move: wait for it");
-    if (s.moves.size() >= kMaxPlies)
+    if (s.game.plies() >= kMaxPlies)
       throw ApiError(400, "the game is " + std::to_string(kMaxPlies) + " plies long already");
     int move = -1;
     const json& m = b["move"];
-    const int n = s.pos.npits;
+    const Position& pos = s.pos();
+    const int n = pos.npits;
     if (m.is_number_integer()) {
       const long v = m.get<long>();
       if (v < 1 || v > n)
@@ -505,12 +496,12 @@ class Server {
       move = int(v) - 1;
     } else if (m.is_string()) {
       const std::string t = str_field(b, "move", "", 20);
-      const MoveToken tok = parse_move_token(t, s.spec);
+      const MoveToken tok = parse_move_token(t, s.spec());
       if (tok.from < 1 || tok.from > n)
         throw ApiError(400, "there is no pit " + std::to_string(tok.from));
       move = tok.from - 1;
-      if (s.pos.is_legal(move) && tok.landing) {
-        Position q = s.pos;
+      if (pos.is_legal(move) && tok.landing) {
+        Position q = pos;
         const auto info = q.play(move);
         if (*tok.landing != info.landing_index + 1)
           throw ApiError(400, "from " + std::to_string(tok.from) + " the last stone lands on " +
@@ -520,15 +511,13 @@ class Server {
     } else {
       throw ApiError(400, "'move' must be a pit number or a move in notation");
     }
-    if (!s.pos.is_legal(move))
-      throw ApiError(400,
-                     std::string(s.spec.is_togyz() ? "hole " : "pit ") + std::to_string(move + 1) +
-                         " of " + side_word(s.spec, s.pos.to_move) + " is " +
-                         (s.spec.is_togyz() && s.pos.tuzdyk[s.pos.to_move ^ 1] == move ? "a tuzdyk"
-                                                                                       : "empty"));
+    if (!pos.is_legal(move))
+      throw ApiError(
+          400, std::string(pos.is_togyz() ? "hole " : "pit ") + std::to_string(move + 1) + " of " +
+                   side_word(s.spec(), pos.to_move) + " is " +
+                   (pos.is_togyz() && pos.tuzdyk[pos.to_move ^ 1] == move ? "a tuzdyk" : "empty"));
     s.changed();
-    s.moves.push_back(move);
-    s.pos.play(move);
+    s.game.play(move);
     s.message.clear();
     if (s.engine_to_move()) enqueue(s, Task::kMove);
     return state(s);
@@ -539,26 +528,20 @@ class Server {
     Session& s = session_of(b);
     size_t keep;
     if (auto ply = int_field(b, "ply")) {
-      if (*ply < 0 || size_t(*ply) > s.moves.size())
-        throw ApiError(400, "'ply' must be 0.." + std::to_string(s.moves.size()));
+      if (*ply < 0 || size_t(*ply) > s.game.plies())
+        throw ApiError(400, "'ply' must be 0.." + std::to_string(s.game.plies()));
       keep = size_t(*ply);
     } else if (s.human == kHuman2) {
-      if (s.moves.empty()) throw ApiError(409, "nothing to undo");
-      keep = s.moves.size() - 1;
+      if (s.game.plies() == 0) throw ApiError(409, "nothing to undo");
+      keep = s.game.plies() - 1;
     } else {
       // Back to before the person's last move (with the engine's replies after it).
-      Position p = s.start;
-      std::optional<size_t> last;
-      for (size_t i = 0; i < s.moves.size(); ++i) {
-        if (p.to_move == s.human) last = i;
-        p.play(s.moves[i]);
-      }
+      const std::optional<size_t> last = s.game.last_move_of(s.human);
       if (!last) throw ApiError(409, "nothing to undo: you have not moved yet");
       keep = *last;
     }
     s.changed();
-    s.moves.resize(keep);
-    s.replay();
+    s.game.undo_to(keep);
     s.message.clear();
     if (s.engine_to_move()) enqueue(s, Task::kMove);
     return state(s);
@@ -568,7 +551,7 @@ class Server {
     std::lock_guard<std::mutex> lock(mutex_);
     Session& s = session_of(b);
     const Level level = level_field(b, "level", Level::kHard);
-    if (s.pos.is_decided()) throw ApiError(409, "the game is over");
+    if (s.pos().is_decided()) throw ApiError(409, "the game is over");
     if (s.task != Task::kNone)
       throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
     s.hint_level = level;
@@ -581,12 +564,12 @@ class Server {
     std::lock_guard<std::mutex> lock(mutex_);
     Session& s = session_of(b);
     const Level level = level_field(b, "level", Level::kHard);
-    if (s.moves.empty()) throw ApiError(409, "no moves to analyse yet");
+    if (s.game.plies() == 0) throw ApiError(409, "no moves to analyse yet");
     if (s.task != Task::kNone)
       throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
-    if (s.analysis_level != level || s.judged.size() > s.moves.size()) s.judged.clear();
+    if (s.analysis_level != level || s.judged.size() > s.game.plies()) s.judged.clear();
     s.analysis_level = level;
-    s.analysis_active = s.judged.size() < s.moves.size();
+    s.analysis_active = s.judged.size() < s.game.plies();
     if (s.analysis_active) enqueue(s, Task::kAnalysis);
     ++s.version;
     return state(s);
@@ -624,7 +607,7 @@ class Server {
     Session& s = session_of(b);
     std::string game = str_field(b, "game", "");
     if (game.empty()) game = g.tag("Variant");
-    const GameSpec spec = game.empty() ? s.spec : GameSpec::parse(game);
+    const GameSpec spec = game.empty() ? s.spec() : GameSpec::parse(game);
     Position start = Position::start(spec);
     if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
     const ReplayResult rr = replay_record(g, start);
@@ -633,13 +616,11 @@ class Server {
     const int human = side_field(b, spec, kHuman2);  // a loaded game is reviewed by default
     const Level level = level_field(b, "level", s.level);
     s.changed();
-    s.spec = spec;
-    s.start = start;
-    s.moves = rr.moves;
-    s.pos = rr.final_position;
+    s.game = GameSession(spec, start);
+    for (int m : rr.moves) s.game.play(m);
+    s.game.set_tags(g.tags);
     s.human = human;
     s.level = level;
-    s.tags = g.tags;
     s.message = "loaded " + std::to_string(rr.moves.size()) + " plies";
     if (s.engine_to_move()) enqueue(s, Task::kMove);
     return state(s);
@@ -648,16 +629,13 @@ class Server {
   json board_at(const json& b) {
     std::lock_guard<std::mutex> lock(mutex_);
     Session& s = session_of(b);
-    const long ply = int_field(b, "ply").value_or(long(s.moves.size()));
-    if (ply < 0 || size_t(ply) > s.moves.size())
-      throw ApiError(400, "'ply' must be 0.." + std::to_string(s.moves.size()));
-    Position p = s.start, before = s.start;
-    for (long i = 0; i < ply; ++i) {
-      before = p;
-      p.play(s.moves[size_t(i)]);
-    }
-    json out = {{"ply", ply}, {"board", board_json(p)}};
-    if (ply > 0) out["last"] = move_json(before, s.moves[size_t(ply) - 1], size_t(ply));
+    const long ply = int_field(b, "ply").value_or(long(s.game.plies()));
+    if (ply < 0 || size_t(ply) > s.game.plies())
+      throw ApiError(400, "'ply' must be 0.." + std::to_string(s.game.plies()));
+    json out = {{"ply", ply}, {"board", board_json(s.game.position_at(size_t(ply)))}};
+    if (ply > 0)
+      out["last"] = move_json(s.game.position_at(size_t(ply) - 1), s.game.moves()[size_t(ply) - 1],
+                              size_t(ply));
     return out;
   }
 
@@ -674,29 +652,17 @@ class Server {
   std::string record(const json& b) {
     std::lock_guard<std::mutex> lock(mutex_);
     Session& s = session_of(b);
-    std::vector<std::pair<std::string, std::string>> tags = s.tags;
-    auto set = [&](const std::string& k, const std::string& v, bool keep_existing) {
-      for (auto& [name, value] : tags)
-        if (name == k) {
-          if (!keep_existing) value = v;
-          return;
-        }
-      tags.emplace_back(k, v);
-    };
     const std::string engine = std::string("KumalakZero ") + level_name(s.level);
-    set("Event", "KumalakZero game", true);
-    set("Site", "kumalak serve", true);
-    set("White", s.human == 0 || s.human == kHuman2 ? "Human" : engine, true);
-    set("Black", s.human == 1 || s.human == kHuman2 ? "Human" : engine, true);
-    set("Result", s.pos.is_decided() ? outcome_string(s.pos.outcome()) : "*", false);
-    set("Variant", s.spec.name(), false);
-    if (!(s.start == Position::start(s.spec))) set("FEN", s.start.to_string(), false);
+    RecordHeader header{.site = "kumalak serve",
+                        .white = s.human == 0 || s.human == kHuman2 ? "Human" : engine,
+                        .black = s.human == 1 || s.human == kHuman2 ? "Human" : engine,
+                        .annotator = ""};
     std::vector<std::string> comments;
-    if (s.judged.size() == s.moves.size() && !s.moves.empty()) {
+    if (s.judged.size() == s.game.plies() && s.game.plies() > 0) {
       for (const auto& j : s.judged) comments.push_back(j.comment);
-      set("Annotator", "KumalakZero " + s.analysis_engine, false);
+      header.annotator = "KumalakZero " + s.analysis_engine;
     }
-    return write_pgn(tags, s.start, s.moves, comments);
+    return s.game.record(header, comments);
   }
 
   // --- State sent to the page ----------------------------------------------------------
@@ -716,15 +682,12 @@ class Server {
 
   json state(const Session& s) const {
     json moves = json::array();
-    Position p = s.start;
-    for (size_t i = 0; i < s.moves.size(); ++i) {
-      moves.push_back(move_json(p, s.moves[i], i + 1));
-      p.play(s.moves[i]);
-    }
+    for (size_t i = 0; i < s.game.plies(); ++i)
+      moves.push_back(move_json(s.game.position_at(i), s.game.moves()[i], i + 1));
     json engine = {{"task", task_name(s.task)},
                    {"running", s.running},
                    {"name", s.engine_name},
-                   {"progress", s.progress ? progress_json(s.pos, *s.progress) : json()}};
+                   {"progress", s.progress ? progress_json(s.pos(), *s.progress) : json()}};
     if (s.task != Task::kNone && !s.running) {
       size_t ahead = 0;
       for (const auto& j : queue_) {
@@ -735,24 +698,24 @@ class Server {
     }
     json out = {{"session", s.id},
                 {"version", s.version},
-                {"game", s.spec.name()},
-                {"togyz", s.spec.is_togyz()},
-                {"npits", s.spec.pits},
+                {"game", s.spec().name()},
+                {"togyz", s.spec().is_togyz()},
+                {"npits", s.spec().pits},
                 {"level", level_name(s.level)},
-                {"human", s.human == kHuman2 ? "both" : side_word(s.spec, s.human)},
-                {"sides", {side_word(s.spec, 0), side_word(s.spec, 1)}},
-                {"names", {tag_or(s, "White", ""), tag_or(s, "Black", "")}},
-                {"start", s.start.to_string()},
-                {"board", board_json(s.pos)},
+                {"human", s.human == kHuman2 ? "both" : side_word(s.spec(), s.human)},
+                {"sides", {side_word(s.spec(), 0), side_word(s.spec(), 1)}},
+                {"names", {s.game.tag("White"), s.game.tag("Black")}},
+                {"start", s.game.start().to_string()},
+                {"board", board_json(s.pos())},
                 {"moves", moves},
                 {"engine", engine},
                 {"message", s.message},
-                {"hint", s.hint.is_null() || s.hint_ply != s.moves.size() ? json() : s.hint}};
+                {"hint", s.hint.is_null() || s.hint_ply != s.game.plies() ? json() : s.hint}};
     if (!s.judged.empty() || s.analysis_active) {
       json plies = json::array();
       AnalysisStats side[2];
-      Position q = s.start;
       for (size_t i = 0; i < s.judged.size(); ++i) {
+        const Position& q = s.game.position_at(i);
         const MoveJudgement& j = s.judged[i];
         side[j.mover].add(j);
         plies.push_back({{"ply", i + 1},
@@ -765,13 +728,12 @@ class Server {
                          {"mark", move_mark_name(j.mark)},
                          {"best", j.agrees || j.best_move < 0 ? "" : format_move(q, j.best_move)},
                          {"comment", j.comment}});
-        q.play(j.move);
       }
       out["analysis"] = {{"level", level_name(s.analysis_level)},
                          {"engine", s.analysis_engine},
                          {"done", s.judged.size()},
-                         {"total", s.moves.size()},
-                         {"complete", s.judged.size() == s.moves.size()},
+                         {"total", s.game.plies()},
+                         {"complete", s.judged.size() == s.game.plies()},
                          {"plies", plies},
                          {"summary", {side[0].line(), side[1].line()}},
                          {"thresholds", analysis_thresholds_text()}};
@@ -779,12 +741,6 @@ class Server {
       out["analysis"] = nullptr;
     }
     return out;
-  }
-
-  static std::string tag_or(const Session& s, const std::string& name, const std::string& fb) {
-    for (const auto& [k, v] : s.tags)
-      if (k == name) return v;
-    return fb;
   }
 
   // --- Engine work ---------------------------------------------------------------------
@@ -821,15 +777,13 @@ class Server {
       if (it == sessions_.end() || it->second->generation != job.generation || job.stop->load())
         continue;  // the game changed or the session closed since it was queued
       Session& s = *it->second;
-      JobInput in{job, s.spec, s.pos, s.level, s.moves.size()};
+      JobInput in{job, s.spec(), s.pos(), s.level, s.game.plies()};
       if (job.task == Task::kHint) in.level = s.hint_level;
       if (job.task == Task::kAnalysis) {
         in.level = s.analysis_level;
         in.ply = s.judged.size();
-        in.move = s.moves[in.ply];
-        Position p = s.start;
-        for (size_t i = 0; i < in.ply; ++i) p.play(s.moves[i]);
-        in.pos = p;
+        in.move = s.game.moves()[in.ply];
+        in.pos = s.game.position_at(in.ply);
       }
       s.running = true;
       ++s.version;
@@ -903,15 +857,14 @@ class Server {
     }
     if (job.task == Task::kMove) {
       int move = result.best_move;
-      if (!s.pos.is_legal(move)) move = __builtin_ctz(s.pos.legal_mask());
-      s.message = "engine played " + format_move(s.pos, move);
+      if (!s.pos().is_legal(move)) move = __builtin_ctz(s.pos().legal_mask());
+      s.message = "engine played " + format_move(s.pos(), move);
       ++s.generation;  // results for the position before the move are stale
       s.hint = nullptr;
       s.judged.clear();
       s.analysis_active = false;
       s.stop.reset();
-      s.moves.push_back(move);
-      s.pos.play(move);
+      s.game.play(move);
       if (s.engine_to_move()) enqueue(s, Task::kMove);  // a Kalah extra turn
     } else if (job.task == Task::kHint) {
       s.hint = hint_json(in.pos, hint, engine_name, in.level);
@@ -922,7 +875,7 @@ class Server {
       if (judged.move < 0 || in.ply != s.judged.size()) return;
       s.judged.push_back(judged);
       s.analysis_engine = engine_name;
-      s.analysis_active = s.judged.size() < s.moves.size();
+      s.analysis_active = s.judged.size() < s.game.plies();
       // The next ply goes to the back of the queue: other sessions' work comes first.
       if (s.analysis_active) enqueue(s, Task::kAnalysis);
     }
