@@ -41,6 +41,7 @@
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/hint_json.h"
 #include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
 
 namespace kz::cli {
@@ -221,28 +222,6 @@ json progress_json(const Position& pos, const ThinkResult& r) {
           {"margin_exact", r.margin_exact},
           {"pv", pv},
           {"best", r.best_move >= 0 ? r.best_move + 1 : 0}};
-}
-
-json hint_json(const Position& pos, const Hint& h, const std::string& engine, Level level) {
-  json moves = json::array();
-  for (const auto& m : h.moves) {
-    json line = json::array();
-    std::istringstream ss(m.line_text);
-    for (std::string w; ss >> w;) line.push_back(w);
-    moves.push_back({{"move", m.move + 1},
-                     {"notation", m.notation},
-                     {"win", m.eval.win},
-                     {"draw", m.eval.draw},
-                     {"loss", m.eval.loss},
-                     {"margin", m.eval.margin},
-                     {"proven", m.eval.proven},
-                     {"margin_exact", m.eval.margin_exact},
-                     {"reason", m.reason},
-                     {"line", line}});
-  }
-  return {{"position", pos.to_string()}, {"side", pos.to_move},     {"engine", engine},
-          {"level", level_name(level)},  {"depth", h.result.depth}, {"nodes", h.result.nodes},
-          {"seconds", h.result.seconds}, {"moves", moves}};
 }
 
 class Server {
@@ -867,7 +846,7 @@ class Server {
       s.game.play(move);
       if (s.engine_to_move()) enqueue(s, Task::kMove);  // a Kalah extra turn
     } else if (job.task == Task::kHint) {
-      s.hint = hint_json(in.pos, hint, engine_name, in.level);
+      s.hint = json(hint_json(in.spec, in.pos, hint, engine_name, in.level));
       s.hint_ply = in.ply;
       if (job.stop->load())
         s.message = "hint cut short at " + std::to_string(opt_.max_think_s) + " s";
