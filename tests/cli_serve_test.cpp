@@ -276,6 +276,7 @@ TEST_F(ServeApi, LoadAnalyseAndSaveARecord) {
   ASSERT_TRUE(rec);
   EXPECT_EQ(rec->status, 200);
   EXPECT_NE(rec->body.find("[White \"Ann\"]"), std::string::npos) << rec->body;
+  EXPECT_NE(rec->body.find("[Date \""), std::string::npos) << "the shared tags: " << rec->body;
   EXPECT_NE(rec->body.find("1. 98(10) {W "), std::string::npos) << rec->body;
   // Play on from ply 3.
   const Reply u = post(port(), "/api/undo", {{"session", id}, {"ply", 3}});
@@ -373,6 +374,43 @@ TEST_F(ServeApi, ManySessionsAtOnce) {
   for (const auto& id : extra) post(port(), "/api/close", {{"session", id}});
   for (const auto& id : ids) post(port(), "/api/close", {{"session", id}});
   EXPECT_TRUE(server_->alive());
+}
+
+// `kumalak hint --json` and the server's hint are one view (docs/hint-json.md): the same
+// position at the same level gives the same object, but for the time it took.
+TEST_F(ServeApi, HintIsTheSameJsonAsTheCli) {
+  struct Case {
+    const char* game;
+    const char* human;
+    const char* position;
+  };
+  for (const Case& c :
+       {Case{"togyz", "white", "1,1,1,1,1,1,1,1,1/15,14,14,14,14,14,14,14,0 20 20 w"},
+        Case{"kalah", "north", "4,4,0,5,5,5/4,4,4,4,4,4 1 0 n"}}) {
+    std::string out;
+    ASSERT_EQ(test::run_command(test::bin("kumalak") + " hint --json --level medium --game " +
+                                    c.game + " --position '" + c.position + "'",
+                                &out),
+              0)
+        << out;
+    json cli = json::parse(out);
+    const std::string id =
+        new_game({{"game", c.game}, {"human", c.human}, {"position", c.position}});
+    ASSERT_EQ(post(port(), "/api/hint", {{"session", id}, {"level", "medium"}}).status, 200);
+    json served = wait_idle(port(), id)["hint"];
+    ASSERT_TRUE(served.is_object()) << c.game;
+    for (const char* field : {"game", "position", "side", "engine", "level", "depth", "nodes",
+                              "seconds", "value", "exact", "moves"}) {
+      EXPECT_TRUE(cli.contains(field)) << c.game << ": the CLI lacks " << field;
+      EXPECT_TRUE(served.contains(field)) << c.game << ": the server lacks " << field;
+    }
+    EXPECT_TRUE(served["side"].is_string());
+    EXPECT_EQ(served["moves"][0].size(), 11u) << served["moves"][0].dump();
+    cli.erase("seconds");
+    served.erase("seconds");
+    EXPECT_EQ(cli, served) << c.game;
+    post(port(), "/api/close", {{"session", id}});
+  }
 }
 
 TEST(ServeCli, RefusesBadOptionsAndWarnsWhenOpen) {

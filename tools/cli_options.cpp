@@ -162,9 +162,4 @@ void add_help_config_flag(CLI::App& app) {
       "list every config key with its type, range, default and meaning, and exit");
 }
 
-void check_think_options(double movetime_s, int depth) {
-  require_in_range(movetime_s, 0, kMaxMoveTimeSeconds, "--movetime");
-  require_in_range(depth, 0, kMaxSearchDepth, "--depth");
-}
-
 }  // namespace kz::cli

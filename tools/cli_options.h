@@ -88,12 +88,4 @@ inline constexpr int kMaxThreads = 256;
 // its type, range, default and meaning, and exits.
 void add_help_config_flag(CLI::App& app);
 
-// ---- A leftover check ---------------------------------------------------------------
-
-// The budget of hint and play, checked again in their run code: --movetime in
-// 0..kMaxMoveTimeSeconds and --depth in 0..kMaxSearchDepth; throws ParseError naming the
-// option. Their options carry add_movetime_option's and add_depth_option's validators,
-// so this never refuses anything the command line let through.
-void check_think_options(double movetime_s, int depth);
-
 }  // namespace kz::cli

@@ -12,6 +12,7 @@
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/hint_json.h"
 
 namespace kz::cli {
 
@@ -29,18 +30,6 @@ struct HintOptions {
   int depth = 0;
   int count = 3;
 };
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream ss(s);
-  for (std::string w; ss >> w;) out.push_back(w);
-  return out;
-}
-
-const char* side_word(const Position& pos) {
-  if (pos.is_togyz()) return pos.to_move == 0 ? "white" : "black";
-  return pos.to_move == 0 ? "south" : "north";
-}
 
 int run_hint(const HintOptions& opt) {
   GameSpec spec;
@@ -65,13 +54,6 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
     return 1;
   }
-  try {
-    check_think_options(opt.movetime, opt.depth);
-    require_in_range(opt.count, 1, 1000000, "--count");
-  } catch (const ParseError& e) {
-    std::cerr << "kumalak hint: " << e.what() << "\n";
-    return 2;
-  }
   std::unique_ptr<Player> player;
   try {
     LevelPlayerOptions lo;
@@ -88,41 +70,12 @@ int run_hint(const HintOptions& opt) {
   const Hint h = make_hint(*player, pos, limits, opt.count);
 
   if (opt.json) {
-    nlohmann::ordered_json j;
-    j["game"] = spec.name();
-    j["position"] = pos.to_string();
-    j["side"] = side_word(pos);
-    j["engine"] = player->name();
-    j["depth"] = h.result.depth;
-    j["nodes"] = h.result.nodes;
-    j["seconds"] = h.result.seconds;
-    j["value"] = {{"win", h.result.win},       {"draw", h.result.draw},
-                  {"loss", h.result.loss},     {"margin", h.result.margin},
-                  {"proven", h.result.proven}, {"margin_exact", h.result.margin_exact}};
-    if (!h.exact.empty()) j["exact"] = h.exact;
-    j["moves"] = nlohmann::json::array();
-    for (const auto& m : h.moves) {
-      nlohmann::ordered_json mj;
-      mj["move"] = m.move + 1;
-      mj["notation"] = m.notation;
-      mj["win"] = m.eval.win;
-      mj["draw"] = m.eval.draw;
-      mj["loss"] = m.eval.loss;
-      mj["margin"] = m.eval.margin;
-      mj["proven"] = m.eval.proven;
-      mj["margin_exact"] = m.eval.margin_exact;
-      mj["reason"] = m.reason;
-      mj["line"] = words(m.line_text);
-      std::vector<int> pits;
-      for (int x : m.line) pits.push_back(x + 1);
-      mj["line_pits"] = pits;
-      j["moves"].push_back(mj);
-    }
+    const nlohmann::ordered_json j = hint_json(spec, pos, h, player->name(), level);
     std::cout << j.dump() << "\n";
     return 0;
   }
   const char* unit = pos.is_togyz() ? "hole" : "pit";
-  std::cout << "Position " << pos.to_string() << " (" << side_word(pos) << " to move)\n"
+  std::cout << "Position " << pos.to_string() << " (" << side_to_move_word(pos) << " to move)\n"
             << "Engine " << player->name() << ": depth " << h.result.depth << ", " << h.result.nodes
             << " nodes, " << h.result.seconds << " s\n";
   if (!h.exact.empty()) std::cout << h.exact << "\n";

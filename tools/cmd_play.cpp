@@ -3,12 +3,12 @@
 // cleanly. See docs/play.md.
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/game_session.h"
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/advice.h"
@@ -53,20 +53,11 @@ int parse_side(const std::string& s) {
   return -1;
 }
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y.%m.%d", &tm);
-  return buf;
-}
-
 class PlaySession {
  public:
   PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
               int human)
-      : opt_(opt), spec_(spec), start_(start), pos_(start), level_(level), human_(human) {
+      : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human) {
     LevelPlayerOptions lo;
     lo.seed = opt.seed;
     lo.network = load_model_evaluator;
@@ -78,11 +69,12 @@ class PlaySession {
 
   int run() {
     const char* game = spec_.is_togyz() ? "Togyz Kumalak" : "Kalah";
-    std::cout << game << " (" << spec_.name() << "): you play " << side_name(pos_, human_)
-              << ", the engine (" << engine_->name() << ") plays " << side_name(pos_, human_ ^ 1)
-              << " at level " << level_name(level_) << ". " << side_name(pos_, pos_.to_move)
-              << (start_ == Position::start(spec_) ? " moves first" : " is to move") << ".\nType a "
-              << hole_word() << " number (1-" << int(pos_.npits) << ") to move, or help.\n\n";
+    std::cout << game << " (" << spec_.name() << "): you play " << side_name(pos(), human_)
+              << ", the engine (" << engine_->name() << ") plays " << side_name(pos(), human_ ^ 1)
+              << " at level " << level_name(level_) << ". " << side_name(pos(), pos().to_move)
+              << (game_.start() == Position::start(spec_) ? " moves first" : " is to move")
+              << ".\nType a " << hole_word() << " number (1-" << int(pos().npits)
+              << ") to move, or help.\n\n";
     show_board();
     bool announced = false;
     for (;;) {
@@ -91,7 +83,7 @@ class PlaySession {
         announced = true;
       } else {
         announced = false;
-        if (pos_.to_move != human_) {
+        if (pos().to_move != human_) {
           engine_move();
           continue;
         }
@@ -110,31 +102,16 @@ class PlaySession {
 
  private:
   const char* hole_word() const { return spec_.is_togyz() ? "hole" : "pit"; }
-  bool finished() const { return pos_.is_decided(); }
+  bool finished() const { return pos().is_decided(); }
 
   void show_board() {
     LastMove lm;
-    if (!moves_.empty()) lm = last_move_of(before_last_, moves_.back());
-    std::cout << render_board(pos_, human_, lm, color_, labels_) << "\n";
+    if (game_.plies() > 0) lm = last_move_of(game_.before_last(), game_.moves().back());
+    std::cout << render_board(pos(), human_, lm, color_, labels_) << "\n";
   }
 
-  // Replays the game from the start (after undo) and remembers the position before the
-  // last move, for the highlight.
-  void rebuild() {
-    pos_ = start_;
-    before_last_ = start_;
-    for (int m : moves_) {
-      before_last_ = pos_;
-      pos_.play(m);
-    }
-  }
-
-  void play_move(int move) {
-    before_last_ = pos_;
-    movers_.push_back(pos_.to_move);
-    moves_.push_back(move);
-    pos_.play(move);
-  }
+  // The position the game is in.
+  const Position& pos() const { return game_.position(); }
 
   // What a move did, in a few words, for the move announcements.
   std::string effect(const Position& before, int move) const {
@@ -158,30 +135,30 @@ class PlaySession {
   void engine_move() {
     ThinkLimits limits;
     limits.movetime_s = opt_.movetime;
-    const ThinkResult r = engine_->think(pos_, limits);
+    const ThinkResult r = engine_->think(pos(), limits);
     int move = r.best_move;
-    if (!pos_.is_legal(move)) {  // never expected; keep the game going all the same
-      move = __builtin_ctz(pos_.legal_mask());
+    if (!pos().is_legal(move)) {  // never expected; keep the game going all the same
+      move = __builtin_ctz(pos().legal_mask());
     }
-    const Position before = pos_;
-    std::cout << side_name(pos_, pos_.to_move) << " (engine) plays " << format_move(before, move)
-              << effect(before, move) << ".\n";
-    play_move(move);
-    if (pos_.to_move != human_ && !finished())
+    const Position before = pos();
+    std::cout << side_name(before, before.to_move) << " (engine) plays "
+              << format_move(before, move) << effect(before, move) << ".\n";
+    game_.play(move);
+    if (pos().to_move != human_ && !finished())
       std::cout << "The engine moves again.\n";
     else
       show_board();
   }
 
   void announce_result() {
-    const int w = pos_.store[0], b = pos_.store[1];
-    std::cout << "Game over: " << side_name(pos_, 0) << " " << w << ", " << side_name(pos_, 1)
+    const int w = pos().store[0], b = pos().store[1];
+    std::cout << "Game over: " << side_name(pos(), 0) << " " << w << ", " << side_name(pos(), 1)
               << " " << b;
-    if (!pos_.is_over())
+    if (!pos().is_over())
       std::cout << " ("
-                << (pos_.is_togyz() ? "a kazan holds 82 or more" : "a store holds more than half")
+                << (pos().is_togyz() ? "a kazan holds 82 or more" : "a store holds more than half")
                 << ": the result can no longer change)";
-    const Outcome o = pos_.outcome();
+    const Outcome o = pos().outcome();
     std::cout << ". " << outcome_string(o) << ": ";
     if (o == Outcome::kDraw)
       std::cout << "a draw.\n";
@@ -192,7 +169,7 @@ class PlaySession {
   }
 
   void help() {
-    const int m = pos_.npits;
+    const int m = pos().npits;
     std::cout << "Commands:\n"
               << "  1-" << m << "        move from that " << hole_word()
               << " (your own numbering, left to right on your side)\n";
@@ -228,7 +205,7 @@ class PlaySession {
       std::cout << "The game is over.\n";
       return;
     }
-    const Hint h = make_hint(analyst(), pos_, hint_limits(), 3);
+    const Hint h = make_hint(analyst(), pos(), hint_limits(), 3);
     // Kalah positions the solver proves get the same exact line as `kumalak hint`.
     if (!h.exact.empty()) std::cout << h.exact << "\n";
     std::cout << "Best moves for you (depth " << h.result.depth << ", " << h.result.nodes
@@ -249,25 +226,20 @@ class PlaySession {
       std::cout << "The game is over.\n";
       return;
     }
-    const ThinkResult r = analyst().think(pos_, hint_limits());
+    const ThinkResult r = analyst().think(pos(), hint_limits());
     std::cout << "For you: win " << percent(r.win) << ", draw " << percent(r.draw) << ", loss "
               << percent(r.loss) << ", expected margin " << signed_margin(r.margin) << " "
               << (spec_.is_togyz() ? "stones" : "seeds")
               << proven_note(r.proven, r.margin_exact, r.margin) << "; the engine would play "
-              << format_move(pos_, r.best_move) << " (depth " << r.depth << ").\n";
+              << format_move(pos(), r.best_move) << " (depth " << r.depth << ").\n";
   }
 
   void undo() {
-    size_t k = movers_.size();
-    while (k > 0 && movers_[k - 1] != human_) --k;
-    if (k == 0) {
+    const size_t taken = game_.undo_side(human_);
+    if (taken == 0) {
       std::cout << "Nothing to undo: you have not moved yet.\n";
       return;
     }
-    const size_t taken = moves_.size() - (k - 1);
-    moves_.resize(k - 1);
-    movers_.resize(k - 1);
-    rebuild();
     std::cout << "Took back " << taken << (taken == 1 ? " ply" : " plies") << ".\n";
     show_board();
   }
@@ -277,20 +249,14 @@ class PlaySession {
       std::cout << "Usage: save FILE\n";
       return;
     }
-    std::vector<std::pair<std::string, std::string>> tags;
     const std::string engine = std::string("KumalakZero ") + level_name(level_);
-    tags.emplace_back("Event", "KumalakZero game");
-    tags.emplace_back("Site", "kumalak play");
-    tags.emplace_back("Date", today());
-    tags.emplace_back("White", human_ == 0 ? "Human" : engine);
-    tags.emplace_back("Black", human_ == 1 ? "Human" : engine);
-    tags.emplace_back("Result", finished() ? outcome_string(pos_.outcome()) : "*");
-    tags.emplace_back("Variant", spec_.name());
-    if (!(start_ == Position::start(spec_))) tags.emplace_back("FEN", start_.to_string());
-    const std::string text = write_pgn(tags, start_, moves_);
+    const std::string text = game_.record({.site = "kumalak play",
+                                           .white = human_ == 0 ? "Human" : engine,
+                                           .black = human_ == 1 ? "Human" : engine,
+                                           .annotator = ""});
     try {
       write_file_atomically(file, [&](std::ostream& out) { out << text; });
-      std::cout << "Saved " << moves_.size() << " plies to " << file << ".\n";
+      std::cout << "Saved " << game_.plies() << " plies to " << file << ".\n";
     } catch (const std::exception& e) {
       std::cout << "Could not save: " << e.what() << "\n";
     }
@@ -330,7 +296,7 @@ class PlaySession {
       human_move(word);
     } else {
       std::cout << "'" << word << "' is not a command: type a " << hole_word() << " number (1-"
-                << int(pos_.npits) << "), hint, eval, undo, save FILE, help or quit.\n";
+                << int(pos().npits) << "), hint, eval, undo, save FILE, help or quit.\n";
     }
     return true;
   }
@@ -340,7 +306,7 @@ class PlaySession {
       std::cout << "The game is over: undo, save FILE or quit.\n";
       return;
     }
-    const int m = pos_.npits;
+    const int m = pos().npits;
     int move = -1;
     bool all_digits = std::all_of(token.begin(), token.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c));
@@ -357,13 +323,13 @@ class PlaySession {
       try {
         const MoveToken t = parse_move_token(token, spec_);
         move = t.from - 1;
-        if (pos_.is_legal(move)) {
-          Position p = pos_;
+        if (pos().is_legal(move)) {
+          Position p = pos();
           const auto info = p.play(move);
           if (t.landing && *t.landing != info.landing_index + 1) {
             std::cout << "From hole " << t.from << " the last stone lands on hole "
                       << info.landing_index + 1 << ", not " << *t.landing << " (type " << t.from
-                      << " or " << format_move(pos_, move) << ").\n";
+                      << " or " << format_move(pos(), move) << ").\n";
             return;
           }
         }
@@ -375,21 +341,21 @@ class PlaySession {
       std::cout << "'" << token << "' is not a pit: yours are numbered 1-" << m << ".\n";
       return;
     }
-    if (!pos_.is_legal(move)) {
+    if (!pos().is_legal(move)) {
       std::string legal;
-      for (uint32_t mask = pos_.legal_mask(); mask; mask &= mask - 1)
+      for (uint32_t mask = pos().legal_mask(); mask; mask &= mask - 1)
         legal += " " + std::to_string(__builtin_ctz(mask) + 1);
       std::cout << "Your " << hole_word() << " " << move + 1 << " is "
-                << (spec_.is_togyz() && pos_.tuzdyk[human_ ^ 1] == move ? "a tuzdyk" : "empty")
+                << (spec_.is_togyz() && pos().tuzdyk[human_ ^ 1] == move ? "a tuzdyk" : "empty")
                 << "; you can move from:" << legal << ".\n";
       return;
     }
-    const Position before = pos_;
+    const Position before = pos();
     std::cout << "You play " << format_move(before, move) << effect(before, move) << ".\n";
-    play_move(move);
+    game_.play(move);
     if (finished()) {
       show_board();
-    } else if (pos_.to_move == human_) {
+    } else if (pos().to_move == human_) {
       std::cout << "You move again.\n";
       show_board();
     }
@@ -397,12 +363,11 @@ class PlaySession {
 
   PlayOptions opt_;
   GameSpec spec_;
-  Position start_, pos_, before_last_;
+  GameSession game_;
   Level level_;
   int human_;
   std::unique_ptr<Player> engine_;
   std::unique_ptr<Player> analyst_;
-  std::vector<int> moves_, movers_;
   bool color_ = false;
   std::string labels_[2];
 };
@@ -415,8 +380,6 @@ int run_play(const PlayOptions& opt) {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
     level = parse_level(opt.level);
-    check_think_options(opt.movetime, 0);
-    require_in_range(opt.hint_movetime, 0, kMaxMoveTimeSeconds, "--hint-movetime");
   } catch (const ParseError& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
     return 2;

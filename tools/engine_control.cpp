@@ -11,9 +11,11 @@
 namespace kz::cli {
 
 EngineControl::EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit)
-    : spec_(spec), level_(level), network_(std::move(network)), emit_(std::move(emit)) {
-  start_ = pos_ = before_last_ = Position::start(spec_);
-}
+    : spec_(spec),
+      level_(level),
+      network_(std::move(network)),
+      emit_(std::move(emit)),
+      game_(spec_) {}
 
 EngineControl::~EngineControl() {
   finish();
@@ -22,17 +24,8 @@ EngineControl::~EngineControl() {
 void EngineControl::new_game(const GameSpec& spec) {
   if (!(spec == spec_)) player_.reset();
   spec_ = spec;
-  start_ = pos_ = before_last_ = Position::start(spec_);
-  moves_.clear();
+  game_ = GameSession(spec_);
   if (player_) player_->new_game();
-}
-
-void EngineControl::set_position(const Position& start, const Position& pos, const Position& before,
-                                 std::vector<int> moves) {
-  start_ = start;
-  pos_ = pos;
-  before_last_ = before;
-  moves_ = std::move(moves);
 }
 
 void EngineControl::set_level(Level level) {
@@ -117,12 +110,12 @@ void EngineControl::go(ThinkLimits limits, bool infinite) {
   } else if (limits.nodes == 0 && limits.depth == 0 && limits.movetime_s == 0 && movetime_ms_ > 0) {
     limits.movetime_s = movetime_ms_ / 1000.0;
   }
-  if (pos_.legal_mask() == 0) {
-    emit_("info string the game is over: " + std::string(outcome_string(pos_.outcome())));
+  const Position pos = game_.position();
+  if (pos.legal_mask() == 0) {
+    emit_("info string the game is over: " + std::string(outcome_string(pos.outcome())));
     emit_("bestmove none");
     return;
   }
-  const Position pos = pos_;
   // The last search may have marked itself done after the protocol's reap() (it marks
   // done, then prints bestmove): join it here, never assign over a joinable thread
   // (std::terminate; found by tests/fuzz/fuzz_protocol).

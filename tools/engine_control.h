@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/game_session.h"
 #include "core/position.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
@@ -35,14 +36,13 @@ class EngineControl {
 
   // --- The game ----------------------------------------------------------------------
   const GameSpec& spec() const { return spec_; }
-  const Position& position() const { return pos_; }
-  const Position& before_last() const { return before_last_; }
-  const std::vector<int>& moves() const { return moves_; }
+  // The game set by the last `position` (or a new game's start).
+  const GameSession& game() const { return game_; }
+  const Position& position() const { return game_.position(); }
   // A new game of `spec` (the player is kept when the game is the same one).
   void new_game(const GameSpec& spec);
-  // The position after `moves` from `start`; `before` is the one before the last move.
-  void set_position(const Position& start, const Position& pos, const Position& before,
-                    std::vector<int> moves);
+  // The game to search from: its current position.
+  void set_game(GameSession game) { game_ = std::move(game); }
 
   // --- Settings (a new player at the next go, except for the move time) ---------------
   Level level() const { return level_; }
@@ -73,8 +73,7 @@ class EngineControl {
   Level level_ = Level::kExpert;
   EvaluatorFactory network_;
   Emit emit_;
-  Position start_, pos_, before_last_;
-  std::vector<int> moves_;
+  GameSession game_;
   std::unique_ptr<Player> player_;
   EngineChoice engine_ = EngineChoice::kAuto;
   int64_t movetime_ms_ = 0;

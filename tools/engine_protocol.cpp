@@ -225,8 +225,8 @@ class ProtocolLoop {
     const Position& pos = control_->position();
     const std::string labels[2] = {"", ""};
     LastMove lm;
-    if (!control_->moves().empty())
-      lm = last_move_of(control_->before_last(), control_->moves().back());
+    const GameSession& game = control_->game();
+    if (game.plies() > 0) lm = last_move_of(game.before_last(), game.moves().back());
     std::istringstream board(render_board(pos, 0, lm, false, labels));
     std::lock_guard<std::mutex> lock(out_mu_);
     for (std::string l; std::getline(board, l);) std::cout << l << "\n";
@@ -282,8 +282,7 @@ class ProtocolLoop {
     } else {
       throw ParseError("position: expected startpos or fen, got '" + args[0] + "'");
     }
-    std::vector<int> moves;
-    Position pos = start, before = start;
+    GameSession game(control_->spec(), start);
     if (i < args.size()) {
       if (args[i] != "moves") throw ParseError("position: unexpected '" + args[i] + "'");
       for (++i; i < args.size(); ++i) {
@@ -298,20 +297,20 @@ class ProtocolLoop {
           throw ParseError("move '" + args[i] + "': pits are numbered 1.." +
                            std::to_string(control_->spec().pits));
         const int m = t.from - 1;
+        const Position& pos = game.position();
         if (pos.is_over()) throw ParseError("move '" + args[i] + "': the game is already over");
         if (!pos.is_legal(m))
           throw ParseError("move '" + args[i] + "' is illegal: pit " + std::to_string(t.from) +
                            " is empty in " + pos.to_string());
-        before = pos;
         const int mover = pos.to_move;
-        const auto info = pos.play(m);
+        const auto info = game.play(m);
         // The same checks as `kumalak replay` (core/notation.h).
-        if (const std::string why = move_token_disagreement(t, pos, mover, info); !why.empty())
+        if (const std::string why = move_token_disagreement(t, game.position(), mover, info);
+            !why.empty())
           throw ParseError("move '" + args[i] + "' " + why);
-        moves.push_back(m);
       }
     }
-    control_->set_position(start, pos, before, std::move(moves));
+    control_->set_game(std::move(game));
   }
 
   void go(const std::vector<std::string>& args) {

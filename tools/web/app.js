@@ -327,7 +327,7 @@ function drawHint(s) {
   if (!s.hint || review) return;
   const h = s.hint;
   const head = document.createElement("p");
-  head.textContent = `Best moves for ${sideTitle(s, h.side)} (${h.engine}, ${h.nodes} ${h.engine.startsWith("mcts") ? "visits" : "nodes"}):`;
+  head.textContent = `Best moves for ${sideTitle(s, s.sides.indexOf(h.side))} (${h.engine}, ${h.nodes} ${h.engine.startsWith("mcts") ? "visits" : "nodes"}):`;
   const list = document.createElement("ol");
   list.className = "hints";
   for (const mv of h.moves) {

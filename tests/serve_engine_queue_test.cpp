@@ -1,0 +1,167 @@
+// kumalak serve's server parts (tools/serve/) in-process, with stub players: what the
+// real engines never do (answer an illegal move) and how the queue is sized.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "tools/serve/api.h"
+#include "tools/serve/engine_queue.h"
+#include "tools/serve/session.h"
+
+namespace kz::cli::serve {
+namespace {
+
+// Answers `move` (0-based) whatever the position: -1 or an empty pit is illegal.
+class FixedMovePlayer : public Player {
+ public:
+  explicit FixedMovePlayer(int move, std::atomic<int>* thinking = nullptr,
+                           std::atomic<int>* most = nullptr)
+      : move_(move), thinking_(thinking), most_(most) {}
+  std::string name() const override { return "stub"; }
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    if (thinking_) {
+      const int now = ++*thinking_;
+      for (int seen = most_->load(); now > seen && !most_->compare_exchange_weak(seen, now);) {
+      }
+      // Hold the worker until stopped (the watchdog) or a while has passed.
+      for (int i = 0; i < 200 && !(limits.stop && limits.stop->load()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      --*thinking_;
+    }
+    ThinkResult r;
+    r.best_move = move_ >= 0 ? move_ : -1;
+    if (move_ == kFirstLegal) r.best_move = __builtin_ctz(pos.legal_mask());
+    r.depth = 1;
+    r.nodes = 1;
+    return r;
+  }
+  static constexpr int kFirstLegal = 100;
+
+ private:
+  int move_;
+  std::atomic<int>* thinking_;
+  std::atomic<int>* most_;
+};
+
+// The API on an ephemeral port of this process, its engine answering with `players`.
+class InProcessServer {
+ public:
+  InProcessServer(PlayerFactory players, int workers = 1) {
+    ServeApiOptions o;
+    o.max_sessions = 16;
+    o.engine.workers = workers;
+    o.engine.max_think_s = 5;
+    api_ = std::make_unique<ServeApi>(o, std::move(players));
+    configure_http(http_, 4, true);
+    api_->routes(http_);
+    port_ = bind_http(http_, "127.0.0.1", 0);
+    api_->start();
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~InProcessServer() {
+    http_.stop();
+    thread_.join();
+    api_->stop();
+  }
+  int port() const { return port_; }
+  const ServeApi& api() const { return *api_; }
+
+  // The status and body of a call.
+  std::pair<int, json> call(const std::string& method, const std::string& path,
+                            const json& body = json::object()) {
+    httplib::Client cli("127.0.0.1", port_);
+    cli.set_read_timeout(10, 0);
+    auto r = method == "GET" ? cli.Get(path.c_str())
+                             : cli.Post(path.c_str(), body.dump(), "application/json");
+    if (!r) return {0, json()};
+    return {r->status, json::parse(r->body, nullptr, false)};
+  }
+
+ private:
+  std::unique_ptr<ServeApi> api_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
+  // Togyz, Black to move with hole 1 empty: the stub's hole 1 is illegal.
+  InProcessServer server(
+      [](Task, const GameSpec&, Level) { return std::make_unique<FixedMovePlayer>(0); });
+  ASSERT_GT(server.port(), 0);
+  auto [status, s] =
+      server.call("POST", "/api/new",
+                  {{"game", "togyz"},
+                   {"human", "white"},
+                   {"position", "9,9,9,9,9,9,9,9,9/0,10,10,10,10,10,10,10,10 0 1 b"}});
+  ASSERT_EQ(status, 200) << s.dump();
+  const std::string id = s["session"];
+  const std::string state = "/api/state?session=" + id;
+  // Polls until the engine's job has ended.
+  std::pair<int, json> r;
+  for (int i = 0; i < 400; ++i) {
+    r = server.call("GET", state);
+    if (r.first != 200 || r.second["engine"]["task"] == "") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(r.first, 500) << r.second.dump();
+  const std::string error = r.second.value("error", "");
+  EXPECT_NE(error.find("internal error"), std::string::npos) << error;
+  EXPECT_NE(error.find("pit 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("not a legal move"), std::string::npos) << error;
+  // It stays until the game changes, and nothing was played in its place.
+  EXPECT_EQ(server.call("GET", state).first, 500);
+  EXPECT_EQ(server.call("POST", "/api/hint", {{"session", id}}).first, 500);
+  auto [new_status, fresh] =
+      server.call("POST", "/api/new", {{"session", id}, {"game", "togyz"}, {"human", "both"}});
+  ASSERT_EQ(new_status, 200) << fresh.dump();
+  EXPECT_EQ(fresh["moves"].size(), 0u);
+  EXPECT_EQ(server.call("GET", state).first, 200);
+}
+
+TEST(ServeEngineMove, ALegalMoveIsPlayed) {
+  InProcessServer server([](Task, const GameSpec&, Level) {
+    return std::make_unique<FixedMovePlayer>(FixedMovePlayer::kFirstLegal);
+  });
+  auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
+  ASSERT_EQ(status, 200) << s.dump();
+  const std::string state = "/api/state?session=" + s["session"].get<std::string>();
+  std::pair<int, json> r;
+  for (int i = 0; i < 400; ++i) {
+    r = server.call("GET", state);
+    if (r.first != 200 || r.second["engine"]["task"] == "") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(r.first, 200) << r.second.dump();
+  // South's pit 1 (4 seeds) ends in pit 5: North's turn.
+  ASSERT_EQ(r.second["moves"].size(), 1u) << r.second.dump();
+  EXPECT_EQ(r.second["moves"][0]["pit"], 1);
+  EXPECT_EQ(r.second["message"], "engine played 1");
+}
+
+// More workers than the protocol's old fixed table of 8: every one runs a job at once.
+TEST(ServeEngineQueue, CapacityFollowsTheWorkers) {
+  constexpr int kWorkers = 10;
+  std::atomic<int> thinking{0}, most{0};
+  InProcessServer server(
+      [&](Task, const GameSpec&, Level) {
+        return std::make_unique<FixedMovePlayer>(FixedMovePlayer::kFirstLegal, &thinking, &most);
+      },
+      kWorkers);
+  EXPECT_EQ(server.api().workers(), kWorkers);
+  for (int i = 0; i < kWorkers; ++i) {
+    auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
+    ASSERT_EQ(status, 200) << s.dump();
+  }
+  for (int i = 0; i < 400 && most.load() < kWorkers; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(most.load(), kWorkers);
+}
+
+}  // namespace
+}  // namespace kz::cli::serve

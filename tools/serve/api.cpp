@@ -1,0 +1,222 @@
+#include "tools/serve/api.h"
+
+#include <sstream>
+
+#include "core/notation.h"
+#include "tools/serve/request.h"
+#include "tools/serve/views.h"
+
+namespace kz::cli::serve {
+
+ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
+    : options_(options),
+      sessions_(options.max_sessions),
+      queue_(sessions_, options.engine, std::move(players)) {}
+
+void ServeApi::routes(httplib::Server& http) {
+  add_page_routes(http);
+  add_api_route(http, "GET", "/api/info", [this](const json&) { return info(); });
+  add_api_route(http, "POST", "/api/new", [this](const json& b) { return new_game(b); });
+  add_api_route(http, "GET", "/api/state", [this](const json& b) { return state(b); });
+  add_api_route(http, "POST", "/api/move", [this](const json& b) { return move(b); });
+  add_api_route(http, "POST", "/api/undo", [this](const json& b) { return undo(b); });
+  add_api_route(http, "POST", "/api/hint", [this](const json& b) { return hint(b); });
+  add_api_route(http, "POST", "/api/analyze", [this](const json& b) { return analyze(b); });
+  add_api_route(http, "POST", "/api/stop", [this](const json& b) { return stop(b); });
+  add_api_route(http, "POST", "/api/load", [this](const json& b) { return load(b); });
+  add_api_route(http, "GET", "/api/board", [this](const json& b) { return board_at(b); });
+  add_api_route(http, "POST", "/api/close", [this](const json& b) { return close(b); });
+  http.Get("/api/record", [this](const httplib::Request& req, httplib::Response& res) {
+    guarded(res, [&] {
+      const std::string text = record(params_of(req));
+      res.set_content(text, "application/x-chess-pgn; charset=utf-8");
+      res.set_header("Content-Disposition", "attachment; filename=\"kumalak-game.pgn\"");
+    });
+  });
+}
+
+json ServeApi::state_of(const Session& s) const {
+  s.check_healthy();
+  return state_json(s, queue_.ahead_of(s.id));
+}
+
+json ServeApi::info() {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  json levels = json::array();
+  for (int i = 0; i < kLevelCount; ++i) levels.push_back(level_name(Level(i)));
+  json networks = json::object();
+  for (const char* g : {"togyz", "kalah", "bantumi"})
+    networks[g] = !shipped_model_path(GameSpec::parse(g)).empty();
+  return {{"engine", "KumalakZero"},      {"levels", levels},
+          {"networks", networks},         {"workers", queue_.workers()},
+          {"sessions", sessions_.size()}, {"max_sessions", sessions_.max_sessions()},
+          {"queued", queue_.queued()},    {"max_think_s", options_.engine.max_think_s}};
+}
+
+json ServeApi::new_game(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  const std::string id = session_field(b);
+  Session* existing = id.empty() ? nullptr : sessions_.find(id);
+  // The settings not given are the existing session's; all are checked before it changes.
+  const GameSpec spec =
+      GameSpec::parse(str_field(b, "game", existing ? existing->spec().name() : "togyz"));
+  const Level level = level_field(b, "level", existing ? existing->level : Level::kMedium);
+  const int human = side_field(b, spec, existing ? existing->human : 0);
+  const std::string pos = str_field(b, "position", "");
+  const Position start = pos.empty() ? Position::start(spec) : Position::parse(pos, spec);
+  if (start.is_over()) throw ApiError(400, "the game in that position is already over");
+  Session& s = existing ? *existing : sessions_.open();
+  s.changed();
+  s.game = GameSession(spec, start);
+  s.level = level;
+  s.human = human;
+  s.message.clear();
+  s.last_seen = Clock::now();
+  if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
+  return state_of(s);
+}
+
+json ServeApi::state(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  return state_of(sessions_.get(session_field(b)));
+}
+
+json ServeApi::move(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  s.check_healthy();
+  if (!b.contains("move")) throw ApiError(400, "'move' is missing");
+  if (s.pos().is_decided()) throw ApiError(409, "the game is over: undo or start a new game");
+  if (s.engine_to_move() || s.task == Task::kMove)
+    throw ApiError(409, "it is the engine's move: wait for it");
+  if (s.game.plies() >= kMaxPlies)
+    throw ApiError(400, "the game is " + std::to_string(kMaxPlies) + " plies long already");
+  const int move = move_field(b, s.spec(), s.pos());
+  s.changed();
+  s.game.play(move);
+  s.message.clear();
+  if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
+  return state_of(s);
+}
+
+json ServeApi::undo(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  const size_t keep = s.undo_target(int_field(b, "ply"));
+  s.changed();
+  s.game.undo_to(keep);
+  s.message.clear();
+  if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
+  return state_of(s);
+}
+
+json ServeApi::hint(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  s.check_healthy();
+  const Level level = level_field(b, "level", Level::kHard);
+  if (s.pos().is_decided()) throw ApiError(409, "the game is over");
+  if (s.task != Task::kNone)
+    throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
+  s.hint_level = level;
+  s.hint = nullptr;
+  queue_.enqueue(s, Task::kHint);
+  return state_of(s);
+}
+
+json ServeApi::analyze(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  s.check_healthy();
+  const Level level = level_field(b, "level", Level::kHard);
+  if (s.game.plies() == 0) throw ApiError(409, "no moves to analyse yet");
+  if (s.task != Task::kNone)
+    throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
+  if (s.analysis_level != level || s.judged.size() > s.game.plies()) s.judged.clear();
+  s.analysis_level = level;
+  s.analysis_active = s.judged.size() < s.game.plies();
+  if (s.analysis_active) queue_.enqueue(s, Task::kAnalysis);
+  ++s.version;
+  return state_of(s);
+}
+
+json ServeApi::stop(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  if (s.task == Task::kHint || s.task == Task::kAnalysis) {
+    // A queued job finds its flag set and does nothing; a running one ends now.
+    if (s.stop) s.stop->store(true);
+    s.stop.reset();
+    ++s.generation;
+    s.task = Task::kNone;
+    s.running = false;
+    s.progress.reset();
+    s.analysis_active = false;
+    s.message = "stopped";
+    ++s.version;
+  }
+  return state_of(s);
+}
+
+json ServeApi::load(const json& b) {
+  const std::string text = str_field(b, "pgn", "", kMaxBodyBytes);
+  if (text.empty()) throw ApiError(400, "'pgn' is missing: give the text of a game record");
+  std::istringstream in(text);
+  const std::vector<GameRecord> games = read_pgn(in, "the uploaded record");
+  if (games.empty()) throw ApiError(400, "the record holds no game");
+  const long index = int_field(b, "index").value_or(1);
+  if (index < 1 || size_t(index) > games.size())
+    throw ApiError(400, "'index' must be 1.." + std::to_string(games.size()));
+  const GameRecord& g = games[size_t(index) - 1];
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  std::string game = str_field(b, "game", "");
+  if (game.empty()) game = g.tag("Variant");
+  const GameSpec spec = game.empty() ? s.spec() : GameSpec::parse(game);
+  Position start = Position::start(spec);
+  if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+  const ReplayResult rr = replay_record(g, start);
+  if (rr.moves.size() > kMaxPlies)
+    throw ApiError(400, "the game is longer than " + std::to_string(kMaxPlies) + " plies");
+  const int human = side_field(b, spec, kHumanBoth);  // a loaded game is reviewed by default
+  const Level level = level_field(b, "level", s.level);
+  s.changed();
+  s.game = GameSession(spec, start);
+  for (int m : rr.moves) s.game.play(m);
+  s.game.set_tags(g.tags);
+  s.human = human;
+  s.level = level;
+  s.message = "loaded " + std::to_string(rr.moves.size()) + " plies";
+  if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
+  return state_of(s);
+}
+
+json ServeApi::board_at(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  const Session& s = sessions_.get(session_field(b));
+  s.check_healthy();
+  const long ply = int_field(b, "ply").value_or(long(s.game.plies()));
+  if (ply < 0 || size_t(ply) > s.game.plies())
+    throw ApiError(400, "'ply' must be 0.." + std::to_string(s.game.plies()));
+  json out = {{"ply", ply}, {"board", board_json(s.game.position_at(size_t(ply)))}};
+  if (ply > 0)
+    out["last"] = move_json(s.game.position_at(size_t(ply) - 1), s.game.moves()[size_t(ply) - 1],
+                            size_t(ply));
+  return out;
+}
+
+json ServeApi::close(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  const std::string id = session_field(b);
+  if (!sessions_.close(id)) throw ApiError(404, "no session '" + id + "'");
+  return {{"closed", id}};
+}
+
+std::string ServeApi::record(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  const Session& s = sessions_.get(session_field(b));
+  s.check_healthy();
+  return s.record();
+}
+
+}  // namespace kz::cli::serve

@@ -1,0 +1,52 @@
+// The JSON API of `kumalak serve` (docs/serve.md): one handler per call, each reading its
+// request (request.h), changing a session (session.h) under the table's mutex, queueing
+// engine work (engine_queue.h) and answering the session's state (views.h).
+#pragma once
+
+#include <httplib.h>
+
+#include "tools/serve/engine_queue.h"
+#include "tools/serve/http.h"
+#include "tools/serve/session.h"
+
+namespace kz::cli::serve {
+
+struct ServeApiOptions {
+  int max_sessions = 64;  // games open at once; more are refused with 503
+  EngineQueueOptions engine;
+};
+
+class ServeApi {
+ public:
+  // `players` makes the engine workers' players (level_player_factory, or a test's).
+  ServeApi(const ServeApiOptions& options, PlayerFactory players);
+
+  int workers() const { return queue_.workers(); }
+  // Starts and stops the engine workers and the watchdog.
+  void start() { queue_.start(); }
+  void stop() { queue_.stop(); }
+  // Adds the page and every API call to `http`.
+  void routes(httplib::Server& http);
+
+ private:
+  json info();
+  json new_game(const json& b);
+  json state(const json& b);
+  json move(const json& b);
+  json undo(const json& b);
+  json hint(const json& b);
+  json analyze(const json& b);
+  json stop(const json& b);
+  json load(const json& b);
+  json board_at(const json& b);
+  json close(const json& b);
+  std::string record(const json& b);
+  // The state of `s` (the mutex held).
+  json state_of(const Session& s) const;
+
+  ServeApiOptions options_;
+  SessionTable sessions_;
+  EngineQueue queue_;
+};
+
+}  // namespace kz::cli::serve

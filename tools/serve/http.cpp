@@ -1,0 +1,141 @@
+#include "tools/serve/http.h"
+
+#include <sys/socket.h>
+
+#include <memory>
+
+#include "core/position.h"
+#include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
+
+namespace kz::cli::serve {
+
+void error_reply(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(json{{"error", message}}.dump(), "application/json");
+}
+
+void guarded(httplib::Response& res, const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ApiError& e) {
+    error_reply(res, e.status, e.what());
+  } catch (const ParseError& e) {
+    error_reply(res, 400, e.what());
+  } catch (const json::exception& e) {
+    error_reply(res, 400, std::string("malformed JSON: ") + e.what());
+  } catch (const std::exception& e) {
+    error_reply(res, 500, std::string("internal error: ") + e.what());
+  }
+}
+
+json params_of(const httplib::Request& req) {
+  json j = json::object();
+  for (const auto& [k, v] : req.params) {
+    if (v.size() > 200) throw ApiError(400, "parameter '" + k + "' is too long");
+    j[k] = v;
+  }
+  return j;
+}
+
+void add_api_route(httplib::Server& http, const std::string& method, const std::string& path,
+                   ApiHandler fn) {
+  auto handler = [fn = std::move(fn)](const httplib::Request& req, httplib::Response& res) {
+    guarded(res, [&] {
+      json body;
+      if (req.method == "GET") {
+        body = params_of(req);
+      } else {
+        body = req.body.empty() ? json::object() : json::parse(req.body);
+        if (!body.is_object()) throw ApiError(400, "the request body must be a JSON object");
+      }
+      res.set_content(fn(body).dump(), "application/json");
+    });
+  };
+  if (method == "GET")
+    http.Get(path, handler);
+  else
+    http.Post(path, handler);
+}
+
+void add_page_routes(httplib::Server& http) {
+  auto asset = [](const char* type, std::string_view body) {
+    return [type, body](const httplib::Request&, httplib::Response& res) {
+      res.set_content(body.data(), body.size(), type);
+      res.set_header("Cache-Control", "no-cache");
+    };
+  };
+  http.Get("/", asset("text/html; charset=utf-8", web::kIndexHtml));
+  http.Get("/index.html", asset("text/html; charset=utf-8", web::kIndexHtml));
+  http.Get("/app.js", asset("text/javascript; charset=utf-8", web::kAppJs));
+  http.Get("/style.css", asset("text/css; charset=utf-8", web::kStyleCss));
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+void configure_http(httplib::Server& http, int threads, bool local_only) {
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
+  http.set_payload_max_length(kMaxBodyBytes);
+  http.set_read_timeout(5, 0);
+  http.set_write_timeout(5, 0);
+  http.set_keep_alive_timeout(2);
+  http.set_keep_alive_max_count(100);
+  http.set_pre_routing_handler([local_only](const httplib::Request& req, httplib::Response& res) {
+    if (local_only) {
+      std::string host = req.get_header_value("Host");
+      if (host.rfind("[::1]", 0) == 0)
+        host = "::1";
+      else
+        host = host.substr(0, host.find(':'));
+      if (!is_loopback(host)) {
+        error_reply(res, 403, "this server answers to localhost only");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Content-Security-Policy",
+                   "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    std::string msg = res.status == 404   ? "no such page or API call: " + req.path
+                      : res.status == 413 ? "request too large (at most 256 KiB)"
+                                          : "request refused";
+    res.set_content(json{{"error", msg}}.dump(), "application/json");
+  });
+  http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        error_reply(res, 500, "internal error: " + what);
+      });
+}
+
+int bind_http(httplib::Server& http, const std::string& host, int port) {
+  // cpp-httplib listens with a backlog of 5 (compiled into Debian's library), and a burst
+  // of new connections beyond that is reset; the socket is taken here, as it is made,
+  // and its backlog raised after the bind.
+  auto listen_fd = std::make_shared<int>(-1);
+  http.set_socket_options([listen_fd](int fd) {
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listen_fd = fd;
+  });
+  if (port == 0) {
+    port = http.bind_to_any_port(host);
+    if (port < 0) port = 0;
+  } else if (!http.bind_to_port(host, port)) {
+    port = 0;
+  }
+  if (port > 0 && *listen_fd >= 0) ::listen(*listen_fd, SOMAXCONN);
+  return port;
+}
+
+}  // namespace kz::cli::serve

@@ -1,0 +1,115 @@
+// The games of `kumalak serve`: one Session per browser game (its GameSession, who plays
+// which side, the engine's task and what it found), kept in a SessionTable. Everything
+// here is guarded by the table's one mutex, which the engine queue (engine_queue.h) and
+// the API (api.h) hold while they look at or change a session.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/game_session.h"
+#include "mcts/analysis.h"
+#include "mcts/levels.h"
+#include "mcts/player.h"
+
+namespace kz::cli::serve {
+
+using Clock = std::chrono::steady_clock;
+
+inline constexpr size_t kMaxPlies = 1000;  // longest game a session holds
+inline constexpr int kHumanBoth = 2;       // `human` when people play both sides
+
+// What the engine is asked to do for a session.
+enum class Task { kNone, kMove, kHint, kAnalysis };
+const char* task_name(Task t);  // "", "move", "hint", "analysis"
+
+// A side's name in `spec`: white/black (Togyz), south/north (Kalah).
+const char* side_word(const GameSpec& spec, int player);
+
+struct Session {
+  std::string id;
+  GameSession game;  // the position, the moves and a loaded record's tags
+  Level level = Level::kMedium;
+  int human = 0;  // 0 / 1: the person's side, the engine plays the other; kHumanBoth: people
+  // Bumped whenever the game changes; a job's result for an older generation is dropped.
+  uint64_t generation = 0;
+  uint64_t version = 0;  // bumped on every change the page should redraw
+  Clock::time_point last_seen = Clock::now();
+
+  // The engine's current task (at most one, queued or running).
+  Task task = Task::kNone;
+  bool running = false;
+  std::shared_ptr<std::atomic<bool>> stop;
+  std::optional<ThinkResult> progress;
+  std::string engine_name;
+  std::string message;  // the last thing worth telling (engine's move, a stopped search)
+  // Set when the engine did something it must never do (an illegal move): every call on
+  // the session answers HTTP 500 with it until the game is changed (new, undo, load).
+  std::string internal_error;
+
+  nlohmann::json hint;  // null or the hint for ply `hint_ply` (tools/hint_json.h)
+  size_t hint_ply = 0;
+  Level hint_level = Level::kHard;
+
+  bool analysis_active = false;  // more plies to judge
+  Level analysis_level = Level::kHard;
+  std::string analysis_engine;
+  std::vector<MoveJudgement> judged;  // plies judged so far, from the first
+
+  const GameSpec& spec() const { return game.spec(); }
+  const Position& pos() const { return game.position(); }
+  bool engine_to_move() const {
+    return human != kHumanBoth && !pos().is_decided() && pos().to_move != human;
+  }
+  // The game changed: drop what was computed for the old one (and a stale error).
+  void changed();
+  // Throws ApiError 500 with the internal error, if the session holds one.
+  void check_healthy() const;
+  // Plays the engine's move `move`, found by `engine`. An illegal move is an internal
+  // error: logged on stderr, kept in internal_error, and the game is left as it was;
+  // returns whether the move was played.
+  bool play_engine_move(int move, const std::string& engine);
+  // The ply to undo back to: `ply` when given (400 beyond the game), else one ply when
+  // people play both sides, else to before the person's last move (409 when none).
+  size_t undo_target(std::optional<long> ply) const;
+  // The game as a record: tags, moves, and the analysis as comments when complete.
+  std::string record() const;
+};
+
+class SessionTable {
+ public:
+  explicit SessionTable(int max_sessions) : max_sessions_(max_sessions) {}
+
+  // Guards every session, the table, and the engine queue (engine_queue.h).
+  std::mutex& mutex() { return mutex_; }
+
+  // The rest: with mutex() held.
+  Session* find(const std::string& id);
+  // The session named in a request's `session`; 400 when missing, 404 when unknown.
+  // Marks it as seen now.
+  Session& get(const std::string& id);
+  // A new session with a fresh random id; 503 when max_sessions are open.
+  Session& open();
+  bool close(const std::string& id);
+  // Closes the sessions nobody looked at for `idle`.
+  void close_idle(Clock::time_point now, Clock::duration idle);
+  // Raises every session's stop flag (shutting down).
+  void stop_all();
+  size_t size() const { return sessions_.size(); }
+  int max_sessions() const { return max_sessions_; }
+
+ private:
+  int max_sessions_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Session>> sessions_;
+};
+
+}  // namespace kz::cli::serve

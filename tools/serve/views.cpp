@@ -1,0 +1,123 @@
+#include "tools/serve/views.h"
+
+#include <sstream>
+#include <string>
+
+#include "core/notation.h"
+#include "mcts/advice.h"
+
+namespace kz::cli::serve {
+
+json board_json(const Position& p) {
+  json rows = json::array();
+  for (int player = 0; player < 2; ++player) {
+    json row = json::array();
+    for (int i = 0; i < p.npits; ++i) row.push_back(p.pit(player, i));
+    rows.push_back(row);
+  }
+  json legal = json::array();
+  for (uint32_t m = p.legal_mask(); m; m &= m - 1) legal.push_back(__builtin_ctz(m) + 1);
+  return {{"position", p.to_string()},
+          {"pits", rows},
+          {"stores", {p.store[0], p.store[1]}},
+          // tuzdyk[p]: 1-based hole in the other player's row that belongs to p (0 = none)
+          {"tuzdyk", {p.tuzdyk[0] + 1, p.tuzdyk[1] + 1}},
+          {"to_move", p.to_move},
+          {"legal", legal},
+          {"over", p.is_over()},
+          {"decided", p.is_decided()},
+          {"result", p.is_decided() ? outcome_string(p.outcome()) : "*"}};
+}
+
+json progress_json(const Position& pos, const ThinkResult& r) {
+  json pv = json::array();
+  std::istringstream ss(line_notation(pos, r.pv));
+  for (std::string w; ss >> w;) pv.push_back(w);
+  return {{"depth", r.depth},
+          {"nodes", r.nodes},
+          {"seconds", r.seconds},
+          {"win", r.win},
+          {"draw", r.draw},
+          {"loss", r.loss},
+          {"margin", r.margin},
+          {"proven", r.proven},
+          {"margin_exact", r.margin_exact},
+          {"pv", pv},
+          {"best", r.best_move >= 0 ? r.best_move + 1 : 0}};
+}
+
+json move_json(const Position& before, int move, size_t ply) {
+  Position after = before;
+  const auto info = after.play(move);
+  return {{"ply", ply},
+          {"pit", move + 1},
+          {"mover", before.to_move},
+          {"notation", format_move(before, move)},
+          {"captured", info.captured},
+          {"tuzdyk", info.made_tuzdyk},
+          {"extra_turn", info.extra_turn && !info.ended_game},
+          {"landing", {info.landing_player, info.landing_index + 1}}};
+}
+
+namespace {
+
+json analysis_json(const Session& s) {
+  json plies = json::array();
+  AnalysisStats side[2];
+  for (size_t i = 0; i < s.judged.size(); ++i) {
+    const MoveJudgement& j = s.judged[i];
+    const Position& q = s.game.position_at(i);
+    side[j.mover].add(j);
+    plies.push_back({{"ply", i + 1},
+                     {"notation", format_move(q, j.move)},
+                     {"mover", j.mover},
+                     {"judged", j.judged},
+                     {"white_score", j.white_score()},
+                     {"white_margin", j.white_margin()},
+                     {"drop", j.drop},
+                     {"mark", move_mark_name(j.mark)},
+                     {"best", j.agrees || j.best_move < 0 ? "" : format_move(q, j.best_move)},
+                     {"comment", j.comment}});
+  }
+  return {{"level", level_name(s.analysis_level)},
+          {"engine", s.analysis_engine},
+          {"done", s.judged.size()},
+          {"total", s.game.plies()},
+          {"complete", s.judged.size() == s.game.plies()},
+          {"plies", plies},
+          {"summary", {side[0].line(), side[1].line()}},
+          {"thresholds", analysis_thresholds_text()}};
+}
+
+}  // namespace
+
+json state_json(const Session& s, std::optional<size_t> queue_ahead) {
+  json moves = json::array();
+  for (size_t i = 0; i < s.game.plies(); ++i)
+    moves.push_back(move_json(s.game.position_at(i), s.game.moves()[i], i + 1));
+  json engine = {{"task", task_name(s.task)},
+                 {"running", s.running},
+                 {"name", s.engine_name},
+                 {"progress", s.progress ? progress_json(s.pos(), *s.progress) : json()}};
+  if (s.task != Task::kNone && !s.running) engine["queue_ahead"] = queue_ahead.value_or(0);
+  const GameSpec& spec = s.spec();
+  json out = {{"session", s.id},
+              {"version", s.version},
+              {"game", spec.name()},
+              {"togyz", spec.is_togyz()},
+              {"npits", spec.pits},
+              {"level", level_name(s.level)},
+              {"human", s.human == kHumanBoth ? "both" : side_word(spec, s.human)},
+              {"sides", {side_word(spec, 0), side_word(spec, 1)}},
+              {"names", {s.game.tag("White"), s.game.tag("Black")}},
+              {"start", s.game.start().to_string()},
+              {"board", board_json(s.pos())},
+              {"moves", moves},
+              {"engine", engine},
+              {"message", s.message},
+              {"hint", s.hint.is_null() || s.hint_ply != s.game.plies() ? json() : s.hint}};
+  out["analysis"] = !s.judged.empty() || s.analysis_active ? analysis_json(s) : json();
+  return out;
+}
+
+}  // namespace kz::cli::serve

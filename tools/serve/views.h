@@ -1,0 +1,25 @@
+// What `kumalak serve` sends the page, as JSON (docs/serve.md describes every field): the
+// board, the engine's progress, a move, and a session's whole state. The hint inside the
+// state is tools/hint_json.h's, the same object `kumalak hint --json` prints.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "core/position.h"
+#include "mcts/player.h"
+#include "tools/serve/http.h"
+#include "tools/serve/session.h"
+
+namespace kz::cli::serve {
+
+// The board of `p`: pits, stores, tuzdyks, side to move, legal moves, whether it is over.
+json board_json(const Position& p);
+// A search in progress from `pos`: depth, nodes, W/D/L, margin, principal variation.
+json progress_json(const Position& pos, const ThinkResult& r);
+// Ply `ply` (1-based), `move` played from `before`: what it did.
+json move_json(const Position& before, int move, size_t ply);
+// The whole state of a session; `queue_ahead`: the jobs ahead of its queued one.
+json state_json(const Session& s, std::optional<size_t> queue_ahead);
+
+}  // namespace kz::cli::serve
