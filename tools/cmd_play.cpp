@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/atomic_file.h"
 #include "core/game_session.h"
@@ -136,10 +137,13 @@ class PlaySession {
     ThinkLimits limits;
     limits.movetime_s = opt_.movetime;
     const ThinkResult r = engine_->think(pos(), limits);
-    int move = r.best_move;
-    if (!pos().is_legal(move)) {  // never expected; keep the game going all the same
-      move = __builtin_ctz(pos().legal_mask());
-    }
+    const int move = r.best_move;
+    // A defect of the engine, never a move to paper over with another: the game stops
+    // with what went wrong (run_play reports it), as the server answers it with a 500.
+    if (!pos().is_legal(move))
+      throw std::logic_error("internal error: the engine " + engine_->name() +
+                             " returned the illegal move " + std::to_string(move + 1) + " in " +
+                             pos().to_string());
     const Position before = pos();
     std::cout << side_name(before, before.to_move) << " (engine) plays "
               << format_move(before, move) << effect(before, move) << ".\n";
