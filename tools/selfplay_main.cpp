@@ -53,29 +53,17 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (!follow.empty()) {
-      const kz::RunConfig run_config = kz::open_follow_run(follow, config_path);
-      if (summary) {
-        const auto s = kz::summarize_shards(follow + "/data", run_config.game);
-        std::cout << "shards=" << s.shards << " games=" << s.games << " rows=" << s.rows
-                  << " unreadable=" << s.unreadable << std::endl;
-        return s.unreadable == 0 ? 0 : 1;
-      }
-      kz::FollowSelfplayOptions f;
-      f.run_dir = follow;
-      f.config = run_config;
-      if (seed >= 0) f.config.seed = uint64_t(seed);
-      if (visits > 0) f.config.selfplay.full_visits = visits;
-      if (search_threads > 0) f.config.search_threads = search_threads;
-      torch::set_num_threads(threads > 0 ? threads : f.config.train.threads);
-      f.worker_id = worker;
-      f.bounds.max_items = max_games;
-      f.bounds.max_seconds = max_seconds;
-      f.stop = &kz::install_stop_signals();
-      const auto r = kz::follow_selfplay(f);
-      std::cout << "selfplay-follow: stopped after " << r.games << " games, " << r.shards
-                << " shards, " << r.rows << " rows, " << r.model_switches << " model switches"
-                << std::endl;
-      return 0;
+      kz::FollowBounds bounds;
+      bounds.max_items = max_games;
+      bounds.max_seconds = max_seconds;
+      kz::FollowSelfplayFlags flags;
+      flags.worker_id = worker;
+      flags.threads = threads;
+      flags.seed = seed;
+      flags.visits = visits;
+      flags.search_threads = search_threads;
+      flags.summary = summary;
+      return kz::follow_selfplay_main(follow, config_path, bounds, flags);
     }
     if (config_path.empty() || out.empty() || games == 0)
       throw std::invalid_argument("--config, --out and --games are required (or --follow RUN)");

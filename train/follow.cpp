@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "core/run_lock.h"
 #include "nn/model_file.h"
 #include "train/config_schema.h"
@@ -157,11 +158,11 @@ extern "C" void on_stop_signal(int) {
   g_stop.store(true);
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+// The start of the FNV-1a that turns a worker id into its seed: not FNV's offset basis
+// (kFnv1a64Start, 14695981039346656037) but that number short of its last digit, as
+// worker seeds have always been made. Kept so that a worker id of a seeded run plays the
+// same games as it did in every earlier version.
+constexpr uint64_t kWorkerSeedFnvStart = 1469598103934665603ull;
 
 void say(const std::string& line) {
   std::cout << line << std::endl;
@@ -278,7 +279,7 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
     SelfplayOptions so;
     so.config = o.config;
     // The worker id picks the games: workers of one config never play the same ones.
-    so.config.seed = o.config.seed ^ fnv1a(o.worker_id);
+    so.config.seed = o.config.seed ^ fnv1a64(o.worker_id, kWorkerSeedFnvStart);
     so.model_path = snapshot;
     so.model_label = label;
     so.out_dir = (data / generation_name(generation)).string();
@@ -444,6 +445,32 @@ FollowGateReport follow_gate(const FollowGateOptions& o) {
         (d.pass ? "PASS, promoted" : "FAIL"));
   }
   return report;
+}
+
+int follow_selfplay_main(const std::string& run_dir, const std::string& config_path,
+                         const FollowBounds& bounds, const FollowSelfplayFlags& flags) {
+  const RunConfig run_config = open_follow_run(run_dir, config_path);
+  if (flags.summary) {
+    const ShardSummary s = summarize_shards(run_dir + "/data", run_config.game);
+    std::cout << "shards=" << s.shards << " games=" << s.games << " rows=" << s.rows
+              << " unreadable=" << s.unreadable << std::endl;
+    return s.unreadable == 0 ? 0 : 1;
+  }
+  FollowSelfplayOptions o;
+  o.run_dir = run_dir;
+  o.config = run_config;
+  if (flags.seed >= 0) o.config.seed = uint64_t(flags.seed);
+  if (flags.visits > 0) o.config.selfplay.full_visits = flags.visits;
+  if (flags.search_threads > 0) o.config.search_threads = flags.search_threads;
+  torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
+  o.worker_id = flags.worker_id;
+  o.bounds = bounds;
+  o.stop = &install_stop_signals();
+  const FollowSelfplayReport r = follow_selfplay(o);
+  say("selfplay-follow: stopped after " + std::to_string(r.games) + " games, " +
+      std::to_string(r.shards) + " shards, " + std::to_string(r.rows) + " rows, " +
+      std::to_string(r.model_switches) + " model switches");
+  return 0;
 }
 
 int follow_train_main(const std::string& run_dir, const std::string& config_path,

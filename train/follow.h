@@ -99,9 +99,21 @@ struct FollowGateReport {
 };
 FollowGateReport follow_gate(const FollowGateOptions& options);
 
-// The --follow entry points of kumalak-train and kumalak-gate: open the run, apply the
-// command line's overrides (0 = the config's), install the stop signals, run, print a
-// summary; return the exit status. Errors are thrown to the caller's handler.
+// The --follow entry points of kumalak-selfplay, kumalak-train and kumalak-gate: open the
+// run, apply the command line's overrides (0 = the config's), install the stop signals,
+// run, print a summary; return the exit status. Errors are thrown to the caller's handler.
+struct FollowSelfplayFlags {
+  std::string worker_id;   // --worker: required unless `summary`
+  int threads = 0;         // LibTorch threads (0 = [train] threads)
+  int64_t seed = -1;       // the run's seed (-1 = the config's); the worker id is mixed in
+  int visits = 0;          // selfplay.full_visits
+  int search_threads = 0;  // search threads (0 = the config's)
+  // Print the totals of every shard of RUN/data (summarize_shards) instead of playing;
+  // exit status 1 when one is unreadable.
+  bool summary = false;
+};
+int follow_selfplay_main(const std::string& run_dir, const std::string& config_path,
+                         const FollowBounds& bounds, const FollowSelfplayFlags& flags);
 int follow_train_main(const std::string& run_dir, const std::string& config_path,
                       const FollowBounds& bounds, int threads);
 int follow_gate_main(const std::string& run_dir, const std::string& config_path,

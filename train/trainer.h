@@ -18,6 +18,13 @@
 // alone validates, writes metrics, checkpoints and the output model; every rank reads
 // the same checkpoint on --resume, and the ranks check that they agree on config, data,
 // weights and step before the first step.
+//
+// Where each part is: run_training (train/trainer.cpp) sets up, loads the window, prepares
+// and resumes the model and runs the steps; a step's rows and targets are
+// train/training_batch.h, its losses (by name, packed for the all-reduce) and their
+// metrics columns train/training_losses.h, the averaging over slices and ranks
+// train/gradient_averaging.h, the ranks' agreement train/rank_agreement.h, the checkpoint
+// train/training_checkpoint.h.
 #pragma once
 
 #include <string>
@@ -25,6 +32,7 @@
 #include "train/config.h"
 #include "train/distributed.h"
 #include "train/shard.h"
+#include "train/training_batch.h"  // value_targets, opponent_policy_target
 
 namespace kz {
 
@@ -67,6 +75,8 @@ struct TrainReport {
   double seconds = 0;
   int world_size = 1;
   double allreduce_seconds = 0;  // waiting in the step's all-reduce (incl. for slower ranks)
+  // The losses (train/training_losses.h) of the last reported step (every 10th, the last)
+  // and of the last validation pass (-1: none yet, or no validation rows).
   double last_loss = 0, last_policy = 0, last_value = 0, last_margin = 0;
   double val_loss = -1, val_policy = -1, val_value = -1, val_margin = -1;
   // The opponent-policy cross-entropy ([network] opponent_policy_head; 0 / -1 without).
@@ -76,27 +86,5 @@ struct TrainReport {
 };
 
 TrainReport run_training(const TrainOptions& options);
-
-// The value targets the trainer gives a row: the W/D/L probabilities (win, draw, loss
-// for the mover) and the margin / (all stones / 2), both (1 - w) x the game's result +
-// w x the search's root value (root_win/draw/loss normalised to sum 1, root_margin),
-// with w = [train] value_target_root_weight. w = 0 is the game's result alone.
-struct ValueTargets {
-  float wdl[3] = {0, 0, 0};
-  float margin = 0;
-};
-ValueTargets value_targets(const ShardRow& row, float root_weight);
-
-// The opponent-policy head's target for `row` ([network] opponent_policy_head): the move
-// played from the next position, `next` (ReplayBuffer::next_row; nullptr = none): its
-// search policy when it is a full-search row, else the one-hot of its played move. Over
-// the ring of 2m cells (nn/features.h), seen from `row`'s mover: cells 0..m-1 when the
-// same side moves again (Kalah's extra turn), m..2m-1 when the opponent replies. Weight
-// 0 (and no target) when there is no next position or it records no move.
-struct OpponentPolicyTarget {
-  float weight = 0;
-  std::array<float, 2 * kMaxMoves> policy{};
-};
-OpponentPolicyTarget opponent_policy_target(const ShardRow& row, const ShardRow* next);
 
 }  // namespace kz
