@@ -7,18 +7,13 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "core/checksum.h"
+
 namespace kz {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: every input bit affects every output bit
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 bool has_shard_extension(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -40,9 +35,12 @@ bool ReplayBuffer::is_validation_game(const std::string& shard_file_name, uint32
                                       double fraction, uint64_t seed) {
   if (fraction <= 0) return false;
   if (fraction >= 1) return true;
-  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a over the name, then mixed with id and seed
-  for (unsigned char c : shard_file_name) h = (h ^ c) * 0x100000001B3ull;
-  h = mix64(h ^ mix64(seed) ^ (uint64_t(game_id) << 1));
+  // FNV-1a over the name, then mixed with id and seed by splitmix64 steps (the golden
+  // gamma added before each mix: the split's formula since it was written, kept so that
+  // a run's validation games stay the same).
+  const uint64_t name_hash = fnv1a64(shard_file_name);
+  const uint64_t h =
+      mix64((name_hash ^ mix64(seed + kGoldenGamma) ^ (uint64_t(game_id) << 1)) + kGoldenGamma);
   const double u = double(h >> 11) * 0x1.0p-53;  // uniform in [0, 1)
   return u < fraction;
 }
