@@ -130,8 +130,7 @@ TEST_F(ModelFileTest, SavesAndLoadsBitExactly) {
 TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
   const GameSpec togyz = GameSpec::togyz(), kalah = GameSpec::parse("kalah");
   save_model(path("good.pt"), tiny_model(togyz));
-  std::ifstream in(path("good.pt"), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::read_bytes(path("good.pt"));
   auto write = [&](const std::string& name, const std::string& data) {
     std::ofstream(path(name), std::ios::binary) << data;
   };
@@ -192,8 +191,7 @@ TEST(NetConfigCheck, ExpectedParameterCountIsTheNetworksCount) {
 
 TEST_F(ModelFileTest, MetadataIsCheckedBeforeTheNetworkIsBuilt) {
   save_model(path("good.pt"), tiny_model(GameSpec::togyz()));
-  std::ifstream in(path("good.pt"), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::read_bytes(path("good.pt"));
   auto write = [&](const std::string& name, const std::string& data) {
     std::ofstream(path(name), std::ios::binary) << data;
     return path(name);
