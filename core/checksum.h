@@ -22,12 +22,14 @@ inline uint64_t fnv1a64(const void* data, size_t len, uint64_t h = kFnv1a64Start
   for (size_t i = 0; i < len; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
   return h;
 }
+// FNV-1a 64 of a text. To chain from a string literal write fnv1a64("..."sv, h): with
+// a bare literal and `h` the call above is chosen, taking `h` for a length.
 inline uint64_t fnv1a64(std::string_view text, uint64_t h = kFnv1a64Start) {
   return fnv1a64(text.data(), text.size(), h);
 }
 // FNV-1a 64 over the bytes of one number as it lies in memory (settings hashes).
 template <class T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline uint64_t fnv1a64_value(const T& value, uint64_t h) {
   return fnv1a64(&value, sizeof value, h);
 }
@@ -41,6 +43,17 @@ inline constexpr uint64_t mix64(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+// A seed for one member of a family (a game, a step) from the run's seed `a` and the
+// member's number `b`: different members get unrelated streams, and the same pair
+// always the same seed. Self-play's game seeds are this formula; keep it as it is, or
+// seeded runs stop reproducing.
+inline constexpr uint64_t derive_seed(uint64_t a, uint64_t b) {
+  uint64_t h = a * kGoldenGamma ^ (b + 0x632BE59BD9B4E019ull);
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
 }
 
 }  // namespace kz

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/checksum.h"
+
 namespace kz {
 
 namespace {
@@ -534,13 +536,16 @@ Position Position::parse(std::string_view text, const GameSpec& spec) {
   return p;
 }
 
+// A hash_combine over the position's bytes with its own mixing step, not core's mix64:
+// the hash seeds the evaluation cache, the alpha-beta table and the rollout evaluator's
+// random numbers, so another formula would change every seeded search and match.
 uint64_t Position::hash() const {
   uint64_t words[4] = {0, 0, 0, 0};
   static_assert(sizeof(Position) <= sizeof(words));
   std::memcpy(words, this, sizeof(Position));
-  uint64_t h = 0x9E3779B97F4A7C15ull;
+  uint64_t h = kGoldenGamma;
   for (uint64_t w : words) {
-    h ^= w + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= w + kGoldenGamma + (h << 6) + (h >> 2);
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 29;

@@ -14,6 +14,41 @@ constexpr int kInf = kWinScore + 1;
 
 enum : uint8_t { kBoundNone = 0, kBoundUpper = 1, kBoundLower = 2, kBoundExact = 3 };
 
+// Move ordering: children are searched in decreasing order key. The classes lie far
+// apart, so that no key of a lower class reaches a higher one.
+// The transposition table's move (the best of an earlier search of the node) first.
+constexpr int kOrderTableMove = 1 << 30;
+// Then the moves that change the balance at once (a gain, a tuzdyk, an extra turn, the
+// game's end): this plus their gain key. One whose gain key is negative (a game end
+// that loses stones) falls below it and is treated as a quiet move after a cutoff.
+constexpr int kOrderGainBase = 1 << 24;
+// Then the killers (quiet moves that cut off at the same ply elsewhere): the newer one
+// gets this plus one, the older one this. Late moves below it may be reduced.
+constexpr int kOrderKiller = 1 << 22;
+// The other quiet moves by their history score, capped below the killers.
+constexpr int kOrderHistoryCap = 1 << 21;
+
+// How much of the order key an immediate gain is worth.
+struct GainWeights {
+  int per_stone;   // per stone the move adds to the mover's store difference
+  int tuzdyk;      // when the move makes a tuzdyk (Togyz)
+  int extra_turn;  // when the mover moves again (Kalah)
+};
+// Inside the tree: a tuzdyk counts as 20 stones and an extra turn as 2 (in 64ths).
+constexpr GainWeights kSearchGain{64, 20 * 64, 2 * 64};
+// In quiescence: a tuzdyk counts as 10 stones and an extra turn as half a stone.
+constexpr GainWeights kQuiescenceGain{4, 40, 2};
+// At the root before the first iteration: a tuzdyk counts as 20 stones and an extra
+// turn as half a stone.
+constexpr GainWeights kRootGain{10, 200, 5};
+// The root's key of the table's move: above any gain key there.
+constexpr int kRootOrderTableMove = 100000;
+
+inline int gain_key(const GainWeights& w, int gain, const Position::MoveInfo& info) {
+  return gain * w.per_stone + (info.made_tuzdyk ? w.tuzdyk : 0) +
+         (info.extra_turn ? w.extra_turn : 0);
+}
+
 // Score of a decided or finished position for the side to move, `ply` plies from the
 // root. Only called when pos.is_decided(); Togyz kazans of 82+ and Kalah stores over
 // half never tie, so 0 only happens in a finished, drawn game.
@@ -217,6 +252,49 @@ inline int AlphaBetaPlayer::child_score(const Position& parent, const Position& 
   return -search(child, depth - 1, -beta, -alpha, ply + 1);
 }
 
+int AlphaBetaPlayer::ordered_children(const Position& pos, int ply, int tt_move, bool quiescence,
+                                      Child* children) const {
+  const int me = pos.to_move, opp = me ^ 1;
+  const int before = int(pos.store[me]) - int(pos.store[opp]);
+  int n = 0;
+  for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
+    const int m = __builtin_ctz(mask);
+    Child& c = children[n];
+    c.pos = pos;
+    c.move = m;
+    const Position::MoveInfo info = c.pos.play(m);
+    const int gain = int(c.pos.store[me]) - int(c.pos.store[opp]) - before;
+    if (quiescence) {
+      // Only moves that change the material balance right away: captures, tuzdyks,
+      // Kalah extra turns (a free move), and moves that end the game.
+      if (info.captured == 0 && !info.extra_turn && !info.ended_game) continue;
+      c.order = gain_key(kQuiescenceGain, gain, info);
+    } else if (m == tt_move) {
+      c.order = kOrderTableMove;
+    } else if (info.made_tuzdyk || gain > 0 || info.extra_turn || info.ended_game) {
+      c.order = kOrderGainBase + gain_key(kSearchGain, gain, info);
+    } else if (m == killers_[ply][0]) {
+      c.order = kOrderKiller + 1;
+    } else if (m == killers_[ply][1]) {
+      c.order = kOrderKiller;
+    } else {
+      c.order = std::min(history_[me][m], kOrderHistoryCap);
+    }
+    ++n;
+  }
+  // Insertion sort, best first (at most nine children); equal keys keep pit order.
+  for (int i = 1; i < n; ++i) {
+    Child c = children[i];
+    int j = i - 1;
+    while (j >= 0 && children[j].order < c.order) {
+      children[j + 1] = children[j];
+      --j;
+    }
+    children[j + 1] = c;
+  }
+  return n;
+}
+
 int AlphaBetaPlayer::search(const Position& pos, int depth, int alpha, int beta, int ply) {
   pv_len_[ply] = ply;
   if (pos.is_decided()) return terminal_score(pos, ply);
@@ -245,40 +323,9 @@ int AlphaBetaPlayer::search(const Position& pos, int depth, int alpha, int beta,
     }
   }
 
-  const int me = pos.to_move, opp = me ^ 1;
-  const int before = int(pos.store[me]) - int(pos.store[opp]);
+  const int me = pos.to_move;
   Child children[kMaxMoves];
-  int n = 0;
-  uint32_t mask = pos.legal_mask();
-  while (mask) {
-    const int m = __builtin_ctz(mask);
-    mask &= mask - 1;
-    Child& c = children[n++];
-    c.pos = pos;
-    c.move = m;
-    const auto info = c.pos.play(m);
-    const int gain = int(c.pos.store[me]) - int(c.pos.store[opp]) - before;
-    if (m == tt_move)
-      c.order = 1 << 30;
-    else if (info.made_tuzdyk || gain > 0 || info.extra_turn || info.ended_game)
-      c.order = (1 << 24) + (gain + (info.made_tuzdyk ? 20 : 0) + (info.extra_turn ? 2 : 0)) * 64;
-    else if (m == killers_[ply][0])
-      c.order = (1 << 22) + 1;
-    else if (m == killers_[ply][1])
-      c.order = 1 << 22;
-    else
-      c.order = std::min(history_[me][m], (1 << 21));
-  }
-  // Insertion sort, best first: at most nine children.
-  for (int i = 1; i < n; ++i) {
-    Child c = children[i];
-    int j = i - 1;
-    while (j >= 0 && children[j].order < c.order) {
-      children[j + 1] = children[j];
-      --j;
-    }
-    children[j + 1] = c;
-  }
+  const int n = ordered_children(pos, ply, tt_move, false, children);
 
   const int alpha_orig = alpha;
   int best = -kInf, best_move = children[0].move;
@@ -291,7 +338,7 @@ int AlphaBetaPlayer::search(const Position& pos, int depth, int alpha, int beta,
       // Late quiet moves are first searched a ply shallower; one that surprises is
       // searched again at full depth.
       const bool reduce =
-          opt_.late_move_reduction && i >= 3 && depth >= 3 && !pv_node && c.order < (1 << 22);
+          opt_.late_move_reduction && i >= 3 && depth >= 3 && !pv_node && c.order < kOrderKiller;
       s = reduce ? child_score(pos, c.pos, depth - 1, alpha, alpha + 1, ply) : alpha + 1;
       if (s > alpha && !aborted_) s = child_score(pos, c.pos, depth, alpha, alpha + 1, ply);
       if (s > alpha && s < beta && !aborted_) s = child_score(pos, c.pos, depth, alpha, beta, ply);
@@ -304,7 +351,7 @@ int AlphaBetaPlayer::search(const Position& pos, int depth, int alpha, int beta,
         alpha = s;
         update_pv(ply, c.move);
         if (s >= beta) {
-          if (c.order < (1 << 24) && c.move != tt_move) {
+          if (c.order < kOrderGainBase && c.move != tt_move) {
             if (killers_[ply][0] != c.move) {
               killers_[ply][1] = killers_[ply][0];
               killers_[ply][0] = int8_t(c.move);
@@ -330,34 +377,9 @@ int AlphaBetaPlayer::qsearch(const Position& pos, int alpha, int beta, int ply, 
   if (best >= beta || qdepth >= opt_.max_qdepth || ply >= kMaxSearchPly - 1) return best;
   if (best > alpha) alpha = best;
 
-  const int me = pos.to_move, opp = me ^ 1;
-  const int before = int(pos.store[me]) - int(pos.store[opp]);
+  const int me = pos.to_move;
   Child children[kMaxMoves];
-  int n = 0;
-  uint32_t mask = pos.legal_mask();
-  while (mask) {
-    const int m = __builtin_ctz(mask);
-    mask &= mask - 1;
-    Child& c = children[n];
-    c.pos = pos;
-    c.move = m;
-    const auto info = c.pos.play(m);
-    // Only moves that change the material balance right away: captures, tuzdyks, Kalah
-    // extra turns (a free move), and moves that end the game.
-    if (info.captured == 0 && !info.extra_turn && !info.ended_game) continue;
-    c.order = (int(c.pos.store[me]) - int(c.pos.store[opp]) - before) * 4 +
-              (info.made_tuzdyk ? 40 : 0) + (info.extra_turn ? 2 : 0);
-    ++n;
-  }
-  for (int i = 1; i < n; ++i) {
-    Child c = children[i];
-    int j = i - 1;
-    while (j >= 0 && children[j].order < c.order) {
-      children[j + 1] = children[j];
-      --j;
-    }
-    children[j + 1] = c;
-  }
+  const int n = ordered_children(pos, ply, -1, true, children);
   for (int i = 0; i < n; ++i) {
     const Child& c = children[i];
     const int s = c.pos.to_move == me ? qsearch(c.pos, alpha, beta, ply + 1, qdepth + 1)
@@ -508,9 +530,8 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
     for (int i = 0; i < n; ++i) {
       Position c = pos;
       const auto info = c.play(order[i]);
-      key_of[order[i]] = (order[i] == tt_move ? 100000 : 0) +
-                         (int(c.store[me]) - int(c.store[me ^ 1])) * 10 +
-                         (info.made_tuzdyk ? 200 : 0) + (info.extra_turn ? 5 : 0);
+      key_of[order[i]] = (order[i] == tt_move ? kRootOrderTableMove : 0) +
+                         gain_key(kRootGain, int(c.store[me]) - int(c.store[me ^ 1]), info);
     }
     std::stable_sort(order, order + n, [&](int a, int b) { return key_of[a] > key_of[b]; });
   }

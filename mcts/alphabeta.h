@@ -118,6 +118,12 @@ class AlphaBetaPlayer : public Player {
   struct TTEntry;
   struct Child;
 
+  // Fills `children` (room for kMaxMoves) with the children of `pos`, best first by
+  // the move ordering, and returns how many: every legal move, or with `quiescence`
+  // only those that change the balance at once. `tt_move` (-1: none) and the killers
+  // of `ply` count only outside quiescence.
+  int ordered_children(const Position& pos, int ply, int tt_move, bool quiescence,
+                       Child* children) const;
   int search(const Position& pos, int depth, int alpha, int beta, int ply);
   int qsearch(const Position& pos, int alpha, int beta, int ply, int qdepth);
   int child_score(const Position& parent, const Position& child, int depth, int alpha, int beta,

@@ -6,10 +6,22 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/checksum.h"
 #include "mcts/batching_front.h"
 #include "mcts/task_thread.h"
 
 namespace kz {
+
+namespace {
+
+// The seed of the temperature's draws in game `index` of a match seeded with `seed`.
+// Not derive_seed (core/checksum.h): matches with a temperature have always been seeded
+// with this formula, and another one would change every seeded match's games.
+uint64_t temperature_seed(uint64_t seed, int index) {
+  return seed * kGoldenGamma ^ (uint64_t(index) + 1) * 0xD1B54A32D192ED03ull;
+}
+
+}  // namespace
 
 int GameController::on_search_done(RunnerGame& /*g*/, Search& search) {
   std::mt19937_64 unused(0);  // temperature 0 draws nothing
@@ -80,7 +92,10 @@ void GameRunner::before_move(RunnerGame& g) {
 void GameRunner::play(RunnerGame& g, int move) {
   g.pos.play(move);
   ++g.plies;
-  g.line_hash = (g.line_hash ^ uint64_t(move + 1)) * 0x100000001B3ull;
+  // One FNV-1a step over the move as a byte (1-based, so that the line never hashes
+  // like the position alone).
+  static_assert(kMaxMoves < 255);
+  g.line_hash = fnv1a64_value(uint8_t(move + 1), g.line_hash);
   if (g.resigned >= 0 || g.pos.is_decided()) {
     finish(g, false);
   } else if (g.plies >= options_.max_plies) {
@@ -348,9 +363,7 @@ void PairedMatch::start_games(std::span<RunnerGame* const> free) {
       m.side_of[0] = g;  // game 0: side 0 plays White
       m.side_of[1] = 1 - g;
       m.search_seed[0] = m.search_seed[1] = o_.seed + uint64_t(next_pair_) * 2 + uint64_t(g);
-      if (!move_rngs_.empty())
-        move_rngs_[size_t(m.index)].seed(o_.seed * 0x9E3779B97F4A7C15ull ^
-                                         (uint64_t(m.index) + 1) * 0xD1B54A32D192ED03ull);
+      if (!move_rngs_.empty()) move_rngs_[size_t(m.index)].seed(temperature_seed(o_.seed, m.index));
       if (!streaks_.empty()) streaks_[size_t(m.index)] = ScoreStreaks{};
       m.active = true;
     }

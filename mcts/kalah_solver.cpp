@@ -1,7 +1,5 @@
 #include "mcts/kalah_solver.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -10,12 +8,12 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <new>
 #include <ostream>
 #include <stdexcept>
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
+#include "core/little_endian.h"
 
 namespace kz {
 
@@ -166,25 +164,30 @@ class DbBuilder {
   int8_t* values_;
 };
 
-constexpr char kDbMagic[8] = {'K', 'Z', 'E', 'G', 'T', 'B', '0', '1'};
+// The database file: a header of kDbHeaderBytes, every number in it little-endian
+// whatever the host, then the values (one signed byte each, so they need no byte order).
+//    0  8  magic "KZEGTBLE"
+//    8  4  format version (kDbFormatVersion)
+//   12  1  rules (Variant: Kalah or Kalah with empty captures)
+//   13  1  pits a side
+//   14  1  most seeds on the pits
+//   15  1  zero
+//   16  8  values that follow (KalahEndgameDb::entries of pits and seeds)
+//   24  4  CRC-32 of the values
+//   28  4  zero
+constexpr char kDbMagic[8] = {'K', 'Z', 'E', 'G', 'T', 'B', 'L', 'E'};
+constexpr uint32_t kDbFormatVersion = 2;
+constexpr uint64_t kDbHeaderBytes = 32;
+// The magic of version 1 (until late 2026): no format version, and the size and
+// checksum in the writing host's byte order. Recognised only to say "rebuild it".
+constexpr char kDbMagicVersion1[8] = {'K', 'Z', 'E', 'G', 'T', 'B', '0', '1'};
+
+// "kalah-4-standard-8": a table as people name it (its file name without ".egtb").
+std::string table_name(Variant variant, int pits, int max_seeds) {
+  return std::filesystem::path(egtb_file_name(variant, pits, max_seeds)).stem().string();
+}
 
 }  // namespace
-
-void BigFree::operator()(void* p) const {
-  std::free(p);
-}
-
-void* big_alloc_zeroed(size_t bytes) {
-  constexpr size_t kHuge = size_t(2) << 20;
-  const size_t rounded = (std::max<size_t>(bytes, 1) + kHuge - 1) / kHuge * kHuge;
-  void* p = std::aligned_alloc(kHuge, rounded);
-  if (!p) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it the table just uses 4 KiB pages
-#endif
-  std::memset(p, 0, rounded);
-  return p;
-}
 
 int seeds_on_pits(const Position& pos) {
   int k = 0;
@@ -230,59 +233,84 @@ uint64_t KalahEndgameDb::index(const Position& pos) const {
 }
 
 void KalahEndgameDb::save(const std::string& path) const {
+  uint8_t header[kDbHeaderBytes] = {};
+  std::memcpy(header, kDbMagic, sizeof kDbMagic);
+  put_le(header + 8, kDbFormatVersion);
+  header[12] = uint8_t(variant_);
+  header[13] = uint8_t(pits_);
+  header[14] = uint8_t(max_seeds_);
+  put_le(header + 16, size_);
+  put_le(header + 24, crc_);
   write_file_atomically(path, [&](std::ostream& o) {
-    o.write(kDbMagic, sizeof kDbMagic);
-    const uint8_t head[4] = {uint8_t(variant_), uint8_t(pits_), uint8_t(max_seeds_), 0};
-    o.write(reinterpret_cast<const char*>(head), sizeof head);
-    const uint32_t crc = crc_;
-    const uint64_t n = size_;
-    o.write(reinterpret_cast<const char*>(&crc), sizeof crc);
-    o.write(reinterpret_cast<const char*>(&n), sizeof n);
-    o.write(reinterpret_cast<const char*>(values_.get()), std::streamsize(n));
+    o.write(reinterpret_cast<const char*>(header), sizeof header);
+    o.write(reinterpret_cast<const char*>(values_.get()), std::streamsize(size_));
   });
 }
 
 KalahEndgameDb KalahEndgameDb::load(const std::string& path) {
+  return load(path, nullptr);
+}
+
+KalahEndgameDb KalahEndgameDb::load(const std::string& path, Variant variant, int pits,
+                                    int max_seeds) {
+  const Expected expected{variant, pits, max_seeds};
+  return load(path, &expected);
+}
+
+KalahEndgameDb KalahEndgameDb::load(const std::string& path, const Expected* expected) {
   auto fail = [&](const std::string& why) {
     throw std::runtime_error("endgame database '" + path + "': " + why);
   };
+  const char* const rebuild = "; rebuild it with `kumalak egtb build` (same --game and --seeds)";
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot be opened");
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  char magic[8];
-  uint8_t head[4];
-  uint32_t crc = 0;
-  uint64_t n = 0;
-  in.read(magic, sizeof magic);
-  if (!in || std::memcmp(magic, kDbMagic, sizeof magic) != 0) fail("not a KumalakZero database");
-  in.read(reinterpret_cast<char*>(head), sizeof head);
-  in.read(reinterpret_cast<char*>(&crc), sizeof crc);
-  in.read(reinterpret_cast<char*>(&n), sizeof n);
-  if (!in) fail("truncated header");
+  if (ec) fail("cannot be opened (" + ec.message() + ")");
+  uint8_t header[kDbHeaderBytes] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  const uint64_t got = uint64_t(in.gcount());
+  if (got >= sizeof kDbMagicVersion1 &&
+      std::memcmp(header, kDbMagicVersion1, sizeof kDbMagicVersion1) == 0)
+    fail(std::string("written in the old format 1 (host byte order, no format version)") + rebuild);
+  if (got < sizeof kDbMagic || std::memcmp(header, kDbMagic, sizeof kDbMagic) != 0)
+    fail("not a KumalakZero endgame database (bad magic)");
+  if (got < kDbHeaderBytes)
+    fail("truncated header (" + std::to_string(got) + " of " + std::to_string(kDbHeaderBytes) +
+         " bytes)");
+  const uint32_t version = get_le<uint32_t>(header + 8);
+  if (version != kDbFormatVersion)
+    fail("format version " + std::to_string(version) + ", this build reads version " +
+         std::to_string(kDbFormatVersion) + rebuild);
   KalahEndgameDb db;
-  if (head[0] != uint8_t(Variant::kKalah) && head[0] != uint8_t(Variant::kKalahEmpty))
-    fail("unknown rules " + std::to_string(head[0]));
-  db.variant_ = Variant(head[0]);
-  db.pits_ = head[1];
-  db.max_seeds_ = head[2];
+  if (header[12] != uint8_t(Variant::kKalah) && header[12] != uint8_t(Variant::kKalahEmpty))
+    fail("unknown rules " + std::to_string(header[12]) + " (another game)");
+  db.variant_ = Variant(header[12]);
+  db.pits_ = header[13];
+  db.max_seeds_ = header[14];
+  if (expected && (db.variant_ != expected->variant || db.pits_ != expected->pits ||
+                   db.max_seeds_ != expected->max_seeds))
+    fail("holds the table " + table_name(db.variant_, db.pits_, db.max_seeds_) + ", not " +
+         table_name(expected->variant, expected->pits, expected->max_seeds) + " (another game)");
+  const uint64_t n = get_le<uint64_t>(header + 16);
   const uint64_t want = entries(db.pits_, db.max_seeds_);
   if (want == 0 || n != want)
     fail("size " + std::to_string(n) + " does not match " + std::to_string(db.pits_) +
          " pits and " + std::to_string(db.max_seeds_) + " seeds");
   // Checked before allocating: a damaged header must not ask for terabytes.
-  constexpr uint64_t kHeaderBytes = 8 + 4 + 4 + 8;
-  if (ec || file_bytes != kHeaderBytes + n)
-    fail("truncated or padded: " + std::to_string(file_bytes) + " bytes for " + std::to_string(n) +
-         " values");
+  if (file_bytes < kDbHeaderBytes + n)
+    fail("truncated (" + std::to_string(file_bytes - kDbHeaderBytes) + " of " + std::to_string(n) +
+         " values)");
+  if (file_bytes > kDbHeaderBytes + n)
+    fail(std::to_string(file_bytes - kDbHeaderBytes - n) + " trailing bytes after the " +
+         std::to_string(n) + " values");
   db.size_ = n;
   db.values_.reset(static_cast<int8_t*>(big_alloc_zeroed(n)));
   in.read(reinterpret_cast<char*>(db.values_.get()), std::streamsize(n));
   if (uint64_t(in.gcount()) != n)
     fail("truncated (" + std::to_string(in.gcount()) + " of " + std::to_string(n) + " values)");
-  if (in.peek() != std::char_traits<char>::eof()) fail("trailing bytes after the values");
   db.crc_ = crc32(db.values_.get(), n);
-  if (db.crc_ != crc) fail("checksum mismatch (the file is damaged)");
+  if (db.crc_ != get_le<uint32_t>(header + 24)) fail("checksum mismatch (the file is damaged)");
   return db;
 }
 
@@ -335,7 +363,8 @@ std::shared_ptr<const KalahEndgameDb> load_or_build_egtb(const GameSpec& spec, i
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
     try {
-      db = std::make_shared<KalahEndgameDb>(KalahEndgameDb::load(path));
+      db = std::make_shared<KalahEndgameDb>(
+          KalahEndgameDb::load(path, spec.variant, spec.pits, max_seeds));
     } catch (const std::exception& e) {
       if (log) *log << e.what() << "; building it again\n";
     }
@@ -390,6 +419,8 @@ int64_t KalahSolver::tt_bytes() const {
 }
 
 namespace {
+// The solver's table key: the pits with the mover's row first (so a position and its
+// mirror share an entry), the ninth pit of each row folded in apart from the first eight.
 uint64_t tt_key(const Position& pos) {
   const int me = pos.to_move;
   uint64_t a, b;
@@ -397,7 +428,7 @@ uint64_t tt_key(const Position& pos) {
   std::memcpy(&b, &pos.pits[(me ^ 1) * kMaxPits], 8);
   const uint64_t c =
       uint64_t(pos.pits[me * kMaxPits + 8]) | uint64_t(pos.pits[(me ^ 1) * kMaxPits + 8]) << 8;
-  return mix64(a ^ mix64(b ^ 0x9e3779b97f4a7c15ULL) ^ (c << 48) ^ (c * 0x2545F4914F6CDD1DULL));
+  return mix64(a ^ mix64(b ^ kGoldenGamma) ^ (c << 48) ^ (c * 0x2545F4914F6CDD1DULL));
 }
 }  // namespace
 

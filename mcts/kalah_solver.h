@@ -20,18 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "core/big_array.h"
 #include "core/position.h"
 
 namespace kz {
-
-// Zeroed memory for the big tables, in 2 MiB pages where the kernel allows (random
-// probes of a table of hundreds of MiB otherwise miss the TLB at nearly every node).
-struct BigFree {
-  void operator()(void* p) const;
-};
-template <class T>
-using BigArray = std::unique_ptr<T[], BigFree>;
-void* big_alloc_zeroed(size_t bytes);  // throws std::bad_alloc
 
 // --- Endgame databases ------------------------------------------------------------
 // Every arrangement of at most `max_seeds` seeds on the 2m pits, with the mover's row
@@ -48,10 +40,17 @@ class KalahEndgameDb {
   // Builds the table. `progress` (may be empty) is called after each seed level.
   static KalahEndgameDb build(Variant variant, int pits, int max_seeds,
                               const std::function<void(int level, double seconds)>& progress = {});
-  // Reads a file written by save(); throws std::runtime_error saying what is wrong
-  // (not a database, another game, truncated, checksum mismatch).
+  // Reads a file written by save(); throws std::runtime_error naming the file and what
+  // is wrong: cannot be opened, bad magic, the old format 1 or another format version
+  // (both: rebuild it with `kumalak egtb build`), unknown rules, a size that does not
+  // match its pits and seeds, truncated, trailing bytes, checksum mismatch.
   static KalahEndgameDb load(const std::string& path);
-  // Writes atomically: magic, version, game, size, CRC-32 of the values, values.
+  // The same, and refuses a file that holds another table than the one for `variant`,
+  // `pits` and `max_seeds` (another game, or a file renamed).
+  static KalahEndgameDb load(const std::string& path, Variant variant, int pits, int max_seeds);
+  // Writes atomically (core/atomic_file.h): a header of fixed little-endian numbers
+  // (magic, format version, rules, pits, seeds, size, CRC-32 of the values), then the
+  // values. The layout is described in kalah_solver.cpp and docs/levels.md.
   void save(const std::string& path) const;
 
   Variant variant() const { return variant_; }
@@ -67,6 +66,11 @@ class KalahEndgameDb {
   int rest(const Position& pos) const { return values_[index(pos)]; }
 
  private:
+  struct Expected {
+    Variant variant;
+    int pits, max_seeds;
+  };
+  static KalahEndgameDb load(const std::string& path, const Expected* expected);
   uint64_t index(const Position& pos) const;
   Variant variant_ = Variant::kKalah;
   int pits_ = 0, max_seeds_ = -1;

@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
+#include "core/little_endian.h"
 #include "nn/features.h"
 
 namespace kz {
@@ -19,11 +20,6 @@ namespace {
 constexpr const char* kFormat = kModelFormatName;
 constexpr int kFormatVersion = kModelFormatVersion;
 constexpr size_t kHeaderBytes = kModelHeaderBytes;
-
-template <class T>
-void put_le(uint8_t* p, T v) {
-  for (size_t i = 0; i < sizeof(T); ++i) p[i] = uint8_t(uint64_t(v) >> (8 * i));
-}
 
 std::string now_iso8601() {
   const std::time_t t = std::time(nullptr);

@@ -34,6 +34,21 @@ TEST(CliSolve, PublishedMarginAndPerfectLine) {
             0)
       << out;
   EXPECT_NE(out.find("(checked)"), std::string::npos) << out;
+  // A table under another table's name, and one in the old format, are refused.
+  const std::string bytes = test::read_bytes(dir + "/kalah-4-standard-8.egtb");
+  test::write_bytes(dir + "/kalah-4-empty-8.egtb", bytes);
+  EXPECT_EQ(test::run_command(
+                kumalak() + " egtb info --game kalah:4,3,empty --seeds 8 --dir " + dir, &out, true),
+            1);
+  EXPECT_NE(out.find("kalah-4-empty-8.egtb': holds the table kalah-4-standard-8, not "
+                     "kalah-4-empty-8 (another game)"),
+            std::string::npos)
+      << out;
+  test::write_bytes(dir + "/kalah-4-standard-8.egtb", "KZEGTB01" + bytes.substr(8));
+  EXPECT_EQ(test::run_command(kumalak() + " egtb info --game kalah:4,3 --seeds 8 --dir " + dir,
+                              &out, true),
+            1);
+  EXPECT_NE(out.find("rebuild it with `kumalak egtb build`"), std::string::npos) << out;
   std::filesystem::remove_all(dir);
 }
 

@@ -7,11 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
@@ -60,13 +63,9 @@ std::vector<Position> random_positions(const GameSpec& spec, int count, uint64_t
   return out;
 }
 
-std::string temp_dir(const char* name) {
-  const auto d = std::filesystem::temp_directory_path() /
-                 (std::string("kz_solver_test_") + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d.string();
-}
+using test::read_bytes;
+using test::temp_dir;
+using test::write_bytes;
 
 // The published perfect-play margins of the first player (Irving, Donkers &
 // Uiterwijk 2000; the rules page lists them). Each solve takes well under a second;
@@ -204,48 +203,122 @@ TEST(KalahEndgameDb, MatchesBruteForceOnEveryPositionOfSmallBoards) {
   }
 }
 
-TEST(KalahEndgameDb, SavesLoadsAndRefusesDamagedFiles) {
+// The message of load()'s refusal of `path` (with the table `expect` asks for, when
+// given), or a test failure when it loads.
+std::string refusal(const std::string& path, const KalahEndgameDb* expect = nullptr) {
+  try {
+    if (expect)
+      KalahEndgameDb::load(path, expect->variant(), expect->pits(), expect->max_seeds());
+    else
+      KalahEndgameDb::load(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "loaded a wrong file: " << path;
+  return "";
+}
+
+TEST(KalahEndgameDb, SavesAndLoadsLittleEndianWithAHeader) {
   const std::string dir = temp_dir("db");
   const KalahEndgameDb db = KalahEndgameDb::build(Variant::kKalah, 4, 8);
   const std::string path = dir + "/" + egtb_file_name(Variant::kKalah, 4, 8);
   EXPECT_EQ(egtb_file_name(Variant::kKalah, 4, 8), "kalah-4-standard-8.egtb");
   db.save(path);
-  const KalahEndgameDb back = KalahEndgameDb::load(path);
+  const KalahEndgameDb back = KalahEndgameDb::load(path, Variant::kKalah, 4, 8);
   EXPECT_EQ(back.size(), db.size());
   EXPECT_EQ(back.checksum(), db.checksum());
+  EXPECT_EQ(back.variant(), Variant::kKalah);
   EXPECT_EQ(back.pits(), 4);
   EXPECT_EQ(back.max_seeds(), 8);
   for (const Position& p : random_positions(GameSpec::parse("kalah:4,2"), 50, 3))
     EXPECT_EQ(back.rest(p), db.rest(p));
 
-  auto expect_refused = [&](const std::string& file, const char* why) {
-    try {
-      KalahEndgameDb::load(file);
-      ADD_FAILURE() << "loaded a damaged file: " << why;
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-    }
+  // The header, byte for byte: the same on every host.
+  const std::string bytes = read_bytes(path);
+  ASSERT_EQ(bytes.size(), 32 + db.size());
+  auto le = [&](size_t at, size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
+    return v;
   };
-  {  // one value flipped
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100);
-    f.put(char(77));
-  }
-  expect_refused(path, "checksum");
-  std::filesystem::resize_file(path, 50);
-  expect_refused(path, "truncated");
-  {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << "hello, world, this is not a table";
-  }
-  expect_refused(path, "not a KumalakZero database");
-  expect_refused(dir + "/missing.egtb", "cannot be opened");
+  EXPECT_EQ(bytes.substr(0, 8), "KZEGTBLE");
+  EXPECT_EQ(le(8, 4), 2u);  // format version
+  EXPECT_EQ(le(12, 1), uint64_t(Variant::kKalah));
+  EXPECT_EQ(le(13, 1), 4u);
+  EXPECT_EQ(le(14, 1), 8u);
+  EXPECT_EQ(le(15, 1), 0u);
+  EXPECT_EQ(le(16, 8), db.size());
+  EXPECT_EQ(le(24, 4), db.checksum());
+  EXPECT_EQ(le(28, 4), 0u);
+  // Written under a temporary name and renamed: nothing else is left in the folder.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
 
   // load_or_build_egtb builds a missing table once, saves it and then reads it.
   const GameSpec spec = GameSpec::parse("kalah:3,2");
   auto built = load_or_build_egtb(spec, 6, dir);
   EXPECT_TRUE(std::filesystem::exists(dir + "/" + egtb_file_name(Variant::kKalah, 3, 6)));
   EXPECT_EQ(load_or_build_egtb(spec, 6, dir).get(), built.get());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(KalahEndgameDb, RefusesWrongFilesSayingWhatIsWrongAndWhere) {
+  const std::string dir = temp_dir("db");
+  const KalahEndgameDb db = KalahEndgameDb::build(Variant::kKalah, 4, 8);
+  const std::string good = dir + "/good.egtb",
+                    path = dir + "/" + egtb_file_name(Variant::kKalah, 4, 8);
+  db.save(good);
+  const std::string bytes = read_bytes(good);
+  auto expect_refused = [&](const std::string& content, const std::string& why,
+                            const KalahEndgameDb* expect = nullptr) {
+    write_bytes(path, content);
+    const std::string message = refusal(path, expect);
+    EXPECT_NE(message.find(why), std::string::npos) << message;
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+  };
+
+  expect_refused("hello, world, this is not a table", "bad magic");
+  expect_refused("KZEG", "bad magic");
+  // Format 1 (host byte order, no version): rebuild.
+  std::string old = bytes;
+  old.replace(0, 8, "KZEGTB01");
+  expect_refused(old, "old format 1");
+  expect_refused(old, "rebuild it with `kumalak egtb build`");
+  std::string other_version = bytes;
+  other_version[8] = 3;
+  expect_refused(other_version, "format version 3, this build reads version 2");
+  expect_refused(other_version, "kumalak egtb build");
+  // Another game: rules that are not Kalah's, or the table of other rules or size.
+  std::string togyz = bytes;
+  togyz[12] = char(uint8_t(Variant::kTogyz));
+  expect_refused(togyz, "another game");
+  const KalahEndgameDb empty_rules = KalahEndgameDb::build(Variant::kKalahEmpty, 4, 8);
+  expect_refused(bytes, "holds the table kalah-4-standard-8, not kalah-4-empty-8", &empty_rules);
+  const KalahEndgameDb fewer_seeds = KalahEndgameDb::build(Variant::kKalah, 4, 6);
+  expect_refused(bytes, "not kalah-4-standard-6 (another game)", &fewer_seeds);
+  std::string wrong_size = bytes;
+  wrong_size[16] ^= 1;
+  expect_refused(wrong_size, "does not match 4 pits and 8 seeds");
+  // Truncated in the header and in the values; trailing bytes.
+  expect_refused(bytes.substr(0, 20), "truncated header (20 of 32 bytes)");
+  expect_refused(bytes.substr(0, 50), "truncated (18 of " + std::to_string(db.size()) + " values)");
+  expect_refused(bytes + "x", "1 trailing bytes");
+  // One value changed; the stored checksum changed.
+  std::string flipped = bytes;
+  flipped[100] = char(flipped[100] ^ 0x10);
+  expect_refused(flipped, "checksum mismatch");
+  std::string wrong_crc = bytes;
+  wrong_crc[24] ^= 1;
+  expect_refused(wrong_crc, "checksum mismatch");
+  EXPECT_NE(refusal(dir + "/missing.egtb").find("cannot be opened"), std::string::npos);
+
+  // The cache replaces a table it cannot read (here: the old format) by building it again.
+  const GameSpec spec = GameSpec::parse("kalah:4,2");
+  write_bytes(path, old);
+  std::ostringstream log;
+  const auto rebuilt = load_or_build_egtb(spec, 8, dir, &log);
+  EXPECT_EQ(rebuilt->checksum(), db.checksum());
+  EXPECT_NE(log.str().find("old format 1"), std::string::npos) << log.str();
+  EXPECT_EQ(read_bytes(path), bytes);
   std::filesystem::remove_all(dir);
 }
 

@@ -3,13 +3,11 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 
-#include "core/checksum.h"
 #include "mcts/mcts_player.h"
 #include "nn/convolution_check.h"
 #include "nn/features.h"
@@ -21,10 +19,12 @@
 namespace kz {
 namespace {
 
+using test::load_error;
 using test::random_positions;
+using test::with_metadata;
 
 Model tiny_model(const GameSpec& spec, uint64_t seed = 3) {
-  Model m = make_random_model(spec, NetConfig{16, 2, 8, 8, 16}, seed);
+  Model m = make_random_model(spec, test::tiny_net_config(), seed);
   m.net->eval();
   return m;
 }
@@ -104,14 +104,6 @@ class ModelFileTest : public ::testing::Test {
   void SetUp() override { dir_ = test::temp_dir("kz-model"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  static std::string load_error(const std::string& p, const GameSpec* game = nullptr) {
-    try {
-      load_model(p, game);
-    } catch (const ModelError& e) {
-      return e.what();
-    }
-    return "";
-  }
   std::string dir_;
 };
 
@@ -138,8 +130,7 @@ TEST_F(ModelFileTest, SavesAndLoadsBitExactly) {
 TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
   const GameSpec togyz = GameSpec::togyz(), kalah = GameSpec::parse("kalah");
   save_model(path("good.pt"), tiny_model(togyz));
-  std::ifstream in(path("good.pt"), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::read_bytes(path("good.pt"));
   auto write = [&](const std::string& name, const std::string& data) {
     std::ofstream(path(name), std::ios::binary) << data;
   };
@@ -198,29 +189,9 @@ TEST(NetConfigCheck, ExpectedParameterCountIsTheNetworksCount) {
   }
 }
 
-// A model file whose metadata was edited and whose CRC was then recomputed: valid as a
-// container, lying about the network.
-std::string with_metadata(const std::string& bytes, const std::string& from,
-                          const std::string& to) {
-  uint32_t meta_len = 0;
-  std::memcpy(&meta_len, bytes.data() + 12, 4);
-  std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
-  const size_t at = meta.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  meta.replace(at, from.size(), to);
-  const std::string payload = bytes.substr(kModelHeaderBytes + meta_len);
-  std::string out = bytes.substr(0, kModelHeaderBytes) + meta + payload;
-  const uint32_t new_len = uint32_t(meta.size());
-  std::memcpy(out.data() + 12, &new_len, 4);
-  const uint32_t crc = crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size()));
-  std::memcpy(out.data() + 24, &crc, 4);
-  return out;
-}
-
 TEST_F(ModelFileTest, MetadataIsCheckedBeforeTheNetworkIsBuilt) {
   save_model(path("good.pt"), tiny_model(GameSpec::togyz()));
-  std::ifstream in(path("good.pt"), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = test::read_bytes(path("good.pt"));
   auto write = [&](const std::string& name, const std::string& data) {
     std::ofstream(path(name), std::ios::binary) << data;
     return path(name);

@@ -4,12 +4,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
-#include "core/checksum.h"
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
@@ -20,6 +18,8 @@ namespace kz {
 namespace {
 
 namespace fs = std::filesystem;
+using test::load_error;
+using test::with_metadata;
 
 void expect_same_outputs(const std::vector<EvalOutput>& a, const std::vector<EvalOutput>& b) {
   ASSERT_EQ(a.size(), b.size());
@@ -33,37 +33,9 @@ void expect_same_outputs(const std::vector<EvalOutput>& a, const std::vector<Eva
 }
 
 NetConfig tiny(bool head) {
-  NetConfig c{16, 2, 8, 8, 16};
+  NetConfig c = test::tiny_net_config();
   c.opponent_policy_head = head;
   return c;
-}
-
-// The model file's bytes with its metadata edited and the CRC recomputed.
-std::string with_metadata(const std::string& bytes, const std::string& from,
-                          const std::string& to) {
-  uint32_t meta_len = 0;
-  std::memcpy(&meta_len, bytes.data() + 12, 4);
-  std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
-  const size_t at = meta.find(from);
-  EXPECT_NE(at, std::string::npos) << from << " in " << meta;
-  if (at == std::string::npos) return bytes;
-  meta.replace(at, from.size(), to);
-  const std::string payload = bytes.substr(kModelHeaderBytes + meta_len);
-  std::string out = bytes.substr(0, kModelHeaderBytes) + meta + payload;
-  const uint32_t new_len = uint32_t(meta.size());
-  std::memcpy(out.data() + 12, &new_len, 4);
-  const uint32_t crc = crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size()));
-  std::memcpy(out.data() + 24, &crc, 4);
-  return out;
-}
-
-std::string load_error(const std::string& path) {
-  try {
-    load_model(path);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(OpponentHead, ParameterCountAndOutputShape) {

@@ -1,9 +1,15 @@
-// Helpers for the network tests: positions to evaluate and one batched evaluation.
+// Helpers for the network tests: positions to evaluate, one batched evaluation, the
+// tiny network they build, and model files edited to lie or refused with a message.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "core/checksum.h"
 #include "core/position.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
@@ -28,6 +34,44 @@ inline std::vector<EvalOutput> evaluate(Model model, const std::vector<Position>
   NnEvaluator eval(std::move(model));
   std::vector<EvalOutput> out(positions.size());
   eval.evaluate(positions, out);
+  return out;
+}
+
+// The network the model tests build: 16 channels, 2 blocks, small heads (the
+// NetConfig fields in order), fast enough to build many times in a test.
+inline NetConfig tiny_net_config() {
+  return NetConfig{16, 2, 8, 8, 16};
+}
+
+// The message with which load_model refuses `path` (checking the game when `game` is
+// given), or "" when it loads.
+inline std::string load_error(const std::string& path, const GameSpec* game = nullptr) {
+  try {
+    load_model(path, game);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A model file's bytes with the first `from` in its metadata replaced by `to` and the
+// CRC recomputed: valid as a container, lying about the network. A test failure (and
+// the bytes unchanged) when the metadata holds no `from`.
+inline std::string with_metadata(const std::string& bytes, const std::string& from,
+                                 const std::string& to) {
+  uint32_t meta_len = 0;
+  std::memcpy(&meta_len, bytes.data() + 12, 4);
+  std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
+  const size_t at = meta.find(from);
+  EXPECT_NE(at, std::string::npos) << from << " in " << meta;
+  if (at == std::string::npos) return bytes;
+  meta.replace(at, from.size(), to);
+  const std::string payload = bytes.substr(kModelHeaderBytes + meta_len);
+  std::string out = bytes.substr(0, kModelHeaderBytes) + meta + payload;
+  const uint32_t new_len = uint32_t(meta.size());
+  std::memcpy(out.data() + 12, &new_len, 4);
+  const uint32_t crc = crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size()));
+  std::memcpy(out.data() + 24, &crc, 4);
   return out;
 }
 

@@ -6,12 +6,10 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
-#include "core/checksum.h"
 #include "nn/features.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
@@ -27,18 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 
 NetConfig tiny(bool score) {
-  NetConfig c{16, 2, 8, 8, 16};
+  NetConfig c = test::tiny_net_config();
   c.score_distribution_head = score;
   return c;
-}
-
-std::string load_error(const std::string& path) {
-  try {
-    load_model(path);
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ScoreHead, OneLogitPerMarginOfTheGame) {
@@ -81,21 +70,11 @@ TEST(ScoreHead, ModelWithTheHeadRoundTripsAndOldModelsHaveNone) {
     EXPECT_EQ(old.meta.network.score_max_margin, 0) << file;
   }
   // Metadata claiming the head without its weights is refused before or while loading.
-  std::string bytes = test::read_bytes(dir + "/plain.pt");
-  uint32_t meta_len = 0;
-  std::memcpy(&meta_len, bytes.data() + 12, 4);
-  std::string meta = bytes.substr(kModelHeaderBytes, meta_len);
-  const size_t at = meta.find("\"value_hidden\":16");
-  ASSERT_NE(at, std::string::npos);
-  meta.insert(at + std::strlen("\"value_hidden\":16"), ",\"score_distribution_head\":true");
-  const std::string payload = bytes.substr(kModelHeaderBytes + meta_len);
-  std::string out = bytes.substr(0, kModelHeaderBytes) + meta + payload;
-  const uint32_t new_len = uint32_t(meta.size());
-  std::memcpy(out.data() + 12, &new_len, 4);
-  const uint32_t crc = crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size()));
-  std::memcpy(out.data() + 24, &crc, 4);
+  const std::string out =
+      test::with_metadata(test::read_bytes(dir + "/plain.pt"), "\"value_hidden\":16",
+                          "\"value_hidden\":16,\"score_distribution_head\":true");
   std::ofstream(dir + "/claims.pt", std::ios::binary) << out;
-  const std::string e = load_error(dir + "/claims.pt");
+  const std::string e = test::load_error(dir + "/claims.pt");
   EXPECT_TRUE(e.find("bytes of weights") != std::string::npos ||
               e.find("weights do not match the network its metadata describes") !=
                   std::string::npos)

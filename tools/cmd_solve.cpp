@@ -139,7 +139,7 @@ int run_egtb(const EgtbOptions& opt, bool build) {
                   path.c_str(), (unsigned long long)db.size(), (unsigned long long)db.size(),
                   db.checksum(), built_s, peak_rss_mib());
     } else {
-      const KalahEndgameDb db = KalahEndgameDb::load(path);
+      const KalahEndgameDb db = KalahEndgameDb::load(path, spec.variant, spec.pits, seeds);
       std::printf("%s: %d pits, %s capture, up to %d seeds, %llu positions, crc32 %08x (checked)\n",
                   path.c_str(), db.pits(),
                   db.variant() == Variant::kKalahEmpty ? "empty" : "standard", db.max_seeds(),

@@ -169,8 +169,7 @@ std::string ladder_settings(const RunConfig& config, int games, int visits) {
   const std::string text = config_as_toml(config) + "\ngames=" + std::to_string(games) +
                            "\nvisits=" + std::to_string(visits) + "\n";
   char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx",
-                static_cast<unsigned long long>(fnv1a64(text.data(), text.size())));
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(fnv1a64(text)));
   return hex;
 }
 

@@ -35,10 +35,12 @@ bool ReplayBuffer::is_validation_game(const std::string& shard_file_name, uint32
                                       double fraction, uint64_t seed) {
   if (fraction <= 0) return false;
   if (fraction >= 1) return true;
-  // FNV-1a over the name, then mixed with id and seed (splitmix64's step: the golden
-  // increment, then the finaliser).
-  const auto step = [](uint64_t x) { return mix64(x + kGoldenGamma); };
-  const uint64_t h = step(fnv1a64(shard_file_name) ^ step(seed) ^ (uint64_t(game_id) << 1));
+  // FNV-1a over the name, then mixed with id and seed by splitmix64 steps (the golden
+  // gamma added before each mix: the split's formula since it was written, kept so that
+  // a run's validation games stay the same).
+  const uint64_t name_hash = fnv1a64(shard_file_name);
+  const uint64_t h =
+      mix64((name_hash ^ mix64(seed + kGoldenGamma) ^ (uint64_t(game_id) << 1)) + kGoldenGamma);
   const double u = double(h >> 11) * 0x1.0p-53;  // uniform in [0, 1)
   return u < fraction;
 }

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "core/notation.h"
 #include "core/run_lock.h"
 #include "mcts/driver.h"
@@ -24,13 +25,6 @@ namespace kz {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-uint64_t mix_seed(uint64_t a, uint64_t b) {
-  uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9ull;
-  return h ^ (h >> 32);
-}
 
 }  // namespace
 
@@ -165,7 +159,7 @@ class SelfplayController : public GameController {
       SelfplayGame& g = games_[size_t(slot->slot)];
       g = SelfplayGame{};
       // Game numbers continue after the resumed ones so that every game gets its own seed.
-      g.rng.seed(mix_seed(cfg_.seed, uint64_t(o_.generation) * 1000003 + next_game_number_));
+      g.rng.seed(derive_seed(cfg_.seed, uint64_t(o_.generation) * 1000003 + next_game_number_));
       slot->search_seed[0] = g.rng();
       std::uniform_real_distribution<float> u(0, 1);
       g.may_resign = u(g.rng) >= sc_.no_resign_fraction;
