@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace kz {
@@ -13,6 +14,13 @@ template <class T>
 requires std::is_integral_v<T>
 inline void put_le(uint8_t* p, T v) {
   for (size_t i = 0; i < sizeof(T); ++i) p[i] = uint8_t(uint64_t(v) >> (8 * i));
+}
+
+// Appends the sizeof(T) bytes of `v` to `out`, least significant first.
+template <class T>
+requires std::is_integral_v<T>
+inline void append_le(std::string& out, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) out.push_back(char(uint8_t(uint64_t(v) >> (8 * i))));
 }
 
 // Reads a T stored by put_le at `p`.

@@ -7,19 +7,11 @@
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
+#include "core/little_endian.h"
 #include "core/position.h"
 #include "nn/features.h"
 
 namespace kz {
-
-namespace {
-template <class T>
-T get_le(const uint8_t* p) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t(p[i]) << (8 * i);
-  return T(v);
-}
-}  // namespace
 
 CheckedModel check_model_bytes(std::string_view bytes, const std::string& where) {
   const uint64_t size = bytes.size();

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "core/atomic_file.h"
+#include "core/little_endian.h"
 
 namespace kz {
 
@@ -27,48 +28,19 @@ constexpr size_t kMaxHeaderString = 1024;  // longer writer/model strings are tr
 constexpr size_t kMaxHeaderBytes = kFixedHeaderBytes + 3 * (2 + kMaxHeaderString);
 constexpr size_t kTrailerBytes = 4;
 
-// --- little-endian helpers: the format is little-endian on every host ---------------
+// --- little-endian fields (core/little_endian.h): the format is the same on every host
 
-void put_u8(std::string& s, uint8_t v) {
-  s.push_back(char(v));
-}
-void put_u16(std::string& s, uint16_t v) {
-  for (int i = 0; i < 2; ++i) s.push_back(char((v >> (8 * i)) & 0xFF));
-}
-void put_u32(std::string& s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s.push_back(char((v >> (8 * i)) & 0xFF));
-}
-void put_u64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s.push_back(char((v >> (8 * i)) & 0xFF));
-}
 void put_str(std::string& s, const std::string& v) {
   const size_t n = std::min(v.size(), kMaxHeaderString);
-  put_u16(s, uint16_t(n));
+  append_le<uint16_t>(s, uint16_t(n));
   s.append(v, 0, n);
 }
 
-uint16_t get_u16(const uint8_t* p) {
-  return uint16_t(p[0] | (p[1] << 8));
-}
-uint32_t get_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
-}
-uint64_t get_u64(const uint8_t* p) {
-  return uint64_t(get_u32(p)) | (uint64_t(get_u32(p + 4)) << 32);
-}
-
-void store_u16(uint8_t* p, uint16_t v) {
-  p[0] = uint8_t(v);
-  p[1] = uint8_t(v >> 8);
-}
-void store_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
 void store_f32(uint8_t* p, float v) {
-  store_u32(p, std::bit_cast<uint32_t>(v));
+  put_le<uint32_t>(p, std::bit_cast<uint32_t>(v));
 }
 float load_f32(const uint8_t* p) {
-  return std::bit_cast<float>(get_u32(p));
+  return std::bit_cast<float>(get_le<uint32_t>(p));
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
@@ -107,17 +79,17 @@ size_t parse_header(const uint8_t* d, size_t avail, uint64_t file_size, const st
   if (avail < kFixedHeaderBytes)
     fail(path, "truncated: " + std::to_string(file_size) + " bytes, shorter than the " +
                    std::to_string(kFixedHeaderBytes) + "-byte header");
-  info.version = get_u32(d + 8);
+  info.version = get_le<uint32_t>(d + 8);
   if (info.version != kShardVersion)
     fail(path, "bad version " + std::to_string(info.version) + " (this build reads version " +
                    std::to_string(kShardVersion) + ")");
-  const uint32_t header_bytes = get_u32(d + 12);
-  const uint32_t row_bytes = get_u32(d + 16);
-  info.header_flags = get_u32(d + 20);
-  info.row_count = get_u64(d + 24);
-  info.game_count = get_u32(d + 32);
-  info.generation = int32_t(get_u32(d + 36));
-  info.created_unix_ms = int64_t(get_u64(d + 40));
+  const uint32_t header_bytes = get_le<uint32_t>(d + 12);
+  const uint32_t row_bytes = get_le<uint32_t>(d + 16);
+  info.header_flags = get_le<uint32_t>(d + 20);
+  info.row_count = get_le<uint64_t>(d + 24);
+  info.game_count = get_le<uint32_t>(d + 32);
+  info.generation = int32_t(get_le<uint32_t>(d + 36));
+  info.created_unix_ms = int64_t(get_le<uint64_t>(d + 40));
   const uint8_t variant = d[48], pits = d[49], seeds = d[50], reserved = d[51];
   if (row_bytes != kShardRowBytes)
     fail(path, "corrupt header: row size " + std::to_string(row_bytes) + ", expected " +
@@ -140,7 +112,7 @@ size_t parse_header(const uint8_t* d, size_t avail, uint64_t file_size, const st
   std::string strings[3];
   for (auto& s : strings) {
     if (at + 2 > header_bytes) fail(path, "corrupt header: strings overrun the header");
-    const size_t n = get_u16(d + at);
+    const size_t n = get_le<uint16_t>(d + at);
     at += 2;
     if (at + n > header_bytes) fail(path, "corrupt header: strings overrun the header");
     s.assign(reinterpret_cast<const char*>(d + at), n);
@@ -216,17 +188,17 @@ void encode_shard_row(const ShardRow& r, uint8_t* o) {
   o[26] = uint8_t(r.result);
   o[27] = r.flags;
   for (int i = 0; i < kMaxMoves; ++i) store_f32(o + 28 + 4 * i, r.policy[i]);
-  store_u32(o + 64, r.visits);
+  put_le<uint32_t>(o + 64, r.visits);
   store_f32(o + 68, r.root_win);
   store_f32(o + 72, r.root_draw);
   store_f32(o + 76, r.root_loss);
   store_f32(o + 80, r.root_margin);
-  store_u16(o + 84, uint16_t(r.final_margin));
-  store_u16(o + 86, r.ply);
-  store_u16(o + 88, r.game_length);
+  put_le<uint16_t>(o + 84, uint16_t(r.final_margin));
+  put_le<uint16_t>(o + 86, r.ply);
+  put_le<uint16_t>(o + 88, r.game_length);
   o[90] = uint8_t(r.played_move);
   o[91] = 0;  // reserved
-  store_u32(o + 92, r.game_id);
+  put_le<uint32_t>(o + 92, r.game_id);
 }
 
 std::optional<ShardRow> decode_shard_row(const uint8_t* in, const GameSpec& game,
@@ -261,16 +233,16 @@ std::optional<ShardRow> decode_shard_row(const uint8_t* in, const GameSpec& game
   r.result = int8_t(in[26]);
   r.flags = in[27];
   for (int i = 0; i < kMaxMoves; ++i) r.policy[i] = load_f32(in + 28 + 4 * i);
-  r.visits = get_u32(in + 64);
+  r.visits = get_le<uint32_t>(in + 64);
   r.root_win = load_f32(in + 68);
   r.root_draw = load_f32(in + 72);
   r.root_loss = load_f32(in + 76);
   r.root_margin = load_f32(in + 80);
-  r.final_margin = int16_t(get_u16(in + 84));
-  r.ply = get_u16(in + 86);
-  r.game_length = get_u16(in + 88);
+  r.final_margin = int16_t(get_le<uint16_t>(in + 84));
+  r.ply = get_le<uint16_t>(in + 86);
+  r.game_length = get_le<uint16_t>(in + 88);
   r.played_move = int8_t(in[90]);
-  r.game_id = get_u32(in + 92);
+  r.game_id = get_le<uint32_t>(in + 92);
 
   if (r.result < -1 || r.result > 1) return bad("result " + std::to_string(r.result));
   if (r.flags & ~ShardRow::kRowKnownFlags) return bad("unknown row flags");
@@ -352,18 +324,18 @@ void ShardWriter::write(const std::string& path) const {
   const uint32_t header_bytes = uint32_t(kFixedHeaderBytes + 6 + name.size() +
                                          std::min(info_.writer.size(), kMaxHeaderString) +
                                          std::min(info_.model.size(), kMaxHeaderString));
-  put_u32(buf, kShardVersion);
-  put_u32(buf, header_bytes);
-  put_u32(buf, kShardRowBytes);
-  put_u32(buf, 0);  // header flags
-  put_u64(buf, rows_.size());
-  put_u32(buf, games_);
-  put_u32(buf, uint32_t(info_.generation));
-  put_u64(buf, uint64_t(fixed_time_ms_ >= 0 ? fixed_time_ms_ : now_unix_ms()));
-  put_u8(buf, uint8_t(info_.game.variant));
-  put_u8(buf, info_.game.pits);
-  put_u8(buf, info_.game.seeds);
-  put_u8(buf, 0);
+  append_le<uint32_t>(buf, kShardVersion);
+  append_le<uint32_t>(buf, header_bytes);
+  append_le<uint32_t>(buf, kShardRowBytes);
+  append_le<uint32_t>(buf, 0);  // header flags
+  append_le<uint64_t>(buf, rows_.size());
+  append_le<uint32_t>(buf, games_);
+  append_le<uint32_t>(buf, uint32_t(info_.generation));
+  append_le<uint64_t>(buf, uint64_t(fixed_time_ms_ >= 0 ? fixed_time_ms_ : now_unix_ms()));
+  append_le<uint8_t>(buf, uint8_t(info_.game.variant));
+  append_le<uint8_t>(buf, info_.game.pits);
+  append_le<uint8_t>(buf, info_.game.seeds);
+  append_le<uint8_t>(buf, 0);
   put_str(buf, name);
   put_str(buf, info_.writer);
   put_str(buf, info_.model);
@@ -373,7 +345,7 @@ void ShardWriter::write(const std::string& path) const {
   for (size_t i = 0; i < rows_.size(); ++i)
     encode_shard_row(rows_[i],
                      reinterpret_cast<uint8_t*>(buf.data() + rows_at + i * kShardRowBytes));
-  put_u32(buf, crc32(buf.data(), buf.size()));
+  append_le<uint32_t>(buf, crc32(buf.data(), buf.size()));
   write_file_atomically(
       path, [&](std::ostream& out) { out.write(buf.data(), std::streamsize(buf.size())); });
 }
@@ -427,7 +399,7 @@ std::vector<ShardRow> ShardReader::read(const std::string& path, ShardInfo* info
   ShardInfo info;
   const size_t rows_at = parse_header(d, buf.size(), size, path, expected_game, info);
   const size_t body_end = rows_at + info.row_count * kShardRowBytes;
-  const uint32_t stored = get_u32(d + body_end);
+  const uint32_t stored = get_le<uint32_t>(d + body_end);
   const uint32_t actual = crc32(d, body_end);
   if (stored != actual) {
     std::ostringstream s;
