@@ -252,7 +252,7 @@ TEST(CliEngine, StopDuringInfiniteAnswersAtOnce) {
   EXPECT_EQ(e.wait_exit(2), 0);
 }
 
-// Issue 14, defects 4 and 5: `go` set up the search (a Hash of 16 GiB cleared entry by
+// `go` used to set up the search (a Hash of 16 GiB cleared entry by
 // entry, 255 threads started) on the reader's thread, so nothing was answered meanwhile.
 TEST(CliEngine, SetupOfALargeSearchNeverBlocksTheReader) {
   Engine e("--game togyz");
@@ -312,7 +312,7 @@ TEST(CliEngine, HostileCommandsAreRefusedWithTheRightWords) {
   EXPECT_EQ(e.wait_exit(5), 0);
 }
 
-// Issue 13: Level perfect solves a Kalah position and plays its maximum-margin move,
+// Level perfect solves a Kalah position and plays its maximum-margin move,
 // saying so in the info line; Togyz has no perfect level.
 TEST(CliEngine, LevelPerfectPlaysTheProvenMaximumMargin) {
   const std::string dir = test::temp_dir("engine-perfect");

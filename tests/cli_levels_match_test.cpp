@@ -187,7 +187,7 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
   }
 }
 
-// Two networks at one level's budget (issue 15's equal-time match): the lower side plays
+// Two networks at one level's budget (a match at equal time): the lower side plays
 // --lower-model; a missing one is named.
 TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {
   const std::string models = std::string(KZ_SOURCE_DIR) + "/";

@@ -147,7 +147,7 @@ TEST(CliPlay, EmptyHoleAndWrongNotationAreExplained) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 13: the in-game hint of a Kalah position the solver proves says the exact
+// The in-game hint of a Kalah position the solver proves says the exact
 // result, the same line as `kumalak hint` (tests/cli_solve_test.cpp).
 TEST(CliPlay, KalahHintSaysTheExactResult) {
   const std::string dir = test::temp_dir("play");

@@ -50,7 +50,7 @@ struct LevelsMatchOptions {
   bool lower_alphabeta = false;
   bool lower_no_score_bounds = false;  // the lower side's MCTS without score bounds (A/B)
   // The lower side's network ("" = `model`): with --same-level, two networks at one
-  // level's budget, i.e. at equal time (issue 15: a new model against gen65).
+  // level's budget, i.e. at equal time (a new model against an older one).
   std::string lower_model;
   // Every finished game is appended here (JSON lines); a run started again with the same
   // file and settings skips the openings already played in both colours, so a match of
