@@ -59,8 +59,9 @@ TEST(RecordedGames, AllReplayWithEveryAnnotationConfirmed) {
         if (t.kazan) {
           // On a move that ends the game, rooms write the kazan before the end's sweep or
           // after it; core/notation.h accepts both.
-          if (!(info.ended_game && *t.kazan == info.mover_store_before_sweep))
+          if (!(info.ended_game && *t.kazan == info.mover_store_before_sweep)) {
             ASSERT_EQ(*t.kazan, pos.store[mover]) << "ply " << ply + 1 << " " << t.text;
+          }
           ++kazan_notes;
         }
         ++landings;
