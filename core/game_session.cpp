@@ -64,18 +64,11 @@ size_t GameSession::undo_side(int side) {
 }
 
 std::string GameSession::tag(const std::string& name, const std::string& fallback) const {
-  for (const auto& [k, v] : tags_)
-    if (k == name) return v;
-  return fallback;
+  return tag_value(tags_, name, fallback);
 }
 
 void GameSession::set_tag(const std::string& name, const std::string& value) {
-  for (auto& [k, v] : tags_)
-    if (k == name) {
-      v = value;
-      return;
-    }
-  tags_.emplace_back(name, value);
+  set_tag_value(tags_, name, value);
 }
 
 RecordTags GameSession::record_tags(const RecordHeader& header) const {

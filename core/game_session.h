@@ -10,11 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/notation.h"
 #include "core/position.h"
 
 namespace kz {
-
-using RecordTags = std::vector<std::pair<std::string, std::string>>;
 
 // Today's local date as a record's Date tag: "2026.12.02".
 std::string record_date_today();

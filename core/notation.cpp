@@ -103,19 +103,28 @@ std::string format_move(const Position& before, int move, bool with_kazan) {
   return s;
 }
 
-std::string GameRecord::tag(const std::string& name, const std::string& fallback) const {
+std::string tag_value(const RecordTags& tags, const std::string& name,
+                      const std::string& fallback) {
   for (const auto& [k, v] : tags)
     if (k == name) return v;
   return fallback;
 }
 
-void GameRecord::set_tag(const std::string& name, const std::string& value) {
+void set_tag_value(RecordTags& tags, const std::string& name, const std::string& value) {
   for (auto& [k, v] : tags)
     if (k == name) {
       v = value;
       return;
     }
   tags.emplace_back(name, value);
+}
+
+std::string GameRecord::tag(const std::string& name, const std::string& fallback) const {
+  return tag_value(tags, name, fallback);
+}
+
+void GameRecord::set_tag(const std::string& name, const std::string& value) {
+  set_tag_value(tags, name, value);
 }
 
 std::string GameRecord::describe() const {
@@ -352,8 +361,7 @@ ReplayResult replay_moves(const std::vector<int>& pits_1based, const Position& s
   return r;
 }
 
-std::string write_pgn(const std::vector<std::pair<std::string, std::string>>& tags,
-                      const Position& start, const std::vector<int>& moves,
+std::string write_pgn(const RecordTags& tags, const Position& start, const std::vector<int>& moves,
                       const std::vector<std::string>& comments_after_move, bool with_kazan) {
   std::string out;
   std::string result;

@@ -37,8 +37,16 @@ MoveToken parse_move_token(std::string_view token, const GameSpec& spec);
 // `with_kazan` adds the PlayOK `(n)` annotation after a capture.
 std::string format_move(const Position& before, int move, bool with_kazan = false);
 
+// A record's tags, name and value, in file order.
+using RecordTags = std::vector<std::pair<std::string, std::string>>;
+// The value of the first tag called `name`, or `fallback` when there is none.
+std::string tag_value(const RecordTags& tags, const std::string& name,
+                      const std::string& fallback = "");
+// Sets the first tag called `name`, or appends it when there is none.
+void set_tag_value(RecordTags& tags, const std::string& name, const std::string& value);
+
 struct GameRecord {
-  std::vector<std::pair<std::string, std::string>> tags;  // in file order
+  RecordTags tags;  // in file order
   // Move tokens as written, with the line each stands on; they are parsed and checked
   // by replay_record(), so that an error can name the ply.
   std::vector<std::string> moves;
@@ -86,8 +94,7 @@ ReplayResult replay_moves(const std::vector<int>& pits_1based, const Position& s
 std::vector<int> parse_move_list(std::string_view text);  // "7 6 1" -> {7, 6, 1}
 
 // Writes a record: tags, a blank line, numbered moves (wrapped), result.
-std::string write_pgn(const std::vector<std::pair<std::string, std::string>>& tags,
-                      const Position& start, const std::vector<int>& moves,
+std::string write_pgn(const RecordTags& tags, const Position& start, const std::vector<int>& moves,
                       const std::vector<std::string>& comments_after_move = {},
                       bool with_kazan = true);
 
