@@ -148,23 +148,19 @@ namespace {
 // outputs keep their fresh weights from every input. 1-d tensors (biases, batch norm) keep their
 // fresh values for the new channels (batch norm: scale 1, shift 0, mean 0, variance 1).
 void place_in_corner(torch::Tensor fresh, const torch::Tensor& old, const std::string& name) {
-  using torch::indexing::None;
-  using torch::indexing::Slice;
   if (fresh.dim() != old.dim())
     throw ModelError("growing the network: '" + name + "' changed its rank");
-  std::vector<torch::indexing::TensorIndex> corner;
+  // The corner as views cut with narrow(): LibTorch's TensorIndex (Slice) reads an
+  // uninitialised bool when copied, which UndefinedBehaviorSanitizer reports.
+  torch::Tensor corner = fresh;
   for (int64_t d = 0; d < old.dim(); ++d) {
     if (old.size(d) > fresh.size(d))
       throw ModelError("growing the network: '" + name + "' would shrink");
-    corner.emplace_back(Slice(0, old.size(d)));
+    corner = corner.narrow(d, 0, old.size(d));
   }
-  if (corner.empty()) {  // a scalar (batch norm's batch count)
-    fresh.copy_(old);
-    return;
-  }
-  fresh.index(corner).copy_(old);
+  corner.copy_(old);  // a scalar (batch norm's batch count) is its own corner
   if (fresh.dim() >= 2 && fresh.size(1) > old.size(1))
-    fresh.index({Slice(0, old.size(0)), Slice(old.size(1), None)}).zero_();
+    fresh.narrow(0, 0, old.size(0)).narrow(1, old.size(1), fresh.size(1) - old.size(1)).zero_();
 }
 
 // `model` rebuilt as the network `config` (other heads, or a larger tower): every weight
