@@ -14,6 +14,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The kernels' constants, read through volatile: a kernel that depended on its
+// iteration count alone would be a pure function, and the compiler may then call it
+// once for the whole timing loop.
+volatile float decay = 0.999999f, step = 1e-7f;
+
 // Runs `kernel(iterations)` (which returns a value that depends on every operation, so
 // that the compiler keeps them) for about `seconds` / 4 per repeat, four repeats, and
 // returns the best rate in GFLOP/s given `flops_per_iteration`.
@@ -62,7 +67,7 @@ __attribute__((target("avx512f"))) float lane_sum(__m512 s) {
 #define KZ_REPEAT12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
 __attribute__((target("avx512f"))) float fma_avx512(int64_t iterations) {
-  const __m512 m = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  const __m512 m = _mm512_set1_ps(decay), b = _mm512_set1_ps(step);
 #define KZ_INIT(i) __m512 a##i = _mm512_set1_ps(0.01f * (i + 1));
   KZ_REPEAT16(KZ_INIT)
 #undef KZ_INIT
@@ -79,7 +84,7 @@ __attribute__((target("avx512f"))) float fma_avx512(int64_t iterations) {
 }
 
 __attribute__((target("avx2,fma"))) float fma_avx2(int64_t iterations) {
-  const __m256 m = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  const __m256 m = _mm256_set1_ps(decay), b = _mm256_set1_ps(step);
 #define KZ_INIT(i) __m256 a##i = _mm256_set1_ps(0.01f * (i + 1));
   KZ_REPEAT12(KZ_INIT)
 #undef KZ_INIT
@@ -104,7 +109,7 @@ __attribute__((target("avx2,fma"))) float fma_avx2(int64_t iterations) {
 __attribute__((target("avx512f,avx512bf16"))) float dot_bf16(int64_t iterations) {
   // 0x38D1 is bf16 for about 0.0001.
   const __m512bh x = (__m512bh)_mm512_set1_epi16(0x38D1);
-#define KZ_INIT(i) __m512 a##i = _mm512_set1_ps(0.f);
+#define KZ_INIT(i) __m512 a##i = _mm512_set1_ps(step);
   KZ_REPEAT16(KZ_INIT)
 #undef KZ_INIT
   for (int64_t n = 0; n < iterations; ++n) {

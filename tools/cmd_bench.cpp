@@ -85,8 +85,10 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-double round_to(double x, double unit) {
-  return std::round(x / unit) * unit;
+// `x` rounded to `decimals` decimal places.
+double round_to(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(x * scale) / scale;
 }
 
 // Calls of `f` per second over about `seconds` (after two warm-up calls), on the
@@ -114,14 +116,14 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   const PeakMeasurement bf16 = measure_bf16_peak(0.6);
   const double peak = fp32.gflops;
   auto of_peak = [peak](double gflops) {
-    return peak > 0 ? nlohmann::ordered_json(round_to(gflops / peak, 0.001))
+    return peak > 0 ? nlohmann::ordered_json(round_to(gflops / peak, 3))
                     : nlohmann::ordered_json(nullptr);
   };
   j["fp32_peak_isa"] = fp32.isa.empty() ? "absent" : fp32.isa;
-  j["fp32_peak_gflops"] = round_to(fp32.gflops, 0.1);
+  j["fp32_peak_gflops"] = round_to(fp32.gflops, 1);
   j["bf16_peak_isa"] = bf16.isa.empty() ? "absent" : bf16.isa;
   j["bf16_peak_gflops"] = bf16.isa.empty() ? nlohmann::ordered_json(nullptr)
-                                           : nlohmann::ordered_json(round_to(bf16.gflops, 0.1));
+                                           : nlohmann::ordered_json(round_to(bf16.gflops, 1));
   j["bf16_peak_of_fp32"] =
       bf16.isa.empty() ? nlohmann::ordered_json(nullptr) : of_peak(bf16.gflops);
 
@@ -139,9 +141,9 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
       calls_per_second([&] { torch::conv1d(activations, kernel, {}, 1, 1); }, 0.5);
   j["conv_matmul_shape"] = "[" + std::to_string(batch * L) + " x " + std::to_string(3 * C) +
                            "] x [" + std::to_string(3 * C) + " x " + std::to_string(C) + "]";
-  j["conv_matmul_gflops"] = round_to(mm_rate * conv_flops / 1e9, 0.01);
+  j["conv_matmul_gflops"] = round_to(mm_rate * conv_flops / 1e9, 2);
   j["conv_matmul_of_peak"] = of_peak(mm_rate * conv_flops / 1e9);
-  j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 0.01);
+  j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 2);
   j["conv1d_of_peak"] = of_peak(conv_rate * conv_flops / 1e9);
 
   // The forward both ways, in alternating rounds so that a change in the machine's
@@ -160,9 +162,9 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   const double unfolded_rate = unfolded_calls / rounds * double(batch);
   j["folded_net_evals_per_s"] = std::round(folded_rate);
   j["unfolded_net_evals_per_s"] = std::round(unfolded_rate);
-  j["fold_speedup"] = round_to(folded_rate / unfolded_rate, 0.001);
-  j["folded_net_gflops"] = round_to(folded_rate * flops / 1e9, 0.01);
-  j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 0.01);
+  j["fold_speedup"] = round_to(folded_rate / unfolded_rate, 3);
+  j["folded_net_gflops"] = round_to(folded_rate * flops / 1e9, 2);
+  j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
   j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
   j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
 }
@@ -346,7 +348,7 @@ int run_bench(const BenchOptions& o) {
   const double flops = double(forward_flops_per_position(model.net->config, L));
   j["fold_batch_norm"] = !o.no_fold;
   j["net_flops_per_position"] = int64_t(flops);
-  j["net_gflops"] = round_to(net_rate * flops / 1e9, 0.01);
+  j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
   std::cout << j.dump() << std::endl;
   return 0;
