@@ -75,8 +75,8 @@ InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device, boo
   input_ = fold(n.input_conv, n.input_bn, device);
   for (auto& module : *n.tower) {
     const auto& b = *module->as<ResidualBlock>();
-    tower_.push_back({fold(b.conv1, b.bn1, device), fold(b.conv2, b.bn2, device),
-                      on(b.pool_fc->weight, device), on(b.pool_fc->bias, device)});
+    tower_.push_back(
+        {fold(b.conv1, b.bn1, device), fold(b.conv2, b.bn2, device), copy(b.pool_fc, device)});
   }
   policy_ = fold(n.policy_conv, n.policy_bn, device);
   policy_out_ = copy(n.policy_out, device);

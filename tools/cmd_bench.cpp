@@ -23,7 +23,8 @@
 //   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
 // With --peak, first the CPU's limit and the network against it, one thread each
 // (docs/performance.md, "CPU peak and the network"):
-//   fp32_peak_isa, fp32_peak_gflops    register-only FMA loop (nn/cpu_peak.h)
+//   fp32_peak_isa, fp32_peak_gflops    register-only FMA loop (nn/cpu_peak.h); "absent"
+//                                      and 0 without AVX2+FMA
 //   bf16_peak_isa, bf16_peak_gflops    vdpbf16ps loop; "absent" and null without
 //                                      avx512_bf16; bf16_peak_of_fp32 their ratio
 //   conv_matmul_shape, conv_matmul_gflops  one kernel-3 tower convolution of the model
@@ -38,6 +39,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -76,7 +78,7 @@ struct BenchOptions {
   // against the folded inference path that play uses.
   bool no_fold = false;
   // Also measure the CPU's peak and set the network's convolutions and forward against
-  // it (the keys listed at the top of this file); adds a few seconds.
+  // it (the keys listed at the top of this file); adds seconds / 3 + about 3 s.
   bool peak = false;
 };
 
@@ -386,7 +388,8 @@ void register_bench(CLI::App& app, int& exit_code) {
                 "compare with the folded inference path play uses");
   cmd->add_flag("--peak", opt->peak,
                 "also measure the CPU's fp32/bf16 peak and the network's convolutions and "
-                "forward (folded and unfolded, alternated) against it");
+                "forward (folded and unfolded, alternated) against it; takes about "
+                "--seconds / 3 + 3 s more");
   cmd->callback([opt, &exit_code] {
     try {
       exit_code = run_bench(*opt);
