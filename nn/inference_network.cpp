@@ -30,7 +30,10 @@ InferenceNetwork::Dense InferenceNetwork::copy(const torch::nn::Linear& fc,
   // On the CPU, oneDNN's convolution beats the reference BLAS from about 16 outputs
   // (measured: 32 -> 32 twice as fast, 64 -> 64 six times); below, the BLAS call's
   // smaller overhead wins (64 -> 3: 16 us against 42 us).
-  d.as_convolution = device.is_cpu() && d.weight.size(0) >= 16;
+  // Only while oneDNN runs the convolutions: where nn/convolution_check.h turned it off,
+  // a convolution takes LibTorch's own slower kernels.
+  d.as_convolution =
+      device.is_cpu() && d.weight.size(0) >= 16 && at::globalContext().userEnabledMkldnn();
   if (d.as_convolution) d.weight = d.weight.unsqueeze(2).contiguous();
   return d;
 }
