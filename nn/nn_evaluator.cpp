@@ -6,10 +6,19 @@
 
 namespace kz {
 
-NnEvaluator::NnEvaluator(Model model, const torch::Device& device)
-    : model_(std::move(model)), device_(device) {
-  model_.net->eval();
-  model_.net->to(device_);
+namespace {
+// The model's network in eval mode on `device`, as InferenceNetwork reads it.
+Network prepared(Model& model, const torch::Device& device) {
+  model.net->eval();
+  model.net->to(device);
+  return model.net;
+}
+}  // namespace
+
+NnEvaluator::NnEvaluator(Model model, const torch::Device& device, bool fold_batch_norm)
+    : model_(std::move(model)),
+      device_(device),
+      inference_(prepared(model_, device_), device_, fold_batch_norm) {
   if (const NetConfig& c = model_.meta.network; c.score_distribution_head)
     score_margins_ = torch::arange(-c.score_max_margin, c.score_max_margin + 1,
                                    torch::TensorOptions().dtype(torch::kFloat32))
@@ -19,7 +28,8 @@ NnEvaluator::NnEvaluator(Model model, const torch::Device& device)
 std::string NnEvaluator::describe() const {
   const auto& c = model_.meta.network;
   return "net " + std::to_string(c.channels) + "x" + std::to_string(c.blocks) + " gen " +
-         std::to_string(model_.meta.generation) + " " + device_.str();
+         std::to_string(model_.meta.generation) + " " + device_.str() +
+         (inference_.folded() ? "" : " unfolded");
 }
 
 void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {
@@ -40,7 +50,7 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
   c10::InferenceMode guard;
   auto input = torch::from_blob(features_.data(), {B, kNumPlanes, L}, torch::kFloat32);
   if (device_ != torch::kCPU) input = input.to(device_);
-  NetOutput o = model_.net->forward(input, m);
+  NetOutput o = inference_.forward(input, m);
   auto logits = o.policy_logits.to(torch::kCPU, torch::kFloat32).contiguous();
   auto wdl = torch::softmax(o.wdl_logits, 1).to(torch::kCPU, torch::kFloat32).contiguous();
   // The search's margin in stones: the score distribution's expectation when the model

@@ -1,10 +1,12 @@
 // The network as an Evaluator: features for a whole batch in one buffer, one forward
-// pass without autograd, masked softmax over the legal moves.
+// pass without autograd (batch norms folded into the convolutions:
+// nn/inference_network.h), masked softmax over the legal moves.
 #pragma once
 
 #include <vector>
 
 #include "mcts/evaluator.h"
+#include "nn/inference_network.h"
 #include "nn/model_file.h"
 
 namespace kz {
@@ -12,7 +14,10 @@ namespace kz {
 class NnEvaluator : public Evaluator {
  public:
   // The model is used in eval mode on `device` (its weights are moved there).
-  NnEvaluator(Model model, const torch::Device& device = torch::kCPU);
+  // `fold_batch_norm`: evaluate with the batch norms folded into the convolutions (the
+  // model's own modules stay as they are); false runs the model's unfolded forward,
+  // only to compare the two (`kumalak bench --no-fold`).
+  NnEvaluator(Model model, const torch::Device& device = torch::kCPU, bool fold_batch_norm = true);
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
   std::string describe() const override;
   // Inference only reads the weights, and the feature buffer is per thread.
@@ -22,6 +27,7 @@ class NnEvaluator : public Evaluator {
  private:
   Model model_;
   torch::Device device_;
+  InferenceNetwork inference_;
   // With a score distribution head: the margins -M..+M in stones, on the device, that
   // its expectation weighs; undefined without.
   torch::Tensor score_margins_;

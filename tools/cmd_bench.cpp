@@ -17,9 +17,29 @@
 //   avg_batch           average positions per network call during the search
 //   cache_hit_rate      share of leaves answered by the evaluation cache
 //   bytes_per_node      size of one tree node; bytes_per_visit = tree bytes / visits
+//   fold_batch_norm     whether the network ran with its batch norms folded into the
+//                       convolutions (nn/inference_network.h; --no-fold: unfolded)
+//   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
+//   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
+// With --peak, first the CPU's limit and the network against it, one thread each
+// (docs/performance.md, "CPU peak and the network"):
+//   fp32_peak_isa, fp32_peak_gflops    register-only FMA loop (nn/cpu_peak.h); "absent"
+//                                      and 0 without AVX2+FMA
+//   bf16_peak_isa, bf16_peak_gflops    vdpbf16ps loop; "absent" and null without
+//                                      avx512_bf16; bf16_peak_of_fp32 their ratio
+//   conv_matmul_shape, conv_matmul_gflops  one kernel-3 tower convolution of the model
+//                       at the bench's batch as the matrix product it is (torch::mm of
+//                       the unfolded input [B*L, 3C] by the weights [3C, C])
+//   conv1d_gflops       the same convolution through torch::conv1d, as the forward runs it
+//   folded_net_evals_per_s, unfolded_net_evals_per_s  the forward at the bench's batch
+//                       both ways, alternated in rounds within this one run;
+//                       fold_speedup = folded / unfolded
+//   folded_net_gflops, unfolded_net_gflops  the same in GFLOP/s
+//   *_of_peak           each GFLOP/s figure as a fraction of fp32_peak_gflops
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -27,7 +47,10 @@
 
 #include "mcts/driver.h"
 #include "mcts/game_runner.h"
+#include "nn/cpu_peak.h"
 #include "nn/features.h"
+#include "nn/inference_network.h"
+#include "nn/network_flops.h"
 #include "nn/nn_evaluator.h"
 #include "tools/commands.h"
 
@@ -51,11 +74,101 @@ struct BenchOptions {
   int leaves_per_search = 8;
   int visits = 200;
   bool score_bounds = true;  // SearchParams::score_bounds (off: to compare its cost)
+  // Run the network with its batch norms unfolded (the model's own forward), to compare
+  // against the folded inference path that play uses.
+  bool no_fold = false;
+  // Also measure the CPU's peak and set the network's convolutions and forward against
+  // it (the keys listed at the top of this file); adds seconds / 3 + about 3 s.
+  bool peak = false;
 };
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// `x` rounded to `decimals` decimal places.
+double round_to(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(x * scale) / scale;
+}
+
+// Calls of `f` per second over about `seconds` (after two warm-up calls), on the
+// calling thread.
+template <typename F>
+double calls_per_second(F f, double seconds) {
+  f();
+  f();
+  int64_t calls = 0;
+  const auto t0 = Clock::now();
+  while (since(t0) < seconds) {
+    f();
+    ++calls;
+  }
+  return double(calls) / since(t0);
+}
+
+// The --peak figures, added to `j`: the CPU's fp32 and bf16 peaks, one tower
+// convolution of `net`'s shape at `batch` positions of `ring_length` cells as a matrix
+// product and through torch::conv1d, and the forward folded and unfolded, alternated.
+void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Tensor& input,
+                  int pits, const torch::Device& device, double seconds) {
+  const int64_t batch = input.size(0), L = input.size(2), C = net->config.channels;
+  const PeakMeasurement fp32 = measure_fp32_peak(1.0);
+  const PeakMeasurement bf16 = measure_bf16_peak(0.6);
+  const double peak = fp32.gflops;
+  auto of_peak = [peak](double gflops) {
+    return peak > 0 ? nlohmann::ordered_json(round_to(gflops / peak, 3))
+                    : nlohmann::ordered_json(nullptr);
+  };
+  j["fp32_peak_isa"] = fp32.isa.empty() ? "absent" : fp32.isa;
+  j["fp32_peak_gflops"] = round_to(fp32.gflops, 1);
+  j["bf16_peak_isa"] = bf16.isa.empty() ? "absent" : bf16.isa;
+  j["bf16_peak_gflops"] = bf16.isa.empty() ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(round_to(bf16.gflops, 1));
+  j["bf16_peak_of_fp32"] =
+      bf16.isa.empty() ? nlohmann::ordered_json(nullptr) : of_peak(bf16.gflops);
+
+  c10::InferenceMode guard;
+  // One kernel-3 tower convolution: [B*L, 3C] x [3C, C] as a matrix product, and the
+  // same through conv1d on [B, C, L]; 2 FLOPs per multiply-add.
+  const double conv_flops = 2.0 * double(batch * L) * double(3 * C) * double(C);
+  const auto fopt = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  const torch::Tensor columns = torch::randn({batch * L, 3 * C}, fopt);
+  const torch::Tensor weights = torch::randn({3 * C, C}, fopt);
+  const double mm_rate = calls_per_second([&] { torch::mm(columns, weights); }, 0.5);
+  const torch::Tensor activations = torch::randn({batch, C, L}, fopt);
+  const torch::Tensor kernel = torch::randn({C, C, 3}, fopt);
+  const double conv_rate =
+      calls_per_second([&] { torch::conv1d(activations, kernel, {}, 1, 1); }, 0.5);
+  j["conv_matmul_shape"] = "[" + std::to_string(batch * L) + " x " + std::to_string(3 * C) +
+                           "] x [" + std::to_string(3 * C) + " x " + std::to_string(C) + "]";
+  j["conv_matmul_gflops"] = round_to(mm_rate * conv_flops / 1e9, 2);
+  j["conv_matmul_of_peak"] = of_peak(mm_rate * conv_flops / 1e9);
+  j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 2);
+  j["conv1d_of_peak"] = of_peak(conv_rate * conv_flops / 1e9);
+
+  // The forward both ways, in alternating rounds so that a change in the machine's
+  // load falls on both.
+  const InferenceNetwork folded(net, device, true), unfolded(net, device, false);
+  const double flops = double(forward_flops_per_position(net->config, int(L)));
+  double folded_calls = 0, unfolded_calls = 0;
+  const int rounds = 6;
+  for (int r = 0; r < rounds; ++r) {
+    folded_calls += calls_per_second(
+        [&] { folded.forward(input, pits).policy_logits.to(torch::kCPU); }, seconds / 2 / rounds);
+    unfolded_calls += calls_per_second(
+        [&] { unfolded.forward(input, pits).policy_logits.to(torch::kCPU); }, seconds / 2 / rounds);
+  }
+  const double folded_rate = folded_calls / rounds * double(batch);
+  const double unfolded_rate = unfolded_calls / rounds * double(batch);
+  j["folded_net_evals_per_s"] = std::round(folded_rate);
+  j["unfolded_net_evals_per_s"] = std::round(unfolded_rate);
+  j["fold_speedup"] = round_to(folded_rate / unfolded_rate, 3);
+  j["folded_net_gflops"] = round_to(folded_rate * flops / 1e9, 2);
+  j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
+  j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
+  j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
 }
 
 // A position from a random game of 0..40 plies, not decided.
@@ -85,6 +198,15 @@ int run_bench(const BenchOptions& o) {
                     std::span<float>(features).subspan(size_t(i) * kNumPlanes * L, kNumPlanes * L));
   model.net->eval();
   model.net->to(device);
+  const InferenceNetwork inference(model.net, device, !o.no_fold);
+  // With --peak, first, on this one thread and with the machine otherwise idle: the
+  // peaks are one thread's.
+  nlohmann::ordered_json peak_figures = nlohmann::ordered_json::object();
+  if (o.peak)
+    measure_peak(
+        peak_figures, model.net,
+        torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device),
+        spec.pits, device, o.seconds / 3);
   // Measured twice, before and after the searches, and on a thread of its own as the
   // pipelined search runs the network, so that neither a change in the machine's load
   // nor the thread the network runs on favours one side of busy_ratio.
@@ -95,10 +217,10 @@ int run_bench(const BenchOptions& o) {
       c10::InferenceMode guard;
       auto input =
           torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
-      for (int w = 0; w < 3; ++w) model.net->forward(input, spec.pits);  // warm-up
+      for (int w = 0; w < 3; ++w) inference.forward(input, spec.pits);  // warm-up
       const auto t0 = Clock::now();
       while (since(t0) < seconds) {
-        auto out = model.net->forward(input, spec.pits);
+        auto out = inference.forward(input, spec.pits);
         out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
         net_evals += o.batch;
       }
@@ -113,7 +235,7 @@ int run_bench(const BenchOptions& o) {
   // a time (step), and pipelined (two halves of twice the games taking turns, so the
   // tree work of one half overlaps the network's work on the other; what self-play
   // uses).
-  NnEvaluator evaluator(model, device);
+  NnEvaluator evaluator(model, device, !o.no_fold);
   SearchParams params;
   params.leaves_per_batch = o.leaves_per_search;
   params.score_bounds = o.score_bounds;
@@ -225,6 +347,11 @@ int run_bench(const BenchOptions& o) {
           ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
           : 0;
   j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
+  const double flops = double(forward_flops_per_position(model.net->config, L));
+  j["fold_batch_norm"] = !o.no_fold;
+  j["net_flops_per_position"] = int64_t(flops);
+  j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
+  for (const auto& [key, value] : peak_figures.items()) j[key] = value;
   std::cout << j.dump() << std::endl;
   return 0;
 }
@@ -256,6 +383,13 @@ void register_bench(CLI::App& app, int& exit_code) {
       ->check(in_range(1, 1000000));
   cmd->add_option("--score-bounds", opt->score_bounds,
                   "exact margins in the search (true/false; false to compare the cost)");
+  cmd->add_flag("--no-fold", opt->no_fold,
+                "run the network with its batch norms unfolded (the model's own forward), to "
+                "compare with the folded inference path play uses");
+  cmd->add_flag("--peak", opt->peak,
+                "also measure the CPU's fp32/bf16 peak and the network's convolutions and "
+                "forward (folded and unfolded, alternated) against it; takes about "
+                "--seconds / 3 + 3 s more");
   cmd->callback([opt, &exit_code] {
     try {
       exit_code = run_bench(*opt);

@@ -1,0 +1,73 @@
+// The network as play evaluates it: the model's weights with every BatchNorm folded
+// into the convolution before it, so that each layer of the forward is one convolution
+// with a bias and a ReLU instead of a convolution, a batch norm and a ReLU.
+//
+// In eval mode a BatchNorm is an affine map per channel,
+//   bn(z) = (z - running_mean) * gamma / sqrt(running_var + eps) + beta,
+// and the convolution before it is linear, so the pair is one convolution with
+//   W'[o] = W[o] * s[o],   b'[o] = (b[o] - running_mean[o]) * s[o] + beta[o],
+//   s[o]  = gamma[o] / sqrt(running_var[o] + eps).
+// The fold is computed once, in double precision, when the network is built from a
+// model; the model's own Network is only read (training keeps its unfolded modules and
+// autograd). The result equals the model's eval-mode forward up to float rounding (the
+// tests bound the difference: tests/nn_fold_test.cpp).
+//
+// The folded forward also applies its ReLUs and the residual add in place on tensors it
+// owns, which saves one temporary per layer, and on the CPU runs its wider fully
+// connected layers as 1-wide convolutions: Debian's LibTorch 1.13 sends torch::linear
+// to the reference BLAS (libblas3, about 7 GFLOP/s here), its convolutions to oneDNN
+// (the value FC 64 -> 64 at batch 256: about 300 us as a linear, 45 us as a convolution).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "nn/network.h"
+
+namespace kz {
+
+class InferenceNetwork {
+ public:
+  // `net` is read (in eval mode: its running statistics) and, with `fold`, copied into
+  // folded tensors on `device`; without `fold` the forward is `net`'s own, which the
+  // caller must have put in eval mode on `device` (kept to compare the two paths:
+  // `kumalak bench --no-fold`).
+  InferenceNetwork(Network net, const torch::Device& device, bool fold = true);
+
+  // The policy, W/D/L and margin heads (and the score distribution when the network has
+  // one) for `features` [B, kNumPlanes, L]; `pits` as in NetworkImpl::forward. Never the
+  // opponent-policy head. Call under c10::InferenceMode or torch::NoGradGuard.
+  NetOutput forward(const torch::Tensor& features, int pits) const;
+
+  bool folded() const { return folded_; }
+
+ private:
+  // One convolution with its folded bias.
+  struct Conv {
+    torch::Tensor weight, bias;
+    int64_t padding = 0;
+  };
+  // A fully connected layer: [B, in] -> [B, out].
+  struct Dense {
+    torch::Tensor weight, bias;  // weight [out, in], or [out, in, 1] as a convolution
+    bool as_convolution = false;
+    torch::Tensor operator()(const torch::Tensor& x) const;
+  };
+  struct Block {
+    Conv conv1, conv2;
+    Dense pool;
+  };
+  static Conv fold(const torch::nn::Conv1d& conv, const torch::nn::BatchNorm1d& bn,
+                   const torch::Device& device);
+  static Conv copy(const torch::nn::Conv1d& conv, const torch::Device& device);
+  static Dense copy(const torch::nn::Linear& fc, const torch::Device& device);
+
+  Network net_;
+  bool folded_;
+  Conv input_, policy_, policy_out_, value_;
+  std::vector<Block> tower_;
+  Dense value_fc_, wdl_, margin_, score_;
+};
+
+}  // namespace kz
