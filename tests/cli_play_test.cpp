@@ -162,7 +162,8 @@ TEST(CliPlay, KalahHintSaysTheExactResult) {
   EXPECT_NE(out.find("solved: you lose by 6 with perfect play; pit 6 keeps -6, pit 4 drops to -12"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("1. pit 6  win 0%, draw 0%, margin -6.0 (proven -6)"), std::string::npos) << out;
+  EXPECT_NE(out.find("1. pit 6  win 0%, draw 0%, margin -6.0 (proven -6)"), std::string::npos)
+      << out;
   std::filesystem::remove_all(dir);
 }
 
