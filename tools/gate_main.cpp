@@ -89,9 +89,15 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (!follow.empty())
-      return kz::follow_gate_main(follow, config_path, follow_bounds, threads, games, visits,
-                                  parallel, search_threads);
+    if (!follow.empty()) {
+      kz::FollowGateFlags flags;
+      flags.threads = threads;
+      flags.games = games;
+      flags.visits = visits;
+      flags.parallel = parallel;
+      flags.search_threads = search_threads;
+      return kz::follow_gate_main(follow, config_path, follow_bounds, flags);
+    }
     if (config_path.empty()) throw std::invalid_argument("--config is required");
     if (!*match && !*ladder)
       throw std::invalid_argument("a subcommand is required: match or ladder");

@@ -487,16 +487,15 @@ int follow_train_main(const std::string& run_dir, const std::string& config_path
 }
 
 int follow_gate_main(const std::string& run_dir, const std::string& config_path,
-                     const FollowBounds& bounds, int threads, int games, int visits, int parallel,
-                     int search_threads) {
+                     const FollowBounds& bounds, const FollowGateFlags& flags) {
   FollowGateOptions o;
   o.run_dir = run_dir;
   o.config = open_follow_run(run_dir, config_path);
-  if (games > 0) o.config.gate.games = games;
-  if (visits > 0) o.config.gate.visits = visits;
-  if (parallel > 0) o.config.gate.games_in_parallel = parallel;
-  if (search_threads > 0) o.config.search_threads = search_threads;
-  torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
+  if (flags.games > 0) o.config.gate.games = flags.games;
+  if (flags.visits > 0) o.config.gate.visits = flags.visits;
+  if (flags.parallel > 0) o.config.gate.games_in_parallel = flags.parallel;
+  if (flags.search_threads > 0) o.config.search_threads = flags.search_threads;
+  torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
   o.bounds = bounds;
   o.stop = &install_stop_signals();
   const FollowGateReport r = follow_gate(o);

@@ -116,9 +116,15 @@ int follow_selfplay_main(const std::string& run_dir, const std::string& config_p
                          const FollowBounds& bounds, const FollowSelfplayFlags& flags);
 int follow_train_main(const std::string& run_dir, const std::string& config_path,
                       const FollowBounds& bounds, int threads);
+struct FollowGateFlags {
+  int threads = 0;         // LibTorch threads (0 = [train] threads)
+  int games = 0;           // games per match (0 = gate.games)
+  int visits = 0;          // visits per move (0 = gate.visits)
+  int parallel = 0;        // games at once (0 = gate.games_in_parallel)
+  int search_threads = 0;  // search threads (0 = the config's)
+};
 int follow_gate_main(const std::string& run_dir, const std::string& config_path,
-                     const FollowBounds& bounds, int threads, int games, int visits, int parallel,
-                     int search_threads);
+                     const FollowBounds& bounds, const FollowGateFlags& flags);
 
 // Every shard under `data_dir`, read whole (checksums and rows checked): totals for
 // `kumalak-selfplay --follow RUN --summary` and the tests' "no game lost" count.
