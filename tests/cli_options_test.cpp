@@ -145,6 +145,13 @@ TEST(CliOptions, OutOfRangeValuesAreRefusedNamingTheOptionAndItsRange) {
       {"kumalak-train", "--threads 257", "--threads: '257' is not a whole number in 1..256"},
       {"kumalak-selfplay", "--max-seconds inf",
        "--max-seconds: 'inf' is not a number in 0..1000000000"},
+      {"kumalak", "levels-match --max-plies 0",
+       "--max-plies: '0' is not a whole number in 1..100000"},
+      {"kumalak", "perfect-check --games -1", "--games: '-1' is not a whole number in 0..100000"},
+      {"kumalak-gate", "--parallel 0", "--parallel: '0' is not a whole number in 1..100000"},
+      {"kumalak-gate", "ladder --anchor-ab 64", ""},
+      {"kumalak-gate", "ladder --anchor-ab 65", "--anchor-ab: '65' is not a whole number in 0..64"},
+      {"kumalak-selfplay", "--visits 0", "--visits: '0' is not a whole number in 1..10000000"},
   };
   for (const Case& c : cases) {
     const CliRun r = run(c.exe, c.args + " --help");

@@ -495,7 +495,8 @@ void register_levels_match(CLI::App& app, int& exit_code) {
   add_seed_option(cmd, opt->seed);
   add_time_scale_option(cmd, opt->time_scale);
   cmd->add_option("--only", opt->only, "play one pair: this level against the one below");
-  cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies");
+  cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies")
+      ->check(in_range(1, 100000));
   add_model_option(cmd, opt->model);
   cmd->add_flag("--alphabeta", opt->alphabeta_only, "alpha-beta at every level, even with a model");
   cmd->add_flag("--same-level", opt->same_level, "the lower side plays the upper's level too");

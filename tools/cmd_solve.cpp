@@ -351,7 +351,8 @@ void register_solve(CLI::App& app, int& exit_code) {
     add_model_option(cmd, opt->model);
     cmd->add_option("--positions", opt->positions, "positions to judge")
         ->check(in_range(1, 100000));
-    cmd->add_option("--games", opt->games, "whole games against perfect play, per colour");
+    cmd->add_option("--games", opt->games, "whole games against perfect play, per colour")
+        ->check(in_range(0, 100000));
     add_seed_option(cmd, opt->seed);
     add_time_scale_option(cmd, opt->time_scale);
     cmd->add_option("--solve-seconds", opt->solve_s, "reference solver's limit per position")

@@ -16,6 +16,7 @@
 
 #include "core/atomic_file.h"
 #include "core/run_lock.h"
+#include "mcts/alphabeta.h"
 #include "nn/allocator.h"
 #include "tools/cli_options.h"
 #include "train/elo.h"
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
       ->check(kz::cli::in_range(2, 10000000));
   app.add_option("--visits", visits, "visits per move (default: gate.visits)")
       ->check(kz::cli::in_range(1, 10000000));
-  app.add_option("--parallel", parallel, "games at once (default: gate.games_in_parallel)");
+  app.add_option("--parallel", parallel, "games at once (default: gate.games_in_parallel)")
+      ->check(kz::cli::in_range(1, 100000));
   kz::cli::add_search_threads_option(app, search_threads);
 
   auto* match = app.add_subcommand("match", "Play candidate against baseline");
@@ -80,8 +82,10 @@ int main(int argc, char** argv) {
   ladder->add_option("--gates", gates_dir,
                      "a run's gates/ folder: its gating matches (each generation against the best "
                      "before it) join the fit without being replayed");
-  ladder->add_option("--anchor-ab", anchor_ab,
-                     "also play every model against alpha-beta at this depth");
+  ladder
+      ->add_option("--anchor-ab", anchor_ab,
+                   "also play every model against alpha-beta at this depth (0: none)")
+      ->check(kz::cli::in_range(0, kz::kMaxSearchDepth));
   ladder->add_option("--reach", reach, "play each model against the next REACH models")
       ->check(kz::cli::in_range(1, 100));
   ladder->add_option("--out", out_dir, "folder for ladder.csv, ladder.png and matches.jsonl");

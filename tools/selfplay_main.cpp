@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   app.add_option("--worker", worker,
                  "worker id used for resuming (default: from seed and generation)");
   kz::cli::add_torch_threads_option(app, threads);
-  app.add_option("--visits", visits, "override selfplay.full_visits");
+  app.add_option("--visits", visits, "override selfplay.full_visits")
+      ->check(kz::cli::in_range(1, 10000000));
   kz::cli::add_search_threads_option(app, search_threads);
   kz::cli::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
