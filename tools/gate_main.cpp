@@ -39,16 +39,18 @@ int main(int argc, char** argv) {
   app.add_option("--max-gates", follow_bounds.max_items, "with --follow: stop after N matches");
   app.add_option("--max-seconds", follow_bounds.max_seconds,
                  "with --follow: start no match after this many seconds");
-  int threads = 0, games = 0, visits = 0, parallel = 0, search_threads = 0;
+  // The command line's overrides (0 = the config's), one struct for --follow and the
+  // subcommands alike.
+  kz::FollowGateFlags flags;
   kz::cli::add_config_option(app, config_path);
-  kz::cli::add_torch_threads_option(app, threads);
-  app.add_option("--games", games, "games per match (default: gate.games)")
+  kz::cli::add_torch_threads_option(app, flags.threads);
+  app.add_option("--games", flags.games, "games per match (default: gate.games)")
       ->check(kz::cli::in_range(2, 10000000));
-  app.add_option("--visits", visits, "visits per move (default: gate.visits)")
+  app.add_option("--visits", flags.visits, "visits per move (default: gate.visits)")
       ->check(kz::cli::in_range(1, 10000000));
-  app.add_option("--parallel", parallel, "games at once (default: gate.games_in_parallel)")
+  app.add_option("--parallel", flags.parallel, "games at once (default: gate.games_in_parallel)")
       ->check(kz::cli::in_range(1, 100000));
-  kz::cli::add_search_threads_option(app, search_threads);
+  kz::cli::add_search_threads_option(app, flags.search_threads);
 
   auto* match = app.add_subcommand("match", "Play candidate against baseline");
   std::string candidate, baseline, promote_to, json_out;
@@ -93,29 +95,21 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (!follow.empty()) {
-      kz::FollowGateFlags flags;
-      flags.threads = threads;
-      flags.games = games;
-      flags.visits = visits;
-      flags.parallel = parallel;
-      flags.search_threads = search_threads;
-      return kz::follow_gate_main(follow, config_path, follow_bounds, flags);
-    }
+    if (!follow.empty()) return kz::follow_gate_main(follow, config_path, follow_bounds, flags);
     if (config_path.empty()) throw std::invalid_argument("--config is required");
     if (!*match && !*ladder)
       throw std::invalid_argument("a subcommand is required: match or ladder");
     kz::RunConfig cfg = kz::load_config(config_path);
-    if (search_threads > 0) cfg.search_threads = search_threads;
-    torch::set_num_threads(threads > 0 ? threads : cfg.train.threads);
+    if (flags.search_threads > 0) cfg.search_threads = flags.search_threads;
+    torch::set_num_threads(flags.threads > 0 ? flags.threads : cfg.train.threads);
     auto options = [&](const std::string& a, const std::string& b) {
       kz::MatchOptions o;
       o.config = cfg;
       o.a = a;
       o.b = b;
-      o.games = games;
-      o.visits = visits;
-      o.parallel = parallel;
+      o.games = flags.games;
+      o.visits = flags.visits;
+      o.parallel = flags.parallel;
       return o;
     };
 
@@ -170,7 +164,7 @@ int main(int argc, char** argv) {
     // A pair an earlier ladder played with these settings is not replayed: it would play
     // the same games, and counting them twice would narrow the fit's intervals for
     // nothing. (Lines from before settings were recorded never match.)
-    const std::string settings = kz::ladder_settings(cfg, games, visits);
+    const std::string settings = kz::ladder_settings(cfg, flags.games, flags.visits);
     std::set<std::pair<std::string, std::string>> played;
     for (const auto& file : earlier_matches) {
       const auto earlier = kz::read_ladder_matches(file, &log_text);

@@ -18,13 +18,13 @@
 int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
   CLI::App app{"KumalakZero self-play worker: plays games and writes training shards"};
-  std::string config_path, model, out, worker;
-  int games = 0, generation = 0, threads = 0, visits = 0, search_threads = 0;
-  int64_t seed = -1;
+  std::string config_path, model, out;
+  int games = 0, generation = 0;
+  // The overrides --follow and a plain run share (0 or -1 = the config's).
+  kz::FollowSelfplayFlags flags;
   std::string follow;
   int max_games = 0;
   double max_seconds = 0;
-  bool summary = false;
   kz::cli::add_config_option(app, config_path);
   app.add_option("--follow", follow,
                  "continuous mode: play with RUN/models/best.pt until stopped, shards under "
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-seconds", max_seconds,
                  "with --follow: start no game after this many seconds")
       ->check(kz::cli::in_range(0.0, 1e9));
-  app.add_flag("--summary", summary,
+  app.add_flag("--summary", flags.summary,
                "with --follow: read every shard of RUN/data, print shards, games, rows and "
                "unreadable files, and exit");
   app.add_option("--model", model, "model file (default: a fresh generation-0 network)");
@@ -43,13 +43,13 @@ int main(int argc, char** argv) {
       ->check(kz::cli::in_range(1, 100000000));
   app.add_option("--generation", generation, "generation recorded in the shards")
       ->check(kz::cli::in_range(0, 1000000));
-  app.add_option("--seed", seed, "random seed (default: the config's); different per worker");
-  app.add_option("--worker", worker,
+  app.add_option("--seed", flags.seed, "random seed (default: the config's); different per worker");
+  app.add_option("--worker", flags.worker_id,
                  "worker id used for resuming (default: from seed and generation)");
-  kz::cli::add_torch_threads_option(app, threads);
-  app.add_option("--visits", visits, "override selfplay.full_visits")
+  kz::cli::add_torch_threads_option(app, flags.threads);
+  app.add_option("--visits", flags.visits, "override selfplay.full_visits")
       ->check(kz::cli::in_range(1, 10000000));
-  kz::cli::add_search_threads_option(app, search_threads);
+  kz::cli::add_search_threads_option(app, flags.search_threads);
   kz::cli::add_help_config_flag(app);  // the run config's keys (train/config_schema.cpp)
   CLI11_PARSE(app, argc, argv);
   try {
@@ -57,28 +57,21 @@ int main(int argc, char** argv) {
       kz::FollowBounds bounds;
       bounds.max_items = max_games;
       bounds.max_seconds = max_seconds;
-      kz::FollowSelfplayFlags flags;
-      flags.worker_id = worker;
-      flags.threads = threads;
-      flags.seed = seed;
-      flags.visits = visits;
-      flags.search_threads = search_threads;
-      flags.summary = summary;
       return kz::follow_selfplay_main(follow, config_path, bounds, flags);
     }
     if (config_path.empty() || out.empty() || games == 0)
       throw std::invalid_argument("--config, --out and --games are required (or --follow RUN)");
     kz::SelfplayOptions o;
     o.config = kz::load_config(config_path);
-    if (seed >= 0) o.config.seed = uint64_t(seed);
-    if (visits > 0) o.config.selfplay.full_visits = visits;
-    if (search_threads > 0) o.config.search_threads = search_threads;
-    torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
+    if (flags.seed >= 0) o.config.seed = uint64_t(flags.seed);
+    if (flags.visits > 0) o.config.selfplay.full_visits = flags.visits;
+    if (flags.search_threads > 0) o.config.search_threads = flags.search_threads;
+    torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
     o.model_path = model;
     o.out_dir = out;
     o.games = games;
     o.generation = generation;
-    o.worker_id = worker;
+    o.worker_id = flags.worker_id;
     const auto r = kz::run_selfplay(o);
     std::cout << "selfplay: " << r.games_played << " games (" << r.games_already_done
               << " found done), " << r.rows << " rows (" << r.full_rows << " full), " << r.plies
