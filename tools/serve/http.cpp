@@ -58,16 +58,18 @@ void add_api_route(httplib::Server& http, const std::string& method, const std::
 }
 
 void add_page_routes(httplib::Server& http) {
-  auto asset = [](const char* type, std::string_view body) {
-    return [type, body](const httplib::Request&, httplib::Response& res) {
-      res.set_content(body.data(), body.size(), type);
+  auto serve = [](const web::Asset& asset) {
+    return [&asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
       res.set_header("Cache-Control", "no-cache");
     };
   };
-  http.Get("/", asset("text/html; charset=utf-8", web::kIndexHtml));
-  http.Get("/index.html", asset("text/html; charset=utf-8", web::kIndexHtml));
-  http.Get("/app.js", asset("text/javascript; charset=utf-8", web::kAppJs));
-  http.Get("/style.css", asset("text/css; charset=utf-8", web::kStyleCss));
+  // Each file of tools/web/ at its own name, and index.html at "/" too. The paths are
+  // fixed strings from the build, so a request can name no other file.
+  for (const web::Asset& asset : web::kAssets) {
+    http.Get(std::string(asset.path), serve(asset));
+    if (asset.path == "/index.html") http.Get("/", serve(asset));
+  }
 }
 
 bool is_loopback(const std::string& host) {
