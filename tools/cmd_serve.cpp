@@ -19,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
+#include "train/run_status.h"
 
 namespace kz::cli {
 
@@ -32,6 +33,7 @@ struct ServeOptions {
   double idle_minutes = 30;
   double max_think_s = 10;
   int http_threads = 24;
+  std::vector<std::string> runs;  // training run folders for the Run view (read only)
 };
 
 // The engine's threads: the job queue's watchdog keeps one slot per worker.
@@ -55,6 +57,13 @@ int run_serve(const ServeOptions& opt) {
   api_options.engine.workers = opt.workers > 0 ? opt.workers : std::clamp(hw / 2, 1, 4);
   api_options.engine.max_think_s = opt.max_think_s;
   api_options.engine.idle_minutes = opt.idle_minutes;
+  api_options.runs = serve::name_runs(opt.runs);
+  auto run_reader = std::make_shared<RunStatusReader>();
+  api_options.run_reader = [run_reader](const std::string& dir) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return serve::json(
+        run_reader->read(dir, std::chrono::duration_cast<std::chrono::milliseconds>(now).count()));
+  };
   serve::ServeApi server(api_options, serve::level_player_factory(load_model_evaluator));
 
   httplib::Server http;
@@ -74,6 +83,9 @@ int run_serve(const ServeOptions& opt) {
             << port << "/ in a browser (" << server.workers() << " engine worker"
             << (server.workers() == 1 ? "" : "s") << ", at most " << opt.max_sessions
             << " games; Ctrl-C stops)" << std::endl;
+  if (!opt.runs.empty())
+    std::cout << "kumalak serve: watching " << opt.runs.size() << " training run"
+              << (opt.runs.size() == 1 ? "" : "s") << " at /run.html" << std::endl;
   if (!local)
     std::cout << "kumalak serve: listening on " << opt.host
               << ", not only localhost: anyone who can reach this machine on port " << port
@@ -121,6 +133,10 @@ void register_serve(CLI::App& app, int& exit_code) {
       ->check(in_range(0.0, kMaxMinutesOrSeconds, Ends::kNotLow));
   cmd->add_option("--http-threads", opt->http_threads, "threads answering requests (default 24)")
       ->check(in_range(2, kMaxHttpThreads));
+  cmd->add_option("--run", opt->runs,
+                  "a training run folder to watch in the Run view (/run.html); repeatable; "
+                  "only read")
+      ->check(CLI::ExistingDirectory);
   cmd->callback([opt, &exit_code] { exit_code = run_serve(*opt); });
 }
 

@@ -245,6 +245,7 @@ MetricsTable read_metrics(const std::string& path) {
   if (!exists) throw std::runtime_error(path + ": cannot open metrics file");
   MetricsTable t;
   t.columns = {"step"};
+  t.skipped_lines = torn ? 1 : 0;
   if (ends_with(path, ".csv")) {
     std::vector<std::string> header, fields;
     if (lines.empty()) return t;
@@ -261,8 +262,10 @@ MetricsTable read_metrics(const std::string& path) {
     for (size_t li = 1; li < lines.size(); ++li) {
       double step;
       if (!csv_split(lines[li], fields) || step_col >= fields.size() ||
-          !parse_double(fields[step_col], step))
+          !parse_double(fields[step_col], step)) {
+        if (!lines[li].empty()) ++t.skipped_lines;
         continue;
+      }
       std::vector<double> row(t.columns.size(), kNaN);
       for (size_t j = 0; j < source.size(); ++j)
         if (source[j] < fields.size() && !parse_double(fields[source[j]], row[j])) row[j] = kNaN;
@@ -276,9 +279,13 @@ MetricsTable read_metrics(const std::string& path) {
       try {
         j = nlohmann::ordered_json::parse(line);
       } catch (const std::exception&) {
+        if (!line.empty()) ++t.skipped_lines;
         continue;
       }
-      if (!j.is_object() || !j.contains("step") || !j["step"].is_number()) continue;
+      if (!j.is_object() || !j.contains("step") || !j["step"].is_number()) {
+        ++t.skipped_lines;
+        continue;
+      }
       std::vector<std::pair<size_t, double>> cells;
       for (auto it = j.begin(); it != j.end(); ++it) {
         auto [pos, inserted] = index.emplace(it.key(), t.columns.size());

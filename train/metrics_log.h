@@ -70,6 +70,9 @@ class MetricsLog {
 struct MetricsTable {
   std::vector<std::string> columns{};
   std::vector<std::vector<double>> rows;
+  // Lines not in `rows`: malformed ones and a torn last line (a writer mid-line); blank
+  // lines are not counted. A watcher shows it, so a damaged file does not pass unseen.
+  int skipped_lines = 0;
   int column(const std::string& name) const;  // index, or -1
 };
 MetricsTable read_metrics(const std::string& path);

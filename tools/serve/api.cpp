@@ -11,11 +11,13 @@ namespace kz::cli::serve {
 ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
     : options_(options),
       sessions_(options.max_sessions),
-      queue_(sessions_, options.engine, std::move(players)) {}
+      queue_(sessions_, options.engine, std::move(players)),
+      runs_(options.runs, options.run_reader) {}
 
 void ServeApi::routes(httplib::Server& http) {
   add_page_routes(http);
   add_api_route(http, "GET", "/api/info", [this](const json&) { return info(); });
+  runs_.routes(http);
   add_api_route(http, "POST", "/api/new", [this](const json& b) { return new_game(b); });
   add_api_route(http, "GET", "/api/state", [this](const json& b) { return state(b); });
   add_api_route(http, "POST", "/api/move", [this](const json& b) { return move(b); });
@@ -50,7 +52,8 @@ json ServeApi::info() {
   return {{"engine", "KumalakZero"},      {"levels", levels},
           {"networks", networks},         {"workers", queue_.workers()},
           {"sessions", sessions_.size()}, {"max_sessions", sessions_.max_sessions()},
-          {"queued", queue_.queued()},    {"max_think_s", options_.engine.max_think_s}};
+          {"queued", queue_.queued()},    {"max_think_s", options_.engine.max_think_s},
+          {"runs", runs_.size()}};
 }
 
 json ServeApi::new_game(const json& b) {

@@ -7,6 +7,7 @@
 
 #include "tools/serve/engine_queue.h"
 #include "tools/serve/http.h"
+#include "tools/serve/run_api.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {
@@ -14,6 +15,9 @@ namespace kz::cli::serve {
 struct ServeApiOptions {
   int max_sessions = 64;  // games open at once; more are refused with 503
   EngineQueueOptions engine;
+  // Training runs shown in the Run view (tools/serve/run_api.h) and what reads them.
+  std::vector<WatchedRun> runs{};
+  RunReader run_reader{};
 };
 
 class ServeApi {
@@ -47,6 +51,7 @@ class ServeApi {
   ServeApiOptions options_;
   SessionTable sessions_;
   EngineQueue queue_;
+  RunApi runs_;
 };
 
 }  // namespace kz::cli::serve
