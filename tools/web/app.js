@@ -528,6 +528,9 @@ $("review-play").addEventListener("click", async () => {
   await act("POST", "/api/undo", { session, ply });
 });
 
+// The Run view is linked only when the server watches training runs (serve --run).
+api("GET", "/api/info").then((info) => ($("run-link").hidden = !(info.runs > 0)), () => {});
+
 // Resume this tab's game, or start one.
 (async () => {
   if (session) {

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""The Run view of `kumalak serve --run DIR` in a real browser (headless Chromium through
+Debian's chromium-driver and python3-selenium), on a committed run folder
+(tests/data/run-view: four gate records, a metrics file, shards of two workers, a model,
+and a damaged file of each kind). It checks that the page draws the Elo ladder with its
+promoted generations, the gate table, the loss curves, the workers and the model, that
+the damaged files are counted, and that the board page links to the view. Registered
+with CTest as ServeRunBrowser (tests/CMakeLists.txt).
+
+  tools/web_run_test.py --kumalak build/tools/kumalak --run tests/data/run-view [--screenshot docs/img/run-view.png]
+
+Exit status 0 when every check passed; a missing browser or driver is a failure.
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message):
+    print("web_run_test: FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kumalak", required=True, help="the built kumalak executable")
+    ap.add_argument("--run", required=True, help="the run folder to watch (tests/data/run-view)")
+    ap.add_argument("--screenshot", default=None, help="save a PNG of the view here")
+    ap.add_argument("--timeout", type=float, default=30, help="seconds for each wait")
+    args = ap.parse_args()
+
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import WebDriverWait
+    except ImportError:
+        fail("python3-selenium is missing (tools/install-deps.sh installs it)")
+    for exe in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
+        if not os.path.exists(exe):
+            fail(exe + " is missing: install chromium and chromium-driver (tools/install-deps.sh)")
+
+    server = subprocess.Popen([args.kumalak, "serve", "--port", "0", "--workers", "1",
+                               "--run", args.run], stdout=subprocess.PIPE, text=True)
+    driver = None
+    try:
+        banner = server.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
+        if not m:
+            fail("no address in the server's first line: " + repr(banner))
+        url = "http://127.0.0.1:%s/" % m.group(1)
+
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = "/usr/bin/chromium"
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=1280,1700", "--no-first-run", "--disable-extensions"):
+            opts.add_argument(a)
+        opts.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="kz-chromium-"))
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+        driver.set_page_load_timeout(args.timeout)
+        wait = WebDriverWait(driver, args.timeout)
+        text = lambda id_: driver.find_element(By.ID, id_).text
+
+        # The board page links to the view once it knows that runs are watched.
+        driver.get(url)
+        wait.until(lambda d: d.find_element(By.ID, "run-link").is_displayed())
+        driver.find_element(By.ID, "run-link").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ladder-table tbody tr")) == 5)
+
+        # The ladder: gen0000 and the four candidates, gen0003 and gen0009 promoted, gen0009 best.
+        names = [e.get_attribute("data-name") for e in
+                 driver.find_elements(By.CSS_SELECTOR, "#ladder-chart g.rung")]
+        if names != ["gen0000", "gen0003", "gen0005", "gen0009", "gen0011"]:
+            fail("the ladder chart shows %r" % names)
+        promoted = [e.get_attribute("data-name") for e in
+                    driver.find_elements(By.CSS_SELECTOR, "#ladder-chart g.rung.promoted")]
+        if promoted != ["gen0003", "gen0009"]:
+            fail("promoted in the chart: %r, not gen0003 and gen0009" % promoted)
+        if [e.get_attribute("data-name") for e in
+                driver.find_elements(By.CSS_SELECTOR, "#ladder-chart g.rung.best")] != ["gen0009"]:
+            fail("the best model is not ringed as gen0009")
+        first = driver.find_element(By.CSS_SELECTOR, "#ladder-table tbody tr").text
+        if not first.startswith("gen0011") or "[" not in first:
+            fail("the ladder table's first row is %r" % first)
+
+        # The gate table: newest first, with W-D-L, Elo, interval and the verdict.
+        gates = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#gates-table tbody tr")]
+        if len(gates) != 4:
+            fail("the gate table has %d rows, not 4: %r" % (len(gates), gates))
+        for want in ("gen0009", "gen0003", "15-5-4", "+172", "[+54, +349]", "passed"):
+            if want not in gates[1]:
+                fail("the gate row %r lacks %r" % (gates[1], want))
+        if "failed" not in gates[0] or "gen0011 gen0009 10-4-10" not in gates[0]:
+            fail("the newest gate row is %r" % gates[0])
+
+        # The losses: a line per loss series, drawn with more than a few points.
+        series = driver.find_elements(By.CSS_SELECTOR, "#loss-chart polyline.series")
+        drawn = sorted(s.get_attribute("data-series") for s in series)
+        for want in ("loss", "policy", "value", "val_loss"):
+            if want not in drawn:
+                fail("the loss chart lacks %r: %r" % (want, drawn))
+        if "lr" in drawn:
+            fail("the learning rate is drawn among the losses")
+        loss = [s for s in series if s.get_attribute("data-series") == "loss"][0]
+        if len(loss.get_attribute("points").split()) != 30:
+            fail("the loss line has %d points, not 30" % len(loss.get_attribute("points").split()))
+
+        # Workers, the model and what was skipped.
+        workers = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#workers-table tbody tr")]
+        if len(workers) != 2 or not workers[0].startswith("vm-w1 16"):
+            fail("the workers table shows %r" % workers)
+        if "6512891179078610788" not in text("models-table"):
+            fail("the best model's checksum is not shown")
+        skipped = text("skipped")
+        for want in ("1 gate records", "2 metrics lines", "1 shards", "1 models"):
+            if want not in skipped:
+                fail("the skipped line %r lacks %r" % (skipped, want))
+        if "gates/gen0012.json" not in text("problems") or "/" + args.run.strip("/") in text("problems"):
+            fail("the problems do not name gates/gen0012.json inside the run: %r" % text("problems"))
+
+        if args.screenshot:
+            os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
+            driver.save_screenshot(args.screenshot)
+        print("web_run_test: ladder, gates, losses, workers, model and skipped files shown")
+        return 0
+    finally:
+        if driver:
+            driver.quit()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
