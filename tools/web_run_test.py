@@ -4,7 +4,9 @@ Debian's chromium-driver and python3-selenium), on a committed run folder
 (tests/data/run-view: four gate records, a metrics file, shards of two workers, a model,
 and a damaged file of each kind). It checks that the page draws the Elo ladder with its
 promoted generations, the gate table, the loss curves, the workers and the model, that
-the damaged files are counted, and that the board page links to the view. Registered
+the damaged files are counted, that a gate record written while the page is open shows
+at the next poll, and that the board page links to the view. The run folder is copied
+first, so the committed one is never written. Registered
 with CTest as ServeRunBrowser (tests/CMakeLists.txt).
 
   tools/web_run_test.py --kumalak build/tools/kumalak --run tests/data/run-view [--screenshot docs/img/run-view.png]
@@ -13,7 +15,9 @@ Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
 import os
+import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,8 +48,10 @@ def main():
         if not os.path.exists(exe):
             fail(exe + " is missing: install chromium and chromium-driver (tools/install-deps.sh)")
 
+    run = os.path.join(tempfile.mkdtemp(prefix="kz-run-view-"), os.path.basename(args.run.rstrip("/")))
+    shutil.copytree(args.run, run)
     server = subprocess.Popen([args.kumalak, "serve", "--port", "0", "--workers", "1",
-                               "--run", args.run], stdout=subprocess.PIPE, text=True)
+                               "--run", run], stdout=subprocess.PIPE, text=True)
     driver = None
     try:
         banner = server.stdout.readline()
@@ -119,13 +125,30 @@ def main():
         for want in ("1 gate records", "2 metrics lines", "1 shards", "1 models"):
             if want not in skipped:
                 fail("the skipped line %r lacks %r" % (skipped, want))
-        if "gates/gen0012.json" not in text("problems") or "/" + args.run.strip("/") in text("problems"):
+        if "gates/gen0012.json" not in text("problems") or run in text("problems"):
             fail("the problems do not name gates/gen0012.json inside the run: %r" % text("problems"))
 
         if args.screenshot:
             os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
             driver.save_screenshot(args.screenshot)
-        print("web_run_test: ladder, gates, losses, workers, model and skipped files shown")
+
+        # The run goes on: a new gate record appears at the next poll, promoted.
+        record = {"candidate": "models/gen0014.pt", "baseline": "models/best.pt", "wins": 12,
+                  "draws": 8, "losses": 4, "score": 0.6667, "elo": 120.4, "elo_lo": 20.1,
+                  "elo_hi": 232.0, "los": 0.98, "llr": 0.0, "sprt": "continue", "pass": True,
+                  "seconds": 40.0}
+        with open(os.path.join(run, "gates", "gen0014.json"), "w") as f:
+            f.write(json.dumps(record) + "\n")
+        WebDriverWait(driver, args.timeout).until(
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, "#gates-table tbody tr")) == 5)
+        newest = driver.find_element(By.CSS_SELECTOR, "#gates-table tbody tr").text
+        if not newest.startswith("gen0014 gen0009 12-8-4") or "passed" not in newest:
+            fail("the new gate record shows as %r" % newest)
+        if [e.get_attribute("data-name") for e in
+                driver.find_elements(By.CSS_SELECTOR, "#ladder-chart g.rung.best")] != ["gen0014"]:
+            fail("the newly promoted gen0014 is not the best in the ladder")
+        print("web_run_test: ladder, gates, losses, workers, model and skipped files shown; "
+              "a new gate record showed at the next poll")
         return 0
     finally:
         if driver:
@@ -135,6 +158,7 @@ def main():
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+        shutil.rmtree(os.path.dirname(run), ignore_errors=True)
 
 
 if __name__ == "__main__":
