@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/notation.h"
+#include "tools/serve/lang_api.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
 
@@ -15,6 +16,7 @@ ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
 
 void ServeApi::routes(httplib::Server& http) {
   add_page_routes(http);
+  add_language_routes(http);
   add_api_route(http, "GET", "/api/info", [this](const json&) { return info(); });
   add_api_route(http, "POST", "/api/new", [this](const json& b) { return new_game(b); });
   add_api_route(http, "GET", "/api/state", [this](const json& b) { return state(b); });
