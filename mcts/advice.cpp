@@ -244,11 +244,17 @@ std::string signed_margin(float m) {
 }
 
 std::string proven_note(bool proven, bool margin_exact, float margin) {
+  if (!margin_exact && !proven) return "";
+  // Appended, not " " + tr(...): GCC 12 warns (-Wrestrict, a false positive) on
+  // operator+ of a literal and a temporary string here.
+  std::string note = " ";
   if (margin_exact)
-    return " " + i18n::tr("(proven {margin})",
-                          {{"margin", std::string(margin > 0 ? "+" : "") +
-                                          std::to_string(int(std::lround(margin)))}});
-  return proven ? " " + i18n::tr("(proven)") : "";
+    note +=
+        i18n::tr("(proven {margin})", {{"margin", std::string(margin > 0 ? "+" : "") +
+                                                      std::to_string(int(std::lround(margin)))}});
+  else
+    note += i18n::tr("(proven)");
+  return note;
 }
 
 Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, int count) {
