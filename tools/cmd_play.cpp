@@ -70,14 +70,16 @@ class PlaySession {
     engine_ = make_level_player(spec, level, opt.model, lo);
     color_ = stdout_wants_color();
     labels_[human_] = tr("you");
-    labels_[human_ ^ 1] = tr("engine, {level}", {{"level", level_name(level)}});
+    // The level's name is one of the page's message ids ("medium", ...), said in the
+    // player's language here too.
+    labels_[human_ ^ 1] = tr("engine, {level}", {{"level", tr(level_name(level))}});
   }
 
   int run() {
     const i18n::Arg you("you", side_name(pos(), human_));
     const i18n::Arg engine("engine", engine_->name());
     const i18n::Arg them("them", side_name(pos(), human_ ^ 1));
-    const i18n::Arg level("level", level_name(level_));
+    const i18n::Arg level("level", tr(level_name(level_)));
     const i18n::Arg spec("spec", spec_.name());
     std::cout << (spec_.is_togyz()
                       ? tr("Togyz Kumalak ({spec}): you play {you}, the engine ({engine}) plays "
