@@ -11,8 +11,10 @@
 
 #include <concepts>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kz::i18n {
 
@@ -39,5 +41,83 @@ std::string tr(std::string_view msgid, std::initializer_list<Arg> args = {});
 // languages have their own forms and rules), placeholders filled, `{n}` being `n`.
 std::string trn(std::string_view singular, std::string_view plural, long long n,
                 std::initializer_list<Arg> args = {});
+
+// ---- Languages and catalogs --------------------------------------------------------
+//
+// The translations are GNU gettext catalogs (tools/po/<code>.po), checked and compiled
+// by msgfmt at build time and carried inside the executable (tools/po/catalogs.cmake):
+// glibc's own gettext() needs the locale of each language generated on the machine and
+// ignores LANGUAGE under the C locale, so a program that must speak Kazakh on any
+// machine reads its compiled catalogs itself. The plural rule is the catalog's own
+// Plural-Forms expression, as GNU gettext evaluates it.
+
+// One language's compiled catalog.
+class Catalog {
+ public:
+  // Reads a GNU .mo file's bytes (the header entry gives the Plural-Forms rule); throws
+  // std::runtime_error on a malformed file or an unreadable plural rule.
+  Catalog(std::string code, std::string_view mo_bytes);
+
+  const std::string& code() const { return code_; }
+  // The header's Plural-Forms: nplurals and the expression of n.
+  int nplurals() const { return nplurals_; }
+  const std::string& plural_expression() const { return plural_expression_; }
+  // Which plural form a count takes (0..nplurals-1).
+  int plural_index(long long n) const;
+
+  struct Entry {
+    std::string plural_id;           // msgid_plural ("" for a plain message)
+    std::vector<std::string> forms;  // one translation, or nplurals forms
+  };
+  // The entry of a message id (the singular id for plural messages); null when the
+  // catalog lacks it (fuzzy entries are left out by msgfmt, so they count as missing).
+  const Entry* find(std::string_view msgid) const;
+  const std::map<std::string, Entry, std::less<>>& entries() const { return entries_; }
+
+ private:
+  std::string code_;
+  int nplurals_ = 2;
+  std::string plural_expression_ = "n != 1";
+  std::map<std::string, Entry, std::less<>> entries_;
+};
+
+// The evaluated value of a gettext Plural-Forms expression (C syntax: n, numbers,
+// ?:, ||, &&, comparisons, + - * / %, !, parentheses) for count n; throws
+// std::runtime_error on a syntax error.
+long long eval_plural(std::string_view expression, long long n);
+
+// The compiled-in catalog of a language code ("kk", "ru", "ky"), null when none.
+const Catalog* catalog(std::string_view code);
+// Every language a player may choose: "en" (the source) and the compiled catalogs.
+std::vector<std::string> languages();
+
+// The language code a locale name or list names: "kk_KZ.UTF-8" -> "kk", "ru-RU" -> "ru",
+// "C" and "POSIX" -> "en"; "" when it is empty.
+std::string language_code(std::string_view locale);
+
+// The language the process speaks. `requested` (a --lang value) wins when given;
+// otherwise the first known language of LANGUAGE (a colon-separated list), then LC_ALL,
+// LC_MESSAGES, LANG, as GNU gettext looks them up. A language without a catalog means
+// English, with a one-line note on stderr; nothing here throws.
+std::string choose_language(std::string_view requested);
+
+// Sets the process-wide language (an unknown code: English); returns whether it is known.
+bool set_language(std::string_view code);
+// The language tr/trn translate to on this thread.
+std::string current_language();
+
+// For the duration of a scope, this thread translates to `code` (a server thread that
+// answers one request in that request's language); the process-wide language elsewhere.
+class ScopedLanguage {
+ public:
+  explicit ScopedLanguage(std::string_view code);
+  ~ScopedLanguage();
+  ScopedLanguage(const ScopedLanguage&) = delete;
+  ScopedLanguage& operator=(const ScopedLanguage&) = delete;
+
+ private:
+  const Catalog* saved_;
+  bool saved_set_;
+};
 
 }  // namespace kz::i18n

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "mcts/advice.h"
 #include "mcts/perfect_player.h"
@@ -121,13 +122,20 @@ void AnalysisStats::add(const AnalysisStats& o) {
 }
 
 std::string AnalysisStats::line() const {
-  char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "%3d moves: inaccuracies %d, mistakes %d, blunders %d, average loss "
-                "%4.1f%%, engine's move %3.0f%%",
-                moves, inaccuracies, mistakes, blunders, moves ? 100.0 * loss / moves : 0.0,
-                moves ? 100.0 * agree / moves : 0.0);
-  return buf;
+  // The numbers keep their widths (columns line up under each other in any language).
+  char count[16], average[16], agreed[16];
+  std::snprintf(count, sizeof count, "%3d", moves);
+  std::snprintf(average, sizeof average, "%4.1f", moves ? 100.0 * loss / moves : 0.0);
+  std::snprintf(agreed, sizeof agreed, "%3.0f", moves ? 100.0 * agree / moves : 0.0);
+  return i18n::tr(
+      "{moves} moves: inaccuracies {inaccuracies}, mistakes {mistakes}, blunders {blunders}, "
+      "average loss {loss}%, engine's move {agree}%",
+      {{"moves", count},
+       {"inaccuracies", inaccuracies},
+       {"mistakes", mistakes},
+       {"blunders", blunders},
+       {"loss", average},
+       {"agree", agreed}});
 }
 
 GameAnalysis analyze_game(Player& engine, const Position& start, const std::vector<int>& moves,
@@ -144,8 +152,9 @@ GameAnalysis analyze_game(Player& engine, const Position& start, const std::vect
 }
 
 std::string analysis_thresholds_text() {
-  return "Thresholds (drop of the mover's expected score): inaccuracy >= 10%, mistake >= "
-         "20%, blunder >= 35%.";
+  return i18n::tr(
+      "Thresholds (drop of the mover's expected score): inaccuracy >= 10%, mistake >= 20%, "
+      "blunder >= 35%.");
 }
 
 }  // namespace kz

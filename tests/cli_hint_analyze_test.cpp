@@ -32,6 +32,35 @@ TEST(CliHint, FindsTheCaptureAndSaysWhy) {
   EXPECT_NE(out.find("3. hole "), std::string::npos) << "three moves are shown";
 }
 
+TEST(CliHint, SpeaksTheChosenLanguage) {
+  std::string out;
+  ASSERT_EQ(test::run_command(kumalak() + " hint --lang ru --count 1 --depth 3 --position '" +
+                                  std::string(kCapture) + "'",
+                              &out, true),
+            0)
+      << out;
+  EXPECT_NE(out.find("1. лунка 9 (91)  победа "), std::string::npos) << out;
+  EXPECT_NE(out.find("берёт 16 кумалаков в их лунке 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("ожидаемое продолжение: 91 "), std::string::npos) << out;
+  // The environment chooses when --lang is not given; an unknown language is English
+  // with a note, never an error.
+  ASSERT_EQ(
+      test::run_command("LANGUAGE= LC_ALL= LANG=kk_KZ.UTF-8 " + kumalak() +
+                            " hint --count 1 --depth 3 --position '" + std::string(kCapture) + "'",
+                        &out, true),
+      0)
+      << out;
+  EXPECT_NE(out.find("қарсыластың 1-отауынан 16 құмалақ алады"), std::string::npos) << out;
+  ASSERT_EQ(test::run_command(kumalak() + " hint --lang xx --count 1 --depth 3 --position '" +
+                                  std::string(kCapture) + "'",
+                              &out, true),
+            0)
+      << out;
+  EXPECT_NE(out.find("captures 16 stones on their hole 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("note: no translation for language 'xx', using English"), std::string::npos)
+      << out;
+}
+
 TEST(CliHint, JsonForPrograms) {
   std::string out;
   ASSERT_EQ(

@@ -214,6 +214,47 @@ TEST_F(ServeApi, IllegalMovesAreRefusedWithAReason) {
   EXPECT_EQ(post(port(), "/api/close", {{"session", e}}).status, 200);
 }
 
+TEST_F(ServeApi, ServesTheCatalogsAndSaysReasonsInTheAskedLanguage) {
+  const Reply list = call(port(), "GET", "/api/lang", "");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.body["languages"], json({"en", "kk", "ky", "ru"}));
+  const Reply ru = call(port(), "GET", "/api/lang/ru", "");
+  ASSERT_EQ(ru.status, 200) << ru.body.dump();
+  EXPECT_EQ(ru.body["nplurals"], 3);
+  EXPECT_EQ(ru.body["messages"]["Undo"], "Отменить");
+  EXPECT_EQ(ru.body["messages"]["sows {n} stone"],
+            json({"раскладывает {n} кумалак", "раскладывает {n} кумалака",
+                  "раскладывает {n} кумалаков"}));
+  EXPECT_EQ(call(port(), "GET", "/api/lang/en", "").body["messages"], json::object());
+  const Reply unknown = call(port(), "GET", "/api/lang/de", "");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(unknown.body.value("error", "").find("no translation for language 'de'"),
+            std::string::npos)
+      << unknown.body.dump();
+  EXPECT_EQ(call(port(), "GET", "/api/lang/k%3Bk", "").status, 400);
+  EXPECT_EQ(call(port(), "GET", "/api/lang/" + std::string(40, 'k'), "").status, 400);
+
+  // The hint's reasons follow the Accept-Language of the request that reads them.
+  const std::string id =
+      new_game({{"game", "togyz"},
+                {"human", "white"},
+                {"position", "1,1,1,1,1,1,1,1,1/15,14,14,14,14,14,14,14,0 20 20 w"}});
+  ASSERT_EQ(post(port(), "/api/hint", {{"session", id}, {"level", "medium"}}).status, 200);
+  wait_idle(port(), id);
+  httplib::Client cli("127.0.0.1", port());
+  for (const auto& [lang, words] : {std::pair{"kk", "қарсыластың 1-отауынан 16 құмалақ алады"},
+                                    {"ky", "атаандаштын 1-үйүнөн 16 коргоол утуп алат"},
+                                    {"ru, en;q=0.5", "берёт 16 кумалаков в их лунке 1"},
+                                    {"de, en", "captures 16 stones on their hole 1"}}) {
+    auto r = cli.Get(("/api/state?session=" + id).c_str(), {{"Accept-Language", lang}});
+    ASSERT_TRUE(r);
+    const json s = json::parse(r->body);
+    EXPECT_NE(s["hint"]["moves"][0]["reason"].get<std::string>().find(words), std::string::npos)
+        << lang << ": " << s["hint"]["moves"][0]["reason"];
+  }
+  EXPECT_EQ(post(port(), "/api/close", {{"session", id}}).status, 200);
+}
+
 TEST_F(ServeApi, HintGivesThreeMovesWithReasonsAndLines) {
   // White's hole 9 captures 16 on Black's hole 1 (the CLI hint test's position).
   const std::string id =

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 
 namespace kz::cli {
@@ -37,9 +38,11 @@ inline LastMove last_move_of(const Position& before, int move) {
   return lm;
 }
 
-inline const char* side_name(const Position& pos, int player) {
-  if (pos.is_togyz()) return player == 0 ? "White" : "Black";
-  return player == 0 ? "South" : "North";
+// The side's name in the player's language (English under `kumalak engine`, which never
+// sets a language).
+inline std::string side_name(const Position& pos, int player) {
+  if (pos.is_togyz()) return player == 0 ? i18n::tr("White") : i18n::tr("Black");
+  return player == 0 ? i18n::tr("South") : i18n::tr("North");
 }
 
 // `labels` name the two players (e.g. "you", "engine, medium"); empty labels are left out.
@@ -93,16 +96,19 @@ inline std::string render_board(const Position& pos, int bottom, const LastMove&
     out += "\n";
   };
   auto header = [&](int player) {
+    using i18n::tr;
     std::string name = side_name(pos, player);
     if (!labels[player].empty()) name += " (" + labels[player] + ")";
-    if (pos.to_move == player && !pos.is_over()) name += " to move";
-    std::string store =
-        std::string(togyz ? "kazan " : "store ") + std::to_string(pos.store[player]);
+    if (pos.to_move == player && !pos.is_over()) name = tr("{side} to move", {{"side", name}});
+    const int stones = pos.store[player];
+    std::string store = togyz ? tr("kazan {n}", {{"n", stones}}) : tr("store {n}", {{"n", stones}});
     const bool store_hit = last.landing_player == -1 && last.player == player;
-    if (store_hit) store = color ? kLand + store + kReset : store + " (last seed)";
+    if (store_hit)
+      store = color ? kLand + store + kReset : tr("{store} (last seed)", {{"store", store}});
     if (togyz && pos.tuzdyk[player] != kNoTuzdyk)
-      store += ", tuzdyk on " + std::string(side_name(pos, player ^ 1)) + "'s hole " +
-               std::to_string(pos.tuzdyk[player] + 1);
+      store = tr("{store}, tuzdyk on {side}'s hole {hole}", {{"store", store},
+                                                             {"side", side_name(pos, player ^ 1)},
+                                                             {"hole", pos.tuzdyk[player] + 1}});
     if (color && pos.to_move == player && !pos.is_over()) name = kBold + name + kReset;
     out += "  " + name + "   " + store + "\n";
   };
@@ -116,10 +122,13 @@ inline std::string render_board(const Position& pos, int bottom, const LastMove&
   numbers(false);
   header(bottom);
   if (last.player >= 0 && !color)
-    out += std::string("  [n] last move started here, (n) its last ") + (togyz ? "stone" : "seed") +
-           " landed here" + (togyz ? ", X = tuzdyk" : "") + "\n";
+    out += "  " +
+           (togyz ? i18n::tr("[n] last move started here, (n) its last stone landed here, X = "
+                             "tuzdyk")
+                  : i18n::tr("[n] last move started here, (n) its last seed landed here")) +
+           "\n";
   else if (togyz && !color && (pos.tuzdyk[0] != kNoTuzdyk || pos.tuzdyk[1] != kNoTuzdyk))
-    out += "  X = tuzdyk\n";
+    out += "  " + i18n::tr("X = tuzdyk") + "\n";
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/i18n.h"
 #include "core/numbers.h"
 #include "core/position.h"
 #include "mcts/alphabeta.h"
@@ -160,6 +161,16 @@ void add_help_config_flag(CLI::App& app) {
         throw CLI::Success();
       },
       "list every config key with its type, range, default and meaning, and exit");
+}
+
+CLI::Option* add_lang_option(CLI::App* cmd, std::string& lang) {
+  return cmd->add_option("--lang", lang,
+                         "language of the output: en, kk, ru or ky (default: from LANGUAGE, "
+                         "LC_ALL, LC_MESSAGES, LANG)");
+}
+
+void apply_language(const std::string& lang) {
+  i18n::set_language(i18n::choose_language(lang));
 }
 
 }  // namespace kz::cli

@@ -69,6 +69,13 @@ CLI::Option* add_time_scale_option(CLI::App* cmd, double& scale);
 // --seed: the seed of the random openings and of the low levels' randomness.
 CLI::Option* add_seed_option(CLI::App* cmd, uint64_t& seed);
 
+// --lang: the language a player reads (en, kk, ru, ky; core/i18n.h); unset, the
+// environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG). Any text is accepted: an unknown
+// language means English with a note on stderr, never a refusal.
+CLI::Option* add_lang_option(CLI::App* cmd, std::string& lang);
+// Sets the process's language from a --lang value ("" = the environment's).
+void apply_language(const std::string& lang);
+
 // ---- Options of kumalak-train, kumalak-gate and kumalak-selfplay --------------------
 
 // --config: the run config (configs/*.toml); it must exist.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
@@ -28,6 +29,7 @@ struct AnalyzeOptions {
   int depth = 0;
   std::string output;
   std::string games;  // "1-3", "2", "1,4,7-9"; empty = all
+  std::string lang;   // --lang: the summary's language (the PGN comments stay English)
 };
 
 // Parses "1-3,5" into a predicate on 1-based game numbers; throws ParseError.
@@ -54,6 +56,7 @@ std::vector<std::pair<int, int>> parse_ranges(const std::string& text) {
 }
 
 int run_analyze(const AnalyzeOptions& opt) {
+  apply_language(opt.lang);
   GameSpec spec;
   Level level;
   std::vector<std::pair<int, int>> ranges;
@@ -127,12 +130,24 @@ int run_analyze(const AnalyzeOptions& opt) {
       out.set_tag("Annotator", "KumalakZero " + engine->name());
       pgn_out += write_pgn(out.tags, start, rr.moves, comments) + "\n";
       ++analysed;
-      const std::string names[2] = {g.tag("White", "White"), g.tag("Black", "Black")};
-      summary += "Game " + std::to_string(g.index) + " (" + file + "): " + names[0] + " vs " +
-                 names[1] + ", " + g.result + ", " + std::to_string(rr.plies) + " plies\n";
+      const std::string names[2] = {g.tag("White", i18n::tr("White")),
+                                    g.tag("Black", i18n::tr("Black"))};
+      summary += i18n::trn("Game {game} ({file}): {white} vs {black}, {result}, {n} ply",
+                           "Game {game} ({file}): {white} vs {black}, {result}, {n} plies",
+                           (long long)rr.plies,
+                           {{"game", g.index},
+                            {"file", file},
+                            {"white", names[0]},
+                            {"black", names[1]},
+                            {"result", g.result}}) +
+                 "\n";
       for (int p = 0; p < 2; ++p) {
-        summary +=
-            std::string(p == 0 ? "  White " : "  Black ") + names[p] + ": " + side[p].line() + "\n";
+        const std::initializer_list<i18n::Arg> args = {{"name", names[p]},
+                                                       {"stats", side[p].line()}};
+        summary += "  " +
+                   (p == 0 ? i18n::tr("White {name}: {stats}", args)
+                           : i18n::tr("Black {name}: {stats}", args)) +
+                   "\n";
         if (!by_player.count(names[p])) player_order.push_back(names[p]);
         by_player[names[p]].add(side[p]);
       }
@@ -144,7 +159,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     return 1;
   }
   if (analysed > 1) {
-    summary += "All games, per player:\n";
+    summary += i18n::tr("All games, per player:") + "\n";
     for (const auto& name : player_order)
       summary += "  " + name + ": " + by_player[name].line() + "\n";
   }
@@ -179,6 +194,7 @@ void register_analyze(CLI::App& app, int& exit_code) {
   add_depth_option(cmd, opt->depth);
   cmd->add_option("--output,-o", opt->output, "write the annotated PGN here");
   cmd->add_option("--games", opt->games, "which games of each file, e.g. 1-3 or 2,5");
+  add_lang_option(cmd, opt->lang);
   cmd->callback([opt, &exit_code] { exit_code = run_analyze(*opt); });
 }
 

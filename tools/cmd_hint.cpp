@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/advice.h"
@@ -29,9 +30,12 @@ struct HintOptions {
   double movetime = 0;
   int depth = 0;
   int count = 3;
+  std::string lang;  // --lang: the language of the text (and --json's reasons)
 };
 
 int run_hint(const HintOptions& opt) {
+  using i18n::tr;
+  apply_language(opt.lang);
   GameSpec spec;
   Position pos;
   Level level;
@@ -74,19 +78,38 @@ int run_hint(const HintOptions& opt) {
     std::cout << j.dump() << "\n";
     return 0;
   }
-  const char* unit = pos.is_togyz() ? "hole" : "pit";
-  std::cout << "Position " << pos.to_string() << " (" << side_to_move_word(pos) << " to move)\n"
-            << "Engine " << player->name() << ": depth " << h.result.depth << ", " << h.result.nodes
-            << " nodes, " << h.result.seconds << " s\n";
+  std::ostringstream seconds;
+  seconds << h.result.seconds;
+  const bool white = pos.to_move == 0;
+  std::cout
+      << (pos.is_togyz()
+              ? white ? tr("Position {position} (white to move)", {{"position", pos.to_string()}})
+                      : tr("Position {position} (black to move)", {{"position", pos.to_string()}})
+          : white ? tr("Position {position} (south to move)", {{"position", pos.to_string()}})
+                  : tr("Position {position} (north to move)", {{"position", pos.to_string()}}))
+      << "\n"
+      << tr("Engine {engine}: depth {depth}, {nodes} nodes, {seconds} s",
+            {{"engine", player->name()},
+             {"depth", h.result.depth},
+             {"nodes", h.result.nodes},
+             {"seconds", seconds.str()}})
+      << "\n";
   if (!h.exact.empty()) std::cout << h.exact << "\n";
   int rank = 1;
   for (const auto& m : h.moves) {
-    std::cout << rank++ << ". " << unit << " " << m.move + 1;
-    if (pos.is_togyz()) std::cout << " (" << m.notation << ")";
-    std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw) << ", loss "
-              << percent(m.eval.loss) << ", margin " << signed_margin(m.eval.margin)
+    std::cout << rank++ << ". "
+              << (pos.is_togyz() ? tr("hole {hole} ({notation})",
+                                      {{"hole", m.move + 1}, {"notation", m.notation}})
+                                 : tr("pit {pit}", {{"pit", m.move + 1}}))
+              << "  "
+              << tr("win {win}, draw {draw}, loss {loss}, margin {margin}",
+                    {{"win", percent(m.eval.win)},
+                     {"draw", percent(m.eval.draw)},
+                     {"loss", percent(m.eval.loss)},
+                     {"margin", signed_margin(m.eval.margin)}})
               << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n   "
-              << m.reason << "\n   expected line: " << m.line_text << "\n";
+              << m.reason << "\n   " << tr("expected line: {line}", {{"line", m.line_text}})
+              << "\n";
   }
   return 0;
 }
@@ -105,6 +128,7 @@ void register_hint(CLI::App& app, int& exit_code) {
   add_model_option(cmd, opt->model);
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
+  add_lang_option(cmd, opt->lang);
   cmd->add_option("--count", opt->count, "how many moves to show")->check(in_range(1, 1000000));
   cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
 }

@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/game_session.h"
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/advice.h"
@@ -19,6 +20,9 @@
 #include "tools/commands.h"
 
 namespace kz::cli {
+
+using i18n::tr;
+using i18n::trn;
 
 namespace {
 
@@ -32,6 +36,7 @@ struct PlayOptions {
   double movetime = 0;  // 0 = the level's own budget
   double hint_movetime = 0.5;
   std::string position;
+  std::string lang;  // --lang: the language of everything printed ("" = the environment's)
 };
 
 std::string trim(const std::string& s) {
@@ -64,18 +69,35 @@ class PlaySession {
     lo.network = load_model_evaluator;
     engine_ = make_level_player(spec, level, opt.model, lo);
     color_ = stdout_wants_color();
-    labels_[human_] = "you";
-    labels_[human_ ^ 1] = std::string("engine, ") + level_name(level);
+    labels_[human_] = tr("you");
+    // The level's name is one of the page's message ids ("medium", ...), said in the
+    // player's language here too.
+    labels_[human_ ^ 1] = tr("engine, {level}", {{"level", tr(level_name(level))}});
   }
 
   int run() {
-    const char* game = spec_.is_togyz() ? "Togyz Kumalak" : "Kalah";
-    std::cout << game << " (" << spec_.name() << "): you play " << side_name(pos(), human_)
-              << ", the engine (" << engine_->name() << ") plays " << side_name(pos(), human_ ^ 1)
-              << " at level " << level_name(level_) << ". " << side_name(pos(), pos().to_move)
-              << (game_.start() == Position::start(spec_) ? " moves first" : " is to move")
-              << ".\nType a " << hole_word() << " number (1-" << int(pos().npits)
-              << ") to move, or help.\n\n";
+    const i18n::Arg you("you", side_name(pos(), human_));
+    const i18n::Arg engine("engine", engine_->name());
+    const i18n::Arg them("them", side_name(pos(), human_ ^ 1));
+    const i18n::Arg level("level", tr(level_name(level_)));
+    const i18n::Arg spec("spec", spec_.name());
+    std::cout << (spec_.is_togyz()
+                      ? tr("Togyz Kumalak ({spec}): you play {you}, the engine ({engine}) plays "
+                           "{them} at level {level}.",
+                           {spec, you, engine, them, level})
+                      : tr("Kalah ({spec}): you play {you}, the engine ({engine}) plays {them} at "
+                           "level {level}.",
+                           {spec, you, engine, them, level}))
+              << " "
+              << (game_.start() == Position::start(spec_)
+                      ? tr("{side} moves first.", {{"side", side_name(pos(), pos().to_move)}})
+                      : tr("{side} is to move.", {{"side", side_name(pos(), pos().to_move)}}))
+              << "\n"
+              << (spec_.is_togyz() ? tr("Type a hole number (1-{m}) to move, or help.",
+                                        {{"m", int(pos().npits)}})
+                                   : tr("Type a pit number (1-{m}) to move, or help.",
+                                        {{"m", int(pos().npits)}}))
+              << "\n\n";
     show_board();
     bool announced = false;
     for (;;) {
@@ -89,11 +111,13 @@ class PlaySession {
           continue;
         }
       }
-      std::cout << (finished() ? "Game over (undo, save FILE, quit)> " : "Your move> ")
+      std::cout << (finished() ? tr("Game over (undo, save FILE, quit)> ") : tr("Your move> "))
                 << std::flush;
       std::string line;
       if (!std::getline(std::cin, line)) {
-        std::cout << "\nEnd of input: " << (finished() ? "bye." : "leaving the game unfinished.")
+        std::cout << "\n"
+                  << (finished() ? tr("End of input: bye.")
+                                 : tr("End of input: leaving the game unfinished."))
                   << "\n";
         return 0;
       }
@@ -102,7 +126,6 @@ class PlaySession {
   }
 
  private:
-  const char* hole_word() const { return spec_.is_togyz() ? "hole" : "pit"; }
   bool finished() const { return pos().is_decided(); }
 
   void show_board() {
@@ -118,16 +141,18 @@ class PlaySession {
   std::string effect(const Position& before, int move) const {
     const MoveFacts f = move_facts(before, move);
     std::vector<std::string> parts;
-    const char* unit = spec_.is_togyz() ? "stones" : "seeds";
     if (f.made_tuzdyk)
-      parts.push_back("makes a tuzdyk on " + std::string(side_name(before, before.to_move ^ 1)) +
-                      "'s hole " + std::to_string(f.tuzdyk_hole + 1));
+      parts.push_back(
+          tr("makes a tuzdyk on {side}'s hole {hole}",
+             {{"side", side_name(before, before.to_move ^ 1)}, {"hole", f.tuzdyk_hole + 1}}));
     else if (f.captured > 0)
-      parts.push_back("captures " + std::to_string(f.captured) + " " + unit);
-    if (f.extra_turn && !f.ends_game) parts.push_back("another turn");
-    if (f.to_own_tuzdyk > 0) parts.push_back(std::to_string(f.to_own_tuzdyk) + " into own tuzdyk");
+      parts.push_back(spec_.is_togyz()
+                          ? trn("captures {n} stone", "captures {n} stones", f.captured)
+                          : trn("captures {n} seed", "captures {n} seeds", f.captured));
+    if (f.extra_turn && !f.ends_game) parts.push_back(tr("another turn"));
+    if (f.to_own_tuzdyk > 0) parts.push_back(tr("{n} into own tuzdyk", {{"n", f.to_own_tuzdyk}}));
     if (f.to_their_tuzdyk > 0)
-      parts.push_back(std::to_string(f.to_their_tuzdyk) + " into the other's tuzdyk");
+      parts.push_back(tr("{n} into the other's tuzdyk", {{"n", f.to_their_tuzdyk}}));
     std::string s;
     for (const auto& p : parts) s += (s.empty() ? ": " : ", ") + p;
     return s;
@@ -145,47 +170,65 @@ class PlaySession {
                              " returned the illegal move " + std::to_string(move + 1) + " in " +
                              pos().to_string());
     const Position before = pos();
-    std::cout << side_name(before, before.to_move) << " (engine) plays "
-              << format_move(before, move) << effect(before, move) << ".\n";
+    std::cout << tr("{side} (engine) plays {move}{effect}.",
+                    {{"side", side_name(before, before.to_move)},
+                     {"move", format_move(before, move)},
+                     {"effect", effect(before, move)}})
+              << "\n";
     game_.play(move);
     if (pos().to_move != human_ && !finished())
-      std::cout << "The engine moves again.\n";
+      std::cout << tr("The engine moves again.") << "\n";
     else
       show_board();
   }
 
   void announce_result() {
-    const int w = pos().store[0], b = pos().store[1];
-    std::cout << "Game over: " << side_name(pos(), 0) << " " << w << ", " << side_name(pos(), 1)
-              << " " << b;
-    if (!pos().is_over())
-      std::cout << " ("
-                << (pos().is_togyz() ? "a kazan holds 82 or more" : "a store holds more than half")
-                << ": the result can no longer change)";
-    const Outcome o = pos().outcome();
-    std::cout << ". " << outcome_string(o) << ": ";
-    if (o == Outcome::kDraw)
-      std::cout << "a draw.\n";
-    else if ((o == Outcome::kWhiteWins) == (human_ == 0))
-      std::cout << "you win!\n";
+    const i18n::Arg white("white", side_name(pos(), 0)), w("w", int(pos().store[0]));
+    const i18n::Arg black("black", side_name(pos(), 1)), b("b", int(pos().store[1]));
+    if (pos().is_over())
+      std::cout << tr("Game over: {white} {w}, {black} {b}.", {white, w, black, b});
+    else if (pos().is_togyz())
+      std::cout << tr(
+          "Game over: {white} {w}, {black} {b} (a kazan holds 82 or more: the result "
+          "can no longer change).",
+          {white, w, black, b});
     else
-      std::cout << "the engine wins.\n";
+      std::cout << tr(
+          "Game over: {white} {w}, {black} {b} (a store holds more than half: the "
+          "result can no longer change).",
+          {white, w, black, b});
+    const Outcome o = pos().outcome();
+    const i18n::Arg result("result", outcome_string(o));
+    std::cout << " ";
+    if (o == Outcome::kDraw)
+      std::cout << tr("{result}: a draw.", {result}) << "\n";
+    else if ((o == Outcome::kWhiteWins) == (human_ == 0))
+      std::cout << tr("{result}: you win!", {result}) << "\n";
+    else
+      std::cout << tr("{result}: the engine wins.", {result}) << "\n";
   }
 
   void help() {
     const int m = pos().npits;
-    std::cout << "Commands:\n"
-              << "  1-" << m << "        move from that " << hole_word()
-              << " (your own numbering, left to right on your side)\n";
+    // The command words stay English (they are what the player types); their
+    // explanations are translated.
+    std::cout << tr("Commands:") << "\n"
+              << "  1-" << m << "        "
+              << (spec_.is_togyz()
+                      ? tr("move from that hole (your own numbering, left to right on your side)")
+                      : tr("move from that pit (your own numbering, left to right on your side)"))
+              << "\n";
     if (spec_.is_togyz())
-      std::cout << "  76, 36x     a move in notation also works (hole, landing hole, x = tuzdyk)\n";
-    std::cout << "  hint        the engine's best 3 moves for you, with reasons\n"
-              << "  eval        win/draw/loss chances and the expected margin for you\n"
-              << "  undo        take back your last move and the engine's reply\n"
-              << "  board       show the board again\n"
-              << "  save FILE   save the game as PGN\n"
-              << "  help        this list\n"
-              << "  quit        leave the game\n";
+      std::cout << "  76, 36x     "
+                << tr("a move in notation also works (hole, landing hole, x = tuzdyk)") << "\n";
+    std::cout << "  hint        " << tr("the engine's best 3 moves for you, with reasons") << "\n"
+              << "  eval        " << tr("win/draw/loss chances and the expected margin for you")
+              << "\n"
+              << "  undo        " << tr("take back your last move and the engine's reply") << "\n"
+              << "  board       " << tr("show the board again") << "\n"
+              << "  save FILE   " << tr("save the game as PGN") << "\n"
+              << "  help        " << tr("this list") << "\n"
+              << "  quit        " << tr("leave the game") << "\n";
   }
 
   Player& analyst() {
@@ -206,51 +249,69 @@ class PlaySession {
 
   void hint() {
     if (finished()) {
-      std::cout << "The game is over.\n";
+      std::cout << tr("The game is over.") << "\n";
       return;
     }
     const Hint h = make_hint(analyst(), pos(), hint_limits(), 3);
     // Kalah positions the solver proves get the same exact line as `kumalak hint`.
     if (!h.exact.empty()) std::cout << h.exact << "\n";
-    std::cout << "Best moves for you (depth " << h.result.depth << ", " << h.result.nodes
-              << " nodes):\n";
+    std::cout << tr("Best moves for you (depth {depth}, {nodes} nodes):",
+                    {{"depth", h.result.depth}, {"nodes", h.result.nodes}})
+              << "\n";
     int rank = 1;
     for (const auto& m : h.moves) {
-      std::cout << "  " << rank++ << ". " << hole_word() << " " << m.move + 1;
-      if (spec_.is_togyz()) std::cout << " (" << m.notation << ")";
-      std::cout << "  win " << percent(m.eval.win) << ", draw " << percent(m.eval.draw)
-                << ", margin " << signed_margin(m.eval.margin)
+      std::cout << "  " << rank++ << ". "
+                << (spec_.is_togyz() ? tr("hole {hole} ({notation})",
+                                          {{"hole", m.move + 1}, {"notation", m.notation}})
+                                     : tr("pit {pit}", {{"pit", m.move + 1}}));
+      std::cout << "  "
+                << tr("win {win}, draw {draw}, margin {margin}",
+                      {{"win", percent(m.eval.win)},
+                       {"draw", percent(m.eval.draw)},
+                       {"margin", signed_margin(m.eval.margin)}})
                 << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n     "
-                << m.reason << "\n     expected line: " << m.line_text << "\n";
+                << m.reason << "\n     " << tr("expected line: {line}", {{"line", m.line_text}})
+                << "\n";
     }
   }
 
   void eval() {
     if (finished()) {
-      std::cout << "The game is over.\n";
+      std::cout << tr("The game is over.") << "\n";
       return;
     }
     const ThinkResult r = analyst().think(pos(), hint_limits());
-    std::cout << "For you: win " << percent(r.win) << ", draw " << percent(r.draw) << ", loss "
-              << percent(r.loss) << ", expected margin " << signed_margin(r.margin) << " "
-              << (spec_.is_togyz() ? "stones" : "seeds")
-              << proven_note(r.proven, r.margin_exact, r.margin) << "; the engine would play "
-              << format_move(pos(), r.best_move) << " (depth " << r.depth << ").\n";
+    const std::initializer_list<i18n::Arg> args = {
+        {"win", percent(r.win)},
+        {"draw", percent(r.draw)},
+        {"loss", percent(r.loss)},
+        {"margin", signed_margin(r.margin)},
+        {"proven", proven_note(r.proven, r.margin_exact, r.margin)},
+        {"move", format_move(pos(), r.best_move)},
+        {"depth", r.depth}};
+    std::cout << (spec_.is_togyz()
+                      ? tr("For you: win {win}, draw {draw}, loss {loss}, expected margin {margin} "
+                           "stones{proven}; the engine would play {move} (depth {depth}).",
+                           args)
+                      : tr("For you: win {win}, draw {draw}, loss {loss}, expected margin {margin} "
+                           "seeds{proven}; the engine would play {move} (depth {depth}).",
+                           args))
+              << "\n";
   }
 
   void undo() {
     const size_t taken = game_.undo_side(human_);
     if (taken == 0) {
-      std::cout << "Nothing to undo: you have not moved yet.\n";
+      std::cout << tr("Nothing to undo: you have not moved yet.") << "\n";
       return;
     }
-    std::cout << "Took back " << taken << (taken == 1 ? " ply" : " plies") << ".\n";
+    std::cout << trn("Took back {n} ply.", "Took back {n} plies.", (long long)taken) << "\n";
     show_board();
   }
 
   void save(const std::string& file) {
     if (file.empty()) {
-      std::cout << "Usage: save FILE\n";
+      std::cout << tr("Usage: save FILE") << "\n";
       return;
     }
     const std::string engine = std::string("KumalakZero ") + level_name(level_);
@@ -260,9 +321,11 @@ class PlaySession {
                                            .annotator = ""});
     try {
       write_file_atomically(file, [&](std::ostream& out) { out << text; });
-      std::cout << "Saved " << game_.plies() << " plies to " << file << ".\n";
+      std::cout << trn("Saved {n} ply to {file}.", "Saved {n} plies to {file}.",
+                       (long long)game_.plies(), {{"file", file}})
+                << "\n";
     } catch (const std::exception& e) {
-      std::cout << "Could not save: " << e.what() << "\n";
+      std::cout << tr("Could not save: {error}", {{"error", e.what()}}) << "\n";
     }
   }
 
@@ -277,7 +340,7 @@ class PlaySession {
     std::getline(ss, rest);
     rest = trim(rest);
     if (cmd == "quit" || cmd == "exit" || cmd == "q") {
-      std::cout << "Bye.\n";
+      std::cout << tr("Bye.") << "\n";
       return false;
     }
     if (cmd == "help" || cmd == "?") {
@@ -294,20 +357,26 @@ class PlaySession {
       save(rest);
     } else if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
       if (!rest.empty()) {
-        std::cout << "One move at a time, please (got '" << line << "').\n";
+        std::cout << tr("One move at a time, please (got '{line}').", {{"line", line}}) << "\n";
         return true;
       }
       human_move(word);
     } else {
-      std::cout << "'" << word << "' is not a command: type a " << hole_word() << " number (1-"
-                << int(pos().npits) << "), hint, eval, undo, save FILE, help or quit.\n";
+      std::cout << (spec_.is_togyz()
+                        ? tr("'{word}' is not a command: type a hole number (1-{m}), hint, eval, "
+                             "undo, save FILE, help or quit.",
+                             {{"word", word}, {"m", int(pos().npits)}})
+                        : tr("'{word}' is not a command: type a pit number (1-{m}), hint, eval, "
+                             "undo, save FILE, help or quit.",
+                             {{"word", word}, {"m", int(pos().npits)}}))
+                << "\n";
     }
     return true;
   }
 
   void human_move(const std::string& token) {
     if (finished()) {
-      std::cout << "The game is over: undo, save FILE or quit.\n";
+      std::cout << tr("The game is over: undo, save FILE or quit.") << "\n";
       return;
     }
     const int m = pos().npits;
@@ -318,8 +387,11 @@ class PlaySession {
     if (all_digits && token.size() <= 2 && (token.size() == 1 || !spec_.is_togyz())) {
       const int v = std::stoi(token);
       if (v < 1 || v > m) {
-        std::cout << "There is no " << hole_word() << " " << v << ": yours are numbered 1-" << m
-                  << ".\n";
+        std::cout << (spec_.is_togyz() ? tr("There is no hole {v}: yours are numbered 1-{m}.",
+                                            {{"v", v}, {"m", m}})
+                                       : tr("There is no pit {v}: yours are numbered 1-{m}.",
+                                            {{"v", v}, {"m", m}}))
+                  << "\n";
         return;
       }
       move = v - 1;
@@ -331,9 +403,13 @@ class PlaySession {
           Position p = pos();
           const auto info = p.play(move);
           if (t.landing && *t.landing != info.landing_index + 1) {
-            std::cout << "From hole " << t.from << " the last stone lands on hole "
-                      << info.landing_index + 1 << ", not " << *t.landing << " (type " << t.from
-                      << " or " << format_move(pos(), move) << ").\n";
+            std::cout << tr("From hole {from} the last stone lands on hole {landing}, not "
+                            "{given} (type {from} or {notation}).",
+                            {{"from", t.from},
+                             {"landing", info.landing_index + 1},
+                             {"given", *t.landing},
+                             {"notation", format_move(pos(), move)}})
+                      << "\n";
             return;
           }
         }
@@ -342,25 +418,33 @@ class PlaySession {
         return;
       }
     } else {
-      std::cout << "'" << token << "' is not a pit: yours are numbered 1-" << m << ".\n";
+      std::cout << tr("'{token}' is not a pit: yours are numbered 1-{m}.",
+                      {{"token", token}, {"m", m}})
+                << "\n";
       return;
     }
     if (!pos().is_legal(move)) {
       std::string legal;
       for (uint32_t mask = pos().legal_mask(); mask; mask &= mask - 1)
         legal += " " + std::to_string(__builtin_ctz(mask) + 1);
-      std::cout << "Your " << hole_word() << " " << move + 1 << " is "
-                << (spec_.is_togyz() && pos().tuzdyk[human_ ^ 1] == move ? "a tuzdyk" : "empty")
-                << "; you can move from:" << legal << ".\n";
+      const std::initializer_list<i18n::Arg> args = {{"hole", move + 1}, {"legal", legal}};
+      std::cout << (!spec_.is_togyz()
+                        ? tr("Your pit {hole} is empty; you can move from:{legal}.", args)
+                    : pos().tuzdyk[human_ ^ 1] == move
+                        ? tr("Your hole {hole} is a tuzdyk; you can move from:{legal}.", args)
+                        : tr("Your hole {hole} is empty; you can move from:{legal}.", args))
+                << "\n";
       return;
     }
     const Position before = pos();
-    std::cout << "You play " << format_move(before, move) << effect(before, move) << ".\n";
+    std::cout << tr("You play {move}{effect}.",
+                    {{"move", format_move(before, move)}, {"effect", effect(before, move)}})
+              << "\n";
     game_.play(move);
     if (finished()) {
       show_board();
     } else if (pos().to_move == human_) {
-      std::cout << "You move again.\n";
+      std::cout << tr("You move again.") << "\n";
       show_board();
     }
   }
@@ -377,6 +461,7 @@ class PlaySession {
 };
 
 int run_play(const PlayOptions& opt) {
+  apply_language(opt.lang);
   GameSpec spec;
   Position start;
   Level level;
@@ -434,6 +519,7 @@ void register_play(CLI::App& app, int& exit_code) {
   cmd->add_option("--hint-movetime", opt->hint_movetime, "seconds for hint and eval")
       ->check(in_range(0.0, kMaxMoveTimeSeconds));
   cmd->add_option("--position", opt->position, "start from this position string");
+  add_lang_option(cmd, opt->lang);
   cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
 }
 

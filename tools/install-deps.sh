@@ -16,6 +16,7 @@ packages=(
   libtomlplusplus-dev  # TOML configs
   gnuplot-nox          # training plots
   clang-format         # code formatting (.clang-format)
+  gettext              # the translations: xgettext, msgmerge, msgfmt (tools/po/)
   pkg-config           # finds cpp-httplib
   libcpp-httplib-dev   # kumalak serve: the HTTP server (and the API tests' client)
   chromium             # the browser test of kumalak serve's page (headless)

@@ -2,15 +2,22 @@
 """The page of `kumalak serve` in a real browser (headless Chromium through Debian's
 chromium-driver and python3-selenium): it loads the page, clicks a hole, waits for the
 engine's reply on the board, asks for a hint and checks that it is drawn, then loads a
-record and checks the analysis chart. Registered with CTest (tests/CMakeLists.txt);
+record and checks the analysis chart. Then, on a phone (Chromium's mobile emulation, 360
+px wide, touch), once in each language of the menu (kk, ru, ky, en): it plays a move and
+asks for a hint, and checks that the holes are at least 40 px, that nothing scrolls
+sideways (White's hole 1 and Black's hole 9 both in view) and, in kk/ru/ky, that no
+visible text is left in English (compared with the English message ids the server's
+/api/lang catalog is keyed by). Registered with CTest (tests/CMakeLists.txt);
 tools/install-deps.sh installs what it needs.
 
   tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
 
-With --screenshots it also saves the pictures used in the README (game, hint, analysis).
+With --screenshots it also saves the pictures used in the README (game, hint, analysis)
+and docs/img/phone-{kk,ru,ky,en}.png.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
+import json
 import os
 import re
 import signal
@@ -18,6 +25,29 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+
+LANGUAGES = ("kk", "ru", "ky", "en")
+# Latin words a translated page may show: the program's and the format's names, and
+# the menu's own name for English.
+ALLOWED_LATIN = {"KumalakZero", "PGN", "English"}
+
+# The text a person sees: visible text nodes, and each menu's chosen option.
+VISIBLE_TEXT_JS = """
+const out = [];
+const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+  const el = n.parentElement;
+  if (!n.textContent.trim() || !el || el.closest('option, script, style')) continue;
+  if (el.getClientRects().length === 0) continue;
+  const cs = getComputedStyle(el);
+  if (cs.visibility === 'hidden' || cs.display === 'none') continue;
+  out.push(n.textContent.trim());
+}
+for (const sel of document.querySelectorAll('select'))
+  if (sel.getClientRects().length && sel.selectedOptions[0]) out.push(sel.selectedOptions[0].textContent.trim());
+return out;
+"""
 
 
 def fail(message):
@@ -67,6 +97,8 @@ def main():
             opts.add_argument(a)
         profile = tempfile.mkdtemp(prefix="kz-chromium-")
         opts.add_argument("--user-data-dir=" + profile)
+        opts.add_argument("--lang=en-US")
+        opts.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
         driver.set_page_load_timeout(args.timeout)
         wait = WebDriverWait(driver, args.timeout)
@@ -134,6 +166,18 @@ def main():
         wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
         shot("serve-analysis.png")
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
+        driver.quit()
+        driver = None
+
+        english = english_words(url)
+        for lang in LANGUAGES:
+            driver = phone_driver(webdriver, Service, profile + "-" + lang)
+            phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
+                        english, args.screenshots)
+            driver.quit()
+            driver = None
+            print("web_test: phone, %s: 40 px holes, no sideways scroll, hint drawn%s"
+                  % (lang, "" if lang == "en" else ", no English left"))
         return 0
     finally:
         if driver:
@@ -143,6 +187,94 @@ def main():
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def english_words(url):
+    """Every Latin word of three or more letters in the English message ids (the keys of
+    a catalog), placeholders left out."""
+    with urllib.request.urlopen(url + "api/lang/ru") as r:
+        catalog = json.load(r)
+    words = set()
+    for msgid in catalog["messages"]:
+        words.update(re.findall(r"[A-Za-z]{3,}", re.sub(r"\{\w+\}", " ", msgid)))
+    return words - ALLOWED_LATIN
+
+
+def phone_driver(webdriver, Service, profile):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--no-first-run", "--disable-extensions", "--user-data-dir=" + profile):
+        opts.add_argument(a)
+    opts.add_experimental_option("mobileEmulation", {
+        "deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2, "touch": True},
+        "userAgent": "Mozilla/5.0 (Linux; Android 13; Phone) AppleWebKit/537.36 "
+                     "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+
+
+def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
+    driver.get(url)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    # Choose the language in the page's menu, as a person would; it is remembered.
+    menu = Select(driver.find_element(By.ID, "lang"))
+    if menu.first_selected_option.get_attribute("value") == lang:
+        menu.select_by_value("ru" if lang != "ru" else "en")  # so that choosing is a change
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") != lang)
+    menu.select_by_value(lang)
+    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == lang)
+    if driver.execute_script("return localStorage.getItem('kz-lang')") != lang:
+        fail("%s: the language menu's choice is not kept in localStorage" % lang)
+    Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+    driver.find_element(By.ID, "new-game").click()
+    hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole9))
+    driver.find_element(By.CSS_SELECTOR, hole9).click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+               and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+    Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+    driver.find_element(By.ID, "hint").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hint-box li")) == 3)
+    time.sleep(2)  # the sowing light has run its course
+
+    width = driver.execute_script("return window.innerWidth")
+    scroll = driver.execute_script("return document.documentElement.scrollWidth")
+    if width != 360:
+        fail("%s: the phone emulation is %d px wide, not 360" % (lang, width))
+    if scroll > width:
+        fail("%s: the page scrolls sideways (%d px of content in %d)" % (lang, scroll, width))
+    for el in driver.find_elements(By.CSS_SELECTOR, "#board .pit"):
+        r = el.rect
+        if r["width"] < 39.5 or r["height"] < 39.5:
+            fail("%s: hole %s/%s is %.1f x %.1f px, under 40" % (lang, el.get_attribute(
+                "data-player"), el.get_attribute("data-pit"), r["width"], r["height"]))
+    for player, pit in (("0", "1"), ("1", "9")):
+        r = driver.find_element(By.CSS_SELECTOR, '#board .pit[data-player="%s"][data-pit="%s"]'
+                                % (player, pit)).rect
+        if r["x"] < 0 or r["x"] + r["width"] > width + 0.5:
+            fail("%s: hole %s of player %s is outside the screen (x %.1f)" % (lang, pit, player, r["x"]))
+    reason = driver.find_element(By.CSS_SELECTOR, "#hint-box .hint-reason").text
+    if not reason.strip():
+        fail("%s: the hint has no reason" % lang)
+    if lang != "en":
+        left = []
+        for text in driver.execute_script(VISIBLE_TEXT_JS):
+            for token in text.split():
+                if re.search(r"[-/\d.]\w", token):
+                    continue  # notation, engine names, paths
+                for w in re.findall(r"[A-Za-z]{3,}", token):
+                    if w in english:
+                        left.append((w, text))
+        if left:
+            fail("%s: English left on the page: %s" % (lang, left[:8]))
+        if re.search(r"[A-Za-z]{3,}", reason):
+            fail("%s: the hint's reason is in English: %r" % (lang, reason))
+    if screenshots:
+        # The board and the hint list in one picture: the settings scrolled away.
+        driver.execute_script("document.getElementById('status').scrollIntoView()")
+        time.sleep(0.3)
+        os.makedirs(screenshots, exist_ok=True)
+        driver.save_screenshot(os.path.join(screenshots, "phone-%s.png" % lang))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/notation.h"
+#include "tools/serve/lang_api.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
 
@@ -16,6 +17,7 @@ ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
 
 void ServeApi::routes(httplib::Server& http) {
   add_page_routes(http);
+  add_language_routes(http);
   add_api_route(http, "GET", "/api/info", [this](const json&) { return info(); });
   runs_.routes(http);
   add_api_route(http, "POST", "/api/new", [this](const json& b) { return new_game(b); });

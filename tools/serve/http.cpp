@@ -4,7 +4,9 @@
 
 #include <memory>
 
+#include "core/i18n.h"
 #include "core/position.h"
+#include "tools/serve/lang_api.h"
 #include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
 
 namespace kz::cli::serve {
@@ -41,6 +43,8 @@ void add_api_route(httplib::Server& http, const std::string& method, const std::
                    ApiHandler fn) {
   auto handler = [fn = std::move(fn)](const httplib::Request& req, httplib::Response& res) {
     guarded(res, [&] {
+      // The words in the answer (the hints' reasons) in the language the page asked for.
+      const i18n::ScopedLanguage language(request_language(req));
       json body;
       if (req.method == "GET") {
         body = params_of(req);

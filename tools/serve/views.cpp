@@ -116,6 +116,13 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
               {"engine", engine},
               {"message", s.message},
               {"hint", s.hint.is_null() || s.hint_ply != s.game.plies() ? json() : s.hint}};
+  // The worker wrote the reasons in English; they are said again in this request's
+  // language (core/i18n.h ScopedLanguage), from the position the hint is about.
+  if (out["hint"].is_object() && out["hint"].contains("moves"))
+    for (json& m : out["hint"]["moves"])
+      if (m.contains("move") && m["move"].is_number_integer() &&
+          s.pos().is_legal(m["move"].get<int>() - 1))
+        m["reason"] = explain_move(s.pos(), m["move"].get<int>() - 1);
   out["analysis"] = !s.judged.empty() || s.analysis_active ? analysis_json(s) : json();
   return out;
 }

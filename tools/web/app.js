@@ -15,7 +15,8 @@ let hintedPit = 0;       // the hole a hint under the pointer points at
 // --- Talking to the server -----------------------------------------------------------
 
 async function api(method, path, body) {
-  const opts = { method, headers: {} };
+  // The server says the hints' reasons in the language of the page's menu.
+  const opts = { method, headers: { "Accept-Language": i18nState.lang } };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -57,8 +58,10 @@ async function act(method, path, body) {
 function setState(s) {
   session = s.session;
   sessionStorage.setItem("kz-session", session);
+  const sown = state && state.session === s.session && s.moves.length > state.moves.length;
   state = s;
   render();
+  if (sown && !review) animateSowing(s, s.moves[s.moves.length - 1]);
   clearTimeout(pollTimer);
   if (s.engine.task) pollTimer = setTimeout(poll, 300);
 }
@@ -123,7 +126,16 @@ function syncSettings(s) {
 
 // --- Drawing ---------------------------------------------------------------------------
 
-const sideTitle = (s, p) => (s.sides[p][0].toUpperCase() + s.sides[p].slice(1));
+function sideTitle(s, p) {
+  const side = s.sides[p];
+  return side === "white" ? tr("White") : side === "black" ? tr("Black")
+    : side === "south" ? tr("South") : side === "north" ? tr("North") : side;
+}
+// The level names the server uses, as the menus show them.
+function levelTitle(level) {
+  return { beginner: tr("beginner"), easy: tr("easy"), medium: tr("medium"), hard: tr("hard"),
+           expert: tr("expert") }[level] || level;
+}
 const pct = (x) => `${Math.round(100 * x)}%`;
 const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
 
@@ -153,8 +165,9 @@ function render() {
   if (review) {
     const m = review.last;
     $("review-text").textContent = review.ply === 0
-      ? "Looking at the start position."
-      : `Looking at the position after ply ${review.ply} (${m.notation} by ${sideTitle(s, m.mover)}).`;
+      ? tr("Looking at the start position.")
+      : tr("Looking at the position after ply {ply} ({move} by {side}).",
+           { ply: review.ply, move: m.notation, side: sideTitle(s, m.mover) });
   }
   const busy = !!s.engine.task;
   $("undo").disabled = s.moves.length === 0;
@@ -181,10 +194,12 @@ function drawBoard(s, b, last) {
     el.dataset.pit = i + 1;
     const isTuzdyk = s.togyz && b.tuzdyk[player ^ 1] === i + 1;
     el.textContent = isTuzdyk ? "X" : b.pits[player][i];
-    let title = `${sideTitle(s, player)}'s ${s.togyz ? "hole" : "pit"} ${i + 1}: ${b.pits[player][i]}`;
+    const at = { side: sideTitle(s, player), hole: i + 1, n: b.pits[player][i] };
+    let title = s.togyz ? tr("{side}'s hole {hole}: {n}", at) : tr("{side}'s pit {hole}: {n}", at);
     if (isTuzdyk) {
       el.classList.add("tuzdyk");
-      title = `${sideTitle(s, player)}'s hole ${i + 1} is ${sideTitle(s, player ^ 1)}'s tuzdyk`;
+      el.dataset.tuzdyk = tr("tuzdyk");
+      title = tr("{side}'s hole {hole} is {owner}'s tuzdyk", { ...at, owner: sideTitle(s, player ^ 1) });
     }
     if (last && last.mover === player && last.pit === i + 1) el.classList.add("from");
     else if (last && last.landing[0] === player && last.landing[1] === i + 1) el.classList.add("land");
@@ -214,15 +229,17 @@ function drawBoard(s, b, last) {
     const d = document.createElement("div");
     d.className = "store";
     d.dataset.store = player;
-    const who = humanSide(s) === player ? " (you)" : humanSide(s) >= 0 ? " (engine)" : "";
+    const side = sideTitle(s, player);
+    const who = humanSide(s) === player ? tr("{side} (you)", { side })
+      : humanSide(s) >= 0 ? tr("{side} (engine)", { side }) : side;
     const mark = b.to_move === player && !b.decided ? " to-move" : "";
     d.innerHTML = "";
     const small = document.createElement("small");
-    small.textContent = `${sideTitle(s, player)}${who}`;
+    small.textContent = who;
     if (mark) small.className = "to-move";
     d.append(small, document.createTextNode(String(b.stores[player])));
     if (last && last.landing[0] === -1 && last.mover === player) d.classList.add("land");
-    d.title = `${sideTitle(s, player)}'s ${s.togyz ? "kazan" : "store"}`;
+    d.title = s.togyz ? tr("{side}'s kazan", { side }) : tr("{side}'s store", { side });
     return d;
   };
 
@@ -263,8 +280,9 @@ function drawBoard(s, b, last) {
   $("board").replaceChildren(grid);
   if (!review) shownPits = { key: changedKey, pits: b.pits };
   $("legend").innerHTML = "";
-  const legend = [["var(--from)", "last move started here"], ["var(--land)", `its last ${s.togyz ? "stone" : "seed"} landed here`]];
-  if (s.togyz) legend.push(["var(--tuzdyk)", "tuzdyk"]);
+  const legend = [["var(--from)", tr("last move started here")],
+    ["var(--land)", s.togyz ? tr("its last stone landed here") : tr("its last seed landed here")]];
+  if (s.togyz) legend.push(["var(--tuzdyk)", tr("tuzdyk")]);
   for (const [color, text] of legend) {
     const sw = document.createElement("span");
     sw.className = "swatch";
@@ -273,30 +291,38 @@ function drawBoard(s, b, last) {
   }
 }
 
+// One whole sentence for each thing a move can do (no pieces glued in any language).
 function describeMove(s, mv) {
-  let t = `${sideTitle(s, mv.mover)} played ${mv.notation}`;
-  if (mv.tuzdyk) t += ", making a tuzdyk";
-  else if (mv.captured) t += `, capturing ${mv.captured}`;
-  if (mv.extra_turn) t += ", and moves again";
-  return t;
+  const p = { side: sideTitle(s, mv.mover), move: mv.notation, n: mv.captured };
+  if (mv.tuzdyk) return mv.extra_turn ? tr("{side} played {move}, making a tuzdyk, and moves again.", p)
+    : tr("{side} played {move}, making a tuzdyk.", p);
+  if (mv.captured) return mv.extra_turn
+    ? trn("{side} played {move}, capturing {n}, and moves again.", "{side} played {move}, capturing {n}, and moves again.", mv.captured, p)
+    : trn("{side} played {move}, capturing {n}.", "{side} played {move}, capturing {n}.", mv.captured, p);
+  return mv.extra_turn ? tr("{side} played {move}, and moves again.", p) : tr("{side} played {move}.", p);
 }
 
 function drawStatus(s) {
   const b = s.board;
   const last = s.moves[s.moves.length - 1];
-  let text = last ? describeMove(s, last) + ". " : "";
+  const parts = last ? [describeMove(s, last)] : [];
   const h = humanSide(s);
   if (b.decided) {
     const [w, k] = b.stores;
-    text += `Game over: ${sideTitle(s, 0)} ${w}, ${sideTitle(s, 1)} ${k} (${b.result})`;
+    const p = { white: sideTitle(s, 0), w, black: sideTitle(s, 1), b: k, result: b.result };
     if (h >= 0 && b.result !== "1/2-1/2")
-      text += (b.result === "1-0") === (h === 0) ? " — you win!" : " — the engine wins.";
+      parts.push((b.result === "1-0") === (h === 0)
+        ? tr("Game over: {white} {w}, {black} {b} ({result}) — you win!", p)
+        : tr("Game over: {white} {w}, {black} {b} ({result}) — the engine wins.", p));
+    else parts.push(tr("Game over: {white} {w}, {black} {b} ({result})", p));
   } else if (s.engine.task === "move") {
-    text += `${sideTitle(s, b.to_move)} (engine, ${s.level}) is thinking…`;
+    parts.push(tr("{side} (engine, {level}) is thinking…", { side: sideTitle(s, b.to_move), level: levelTitle(s.level) }));
   } else if (h < 0 || h === b.to_move) {
-    text += `${sideTitle(s, b.to_move)} to move: click a ${s.togyz ? "hole" : "pit"}.`;
+    parts.push(s.togyz ? tr("{side} to move: tap a hole.", { side: sideTitle(s, b.to_move) })
+      : tr("{side} to move: tap a pit.", { side: sideTitle(s, b.to_move) }));
   }
-  if (s.message && s.message.startsWith("the engine failed")) text += " " + s.message;
+  if (s.message && s.message.startsWith("the engine failed")) parts.push(s.message);
+  const text = parts.join(" ");
   $("status").textContent = text;
 }
 
@@ -307,18 +333,23 @@ function drawThinking(s) {
     el.textContent = "";
     return;
   }
-  const what = { move: "Engine move", hint: "Hint", analysis: "Analysis" }[e.task];
+  const what = { move: tr("Engine move"), hint: tr("Hint"), analysis: tr("Analysis") }[e.task];
   if (!e.running) {
-    el.textContent = `${what}: queued` + (e.queue_ahead ? ` (${e.queue_ahead} ahead)` : "") + "…";
+    el.textContent = e.queue_ahead
+      ? trn("{what}: queued ({n} ahead)…", "{what}: queued ({n} ahead)…", e.queue_ahead, { what })
+      : tr("{what}: queued…", { what });
     return;
   }
   const p = e.progress;
   if (!p || e.task === "analysis") {
-    el.textContent = `${what}: thinking…`;
+    el.textContent = tr("{what}: thinking…", { what });
     return;
   }
-  const n = e.name && e.name.startsWith("mcts") ? `${p.nodes} visits` : `depth ${p.depth}, ${p.nodes} nodes`;
-  el.textContent = `${what} (${e.name}): ${n}, ${p.seconds.toFixed(1)} s, win ${pct(p.win)}, margin ${signed(p.margin)}; best line ${p.pv.join(" ")}`;
+  const q = { what, engine: e.name, nodes: p.nodes, depth: p.depth, seconds: p.seconds.toFixed(1),
+              win: pct(p.win), margin: signed(p.margin), line: p.pv.join(" ") };
+  el.textContent = e.name && e.name.startsWith("mcts")
+    ? tr("{what} ({engine}): {nodes} visits, {seconds} s, win {win}, margin {margin}; best line {line}", q)
+    : tr("{what} ({engine}): depth {depth}, {nodes} nodes, {seconds} s, win {win}, margin {margin}; best line {line}", q);
 }
 
 function drawHint(s) {
@@ -327,27 +358,81 @@ function drawHint(s) {
   if (!s.hint || review) return;
   const h = s.hint;
   const head = document.createElement("p");
-  head.textContent = `Best moves for ${sideTitle(s, s.sides.indexOf(h.side))} (${h.engine}, ${h.nodes} ${h.engine.startsWith("mcts") ? "visits" : "nodes"}):`;
+  const hp = { side: sideTitle(s, s.sides.indexOf(h.side)), engine: h.engine, nodes: h.nodes };
+  head.textContent = h.engine.startsWith("mcts")
+    ? tr("Best moves for {side} ({engine}, {nodes} visits):", hp)
+    : tr("Best moves for {side} ({engine}, {nodes} nodes):", hp);
   const list = document.createElement("ol");
   list.className = "hints";
   for (const mv of h.moves) {
     const li = document.createElement("li");
     const title = document.createElement("span");
     title.className = "hint-move";
-    title.textContent = `${s.togyz ? "hole" : "pit"} ${mv.move}` + (s.togyz ? ` (${mv.notation})` : "");
-    const nums = document.createTextNode(`  win ${pct(mv.win)}, draw ${pct(mv.draw)}, margin ${signed(mv.margin)}${mv.margin_exact ? ` (proven ${mv.margin > 0 ? "+" : ""}${Math.round(mv.margin)})` : mv.proven ? " (proven)" : ""}`);
+    title.textContent = s.togyz ? tr("hole {hole} ({notation})", { hole: mv.move, notation: mv.notation })
+      : tr("pit {pit}", { pit: mv.move });
+    const proven = mv.margin_exact ? " " + tr("(proven {margin})", { margin: (mv.margin > 0 ? "+" : "") + Math.round(mv.margin) })
+      : mv.proven ? " " + tr("(proven)") : "";
+    const nums = document.createTextNode("  " + tr("win {win}, draw {draw}, margin {margin}",
+      { win: pct(mv.win), draw: pct(mv.draw), margin: signed(mv.margin) }) + proven);
     const reason = document.createElement("div");
     reason.className = "hint-reason";
     reason.textContent = mv.reason;
     const line = document.createElement("div");
     line.className = "hint-line";
-    line.textContent = "expected line: " + mv.line.join(" ");
+    line.textContent = tr("expected line: {line}", { line: mv.line.join(" ") });
     li.append(title, nums, reason, line);
     li.addEventListener("mouseenter", () => markHinted(mv.move));
     li.addEventListener("mouseleave", () => markHinted(0));
     list.append(li);
   }
   box.append(head, list);
+}
+
+// --- Sowing animation ------------------------------------------------------------------
+// After a move the board already shows the new position; a light then runs from the hole
+// the move started in, hole by hole round the board, to where its last stone landed, so
+// that the eye can follow the sowing. A tap on the board skips it; it is off when the
+// reader asks for reduced motion.
+let sowTimers = [];
+const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
+
+function stopSowing() {
+  sowTimers.forEach(clearTimeout);
+  sowTimers = [];
+  for (const el of document.querySelectorAll("#board .sowing")) el.classList.remove("sowing");
+}
+
+// The places a move's stones pass through, in order: the mover's holes from the one it
+// started in, (Kalah: the mover's store), the opponent's holes, round again.
+function sowingPath(s, mv) {
+  const m = s.npits, me = mv.mover, them = me ^ 1;
+  const ring = [];
+  for (let k = 1; k <= m; ++k) ring.push(`.pit[data-player="${me}"][data-pit="${k}"]`);
+  if (!s.togyz) ring.push(`.store[data-store="${me}"]`);
+  for (let k = 1; k <= m; ++k) ring.push(`.pit[data-player="${them}"][data-pit="${k}"]`);
+  const [lp, lk] = mv.landing;
+  const target = lp === -1 ? m : lp === me ? lk - 1 : (s.togyz ? m : m + 1) + lk - 1;
+  const path = [];
+  for (let i = mv.pit - 1, n = 0; n <= ring.length; i = (i + 1) % ring.length, ++n) {
+    path.push(ring[i]);
+    if (i === target && n > 0) break;
+  }
+  return path;
+}
+
+function animateSowing(s, mv) {
+  stopSowing();
+  if (!mv || !mv.landing || (reducedMotion && reducedMotion.matches)) return;
+  const path = sowingPath(s, mv);
+  const step = Math.min(90, 1400 / path.length);
+  path.forEach((sel, n) => {
+    sowTimers.push(setTimeout(() => {
+      for (const el of document.querySelectorAll("#board .sowing")) el.classList.remove("sowing");
+      const el = document.querySelector("#board " + sel);
+      if (el) el.classList.add("sowing");
+    }, n * step));
+  });
+  sowTimers.push(setTimeout(stopSowing, path.length * step + 120));
 }
 
 // Outlines the hole a hint is about while the pointer is on it.
@@ -360,6 +445,7 @@ function markHinted(pit) {
 }
 
 const markSymbol = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const markTitle = (mark) => ({ inaccuracy: tr("inaccuracy"), mistake: tr("mistake"), blunder: tr("blunder") }[mark] || mark);
 
 function drawMoves(s) {
   const ol = $("moves");
@@ -382,7 +468,10 @@ function drawAnalysis(s) {
   const box = $("analysis");
   const a = s.analysis;
   if (!a) {
-    box.innerHTML = "<p class=\"muted\">Play or load a game, then “Analyse the game”.</p>";
+    const p = document.createElement("p");
+    p.className = "muted";
+    p.textContent = tr("Play or load a game, then “Analyse the game”.");
+    box.replaceChildren(p);
     return;
   }
   const W = 340, H = 160, pad = 22;
@@ -406,8 +495,9 @@ function drawAnalysis(s) {
   add("text", { x: 2, y: y(1) + 4, "font-size": 9 }, "100%");
   add("text", { x: 2, y: y(0.5) + 3, "font-size": 9 }, "50%");
   add("text", { x: 2, y: y(0) + 3, "font-size": 9 }, "0%");
-  add("text", { x: W - pad, y: H - 6, "font-size": 9, "text-anchor": "end" }, `ply ${a.total}`);
-  add("text", { x: pad + 2, y: 10, "font-size": 9 }, "White's expected score after each move");
+  add("text", { x: W - pad, y: H - 6, "font-size": 9, "text-anchor": "end" }, tr("ply {ply}", { ply: a.total }));
+  add("text", { x: pad + 2, y: 10, "font-size": 9 }, s.togyz ? tr("White's expected score after each move")
+    : tr("South's expected score after each move"));
   let path = `M ${x(0)} ${y(0.5)}`;
   a.plies.forEach((p) => (path += ` L ${x(p.ply)} ${y(p.white_score)}`));
   add("path", { d: path, fill: "none", stroke: "#2b6cb0", "stroke-width": 1.6 });
@@ -416,7 +506,10 @@ function drawAnalysis(s) {
     if (!p.mark) continue;
     const c = add("circle", { cx: x(p.ply), cy: y(p.white_score), r: p.mark === "blunder" ? 4.5 : 3.5, fill: colors[p.mark], class: "mark " + p.mark });
     const t = document.createElementNS(svgNS, "title");
-    t.textContent = `${p.ply}. ${p.notation} ${markSymbol[p.mark]} ${p.mark} (-${Math.round(100 * p.drop)}%)` + (p.best ? `, engine: ${p.best}` : "");
+    const q = { ply: p.ply, move: p.notation, symbol: markSymbol[p.mark], mark: markTitle(p.mark),
+                drop: Math.round(100 * p.drop), best: p.best };
+    t.textContent = p.best ? tr("{ply}. {move} {symbol} {mark} (-{drop}%), engine: {best}", q)
+      : tr("{ply}. {move} {symbol} {mark} (-{drop}%)", q);
     c.append(t);
   }
   if (review) add("line", { x1: x(review.ply), x2: x(review.ply), y1: y(1), y2: y(0), stroke: "#c00" });
@@ -429,8 +522,10 @@ function drawAnalysis(s) {
   const head = document.createElement("p");
   head.className = "small";
   head.textContent = a.complete
-    ? `${a.engine || "engine"} (${a.level}) judged all ${a.total} plies. Click the chart to see a position.`
-    : `Judging ply ${a.done + 1} of ${a.total} (${a.level})…`;
+    ? trn("{engine} ({level}) judged all {n} ply. Tap the chart to see a position.",
+          "{engine} ({level}) judged all {n} plies. Tap the chart to see a position.", a.total,
+          { engine: a.engine || tr("engine"), level: levelTitle(a.level) })
+    : tr("Judging ply {ply} of {total} ({level})…", { ply: a.done + 1, total: a.total, level: levelTitle(a.level) });
   const summary = document.createElement("div");
   summary.className = "summary";
   summary.textContent = `${sideTitle(s, 0)}: ${a.summary[0].trim()}\n${sideTitle(s, 1)}: ${a.summary[1].trim()}\n${a.thresholds}`;
@@ -440,7 +535,9 @@ function drawAnalysis(s) {
     if (!p.mark) continue;
     const li = document.createElement("li");
     li.className = "mark-" + p.mark;
-    li.textContent = `${p.ply}. ${p.notation} ${markSymbol[p.mark]} ${p.mark}` + (p.best ? `; engine: ${p.best}` : "");
+    const q = { ply: p.ply, move: p.notation, symbol: markSymbol[p.mark], mark: markTitle(p.mark), best: p.best };
+    li.textContent = p.best ? tr("{ply}. {move} {symbol} {mark}; engine: {best}", q)
+      : tr("{ply}. {move} {symbol} {mark}", q);
     li.style.cursor = "pointer";
     li.addEventListener("click", () => showPly(p.ply));
     marks.append(li);
@@ -485,14 +582,15 @@ async function save() {
 async function load(file) {
   if (!file) return;
   if (file.size > 200 * 1024) {
-    toast("That file is too large for a game record.");
+    toast(tr("That file is too large for a game record."));
     return;
   }
   const text = await file.text();
   review = null;
   shownPits = null;
   const s = await act("POST", "/api/load", { session, pgn: text });
-  if (s) toast(`Loaded ${s.moves.length} plies. Both sides are yours; “Analyse the game” judges every move.`);
+  if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
+                   "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length));
 }
 
 $("setup").addEventListener("submit", (e) => {
@@ -514,6 +612,7 @@ $("hint").addEventListener("click", () => act("POST", "/api/hint", { session, le
 $("stop").addEventListener("click", () => act("POST", "/api/stop", { session }));
 $("analyze").addEventListener("click", () => act("POST", "/api/analyze", { session, level: $("hint-level").value }));
 $("save").addEventListener("click", save);
+$("board").addEventListener("pointerdown", stopSowing);
 $("load").addEventListener("change", (e) => {
   load(e.target.files[0]);
   e.target.value = "";
@@ -531,8 +630,18 @@ $("review-play").addEventListener("click", async () => {
 // The Run view is linked only when the server watches training runs (serve --run).
 api("GET", "/api/info").then((info) => ($("run-link").hidden = !(info.runs > 0)), () => {});
 
-// Resume this tab's game, or start one.
+$("lang").addEventListener("change", async () => {
+  localStorage.setItem("kz-lang", $("lang").value);
+  await setLanguage($("lang").value);
+  // Ask again so that the server says the hint's reasons in the new language.
+  if (session) await poll();
+  else render();
+});
+
+// Resume this tab's game, or start one, in the reader's language.
 (async () => {
+  $("lang").value = initialLanguage();
+  await setLanguage($("lang").value);
   if (session) {
     try {
       setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));

@@ -3,6 +3,15 @@
 // whole English sentence with named placeholders {name} (the same ids as the C++ side's
 // core/i18n.h), never glued from pieces. trn picks the plural form by a count, which is
 // also the placeholder {n}. Without a translation the English sentence is shown.
+//
+// The catalogs are the same GNU gettext catalogs as the terminal's (tools/po/*.po),
+// served by `kumalak serve` as JSON at /api/lang/{code}. The language is the one chosen
+// in the page's menu (kept in localStorage), else the first of navigator.languages that
+// has a catalog, else English. index.html's static text is marked with data-i18n (the
+// element's text), data-i18n-title, data-i18n-aria-label and data-i18n-placeholder.
+
+const i18nLanguages = ['en', 'kk', 'ru', 'ky'];
+const i18nState = {lang: 'en', messages: {}, plural: null};
 
 // text with each {name} replaced by params[name]; a placeholder without a value stays as
 // written, so a lost parameter shows.
@@ -14,10 +23,119 @@ function fillPlaceholders(text, params) {
   });
 }
 
+// Evaluates a gettext Plural-Forms expression (C syntax: n, numbers, ?:, ||, &&,
+// comparisons, + - * / %, !, parentheses) for the count n, without eval: the same
+// grammar as core/i18n.cpp's evaluator.
+function evalPlural(expr, n) {
+  const tokens = expr.match(/\d+|n|\|\||&&|==|!=|<=|>=|[-+*/%<>!?:()]/g) || [];
+  let i = 0;
+  const peek = () => tokens[i];
+  const eat = (t) => (tokens[i] === t ? (++i, true) : false);
+  const num = (b) => (b ? 1 : 0);
+  function ternary() {
+    const c = or();
+    if (!eat('?')) return c;
+    const a = ternary();
+    if (!eat(':')) throw new Error('plural: ":" expected');
+    const b = ternary();
+    return c ? a : b;
+  }
+  function or() { let v = and(); while (eat('||')) { const r = and(); v = num(v || r); } return v; }
+  function and() { let v = eq(); while (eat('&&')) { const r = eq(); v = num(v && r); } return v; }
+  function eq() {
+    let v = rel();
+    for (;;) {
+      if (eat('==')) v = num(v === rel());
+      else if (eat('!=')) v = num(v !== rel());
+      else return v;
+    }
+  }
+  function rel() {
+    let v = add();
+    for (;;) {
+      if (eat('<=')) v = num(v <= add());
+      else if (eat('>=')) v = num(v >= add());
+      else if (eat('<')) v = num(v < add());
+      else if (eat('>')) v = num(v > add());
+      else return v;
+    }
+  }
+  function add() {
+    let v = mul();
+    for (;;) {
+      if (eat('+')) v += mul();
+      else if (eat('-')) v -= mul();
+      else return v;
+    }
+  }
+  function mul() {
+    let v = unary();
+    for (;;) {
+      if (eat('*')) v *= unary();
+      else if (eat('/')) v = Math.trunc(v / unary());
+      else if (eat('%')) v %= unary();
+      else return v;
+    }
+  }
+  function unary() {
+    if (eat('!')) return num(!unary());
+    if (eat('(')) { const v = ternary(); eat(')'); return v; }
+    const t = tokens[i++];
+    if (t === 'n') return n;
+    if (/^\d+$/.test(t || '')) return Number(t);
+    throw new Error('plural: unexpected ' + t);
+  }
+  const v = ternary();
+  if (peek() !== undefined) throw new Error('plural: trailing ' + peek());
+  return v;
+}
+
 function tr(msgid, params = {}) {
-  return fillPlaceholders(msgid, params);
+  const t = i18nState.messages[msgid];
+  return fillPlaceholders(typeof t === 'string' && t ? t : msgid, params);
 }
 
 function trn(singular, plural, n, params = {}) {
-  return fillPlaceholders(n === 1 ? singular : plural, {...params, n});
+  let text = n === 1 ? singular : plural;
+  const forms = i18nState.messages[singular];
+  if (Array.isArray(forms) && i18nState.plural) {
+    const k = evalPlural(i18nState.plural, Math.abs(Math.trunc(n)));
+    if (forms[k]) text = forms[k];
+  }
+  return fillPlaceholders(text, {...params, n});
+}
+
+// The language to start in: the menu's last choice, else the browser's preference.
+function initialLanguage() {
+  const saved = localStorage.getItem('kz-lang');
+  if (saved && i18nLanguages.includes(saved)) return saved;
+  for (const l of navigator.languages || [navigator.language || 'en']) {
+    const code = String(l).toLowerCase().split(/[-_]/)[0];
+    if (i18nLanguages.includes(code)) return code;
+  }
+  return 'en';
+}
+
+// Loads a language's catalog from the server and translates the page's static text.
+async function setLanguage(lang) {
+  if (!i18nLanguages.includes(lang)) lang = 'en';
+  let catalog = {messages: {}, plural: null};
+  if (lang !== 'en') {
+    const res = await fetch('/api/lang/' + encodeURIComponent(lang));
+    if (res.ok) catalog = await res.json();
+    else lang = 'en';
+  }
+  i18nState.lang = lang;
+  i18nState.messages = catalog.messages || {};
+  i18nState.plural = catalog.plural || null;
+  document.documentElement.lang = lang;
+  translatePage();
+}
+
+function translatePage(root = document) {
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = tr(el.dataset.i18n);
+  for (const [attr, key] of [['title', 'i18nTitle'], ['aria-label', 'i18nAriaLabel'],
+                             ['placeholder', 'i18nPlaceholder']])
+    for (const el of root.querySelectorAll(`[data-${attr === 'aria-label' ? 'i18n-aria-label' : 'i18n-' + attr}]`))
+      el.setAttribute(attr, tr(el.dataset[key]));
 }

@@ -1,0 +1,20 @@
+# Turns the compiled catalogs (MO_DIR/*.mo, from msgfmt) into a C++ header of byte
+# arrays, kz::i18n::compiled::kCatalogs, that core/i18n.cpp reads. Run by CMake at build
+# time: cmake -DMO_DIR=... -DOUT=.../i18n_catalogs.inc -P embed_catalogs.cmake
+file(GLOB files "${MO_DIR}/*.mo")
+list(SORT files)
+set(text "// Generated from tools/po/*.po by tools/po/embed_catalogs.cmake: do not edit.\n#pragma once\n#include <cstddef>\nnamespace kz::i18n::compiled {\n")
+string(APPEND text "struct CompiledCatalog {\n  const char* code;\n  const unsigned char* bytes;\n  size_t size;\n};\n")
+set(table "")
+foreach(file IN LISTS files)
+  get_filename_component(code "${file}" NAME_WE)
+  file(READ "${file}" hex HEX)
+  string(LENGTH "${hex}" hex_len)
+  math(EXPR size "${hex_len} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND text "inline constexpr unsigned char kMo_${code}[] = {${bytes}0};\n")
+  string(APPEND table "    {\"${code}\", kMo_${code}, ${size}},\n")
+endforeach()
+string(APPEND text "inline const CompiledCatalog kCatalogs[] = {\n${table}};\n}  // namespace kz::i18n::compiled\n")
+file(WRITE "${OUT}.tmp" "${text}")
+file(RENAME "${OUT}.tmp" "${OUT}")
