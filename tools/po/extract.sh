@@ -4,8 +4,9 @@
 #   tools/po/extract.sh --update           (refreshes tools/po/kumalak.pot and merges it
 #                                           into each tools/po/<lang>.po with msgmerge)
 # C++ and the page's JavaScript call tr(msgid, ...) and trn(singular, plural, n, ...);
-# the page's static text is index.html's data-i18n* attributes, which xgettext cannot
-# read, so they are turned into a small .po first and concatenated.
+# the pages' static text is the data-i18n* attributes of index.html (the board) and
+# run.html (the Run view), which xgettext cannot read, so they are turned into a small
+# .po first and concatenated.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,10 +28,12 @@ xgettext "${common[@]}" --language=C++ --files-from="$tmp/cpp" -o "$tmp/cpp.pot"
 xgettext "${common[@]}" --language=JavaScript --files-from="$tmp/js" -o "$tmp/js.pot"
 {
   printf 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-  { grep -o 'data-i18n[a-z-]*="[^"]*"' tools/web/index.html || true; } | sed 's/^[^"]*"//; s/"$//' |
-    sed 's/&amp;/\&/g; s/\\/\\\\/g' | while IFS= read -r id; do
-      printf '#: tools/web/index.html\nmsgid "%s"\nmsgstr ""\n\n' "$id"
-    done
+  for page in tools/web/index.html tools/web/run.html; do
+    { grep -o 'data-i18n[a-z-]*="[^"]*"' "$page" || true; } | sed 's/^[^"]*"//; s/"$//' |
+      sed 's/&amp;/\&/g; s/\\/\\\\/g' | while IFS= read -r id; do
+        printf '#: %s\nmsgid "%s"\nmsgstr ""\n\n' "$page" "$id"
+      done
+  done
 } > "$tmp/html.po"
 msguniq --use-first --force-po "$tmp/html.po" -o "$tmp/html.pot"
 msgcat --use-first --force-po --no-wrap -o "$tmp/all.pot" "$tmp/cpp.pot" "$tmp/js.pot" "$tmp/html.pot"

@@ -20,7 +20,8 @@ let lastRun = null;
 // --- Talking to the server -----------------------------------------------------------
 
 async function getJson(path) {
-  const res = await fetch(path);
+  // The server says its errors in the language of the page's menu.
+  const res = await fetch(path, { headers: { "Accept-Language": i18nState.lang } });
   const data = await res.json().catch(() => ({ error: res.statusText }));
   if (!res.ok) throw new Error(data.error || res.statusText);
   return data;
@@ -283,15 +284,17 @@ function draw(run) {
     ago(w.last_unix_ms, now),
   ]));
 
+  // Each row: its label in the reader's language and the model's field it shows
+  // ("network" and "heads" are put together from several fields).
   const rows = [
-    ["file", "file"], ["generation", "generation"], ["training steps", "training_steps"],
-    ["game", "game"], ["network", null], ["heads", null], ["weights checksum", "weights_checksum"],
-    ["created", "created"], ["note", "note"],
+    [tr("file"), "file"], [tr("generation"), "generation"], [tr("training steps"), "training_steps"],
+    [tr("game"), "game"], [tr("network"), "network"], [tr("heads"), "heads"],
+    [tr("weights checksum"), "weights_checksum"], [tr("created"), "created"], [tr("note"), "note"],
   ];
-  const cell = (m, key, label) => {
+  const cell = (m, key) => {
     if (!m) return "—";
-    if (label === "network") return tr("{channels} channels, {blocks} blocks", m);
-    if (label === "heads") {
+    if (key === "network") return tr("{channels} channels, {blocks} blocks", m);
+    if (key === "heads") {
       const heads = [];
       if (m.opponent_policy_head) heads.push(tr("opponent policy"));
       if (m.score_distribution_head) heads.push(tr("score distribution"));
@@ -300,12 +303,21 @@ function draw(run) {
     return String(m[key]);
   };
   fillTable("models-table", rows.map(([label, key]) => [
-    tr(label), cell(run.models.best, key, label), cell(run.models.newest, key, label),
+    label, cell(run.models.best, key), cell(run.models.newest, key),
   ]));
 }
 
+$("lang").addEventListener("change", async () => {
+  localStorage.setItem("kz-lang", $("lang").value);
+  await setLanguage($("lang").value);
+  if (lastRun) draw(lastRun);
+});
+
+// In the language the board page chose (the same localStorage key), else the browser's.
 (async () => {
   try {
+    $("lang").value = initialLanguage();
+    await setLanguage($("lang").value);
     if (await loadRuns()) refresh();
   } catch (e) {
     toast(e.message);
