@@ -261,8 +261,10 @@ Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, i
   Hint h;
   h.result = player.think(pos, limits);
   if (auto* perfect = dynamic_cast<PerfectPlayer*>(&player);
-      perfect && perfect->last_solve().solved)
-    h.exact = describe_exact_result(pos, perfect->last_solve());
+      perfect && perfect->last_solve().solved) {
+    h.solve = perfect->last_solve();
+    h.exact = describe_exact_result(pos, h.solve);
+  }
   auto* ab = dynamic_cast<AlphaBetaPlayer*>(&player);
   for (const MoveEval& e : h.result.moves) {
     if (int(h.moves.size()) >= count) break;

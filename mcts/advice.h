@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mcts/kalah_solver.h"
 #include "mcts/player.h"
 
 namespace kz {
@@ -67,8 +68,12 @@ struct Hint {
   std::vector<HintMove> moves;  // best first, at most `count`
   ThinkResult result;
   // Kalah, when the position was solved: "solved: you win by 8 with perfect play; pit 3
-  // keeps +8, pit 1 drops to +2" (mcts/kalah_solver.h); empty otherwise.
+  // keeps +8, pit 1 drops to +2" (mcts/kalah_solver.h) in the current language; empty
+  // otherwise.
   std::string exact;
+  // The solve `exact` says, so that it can be said again in another language
+  // (describe_exact_result); unsolved when there is none.
+  SolveResult solve;
 };
 
 // Asks `player` about `pos` and keeps the best `count` moves with reasons and lines.

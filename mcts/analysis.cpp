@@ -22,8 +22,15 @@ Expected exact_eval(const Position& q, int mover) {
 std::string white_view(int mover, const Expected& ev) {
   const double e = mover == 0 ? ev.e : 1.0 - ev.e;
   const float m = mover == 0 ? ev.margin : -ev.margin;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "W %.0f%% %+.1f", 100.0 * e, double(m));
+  char score[16], margin[16];
+  std::snprintf(score, sizeof score, "%.0f", 100.0 * e);
+  std::snprintf(margin, sizeof margin, "%+.1f", double(m));
+  return i18n::tr("W {score}% {margin}", {{"score", score}, {"margin", margin}});
+}
+
+std::string signed_int(int v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%+d", v);
   return buf;
 }
 
@@ -81,25 +88,45 @@ MoveJudgement judge_move(Player& engine, const Position& before, int played,
   j.agrees = played == r.best_move;
   j.drop = j.agrees ? 0.0 : std::max(0.0, best.e - mine.e);
   j.after = j.agrees ? best : mine;
-  std::string c = white_view(mover, j.after);
-  char mark[96] = "";
-  if (j.drop >= kBlunder) {
-    j.mark = MoveMark::kBlunder;
-    std::snprintf(mark, sizeof mark, "; ?? blunder (-%.0f%%)", 100 * j.drop);
-  } else if (j.drop >= kMistake) {
-    j.mark = MoveMark::kMistake;
-    std::snprintf(mark, sizeof mark, "; ? mistake (-%.0f%%)", 100 * j.drop);
-  } else if (j.drop >= kInaccuracy) {
-    j.mark = MoveMark::kInaccuracy;
-    std::snprintf(mark, sizeof mark, "; ?! inaccuracy (-%.0f%%)", 100 * j.drop);
-  }
-  c += mark;
-  // Kalah positions the engine solved: stones given away against perfect play.
-  if (const std::string lost = stones_lost_note(r, played); !lost.empty()) c += "; " + lost;
-  if (!j.agrees && r.best_move >= 0)
-    c += "; engine: " + format_move(before, r.best_move) + " (" + white_view(mover, best) + ")";
-  j.comment = std::move(c);
+  j.mark = j.drop >= kBlunder      ? MoveMark::kBlunder
+           : j.drop >= kMistake    ? MoveMark::kMistake
+           : j.drop >= kInaccuracy ? MoveMark::kInaccuracy
+                                   : MoveMark::kNone;
+  j.given_away = stones_given_away(r, played);
+  j.comment = judgement_comment(j, before);
   return j;
+}
+
+std::string judgement_comment(const MoveJudgement& j, const Position& before) {
+  std::string c = white_view(j.mover, j.after);
+  if (!j.judged) return c;
+  char drop[16];
+  std::snprintf(drop, sizeof drop, "%.0f", 100 * j.drop);
+  switch (j.mark) {
+    case MoveMark::kBlunder:
+      c += "; " + i18n::tr("?? blunder (-{drop}%)", {{"drop", drop}});
+      break;
+    case MoveMark::kMistake:
+      c += "; " + i18n::tr("? mistake (-{drop}%)", {{"drop", drop}});
+      break;
+    case MoveMark::kInaccuracy:
+      c += "; " + i18n::tr("?! inaccuracy (-{drop}%)", {{"drop", drop}});
+      break;
+    case MoveMark::kNone:
+      break;
+  }
+  // Kalah positions the engine solved: stones given away against perfect play.
+  if (j.given_away) {
+    const ExactMargins m = *j.given_away;
+    c += "; " + i18n::trn("gives away {n} stone against perfect play (mover {best} -> {got})",
+                          "gives away {n} stones against perfect play (mover {best} -> {got})",
+                          m.best - m.played,
+                          {{"best", signed_int(m.best)}, {"got", signed_int(m.played)}});
+  }
+  if (!j.agrees && j.best_move >= 0)
+    c += "; " + i18n::tr("engine: {move} ({value})", {{"move", format_move(before, j.best_move)},
+                                                      {"value", white_view(j.mover, j.best)}});
+  return c;
 }
 
 void AnalysisStats::add(const MoveJudgement& j) {

@@ -9,9 +9,11 @@
 // (docs/play.md): inaccuracy >= 0.10, mistake >= 0.20, blunder >= 0.35.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "mcts/perfect_player.h"
 #include "mcts/player.h"
 
 namespace kz {
@@ -39,7 +41,12 @@ struct MoveJudgement {
   bool agrees = false;  // the played move is the engine's
   double drop = 0;      // best.e - after.e, at least 0
   MoveMark mark = MoveMark::kNone;
-  std::string comment;  // the PGN comment `kumalak analyze` writes after the move
+  // Kalah positions the engine solved, when the played move gives stones away against
+  // perfect play: the mover's final margins after the best and the played move.
+  std::optional<ExactMargins> given_away;
+  // The PGN comment `kumalak analyze` writes after the move, in the language of the
+  // thread that judged it (judgement_comment says it again in another).
+  std::string comment;
 
   double white_score() const { return mover == 0 ? after.e : 1.0 - after.e; }
   float white_margin() const { return mover == 0 ? after.margin : -after.margin; }
@@ -48,6 +55,12 @@ struct MoveJudgement {
 // Judges `played` (legal in `before`) with one search of `engine` under `limits`.
 MoveJudgement judge_move(Player& engine, const Position& before, int played,
                          const ThinkLimits& limits);
+
+// The comment on a judged move in the current language (core/i18n.h): White's expected
+// score and margin after it ("W 62% +4.1"), its mark with the drop ("?? blunder (-35%)"),
+// the stones it gives away against perfect play and the engine's move with its value,
+// separated by "; ". `before` is the position it was played in.
+std::string judgement_comment(const MoveJudgement& j, const Position& before);
 
 // A player's tally over the moves it made.
 struct AnalysisStats {

@@ -49,20 +49,17 @@ ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r) {
   return t;
 }
 
-std::string stones_lost_note(const ThinkResult& r, int played) {
+std::optional<ExactMargins> stones_given_away(const ThinkResult& r, int played) {
   // Exact margins only: a proven result alone (alpha-beta, or MCTS without score
   // bounds) says nothing about the stones.
-  if (!r.margin_exact) return "";
+  if (!r.margin_exact) return std::nullopt;
   const MoveEval* mine = nullptr;
   for (const MoveEval& e : r.moves)
     if (e.move == played && e.margin_exact) mine = &e;
-  if (!mine) return "";
+  if (!mine) return std::nullopt;
   const int best = int(r.margin), got = int(mine->margin);
-  if (got >= best) return "";
-  char buf[120];
-  std::snprintf(buf, sizeof buf, "gives away %d stone%s against perfect play (mover %+d -> %+d)",
-                best - got, best - got == 1 ? "" : "s", best, got);
-  return buf;
+  if (got >= best) return std::nullopt;
+  return ExactMargins{best, got};
 }
 
 PerfectPlayer::PerfectPlayer(const GameSpec& spec, std::unique_ptr<Player> fallback,

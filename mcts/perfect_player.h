@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -68,9 +69,15 @@ class PerfectPlayer : public Player {
 // ThinkResult of an exact solve: every known move with proven margins, best first.
 ThinkResult solve_to_think_result(const Position& pos, const SolveResult& r);
 
+// The mover's final margins with perfect play after the best move and after the played
+// one, when both are exact.
+struct ExactMargins {
+  int best = 0;
+  int played = 0;
+};
 // For analysis: when `r` holds exact margins for the best move and `played`, and the
-// played move gives stones away against perfect play, "gives away 6 stones against
-// perfect play (mover +8 -> +2)" (the mover's final margins); otherwise "".
-std::string stones_lost_note(const ThinkResult& r, int played);
+// played move gives stones away against perfect play, both margins ({+8, +2}: 6 stones
+// given away); otherwise nothing.
+std::optional<ExactMargins> stones_given_away(const ThinkResult& r, int played);
 
 }  // namespace kz

@@ -147,6 +147,27 @@ TEST(CliPlay, EmptyHoleAndWrongNotationAreExplained) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliPlay, StonesSownIntoATuzdykGetASentenceOfTheirOwn) {
+  const std::string dir = test::temp_dir("play");
+  std::string out;
+  // White owns the tuzdyk on Black's hole 2: hole 9's 5 stones go 9, then Black's 1-4.
+  ASSERT_EQ(play("--level beginner --position '1,1,1,1,1,1,1,1,5/1,x,1,0,1,1,1,1,1 70 72 w'",
+                 "9\nquit\n", &out, dir),
+            0)
+      << out;
+  EXPECT_NE(out.find("You play 94. 1 stone goes into White's tuzdyk.\n"), std::string::npos) << out;
+  out.clear();
+  ASSERT_EQ(play("--lang ru --level beginner --position '1,1,1,1,1,1,1,1,5/1,x,1,0,1,1,1,1,1 70 "
+                 "72 w'",
+                 "9\nquit\n", &out, dir),
+            0)
+      << out;
+  EXPECT_NE(out.find("Ваш ход: 94. 1 кумалак попадает в туздык стороны «Белые»."),
+            std::string::npos)
+      << out;
+  std::filesystem::remove_all(dir);
+}
+
 // The in-game hint of a Kalah position the solver proves says the exact
 // result, the same line as `kumalak hint` (tests/cli_solve_test.cpp).
 TEST(CliPlay, KalahHintSaysTheExactResult) {

@@ -252,6 +252,21 @@ TEST_F(ServeApi, ServesTheCatalogsAndSaysReasonsInTheAskedLanguage) {
     EXPECT_NE(s["hint"]["moves"][0]["reason"].get<std::string>().find(words), std::string::npos)
         << lang << ": " << s["hint"]["moves"][0]["reason"];
   }
+  // So do the errors the page shows in its toasts.
+  for (const auto& [lang, words] : {std::pair{"ru", "не указано 'move'"},
+                                    {"ky", "'move' берилген жок"},
+                                    {"kk", "'move' берілмеген"},
+                                    {"de", "'move' is missing"}}) {
+    auto r = cli.Post("/api/move", {{"Accept-Language", lang}}, json{{"session", id}}.dump(),
+                      "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+    EXPECT_EQ(json::parse(r->body).value("error", ""), words) << lang;
+  }
+  auto gone = cli.Get("/api/state?session=nosuchgame", {{"Accept-Language", "ru"}});
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(json::parse(gone->body).value("error", ""),
+            "сеанса 'nosuchgame' нет (возможно, он истёк: начните новую партию)");
   EXPECT_EQ(post(port(), "/api/close", {{"session", id}}).status, 200);
 }
 
@@ -319,6 +334,15 @@ TEST_F(ServeApi, LoadAnalyseAndSaveARecord) {
   EXPECT_NE(rec->body.find("[White \"Ann\"]"), std::string::npos) << rec->body;
   EXPECT_NE(rec->body.find("[Date \""), std::string::npos) << "the shared tags: " << rec->body;
   EXPECT_NE(rec->body.find("1. 98(10) {W "), std::string::npos) << rec->body;
+  // The comments follow the Accept-Language of the request that reads them, in the
+  // analysis and in the record, whatever language the engine's thread judged them in.
+  auto ru = cli.Get(("/api/state?session=" + id).c_str(), {{"Accept-Language", "ru"}});
+  ASSERT_TRUE(ru);
+  for (const auto& p : json::parse(ru->body)["analysis"]["plies"])
+    EXPECT_EQ(p["comment"].get<std::string>().rfind("Б ", 0), 0u) << p.dump();
+  auto rec_kk = cli.Get(("/api/record?session=" + id).c_str(), {{"Accept-Language", "kk"}});
+  ASSERT_TRUE(rec_kk);
+  EXPECT_NE(rec_kk->body.find("1. 98(10) {Ақ "), std::string::npos) << rec_kk->body;
   // Play on from ply 3.
   const Reply u = post(port(), "/api/undo", {{"session", id}, {"ply", 3}});
   ASSERT_EQ(u.status, 200);

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/i18n.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
@@ -185,6 +186,14 @@ TEST(KalahSolver, DescribesTheExactResult) {
   }
   EXPECT_NE(s.find("drops to"), std::string::npos) << s;
   EXPECT_EQ(stones_lost(r, 8), -1);
+  // In the player's language, the same sentence as a whole.
+  const i18n::ScopedLanguage russian("ru");
+  const std::string ru = describe_exact_result(p, r);
+  EXPECT_EQ(
+      ru.rfind("решено: при идеальной игре вы побеждаете с перевесом 6; лунка 2 сохраняет +6", 0),
+      0u)
+      << ru;
+  EXPECT_NE(ru.find("снижает до"), std::string::npos) << ru;
 }
 
 TEST(KalahEndgameDb, MatchesBruteForceOnEveryPositionOfSmallBoards) {

@@ -29,7 +29,7 @@ struct AnalyzeOptions {
   int depth = 0;
   std::string output;
   std::string games;  // "1-3", "2", "1,4,7-9"; empty = all
-  std::string lang;   // --lang: the summary's language (the PGN comments stay English)
+  std::string lang;   // --lang: the language of the summary and of the PGN comments
 };
 
 // Parses "1-3,5" into a predicate on 1-based game numbers; throws ParseError.

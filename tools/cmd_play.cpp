@@ -137,25 +137,51 @@ class PlaySession {
   // The position the game is in.
   const Position& pos() const { return game_.position(); }
 
-  // What a move did, in a few words, for the move announcements.
-  std::string effect(const Position& before, int move) const {
+  // The announcement of a move and what it did, in whole sentences: "You play 76:
+  // captures 10 stones." when the person played it, "Black (engine) plays 76: ..." when
+  // the engine did. A move makes a tuzdyk, captures or earns another turn (never two of
+  // them: a Kalah capture ends in a pit, another turn in the store); stones sown into a
+  // tuzdyk on the way each get a sentence of their own.
+  std::string announcement(const Position& before, int move, bool by_engine) const {
     const MoveFacts f = move_facts(before, move);
-    std::vector<std::string> parts;
-    if (f.made_tuzdyk)
-      parts.push_back(
-          tr("makes a tuzdyk on {side}'s hole {hole}",
-             {{"side", side_name(before, before.to_move ^ 1)}, {"hole", f.tuzdyk_hole + 1}}));
-    else if (f.captured > 0)
-      parts.push_back(spec_.is_togyz()
-                          ? trn("captures {n} stone", "captures {n} stones", f.captured)
-                          : trn("captures {n} seed", "captures {n} seeds", f.captured));
-    if (f.extra_turn && !f.ends_game) parts.push_back(tr("another turn"));
-    if (f.to_own_tuzdyk > 0) parts.push_back(tr("{n} into own tuzdyk", {{"n", f.to_own_tuzdyk}}));
-    if (f.to_their_tuzdyk > 0)
-      parts.push_back(tr("{n} into the other's tuzdyk", {{"n", f.to_their_tuzdyk}}));
-    std::string s;
-    for (const auto& p : parts) s += (s.empty() ? ": " : ", ") + p;
-    return s;
+    const int mover = before.to_move;
+    const i18n::Arg side("side", side_name(before, mover)),
+        played("move", format_move(before, move));
+    const i18n::Arg owner("owner", side_name(before, mover ^ 1)), hole("hole", f.tuzdyk_hole + 1);
+    std::string out;
+    if (f.made_tuzdyk) {
+      out = by_engine ? tr("{side} (engine) plays {move}: makes a tuzdyk on {owner}'s hole {hole}.",
+                           {side, played, owner, hole})
+                      : tr("You play {move}: makes a tuzdyk on {owner}'s hole {hole}.",
+                           {played, owner, hole});
+    } else if (f.captured > 0 && spec_.is_togyz()) {
+      out = by_engine ? trn("{side} (engine) plays {move}: captures {n} stone.",
+                            "{side} (engine) plays {move}: captures {n} stones.", f.captured,
+                            {side, played})
+                      : trn("You play {move}: captures {n} stone.",
+                            "You play {move}: captures {n} stones.", f.captured, {played});
+    } else if (f.captured > 0) {
+      out = by_engine ? trn("{side} (engine) plays {move}: captures {n} seed.",
+                            "{side} (engine) plays {move}: captures {n} seeds.", f.captured,
+                            {side, played})
+                      : trn("You play {move}: captures {n} seed.",
+                            "You play {move}: captures {n} seeds.", f.captured, {played});
+    } else if (f.extra_turn && !f.ends_game) {
+      out = by_engine ? tr("{side} (engine) plays {move}: another turn.", {side, played})
+                      : tr("You play {move}: another turn.", {played});
+    } else {
+      out = by_engine ? tr("{side} (engine) plays {move}.", {side, played})
+                      : tr("You play {move}.", {played});
+    }
+    // Sown into a tuzdyk: those stones go to the kazan of the tuzdyk's owner.
+    const std::pair<int, int> into_tuzdyk[] = {{f.to_own_tuzdyk, mover},
+                                               {f.to_their_tuzdyk, mover ^ 1}};
+    for (const auto& [stones, tuzdyk_owner] : into_tuzdyk)
+      if (stones > 0)
+        out += " " + trn("{n} stone goes into {owner}'s tuzdyk.",
+                         "{n} stones go into {owner}'s tuzdyk.", stones,
+                         {{"owner", side_name(before, tuzdyk_owner)}});
+    return out;
   }
 
   void engine_move() {
@@ -170,11 +196,7 @@ class PlaySession {
                              " returned the illegal move " + std::to_string(move + 1) + " in " +
                              pos().to_string());
     const Position before = pos();
-    std::cout << tr("{side} (engine) plays {move}{effect}.",
-                    {{"side", side_name(before, before.to_move)},
-                     {"move", format_move(before, move)},
-                     {"effect", effect(before, move)}})
-              << "\n";
+    std::cout << announcement(before, move, /*by_engine=*/true) << "\n";
     game_.play(move);
     if (pos().to_move != human_ && !finished())
       std::cout << tr("The engine moves again.") << "\n";
@@ -437,9 +459,7 @@ class PlaySession {
       return;
     }
     const Position before = pos();
-    std::cout << tr("You play {move}{effect}.",
-                    {{"move", format_move(before, move)}, {"effect", effect(before, move)}})
-              << "\n";
+    std::cout << announcement(before, move, /*by_engine=*/false) << "\n";
     game_.play(move);
     if (finished()) {
       show_board();

@@ -2,12 +2,35 @@
 
 #include <sstream>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/serve/lang_api.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
 
 namespace kz::cli::serve {
+
+// The errors a player reads in the page's toasts, in the language of the request.
+using i18n::tr;
+
+namespace {
+
+// Why the engine cannot take another job now, one whole sentence for each job it may be on.
+std::string busy_message(Task task) {
+  switch (task) {
+    case Task::kMove:
+      return tr("the engine is busy (move)");
+    case Task::kHint:
+      return tr("the engine is busy (hint)");
+    case Task::kAnalysis:
+      return tr("the engine is busy (analysis)");
+    case Task::kNone:
+      break;
+  }
+  return tr("the engine is busy");
+}
+
+}  // namespace
 
 ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
     : options_(options),
@@ -32,6 +55,8 @@ void ServeApi::routes(httplib::Server& http) {
   add_api_route(http, "POST", "/api/close", [this](const json& b) { return close(b); });
   http.Get("/api/record", [this](const httplib::Request& req, httplib::Response& res) {
     guarded(res, [&] {
+      // The analysis' comments in the record in the page's language.
+      const i18n::ScopedLanguage language(request_language(req));
       const std::string text = record(params_of(req));
       res.set_content(text, "application/x-chess-pgn; charset=utf-8");
       res.set_header("Content-Disposition", "attachment; filename=\"kumalak-game.pgn\"");
@@ -69,7 +94,7 @@ json ServeApi::new_game(const json& b) {
   const int human = side_field(b, spec, existing ? existing->human : 0);
   const std::string pos = str_field(b, "position", "");
   const Position start = pos.empty() ? Position::start(spec) : Position::parse(pos, spec);
-  if (start.is_over()) throw ApiError(400, "the game in that position is already over");
+  if (start.is_over()) throw ApiError(400, tr("the game in that position is already over"));
   Session& s = existing ? *existing : sessions_.open();
   s.changed();
   s.game = GameSession(spec, start);
@@ -90,12 +115,12 @@ json ServeApi::move(const json& b) {
   std::lock_guard<std::mutex> lock(sessions_.mutex());
   Session& s = sessions_.get(session_field(b));
   s.check_healthy();
-  if (!b.contains("move")) throw ApiError(400, "'move' is missing");
-  if (s.pos().is_decided()) throw ApiError(409, "the game is over: undo or start a new game");
+  if (!b.contains("move")) throw ApiError(400, tr("'move' is missing"));
+  if (s.pos().is_decided()) throw ApiError(409, tr("the game is over: undo or start a new game"));
   if (s.engine_to_move() || s.task == Task::kMove)
-    throw ApiError(409, "it is the engine's move: wait for it");
+    throw ApiError(409, tr("it is the engine's move: wait for it"));
   if (s.game.plies() >= kMaxPlies)
-    throw ApiError(400, "the game is " + std::to_string(kMaxPlies) + " plies long already");
+    throw ApiError(400, tr("the game is {n} plies long already", {{"n", kMaxPlies}}));
   const int move = move_field(b, s.spec(), s.pos());
   s.changed();
   s.game.play(move);
@@ -120,9 +145,8 @@ json ServeApi::hint(const json& b) {
   Session& s = sessions_.get(session_field(b));
   s.check_healthy();
   const Level level = level_field(b, "level", Level::kHard);
-  if (s.pos().is_decided()) throw ApiError(409, "the game is over");
-  if (s.task != Task::kNone)
-    throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
+  if (s.pos().is_decided()) throw ApiError(409, tr("the game is over"));
+  if (s.task != Task::kNone) throw ApiError(409, busy_message(s.task));
   s.hint_level = level;
   s.hint = nullptr;
   queue_.enqueue(s, Task::kHint);
@@ -134,9 +158,8 @@ json ServeApi::analyze(const json& b) {
   Session& s = sessions_.get(session_field(b));
   s.check_healthy();
   const Level level = level_field(b, "level", Level::kHard);
-  if (s.game.plies() == 0) throw ApiError(409, "no moves to analyse yet");
-  if (s.task != Task::kNone)
-    throw ApiError(409, std::string("the engine is busy (") + task_name(s.task) + ")");
+  if (s.game.plies() == 0) throw ApiError(409, tr("no moves to analyse yet"));
+  if (s.task != Task::kNone) throw ApiError(409, busy_message(s.task));
   if (s.analysis_level != level || s.judged.size() > s.game.plies()) s.judged.clear();
   s.analysis_level = level;
   s.analysis_active = s.judged.size() < s.game.plies();
@@ -165,13 +188,13 @@ json ServeApi::stop(const json& b) {
 
 json ServeApi::load(const json& b) {
   const std::string text = str_field(b, "pgn", "", kMaxBodyBytes);
-  if (text.empty()) throw ApiError(400, "'pgn' is missing: give the text of a game record");
+  if (text.empty()) throw ApiError(400, tr("'pgn' is missing: give the text of a game record"));
   std::istringstream in(text);
   const std::vector<GameRecord> games = read_pgn(in, "the uploaded record");
-  if (games.empty()) throw ApiError(400, "the record holds no game");
+  if (games.empty()) throw ApiError(400, tr("the record holds no game"));
   const long index = int_field(b, "index").value_or(1);
   if (index < 1 || size_t(index) > games.size())
-    throw ApiError(400, "'index' must be 1.." + std::to_string(games.size()));
+    throw ApiError(400, tr("'index' must be 1..{count}", {{"count", games.size()}}));
   const GameRecord& g = games[size_t(index) - 1];
   std::lock_guard<std::mutex> lock(sessions_.mutex());
   Session& s = sessions_.get(session_field(b));
@@ -182,7 +205,7 @@ json ServeApi::load(const json& b) {
   if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
   const ReplayResult rr = replay_record(g, start);
   if (rr.moves.size() > kMaxPlies)
-    throw ApiError(400, "the game is longer than " + std::to_string(kMaxPlies) + " plies");
+    throw ApiError(400, tr("the game is longer than {n} plies", {{"n", kMaxPlies}}));
   const int human = side_field(b, spec, kHumanBoth);  // a loaded game is reviewed by default
   const Level level = level_field(b, "level", s.level);
   s.changed();
@@ -202,7 +225,7 @@ json ServeApi::board_at(const json& b) {
   s.check_healthy();
   const long ply = int_field(b, "ply").value_or(long(s.game.plies()));
   if (ply < 0 || size_t(ply) > s.game.plies())
-    throw ApiError(400, "'ply' must be 0.." + std::to_string(s.game.plies()));
+    throw ApiError(400, tr("'ply' must be 0..{count}", {{"count", s.game.plies()}}));
   json out = {{"ply", ply}, {"board", board_json(s.game.position_at(size_t(ply)))}};
   if (ply > 0)
     out["last"] = move_json(s.game.position_at(size_t(ply) - 1), s.game.moves()[size_t(ply) - 1],
@@ -213,7 +236,7 @@ json ServeApi::board_at(const json& b) {
 json ServeApi::close(const json& b) {
   std::lock_guard<std::mutex> lock(sessions_.mutex());
   const std::string id = session_field(b);
-  if (!sessions_.close(id)) throw ApiError(404, "no session '" + id + "'");
+  if (!sessions_.close(id)) throw ApiError(404, tr("no session '{id}'", {{"id", id}}));
   return {{"closed", id}};
 }
 

@@ -179,6 +179,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
   } else if (job.task == Task::kHint) {
     s.hint = nlohmann::json(hint_json(in.spec, in.pos, out.hint, out.engine_name, in.level));
     s.hint_ply = in.ply;
+    s.hint_solve = out.hint.solve;
     if (job.stop->load())
       s.message = "hint cut short at " + std::to_string(options_.max_think_s) + " s";
   } else {

@@ -3,19 +3,25 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/i18n.h"
 #include "core/notation.h"
+#include "tools/board_view.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {
 
+// The messages a player reads in the page's toasts, in the language of the request.
+using i18n::tr;
+
 std::string str_field(const json& b, const char* name, const std::string& fallback,
                       size_t max_len) {
   if (!b.contains(name) || b[name].is_null()) return fallback;
-  if (!b[name].is_string()) throw ApiError(400, std::string("'") + name + "' must be a string");
+  if (!b[name].is_string())
+    throw ApiError(400, tr("'{field}' must be a string", {{"field", name}}));
   const std::string v = b[name].get<std::string>();
   if (v.size() > max_len)
-    throw ApiError(400, std::string("'") + name + "' is too long (at most " +
-                            std::to_string(max_len) + " characters)");
+    throw ApiError(400, tr("'{field}' is too long (at most {max} characters)",
+                           {{"field", name}, {"max", max_len}}));
   return v;
 }
 
@@ -32,7 +38,7 @@ std::optional<long> int_field(const json& b, const char* name) {
     if (!s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), ::isdigit))
       return std::stol(s);
   }
-  throw ApiError(400, std::string("'") + name + "' must be a whole number");
+  throw ApiError(400, tr("'{field}' must be a whole number", {{"field", name}}));
 }
 
 Level level_field(const json& b, const char* name, Level fallback) {
@@ -46,43 +52,49 @@ int side_field(const json& b, const GameSpec& spec, int fallback) {
   if (v == "white" || v == "south") return 0;
   if (v == "black" || v == "north") return 1;
   if (v == "both") return kHumanBoth;
-  throw ApiError(400, "'human' is " + std::string(side_word(spec, 0)) + ", " + side_word(spec, 1) +
-                          " or both, not '" + v + "'");
+  throw ApiError(400,
+                 tr("'human' is {first}, {second} or both, not '{value}'",
+                    {{"first", side_word(spec, 0)}, {"second", side_word(spec, 1)}, {"value", v}}));
 }
 
 int move_field(const json& b, const GameSpec& spec, const Position& pos) {
-  if (!b.contains("move")) throw ApiError(400, "'move' is missing");
+  if (!b.contains("move")) throw ApiError(400, tr("'move' is missing"));
   int move = -1;
   const json& m = b["move"];
   const int n = pos.npits;
   if (m.is_number_integer()) {
     const long v = m.get<long>();
     if (v < 1 || v > n)
-      throw ApiError(400, "there is no pit " + std::to_string(v) + ": they are numbered 1-" +
-                              std::to_string(n));
+      throw ApiError(400, tr("there is no pit {pit}: they are numbered 1-{count}",
+                             {{"pit", v}, {"count", n}}));
     move = int(v) - 1;
   } else if (m.is_string()) {
     const std::string t = str_field(b, "move", "", 20);
     const MoveToken tok = parse_move_token(t, spec);
     if (tok.from < 1 || tok.from > n)
-      throw ApiError(400, "there is no pit " + std::to_string(tok.from));
+      throw ApiError(400, tr("there is no pit {pit}", {{"pit", tok.from}}));
     move = tok.from - 1;
     if (pos.is_legal(move) && tok.landing) {
       Position q = pos;
       const auto info = q.play(move);
       if (*tok.landing != info.landing_index + 1)
-        throw ApiError(400, "from " + std::to_string(tok.from) + " the last stone lands on " +
-                                std::to_string(info.landing_index + 1) + ", not " +
-                                std::to_string(*tok.landing));
+        throw ApiError(
+            400,
+            tr("from {from} the last stone lands on {landing}, not {given}",
+               {{"from", tok.from}, {"landing", info.landing_index + 1}, {"given", *tok.landing}}));
     }
   } else {
-    throw ApiError(400, "'move' must be a pit number or a move in notation");
+    throw ApiError(400, tr("'move' must be a pit number or a move in notation"));
   }
-  if (!pos.is_legal(move))
-    throw ApiError(
-        400, std::string(pos.is_togyz() ? "hole " : "pit ") + std::to_string(move + 1) + " of " +
-                 side_word(spec, pos.to_move) + " is " +
-                 (pos.is_togyz() && pos.tuzdyk[pos.to_move ^ 1] == move ? "a tuzdyk" : "empty"));
+  if (!pos.is_legal(move)) {
+    const std::initializer_list<i18n::Arg> args = {{"hole", move + 1},
+                                                   {"side", side_name(pos, pos.to_move)},
+                                                   {"owner", side_name(pos, pos.to_move ^ 1)}};
+    throw ApiError(400, !pos.is_togyz() ? tr("{side}'s pit {hole} is empty", args)
+                        : pos.tuzdyk[pos.to_move ^ 1] == move
+                            ? tr("{side}'s hole {hole} is {owner}'s tuzdyk", args)
+                            : tr("{side}'s hole {hole} is empty", args));
+  }
   return move;
 }
 

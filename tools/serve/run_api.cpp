@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/i18n.h"
 #include "tools/serve/request.h"
 
 namespace kz::cli::serve {
@@ -29,9 +30,9 @@ json RunApi::list() const {
 
 const WatchedRun& RunApi::find(const json& request, size_t& index) const {
   const std::string wanted = str_field(request, "run", "");
-  if (wanted.empty()) throw ApiError(400, "'run' is missing: give a run's index or name");
+  if (wanted.empty()) throw ApiError(400, i18n::tr("'run' is missing: give a run's index or name"));
   if (runs_.empty())
-    throw ApiError(404, "this server watches no training run (start it with --run DIR)");
+    throw ApiError(404, i18n::tr("this server watches no training run (start it with --run DIR)"));
   for (size_t i = 0; i < runs_.size(); ++i)
     if (runs_[i].name == wanted || std::to_string(i) == wanted) {
       index = i;
@@ -39,8 +40,8 @@ const WatchedRun& RunApi::find(const json& request, size_t& index) const {
     }
   std::string names;
   for (const WatchedRun& r : runs_) names += (names.empty() ? "" : ", ") + r.name;
-  throw ApiError(404, "no run '" + wanted + "': give an index 0.." +
-                          std::to_string(runs_.size() - 1) + " or a name (" + names + ")");
+  throw ApiError(404, i18n::tr("no run '{run}': give an index 0..{last} or a name ({names})",
+                               {{"run", wanted}, {"last", runs_.size() - 1}, {"names", names}}));
 }
 
 json RunApi::run(const json& request) const {

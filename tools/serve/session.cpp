@@ -4,6 +4,7 @@
 #include <iostream>
 #include <random>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/serve/http.h"
 
@@ -87,16 +88,16 @@ bool Session::play_engine_move(int move, const std::string& engine) {
 size_t Session::undo_target(std::optional<long> ply) const {
   if (ply) {
     if (*ply < 0 || size_t(*ply) > game.plies())
-      throw ApiError(400, "'ply' must be 0.." + std::to_string(game.plies()));
+      throw ApiError(400, i18n::tr("'ply' must be 0..{count}", {{"count", game.plies()}}));
     return size_t(*ply);
   }
   if (human == kHumanBoth) {
-    if (game.plies() == 0) throw ApiError(409, "nothing to undo");
+    if (game.plies() == 0) throw ApiError(409, i18n::tr("nothing to undo"));
     return game.plies() - 1;
   }
   // Back to before the person's last move (with the engine's replies after it).
   const std::optional<size_t> last = game.last_move_of(human);
-  if (!last) throw ApiError(409, "nothing to undo: you have not moved yet");
+  if (!last) throw ApiError(409, i18n::tr("nothing to undo: you have not moved yet"));
   return *last;
 }
 
@@ -108,7 +109,9 @@ std::string Session::record() const {
                       .annotator = ""};
   std::vector<std::string> comments;
   if (judged.size() == game.plies() && game.plies() > 0) {
-    for (const auto& j : judged) comments.push_back(j.comment);
+    // In the language of the request that asks for the record.
+    for (size_t i = 0; i < judged.size(); ++i)
+      comments.push_back(judgement_comment(judged[i], game.position_at(i)));
     header.annotator = "KumalakZero " + analysis_engine;
   }
   return game.record(header, comments);
@@ -120,17 +123,20 @@ Session* SessionTable::find(const std::string& id) {
 }
 
 Session& SessionTable::get(const std::string& id) {
-  if (id.empty()) throw ApiError(400, "'session' is missing");
+  if (id.empty()) throw ApiError(400, i18n::tr("'session' is missing"));
   Session* s = find(id);
-  if (!s) throw ApiError(404, "no session '" + id + "' (it may have expired: start a new game)");
+  if (!s)
+    throw ApiError(
+        404, i18n::tr("no session '{id}' (it may have expired: start a new game)", {{"id", id}}));
   s->last_seen = Clock::now();
   return *s;
 }
 
 Session& SessionTable::open() {
   if (int(sessions_.size()) >= max_sessions_)
-    throw ApiError(503, "the server has its maximum of " + std::to_string(max_sessions_) +
-                            " games open; try again when one has ended or expired");
+    throw ApiError(503, i18n::tr("the server has its maximum of {n} games open; try again when "
+                                 "one has ended or expired",
+                                 {{"n", max_sessions_}}));
   auto made = std::make_unique<Session>();
   made->id = random_id();
   Session& s = *made;

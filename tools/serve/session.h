@@ -17,6 +17,7 @@
 
 #include "core/game_session.h"
 #include "mcts/analysis.h"
+#include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
 
@@ -57,6 +58,7 @@ struct Session {
 
   nlohmann::json hint;  // null or the hint for ply `hint_ply` (tools/hint_json.h)
   size_t hint_ply = 0;
+  SolveResult hint_solve;  // the hint's exact solve (Kalah), said in each request's language
   Level hint_level = Level::kHard;
 
   bool analysis_active = false;  // more plies to judge

@@ -77,7 +77,9 @@ json analysis_json(const Session& s) {
                      {"drop", j.drop},
                      {"mark", move_mark_name(j.mark)},
                      {"best", j.agrees || j.best_move < 0 ? "" : format_move(q, j.best_move)},
-                     {"comment", j.comment}});
+                     // In the language of the request, which may not be the one the
+                     // engine's thread judged the move in.
+                     {"comment", judgement_comment(j, q)}});
   }
   return {{"level", level_name(s.analysis_level)},
           {"engine", s.analysis_engine},
@@ -116,13 +118,16 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
               {"engine", engine},
               {"message", s.message},
               {"hint", s.hint.is_null() || s.hint_ply != s.game.plies() ? json() : s.hint}};
-  // The worker wrote the reasons in English; they are said again in this request's
-  // language (core/i18n.h ScopedLanguage), from the position the hint is about.
+  // The worker wrote the reasons and the exact line in English; they are said again in
+  // this request's language (core/i18n.h ScopedLanguage), from the position the hint is
+  // about.
   if (out["hint"].is_object() && out["hint"].contains("moves"))
     for (json& m : out["hint"]["moves"])
       if (m.contains("move") && m["move"].is_number_integer() &&
           s.pos().is_legal(m["move"].get<int>() - 1))
         m["reason"] = explain_move(s.pos(), m["move"].get<int>() - 1);
+  if (out["hint"].is_object() && s.hint_solve.solved)
+    out["hint"]["exact"] = describe_exact_result(s.pos(), s.hint_solve);
   out["analysis"] = !s.judged.empty() || s.analysis_active ? analysis_json(s) : json();
   return out;
 }

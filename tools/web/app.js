@@ -564,7 +564,9 @@ async function showPly(ply) {
 
 async function save() {
   try {
-    const res = await fetch(`/api/record?session=${encodeURIComponent(session)}`);
+    // The analysis' comments in the record come in the page's language.
+    const res = await fetch(`/api/record?session=${encodeURIComponent(session)}`,
+                            { headers: { "Accept-Language": i18nState.lang } });
     if (!res.ok) throw new Error((await res.json()).error);
     const blob = new Blob([await res.text()], { type: "text/plain" });
     const a = document.createElement("a");
