@@ -1,3 +1,7 @@
+// kumalak puzzle: one puzzle in the terminal (the day's, one by id or a random one), the
+// player's answer judged with the engine's reasons, the line played out and the
+// player's puzzle rating (Glicko-2, core/puzzle_rating.h) updated.
+//
 // kumalak puzzles build: mines puzzles (positions where one move is clearly best) from
 // recorded games and self-play and writes a puzzle file (core/puzzle_file.h). How the
 // positions are filtered, confirmed and rated is mcts/puzzle_miner.h; docs/puzzles.md
@@ -5,20 +9,27 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "core/puzzle_file.h"
+#include "core/puzzle_rating.h"
+#include "mcts/advice.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/puzzle_miner.h"
 #include "nn/model_evaluator.h"
+#include "tools/board_view.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -245,6 +256,164 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   return int(set.puzzles.size()) < opt.count ? 3 : 0;
 }
 
+struct PuzzleOptions {
+  std::string game = "togyz";
+  std::string file;     // "" = the shipped puzzle file of the game
+  std::string id;       // a puzzle by id
+  bool random = false;  // a random puzzle instead of the day's
+  uint64_t seed = 0;    // --random's seed (0 = from the clock)
+  std::string date;     // the day of the daily puzzle ("" = today, UTC)
+  std::string ratings;  // the rating file ("" = default_puzzle_ratings_path())
+};
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// The move as a person names it: "hole 9 (99)" in Togyz, "pit 3" in Kalah.
+std::string move_name(const Position& pos, int move) {
+  using i18n::tr;
+  if (pos.is_togyz())
+    return tr("hole {hole} ({notation})",
+              {{"hole", move + 1}, {"notation", format_move(pos, move)}});
+  return tr("pit {pit}", {{"pit", move + 1}});
+}
+
+int run_puzzle(const PuzzleOptions& opt) {
+  using i18n::tr;
+  GameSpec spec;
+  try {
+    spec = GameSpec::parse(opt.game);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    return 2;
+  }
+  if (!opt.id.empty() && (opt.random || !opt.date.empty())) {
+    std::cerr << "kumalak puzzle: give --id, --random or --date, one of them\n";
+    return 2;
+  }
+  PuzzleSet set;
+  PuzzleRatings ratings;
+  const std::string ratings_path =
+      opt.ratings.empty() ? default_puzzle_ratings_path() : opt.ratings;
+  try {
+    set = read_puzzle_file(opt.file.empty() ? shipped_puzzle_path(spec) : opt.file);
+    if (!(set.spec == spec))
+      throw ParseError("the puzzle file holds " + set.spec.name() + " puzzles, not " + spec.name());
+    if (set.puzzles.empty()) throw ParseError("the puzzle file holds no puzzle");
+    ratings = read_puzzle_ratings(ratings_path);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    return 2;
+  }
+  size_t index = 0;
+  if (!opt.id.empty()) {
+    auto it = std::find_if(set.puzzles.begin(), set.puzzles.end(),
+                           [&](const Puzzle& z) { return z.id == opt.id; });
+    if (it == set.puzzles.end()) {
+      std::cerr << "kumalak puzzle: no puzzle '" << opt.id << "' in the file\n";
+      return 2;
+    }
+    index = size_t(it - set.puzzles.begin());
+  } else if (opt.random) {
+    const uint64_t seed = opt.seed ? opt.seed : uint64_t(std::time(nullptr));
+    index = size_t(std::mt19937_64(seed)() % set.puzzles.size());
+  } else {
+    try {
+      index = daily_puzzle_index(opt.date.empty() ? today_utc() : opt.date, set.puzzles.size());
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak puzzle: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const Puzzle& z = set.puzzles[index];
+  const Position& pos = z.position;
+  const bool color = stdout_wants_color();
+  const std::string labels[2] = {"", ""};
+  std::cout << tr("Puzzle {id}: {theme}, rated {rating} (from {source}).",
+                  {{"id", z.id},
+                   {"theme", puzzle_theme_name(z.theme)},
+                   {"rating", z.rating},
+                   {"source", z.source}})
+            << "\n"
+            << render_board(pos, pos.to_move, LastMove{}, color, labels)
+            << tr("{side} to move: find the best move.", {{"side", side_name(pos, pos.to_move)}})
+            << "\n";
+  int played = -1;
+  for (std::string line;;) {
+    std::cout << (pos.is_togyz() ? tr("Your move (a hole number, or quit): ")
+                                 : tr("Your move (a pit number, or quit): "))
+              << std::flush;
+    if (!std::getline(std::cin, line) || line == "quit" || line == "q") {
+      std::cout << "\n" << tr("No answer: the puzzle is not rated.") << "\n";
+      return 0;
+    }
+    std::istringstream ss(line);
+    std::string token;
+    if (!(ss >> token)) continue;
+    try {
+      // A bare hole number is enough in Togyz too ("9" as well as "99").
+      const MoveToken t =
+          parse_move_token(pos.is_togyz() && token.size() == 1 ? token + token : token, spec);
+      if (pos.is_legal(t.from - 1)) {
+        played = t.from - 1;
+        break;
+      }
+    } catch (const ParseError&) {
+    }
+    std::cout << tr("'{move}' is not a legal move here.", {{"move", token}}) << "\n";
+  }
+  const int key = z.key_move();
+  const bool solved = played == key;
+  if (solved)
+    std::cout << tr("Correct: {move} is the best move; it {reason}.",
+                    {{"move", move_name(pos, key)}, {"reason", explain_move(pos, key)}})
+              << "\n";
+  else
+    std::cout << tr("Not the best move: {played} {played_reason}. The solution is {move}: it "
+                    "{reason}.",
+                    {{"played", move_name(pos, played)},
+                     {"played_reason", explain_move(pos, played)},
+                     {"move", move_name(pos, key)},
+                     {"reason", explain_move(pos, key)}})
+              << "\n";
+  std::cout << tr("The line: {line}.", {{"line", line_notation(pos, z.solution)}}) << "\n";
+  Position end = pos;
+  for (size_t i = 0; i + 1 < z.solution.size(); ++i) end.play(z.solution[i]);
+  const LastMove last = last_move_of(end, z.solution.back());
+  end.play(z.solution.back());
+  std::cout << render_board(end, pos.to_move, last, color, labels);
+
+  const std::string game = spec.name();
+  Glicko2Rating& mine = ratings.rating[game];
+  if (ratings.tried[game].count(z.id)) {
+    std::cout << tr("You have tried this puzzle before, so your puzzle rating stays {rating}.",
+                    {{"rating", int(std::lround(mine.rating))}})
+              << "\n";
+    return 0;
+  }
+  const Glicko2Rating before = mine;
+  mine = rate_puzzle_attempt(before, z.rating, solved);
+  ratings.tried[game][z.id] = solved ? 1 : 0;
+  try {
+    write_puzzle_ratings(ratings_path, ratings);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << tr("Your puzzle rating: {before} -> {after} (give or take {deviation}).",
+                  {{"before", int(std::lround(before.rating))},
+                   {"after", int(std::lround(mine.rating))},
+                   {"deviation", int(std::lround(2 * mine.deviation))}})
+            << "\n";
+  return 0;
+}
+
 }  // namespace
 
 void register_puzzles(CLI::App& app, int& exit_code) {
@@ -301,6 +470,21 @@ void register_puzzles(CLI::App& app, int& exit_code) {
     opt->miner.seed = opt->seed;
     exit_code = run_puzzles_build(*opt);
   });
+
+  auto popt = std::make_shared<PuzzleOptions>();
+  auto* puzzle = app.add_subcommand(
+      "puzzle", "Solve a puzzle: the day's by default; your rating kept (docs/puzzles.md)");
+  add_game_option(puzzle, popt->game);
+  puzzle->add_option("--file", popt->file, "the puzzle file (default: the shipped one)");
+  puzzle->add_option("--id", popt->id, "the puzzle of this id");
+  puzzle->add_flag("--random", popt->random, "a random puzzle instead of the day's");
+  puzzle->add_option("--seed", popt->seed, "--random's seed (default: the clock)")
+      ->check(in_range(uint64_t(0), std::numeric_limits<uint64_t>::max()));
+  puzzle->add_option("--date", popt->date,
+                     "the daily puzzle of this date (YYYY-MM-DD; default today, UTC)");
+  puzzle->add_option("--ratings", popt->ratings,
+                     "the rating file (default: $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt)");
+  puzzle->callback([popt, &exit_code] { exit_code = run_puzzle(*popt); });
 }
 
 }  // namespace kz::cli
