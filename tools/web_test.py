@@ -11,6 +11,7 @@ With --screenshots it also saves the pictures used in the README (game, hint, an
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
+import json
 import os
 import re
 import signal
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 
 
 def fail(message):
@@ -133,6 +136,51 @@ def main():
         webdriver.ActionChains(driver).move_to_element_with_offset(chart, 0, 0).click().perform()
         wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
         shot("serve-analysis.png")
+
+        # Puzzles (tools/web/puzzles.js): the day's Togyz puzzle opens, the solution (asked
+        # of the API, which the page never shows before an answer) is clicked, the page says
+        # it is right and rates the player in the browser.
+        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        driver.find_element(By.ID, "puzzles-open").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+        title = driver.find_element(By.ID, "puzzle-title").text
+        pm = re.match(r"Puzzle (\S+): ", title)
+        if not pm:
+            fail("no puzzle title: " + repr(title))
+        req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                                      "move": 1}).encode())
+        try:
+            check = json.load(urllib.request.urlopen(req))
+        except urllib.error.HTTPError:  # hole 1 empty: any legal hole will do
+            legal = driver.find_element(By.CSS_SELECTOR, "#puzzle-board .pit.playable")
+            req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                         headers={"Content-Type": "application/json"},
+                                         data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                                          "move": int(legal.get_attribute("data-pit"))}).encode())
+            check = json.load(urllib.request.urlopen(req))
+        to_move = driver.execute_script("return document.querySelector('#puzzle-board .pit.playable').dataset.player")
+        driver.find_element(By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
+                            % (to_move, check["solution"])).click()
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
+        result = driver.find_element(By.ID, "puzzle-result").text
+        if "Correct:" not in result or "Your puzzle rating: 1500 -> " not in result:
+            fail("the puzzle's answer reads " + repr(result))
+        stored = driver.execute_script("return localStorage.getItem('kz-puzzle-rating')")
+        if not stored or json.loads(stored)["togyz"]["rating"] <= 1500:
+            fail("no higher rating kept in the browser: " + repr(stored))
+        shot("serve-puzzle.png")
+        # A second puzzle, the file already in the server's memory: loaded and drawn in
+        # under 200 ms.
+        driver.find_element(By.ID, "puzzle-random").click()
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").text == ""
+                   and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+        load_ms = driver.execute_script("return window.kzPuzzleLoadMs")
+        if load_ms is None or load_ms >= 200:
+            fail("a puzzle took %s ms to load" % load_ms)
+        print("web_test: puzzle solved in the page, rating kept in the browser, next puzzle in %.0f ms"
+              % load_ms)
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
         return 0
     finally:
