@@ -65,7 +65,10 @@ std::string format_gap(double gap) {
 
 std::string solution_text(const std::vector<int>& moves) {
   std::string s;
-  for (int m : moves) s += (s.empty() ? "" : " ") + std::to_string(m + 1);
+  for (int m : moves) {
+    if (!s.empty()) s += ' ';
+    s += std::to_string(m + 1);
+  }
   return s;
 }
 
