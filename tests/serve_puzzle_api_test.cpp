@@ -25,6 +25,8 @@ const char* kPuzzleFile =
     "hand-made too\n"
     "end 2\n";
 
+const char* kStart = "9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w";
+
 class PuzzleServer {
  public:
   PuzzleServer() {
@@ -97,6 +99,21 @@ TEST(ServePuzzles, CheckJudgesTheAnswer) {
   EXPECT_EQ(wrong["played"], 8);
 }
 
+TEST(ServePuzzles, TryJudgesAMoveOfTheAnalysedGame) {
+  PuzzleServer server;
+  auto [status, r] =
+      server.call("POST", "/api/puzzle/try",
+                  {{"game", "togyz"}, {"position", kStart}, {"best", "98"}, {"move", 9}});
+  ASSERT_EQ(status, 200) << r.dump();
+  EXPECT_EQ(r["correct"], true);
+  auto [s2, w] =
+      server.call("POST", "/api/puzzle/try",
+                  {{"game", "togyz"}, {"position", kStart}, {"best", "98"}, {"move", 1}});
+  ASSERT_EQ(s2, 200) << w.dump();
+  EXPECT_EQ(w["correct"], false);
+  EXPECT_EQ(w["solution"], 9);
+}
+
 TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
   PuzzleServer server;
   const std::vector<std::tuple<std::string, std::string, json, int, std::string>> cases = {
@@ -112,6 +129,10 @@ TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
       {"POST", "/api/puzzle/check", {{"id", "t-test0001"}, {"move", 10}}, 400, ""},
       {"POST", "/api/puzzle/check", {{"id", "t-nope"}, {"move", 9}}, 404, "no puzzle"},
       {"POST", "/api/puzzle/check", {{"move", 9}}, 400, "id"},
+      {"POST", "/api/puzzle/try", {{"best", 9}, {"move", 9}}, 400, "position"},
+      {"POST", "/api/puzzle/try", {{"position", "9,9"}, {"best", 9}, {"move", 9}}, 400, ""},
+      {"POST", "/api/puzzle/try", {{"position", kStart}, {"move", 9}}, 400, "best"},
+      {"POST", "/api/puzzle/try", {{"position", kStart}, {"best", 9}, {"move", 12}}, 400, ""},
   };
   for (const auto& [method, path, body, expected, words] : cases) {
     auto [status, answer] = server.call(method, path, body);

@@ -181,6 +181,22 @@ def main():
             fail("a puzzle took %s ms to load" % load_ms)
         print("web_test: puzzle solved in the page, rating kept in the browser, next puzzle in %.0f ms"
               % load_ms)
+
+        # Learn from your mistakes: the analysed game's accuracy per side, and a mistake
+        # (when the engine found one) solved with the engine's move.
+        driver.find_element(By.ID, "puzzle-mistakes").click()
+        wait.until(lambda d: "accuracy:" in d.find_element(By.ID, "puzzle-mistakes-list").text)
+        mistakes = driver.find_elements(By.CSS_SELECTOR, "#puzzle-mistakes-list .puzzle-mistake")
+        if mistakes:
+            mistakes[0].click()
+            wait.until(lambda d: "Find a better move than" in d.find_element(By.ID, "puzzle-title").text
+                       and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+            best = driver.execute_script(
+                "return state.analysis.plies.filter((x) => x.judged && x.best && "
+                "(x.mark === 'mistake' || x.mark === 'blunder'))[0].best")
+            driver.find_element(By.CSS_SELECTOR, "#puzzle-board .pit.playable[data-pit=\"%s\"]" % best[0]).click()
+            wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
+        print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
         return 0
     finally:

@@ -129,6 +129,26 @@ void add_puzzle_routes(httplib::Server& http) {
                 {"rating", z.rating},
                 {"board_after", board_json(end)}};
   });
+  // A mistake of the player's own game as a puzzle: the position before it and the
+  // engine's move from the analysis; the answer is right when it is the engine's move.
+  add_api_route(http, "POST", "/api/puzzle/try", [](const json& b) {
+    const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
+    const std::string text = str_field(b, "position", "");
+    if (text.empty()) throw ApiError(400, "position: missing");
+    const Position pos = Position::parse(text, spec);
+    if (pos.is_over()) throw ApiError(400, "position: the game is over");
+    json best_field = {{"move", b.contains("best") ? b["best"] : json()}};
+    if (best_field["move"].is_null()) throw ApiError(400, "best: missing");
+    const int best = move_field(best_field, spec, pos);
+    const int played = move_field(b, spec, pos);
+    return json{{"correct", played == best},
+                {"played", played + 1},
+                {"played_notation", format_move(pos, played)},
+                {"played_reason", explain_move(pos, played)},
+                {"solution", best + 1},
+                {"solution_notation", format_move(pos, best)},
+                {"reason", explain_move(pos, best)}};
+  });
 }
 
 }  // namespace kz::cli::serve

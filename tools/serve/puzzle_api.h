@@ -8,7 +8,8 @@
 
 namespace kz::cli::serve {
 
-// Adds GET /api/puzzle and POST /api/puzzle/check to `http`. Requests are checked like
+// Adds GET /api/puzzle, POST /api/puzzle/check and POST /api/puzzle/try (a position of
+// the player's own analysed game against the engine's move) to `http`. Requests are checked like
 // the rest of the API: 400 for a bad game, date or move, 404 for an unknown id or a game
 // without a puzzle file.
 void add_puzzle_routes(httplib::Server& http);

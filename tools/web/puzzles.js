@@ -2,7 +2,8 @@
 // everyone on a date), a random one, the answer judged by the server (GET /api/puzzle,
 // POST /api/puzzle/check) with the engine's reasons, the line played out, and the
 // player's Glicko-2 puzzle rating kept in this browser (localStorage), never on the
-// server. Self-contained: index.html only gives it a button and an empty section.
+// server; after an analysis, the player's accuracy and own mistakes and blunders as
+// puzzles (POST /api/puzzle/try), judged but not rated. Self-contained: index.html only gives it a button and an empty section.
 "use strict";
 
 (() => {
@@ -62,6 +63,77 @@
   function showRating(game) {
     el("puzzle-rating").textContent = tr("Your puzzle rating: {rating} (give or take {deviation}).", {
       rating: Math.round(myRating(game).rating), deviation: Math.round(2 * myRating(game).deviation) });
+  }
+
+  // --- Accuracy (mcts/accuracy.h, the same formula) -----------------------------------
+  function moveAccuracy(drop) {
+    const a = 103.1668 * Math.exp(-0.04354 * 100 * Math.max(0, drop)) - 3.1669;
+    return Math.min(100, Math.max(0, a));
+  }
+  function gameAccuracy(drops) {
+    if (!drops.length) return null;
+    const acc = drops.map(moveAccuracy);
+    const mean = acc.reduce((x, y) => x + y, 0) / acc.length;
+    const harmonic = acc.length / acc.reduce((x, y) => x + 1 / Math.max(y, 1), 0);
+    return (mean + harmonic) / 2;
+  }
+  window.kzGameAccuracy = gameAccuracy;  // for the browser test
+
+  // --- Learn from your mistakes: the analysed game of the page (app.js's `state`) ------
+  function showMistakes() {
+    const box = el("puzzle-mistakes-list");
+    box.replaceChildren();
+    // app.js's top-level `state` and `session` are shared by the page's scripts.
+    const s = typeof state !== "undefined" ? state : null;
+    const a = s && s.analysis;
+    if (!a || !a.complete) {
+      box.textContent = tr("Analyse a game first: your mistakes become puzzles here.");
+      return;
+    }
+    const human = s.human === "both" ? -1 : s.sides.indexOf(s.human);
+    const p = { togyz: s.togyz, npits: s.npits, game: s.game };
+    for (const mover of [0, 1]) {
+      if (human >= 0 && mover !== human) continue;
+      const drops = a.plies.filter((x) => x.judged && x.mover === mover).map((x) => x.drop);
+      const accuracy = gameAccuracy(drops);
+      if (accuracy === null) continue;
+      const line = document.createElement("p");
+      line.textContent = tr("{side}'s accuracy: {accuracy}%.", {
+        side: side(p, mover), accuracy: accuracy.toFixed(1) });
+      box.append(line);
+    }
+    const mistakes = a.plies.filter((x) => x.judged && x.best && (x.mark === "mistake" || x.mark === "blunder")
+                                     && (human < 0 || x.mover === human));
+    if (!mistakes.length) {
+      const none = document.createElement("p");
+      none.textContent = tr("No mistakes or blunders to learn from in this game.");
+      box.append(none);
+    }
+    for (const x of mistakes) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "puzzle-mistake";
+      b.textContent = tr("Ply {ply}: Find a better move than {move}.", { ply: x.ply, move: x.notation });
+      b.addEventListener("click", () => showMistake(s, x));
+      box.append(b);
+    }
+  }
+  async function showMistake(s, x) {
+    let r;
+    try {
+      r = await call("GET", `/api/board?session=${encodeURIComponent(s.session)}&ply=${x.ply - 1}`);
+    } catch (e) {
+      el("puzzle-result").textContent = e.message;
+      return;
+    }
+    current = { mistake: true, game: s.game, togyz: s.togyz, npits: s.npits, board: r.board,
+                position: r.board.position, best: x.best };
+    answered = false;
+    el("puzzle-title").textContent = tr("Ply {ply}: Find a better move than {move}.", { ply: x.ply, move: x.notation });
+    el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(current, r.board.to_move) });
+    el("puzzle-result").textContent = "";
+    delete el("puzzle-result").dataset.correct;
+    drawBoard(current, r.board, true);
   }
 
   // --- Drawing ----------------------------------------------------------------------
@@ -156,7 +228,9 @@
     const p = current;
     let r;
     try {
-      r = await call("POST", "/api/puzzle/check", { game: p.game, id: p.id, move: pit });
+      r = p.mistake
+        ? await call("POST", "/api/puzzle/try", { game: p.game, position: p.position, best: p.best, move: pit })
+        : await call("POST", "/api/puzzle/check", { game: p.game, id: p.id, move: pit });
     } catch (e) {
       answered = false;
       el("puzzle-result").textContent = e.message;
@@ -170,6 +244,12 @@
       : tr("Not the best move: {played} {played_reason}. The solution is {move}: it {reason}.", {
           played: name(r.played, r.played_notation), played_reason: r.played_reason,
           move: name(r.solution, r.solution_notation), reason: r.reason });
+    if (p.mistake) {  // the player's own game: judged, not rated
+      el("puzzle-result").textContent = verdict;
+      el("puzzle-result").dataset.correct = r.correct ? "yes" : "no";
+      drawBoard(p, p.board, false);
+      return;
+    }
     const lines = [verdict, tr("The line: {line}.", { line: r.line_text })];
     const tried = load(kTriedKey);
     tried[p.game] = tried[p.game] || {};
@@ -219,9 +299,14 @@
     random.type = "button";
     random.textContent = tr("Another puzzle");
     random.addEventListener("click", () => show(`&random=${Math.floor(Math.random() * 1e9)}`));
-    buttons.append(daily, random);
+    const mistakes = make("button", "puzzle-mistakes");
+    mistakes.type = "button";
+    mistakes.textContent = tr("Learn from your mistakes");
+    mistakes.addEventListener("click", showMistakes);
+    buttons.append(daily, random, mistakes);
     section.append(h, make("p", "puzzle-title"), make("p", "puzzle-task"), board,
-                   make("div", "puzzle-result"), make("p", "puzzle-rating", "muted"), buttons);
+                   make("div", "puzzle-result"), make("p", "puzzle-rating", "muted"), buttons,
+                   make("div", "puzzle-mistakes-list"));
   }
 
   document.addEventListener("DOMContentLoaded", () => {
