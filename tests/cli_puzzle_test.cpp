@@ -97,6 +97,33 @@ TEST(CliPuzzle, BadInputIsRefusedWithFileAndLine) {
   EXPECT_NE(out.find(f.file + ":3: truncated"), std::string::npos) << out;
 }
 
+// Two recorded games: one from a position with one winning capture, one from the start
+// (its first plies have no clear move). The build finds the one puzzle, names its source
+// game, and says (exit 3) that it ran out of positions before --count.
+TEST(CliPuzzle, BuildMinesATinyInput) {
+  const std::string dir = test::temp_dir("cli-puzzles-build");
+  std::filesystem::create_directories(dir + "/games");
+  test::write_bytes(dir + "/games/tiny.pgn",
+                    "[Event \"clear\"]\n[Date \"2026.01.02\"]\n"
+                    "[FEN \"0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\"]\n\n1. 91 *\n\n"
+                    "[Event \"start\"]\n[Date \"2026.01.03\"]\n\n1. 98 98 2. 11 *\n");
+  std::string out;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
+                                  std::string(KZ_SOURCE_DIR) + "/models/togyz.pt --games-dir " +
+                                  dir + "/games --min-ply 0 --count 5 --confirm-visits 16 " +
+                                  "--rating-visits 16 --out " + dir + "/out.txt",
+                              &out, true),
+            3)
+      << out;
+  EXPECT_NE(out.find("4 positions from 2 games"), std::string::npos) << out;
+  EXPECT_NE(out.find("puzzles/s"), std::string::npos) << out;
+  const std::string file = test::read_bytes(dir + "/out.txt");
+  EXPECT_NE(file.find("0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\t9\twinning-line\t"),
+            std::string::npos)
+      << file;
+  EXPECT_NE(file.find("\ttiny.pgn game 1 (2026.01.02) ply 0\nend 1\n"), std::string::npos) << file;
+}
+
 TEST(CliPuzzle, BuildRefusesAMissingSource) {
   std::string out;
   EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
