@@ -51,6 +51,21 @@ return out;
 """
 
 
+def click_fresh(driver, wait, by, selector):
+    """Clicks the element `selector` finds, finding it again when the page redrew it
+    between finding and clicking (the board is redrawn by polls and the sowing light)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def attempt(d):
+        try:
+            d.find_element(by, selector).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait.until(attempt)
+
+
 def fail(message):
     print("web_test: FAIL: " + message, file=sys.stderr)
     sys.exit(1)
@@ -119,7 +134,7 @@ def main():
             fail("a new game shows moves")
 
         # Click White's hole 9: 98, capturing 10; the engine answers.
-        driver.find_element(By.CSS_SELECTOR, '#board .pit[data-player="0"][data-pit="9"]').click()
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit[data-player="0"][data-pit="9"]')
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                    and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
         moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
@@ -191,8 +206,8 @@ def main():
                                                           "move": int(legal.get_attribute("data-pit"))}).encode())
             check = json.load(urllib.request.urlopen(req))
         to_move = driver.execute_script("return document.querySelector('#puzzle-board .pit.playable').dataset.player")
-        driver.find_element(By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
-                            % (to_move, check["solution"])).click()
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
+                    % (to_move, check["solution"]))
         wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         result = driver.find_element(By.ID, "puzzle-result").text
         if "Correct:" not in result or "Your puzzle rating: 1500 -> " not in result:
@@ -224,7 +239,7 @@ def main():
             best = driver.execute_script(
                 "return state.analysis.plies.filter((x) => x.judged && x.best && "
                 "(x.mark === 'mistake' || x.mark === 'blunder'))[0].best")
-            driver.find_element(By.CSS_SELECTOR, "#puzzle-board .pit.playable[data-pit=\"%s\"]" % best[0]).click()
+            click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable[data-pit=\"%s\"]" % best[0])
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
@@ -291,7 +306,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
     driver.find_element(By.ID, "new-game").click()
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole9))
-    driver.find_element(By.CSS_SELECTOR, hole9).click()
+    click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
     Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
