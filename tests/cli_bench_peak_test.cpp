@@ -58,7 +58,7 @@ TEST(BenchTreeOnly, MeasuresTheTreeWithoutTheNetwork) {
   EXPECT_GT(j["tree_ns_per_visit"].get<double>(), 0);
   EXPECT_GT(j["tree_leaves_per_s"].get<double>(), 0);
   EXPECT_LT(j["tree_eval_time_share"].get<double>(), 0.5);  // the evaluator costs nothing
-  EXPECT_FALSE(j.contains("net_evals_per_s"));                // no network ran
+  EXPECT_FALSE(j.contains("net_evals_per_s"));              // no network ran
 }
 
 }  // namespace
