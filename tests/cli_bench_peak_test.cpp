@@ -1,5 +1,5 @@
 // kumalak bench --peak and --no-fold: the CPU's peak and the network against it, and the
-// unfolded path kept for comparison (tools/cmd_bench.cpp).
+// unfolded path kept for comparison; --tree-only: the tree alone (tools/cmd_bench.cpp).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +49,16 @@ TEST(BenchPeak, NoFoldRunsTheUnfoldedNetwork) {
   EXPECT_EQ(j["fold_batch_norm"], false);
   EXPECT_NE(j["evaluator"].get<std::string>().find("unfolded"), std::string::npos) << j.dump();
   EXPECT_FALSE(j.contains("fp32_peak_gflops"));
+}
+
+TEST(BenchTreeOnly, MeasuresTheTreeWithoutTheNetwork) {
+  const nlohmann::json j = bench("--tree-only");
+  EXPECT_EQ(j["evaluator"], "constant");
+  EXPECT_GT(j["tree_visits_per_s"].get<double>(), 0);
+  EXPECT_GT(j["tree_ns_per_visit"].get<double>(), 0);
+  EXPECT_GT(j["tree_leaves_per_s"].get<double>(), 0);
+  EXPECT_LT(j["tree_eval_time_share"].get<double>(), 0.5);  // the evaluator costs nothing
+  EXPECT_FALSE(j.contains("net_evals_per_s"));              // no network ran
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 //                       convolutions (nn/inference_network.h; --no-fold: unfolded)
 //   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
 //   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
+// With --tree-only, only the tree's own speed (run_tree_bench() lists its keys).
 // With --peak, first the CPU's limit and the network against it, one thread each
 // (docs/performance.md, "CPU peak and the network"):
 //   fp32_peak_isa, fp32_peak_gflops    register-only FMA loop (nn/cpu_peak.h); "absent"
@@ -45,6 +46,7 @@
 #include <random>
 #include <thread>
 
+#include "mcts/constant_evaluator.h"
 #include "mcts/driver.h"
 #include "mcts/game_runner.h"
 #include "nn/cpu_peak.h"
@@ -80,6 +82,9 @@ struct BenchOptions {
   // Also measure the CPU's peak and set the network's convolutions and forward against
   // it (the keys listed at the top of this file); adds seconds / 3 + about 3 s.
   bool peak = false;
+  // Only the tree: the searches against a constant evaluator, no network (the keys of
+  // run_tree_bench()).
+  bool tree_only = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -180,7 +185,116 @@ Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
   }
 }
 
+struct SearchFigures {
+  DriverStats stats;
+  double seconds = 0;
+  int64_t visits = 0;
+  size_t peak_nodes = 0, visits_at_peak = 0;
+};
+
+// The searching games, for the game runner (mcts/game_runner.h): every game starts
+// from a random position and plays on as self-play does; a decided game is replaced
+// by a new random one. Counts the visits each search made for its move and stops the
+// runner when the time is up.
+class BenchGames : public GameController {
+ public:
+  BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
+      : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
+  void start_games(std::span<RunnerGame* const> free) override {
+    for (RunnerGame* g : free) {
+      g->pos = random_position(spec_, rng_);
+      g->side_of[0] = g->side_of[1] = 0;
+      g->search_seed[0] = 100 + uint64_t(g->slot);
+      g->active = true;
+    }
+  }
+  int on_search_done(RunnerGame& g, Search& s) override {
+    f_.visits += s.root_visits() - g.start_visits;
+    if (s.node_count() > f_.peak_nodes) {
+      f_.peak_nodes = s.node_count();
+      f_.visits_at_peak = size_t(s.root_visits());
+    }
+    return s.pick_move(0, rng_);
+  }
+  void on_game_end(RunnerGame&, const GameEnd&) override {}
+  bool keep_going() override { return since(t0_) < seconds_; }
+
+ private:
+  const GameSpec& spec_;
+  std::mt19937_64& rng_;
+  SearchFigures& f_;
+  double seconds_;
+  Clock::time_point t0_ = Clock::now();
+};
+
+// Enough games that their leaves fill one batch of `o.batch` (twice that pipelined),
+// searched for `seconds` against `evaluator`: one round at a time on one thread, or
+// pipelined on `search_threads` threads.
+SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const SearchParams& params,
+                             const BenchOptions& o, bool pipelined, double seconds,
+                             int search_threads, std::mt19937_64& rng) {
+  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
+  SearchFigures f;
+  EvalCache cache(1 << 18);
+  SearchDriver driver(evaluator, &cache, o.batch);
+  GameSide side;
+  side.name = "bench";
+  side.driver = &driver;
+  side.params = params;
+  side.visits = o.visits;
+  GameRunnerOptions ro;
+  ro.schedule =
+      pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
+  ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
+  ro.max_plies = 1 << 20;  // games end by being decided
+  // The serial measurement stays one thread: the network waits while the tree works.
+  if (pipelined) ro.threads = std::min(search_threads, ro.slots);
+  const auto t0 = Clock::now();
+  BenchGames games(spec, rng, f, seconds);
+  GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
+  runner.run();
+  // The searches the clock stopped count too.
+  for (const RunnerGame& g : runner.games())
+    if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
+  f.seconds = since(t0);
+  f.stats = driver.stats();
+  return f;
+}
+
+// --tree-only: the same searches, one round at a time on one thread, against
+// ConstantEvaluator, so that the figures are the tree's own work (descents, backups,
+// cache, move making, tree reuse):
+//   tree_visits_per_s   visits per second
+//   tree_ns_per_visit   its inverse, in nanoseconds
+//   tree_leaves_per_s   leaves handed to the evaluator per second (cache misses)
+//   tree_eval_time_share  share of the time inside the (constant) evaluator
+int run_tree_bench(const BenchOptions& o) {
+  const GameSpec spec = GameSpec::parse(o.game);
+  std::mt19937_64 rng(7);
+  ConstantEvaluator evaluator;
+  SearchParams params;
+  params.leaves_per_batch = o.leaves_per_search;
+  params.score_bounds = o.score_bounds;
+  const SearchFigures f = measure_search(spec, evaluator, params, o, false, o.seconds, 1, rng);
+  nlohmann::ordered_json j;
+  j["game"] = spec.name();
+  j["evaluator"] = evaluator.describe();
+  j["batch"] = o.batch;
+  j["leaves_per_search"] = o.leaves_per_search;
+  j["visits"] = o.visits;
+  j["score_bounds"] = o.score_bounds;
+  j["tree_visits_per_s"] = std::round(double(f.visits) / f.seconds);
+  j["tree_ns_per_visit"] = f.visits ? round_to(f.seconds * 1e9 / double(f.visits), 1) : 0.0;
+  j["tree_leaves_per_s"] = std::round(double(f.stats.evaluated) / f.seconds);
+  j["cache_hit_rate"] = std::round(f.stats.cache_hit_rate() * 1000) / 1000;
+  j["tree_eval_time_share"] = std::round(f.stats.eval_seconds / f.seconds * 1000) / 1000;
+  j["bytes_per_node"] = Search::bytes_per_node();
+  std::cout << j.dump() << std::endl;
+  return 0;
+}
+
 int run_bench(const BenchOptions& o) {
+  if (o.tree_only) return run_tree_bench(o);
   const GameSpec spec = GameSpec::parse(o.game);
   torch::set_num_threads(o.threads);
   const torch::Device device = parse_device(o.device);
@@ -240,73 +354,9 @@ int run_bench(const BenchOptions& o) {
   params.leaves_per_batch = o.leaves_per_search;
   params.score_bounds = o.score_bounds;
   const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
-  struct SearchFigures {
-    DriverStats stats;
-    double seconds = 0;
-    int64_t visits = 0;
-    size_t peak_nodes = 0, visits_at_peak = 0;
-  };
-  // The searching games, for the game runner (mcts/game_runner.h): every game starts
-  // from a random position and plays on as self-play does; a decided game is replaced
-  // by a new random one. Counts the visits each search made for its move and stops the
-  // runner when the time is up.
-  class BenchGames : public GameController {
-   public:
-    BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
-        : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
-    void start_games(std::span<RunnerGame* const> free) override {
-      for (RunnerGame* g : free) {
-        g->pos = random_position(spec_, rng_);
-        g->side_of[0] = g->side_of[1] = 0;
-        g->search_seed[0] = 100 + uint64_t(g->slot);
-        g->active = true;
-      }
-    }
-    int on_search_done(RunnerGame& g, Search& s) override {
-      f_.visits += s.root_visits() - g.start_visits;
-      if (s.node_count() > f_.peak_nodes) {
-        f_.peak_nodes = s.node_count();
-        f_.visits_at_peak = size_t(s.root_visits());
-      }
-      return s.pick_move(0, rng_);
-    }
-    void on_game_end(RunnerGame&, const GameEnd&) override {}
-    bool keep_going() override { return since(t0_) < seconds_; }
-
-   private:
-    const GameSpec& spec_;
-    std::mt19937_64& rng_;
-    SearchFigures& f_;
-    double seconds_;
-    Clock::time_point t0_ = Clock::now();
-  };
   const int search_threads = search_threads_or_default(o.search_threads);
   auto measure = [&](bool pipelined, double seconds) {
-    SearchFigures f;
-    EvalCache cache(1 << 18);
-    SearchDriver driver(evaluator, &cache, o.batch);
-    GameSide side;
-    side.name = "bench";
-    side.driver = &driver;
-    side.params = params;
-    side.visits = o.visits;
-    GameRunnerOptions ro;
-    ro.schedule =
-        pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
-    ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
-    ro.max_plies = 1 << 20;  // games end by being decided
-    // The serial measurement stays one thread: the network waits while the tree works.
-    if (pipelined) ro.threads = std::min(search_threads, ro.slots);
-    const auto t0 = Clock::now();
-    BenchGames games(spec, rng, f, seconds);
-    GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
-    runner.run();
-    // The searches the clock stopped count too.
-    for (const RunnerGame& g : runner.games())
-      if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
-    f.seconds = since(t0);
-    f.stats = driver.stats();
-    return f;
+    return measure_search(spec, evaluator, params, o, pipelined, seconds, search_threads, rng);
   };
   const SearchFigures serial = measure(false, o.seconds / 3);
   const SearchFigures piped = measure(true, o.seconds / 3);
@@ -390,6 +440,9 @@ void register_bench(CLI::App& app, int& exit_code) {
                 "also measure the CPU's fp32/bf16 peak and the network's convolutions and "
                 "forward (folded and unfolded, alternated) against it; takes about "
                 "--seconds / 3 + 3 s more");
+  cmd->add_flag("--tree-only", opt->tree_only,
+                "measure only the tree: the searches one round at a time against a constant "
+                "evaluator, no network; prints tree_visits_per_s and tree_ns_per_visit");
   cmd->callback([opt, &exit_code] {
     try {
       exit_code = run_bench(*opt);
