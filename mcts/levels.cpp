@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "mcts/perfect_player.h"
-#include "mcts/solve_skipping_player.h"
 
 namespace kz {
 
@@ -268,15 +267,7 @@ std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
     // Expert: the rest of its second. Hard's budget is in nodes, not seconds.
     if (level == Level::kExpert) inner.time_scale = (1 - share) * scale;
   }
-  auto solver = std::make_unique<PerfectPlayer>(spec, make_expert(wrapped, inner), po);
-  // Playing, the expert stops trying where the solver just failed, and searches with the
-  // whole second there (mcts/solve_skipping_player.h, docs/levels.md).
-  if (level == Level::kExpert && !all_moves) {
-    SolveSkippingOptions so;
-    so.skipped_movetime_s = level_spec(spec, level).mcts_movetime_s * scale;
-    return std::make_unique<SolveSkippingPlayer>(spec, std::move(solver), so);
-  }
-  return solver;
+  return std::make_unique<PerfectPlayer>(spec, make_expert(wrapped, inner), po);
 }
 
 void refuse_perfect_for_togyz(const GameSpec& spec, Level level) {

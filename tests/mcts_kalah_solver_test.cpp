@@ -14,7 +14,6 @@
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
-#include "mcts/solve_skipping_player.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -409,78 +408,6 @@ TEST(PerfectLevel, LevelsAndTheirLimits) {
   EXPECT_EQ(int(s.moves.size()), late.legal_count());
   EXPECT_EQ(s.moves.front().margin, s.margin);
   EXPECT_EQ(s.moves.front().move, s.best_move);
-}
-
-// A wrapped engine that remembers the limits it was asked with.
-class RecordingPlayer : public Player {
- public:
-  std::string name() const override { return "recording"; }
-  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
-    asked.push_back(limits);
-    ThinkResult r;
-    r.best_move = __builtin_ctz(pos.legal_mask());
-    return r;
-  }
-  std::vector<ThinkLimits> asked;
-};
-
-TEST(SolveSkippingPlayer, SkipsTheSolverUntilFewerSeedsThanAtItsLastFailure) {
-  const GameSpec spec = GameSpec::parse("kalah");
-  PerfectPlayerOptions po;
-  po.egtb_seeds = 0;
-  po.solve_s = 1e-4;  // fails anywhere near the start
-  po.tt_mib = 8;
-  auto fallback = std::make_unique<RecordingPlayer>();
-  RecordingPlayer& inner = *fallback;
-  SolveSkippingOptions so;
-  so.retry_after_seeds = 3;
-  so.skipped_movetime_s = 0.7;
-  so.always_solve_seeds = 10;
-  SolveSkippingPlayer p(spec, std::make_unique<PerfectPlayer>(spec, std::move(fallback), po), so);
-  const Position start = Position::start(spec);                                        // 48
-  const Position two_fewer = Position::parse("4,4,4,4,4,2/4,4,4,4,4,4 2 0 s", spec);   // 46
-  const Position four_fewer = Position::parse("4,4,4,4,4,0/4,4,4,4,4,4 4 0 s", spec);  // 44
-  p.think(start, {});
-  EXPECT_FALSE(p.skipped_last());  // tried and failed
-  ASSERT_EQ(inner.asked.size(), 1u);
-  EXPECT_DOUBLE_EQ(inner.asked[0].movetime_s, 0.0);  // after a solve, the engine's default
-  p.think(two_fewer, {});
-  EXPECT_TRUE(p.skipped_last());  // the engine gets the whole move
-  ASSERT_EQ(inner.asked.size(), 2u);
-  EXPECT_DOUBLE_EQ(inner.asked[1].movetime_s, 0.7);
-  ThinkLimits given;
-  given.nodes = 100;
-  p.think(two_fewer, given);
-  EXPECT_TRUE(p.skipped_last());
-  EXPECT_EQ(inner.asked.back().nodes, 100);  // a limit given is passed on as it is
-  EXPECT_DOUBLE_EQ(inner.asked.back().movetime_s, 0.0);
-  p.think(four_fewer, {});
-  EXPECT_FALSE(p.skipped_last());  // tried again, and failed at 44
-  p.think(Position::parse("4,4,4,4,3,0/4,4,4,4,4,4 5 0 s", spec), {});  // 43
-  EXPECT_TRUE(p.skipped_last());
-  // More seeds than before: another game, so the solver is tried at once.
-  p.think(start, {});
-  EXPECT_FALSE(p.skipped_last());
-  p.new_game();
-  p.think(four_fewer, {});
-  EXPECT_FALSE(p.skipped_last());
-  // What the database covers is always solved, and solved exactly.
-  SolveSkippingOptions all = so;
-  all.always_solve_seeds = 20;
-  SolveSkippingPlayer q(
-      spec, std::make_unique<PerfectPlayer>(spec, std::make_unique<RecordingPlayer>(), po), all);
-  q.think(Position::parse("4,4,4,4,4,0/4,4,4,4,4,4 4 0 s", spec), {});    // fails at 44
-  q.think(Position::parse("2,0,3,1,0,2/1,1,0,2,0,3 18 15 s", spec), {});  // 15 seeds
-  EXPECT_FALSE(q.skipped_last());
-  // The levels: Kalah's expert plays through it, its hints do not.
-  LevelPlayerOptions lo;
-  lo.network = nullptr;
-  EXPECT_NE(
-      dynamic_cast<SolveSkippingPlayer*>(make_level_player(spec, Level::kExpert, "", lo).get()),
-      nullptr);
-  EXPECT_NE(
-      dynamic_cast<PerfectPlayer*>(make_analysis_player(spec, Level::kExpert, "", 0, lo).get()),
-      nullptr);
 }
 
 }  // namespace
