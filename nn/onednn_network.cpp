@@ -184,6 +184,10 @@ KZ_VECTOR_CLONES void mean_max_pool(const float* v, float* pooled, int64_t n, in
 // A batch of `n` positions runs as the primitives made for this many (the bucket):
 // 1, 2, 4, 8, 16, then multiples of 16, so that a search's varying batch sizes share
 // a few dozen sets of primitives.
+// Positions per thread that one pass through the network takes at most (larger
+// batches run as several passes).
+constexpr int kChunkPerThread = 64;
+
 int64_t batch_bucket(int64_t n) {
   if (n <= 16) {
     int64_t b = 1;
@@ -422,14 +426,12 @@ NetOutput OnednnNetwork::forward(const torch::Tensor& features, int pits) const 
               "OnednnNetwork::forward: features must be [B, kNumPlanes, L] on the CPU");
   Impl& m = *impl_;
   const int64_t batch = features.size(0), L = features.size(2);
-  const int64_t n = batch_bucket(batch);
   // Debian's oneDNN runs on OpenMP, whose thread count is per calling thread (all cores
   // on a thread that never set it): give it LibTorch's (torch::set_num_threads) on every
   // thread. A primitive splits its work for the thread count it was created with and
   // starts that many threads whatever the caller's setting, so the plans are per count.
   const int threads = std::max(1, at::get_num_threads());
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-  Impl::Plan& p = m.plan(n, L, threads);
 
   // Per-thread buffers, shared by every network this thread runs (calls never overlap
   // on one thread, and the outputs are copied out before returning).
@@ -444,86 +446,96 @@ NetOutput OnednnNetwork::forward(const torch::Tensor& features, int pits) const 
   };
 
   torch::Tensor input = features.to(torch::kFloat32).contiguous();
-  const float* source = input.data_ptr<float>();
-  if (n != batch) {  // pad with zero positions up to the bucket
-    const size_t per = size_t(kNumPlanes) * size_t(L);
-    float* padded = static_cast<float*>(buf.features.get(size_t(n) * per * sizeof(float)));
-    std::memcpy(padded, source, size_t(batch) * per * sizeof(float));
-    std::memset(padded + size_t(batch) * per, 0, size_t(n - batch) * per * sizeof(float));
-    source = padded;
-  }
-  memory features_mem(p.features_md, engine, const_cast<float*>(source));
-  memory x0 = mem(p.x0_md, buf.x0), x = mem(p.x_md, buf.x);
-  memory scratchpad(dnnl::memory::desc({int64_t(p.scratchpad_bytes)}, dt::u8, tag::x), engine,
-                    buf.scratchpad.get(std::max<size_t>(p.scratchpad_bytes, 64)));
-  auto conv = [&](dnnl::convolution_forward& prim, memory& src, memory& weights, memory& bias,
-                  memory& dst) {
-    prim.execute(stream, {{DNNL_ARG_SRC, src},
-                          {DNNL_ARG_WEIGHTS, weights},
-                          {DNNL_ARG_BIAS, bias},
-                          {DNNL_ARG_DST, dst},
-                          {DNNL_ARG_SCRATCHPAD, scratchpad}});
-  };
-  auto matmul = [&](dnnl::matmul& prim, memory& src, memory& weights, memory& bias, memory& dst) {
-    prim.execute(stream, {{DNNL_ARG_SRC, src},
-                          {DNNL_ARG_WEIGHTS, weights},
-                          {DNNL_ARG_BIAS, bias},
-                          {DNNL_ARG_DST, dst},
-                          {DNNL_ARG_SCRATCHPAD, scratchpad}});
-  };
-
-  p.input_reorder.execute(stream, features_mem, x0);
-  conv(p.input_conv, x0, p.input_w, m.input.bias, x);
-
-  if (!m.conv1.empty()) {
-    memory y = mem(p.y_md, buf.y);
-    const bool bf16 = m.precision == InferencePrecision::kBf16;
-    memory yb = bf16 ? mem(p.yb_md, buf.yb) : y;
-    memory mean = mem(p.mean_md, buf.mean), bias = mem(p.bias_md, buf.bias);
-    float* y_data = static_cast<float*>(y.get_data_handle());
-    float* mean_data = static_cast<float*>(mean.get_data_handle());
-    float* bias_data = static_cast<float*>(bias.get_data_handle());
-    const int64_t C = m.channels;
-    for (size_t b = 0; b < m.conv1.size(); ++b) {
-      conv(p.conv1, x, p.conv1_w[b], m.conv1[b].bias, y);
-      // The global pooling bias: y += pool_fc(mean over the ring of y).
-      ring_mean(y_data, mean_data, n, L, C);
-      matmul(p.pool_fc, mean, p.pool_w[b], m.pool_fc[b].bias, bias);
-      if (bf16)
-        add_ring_bias_to_bf16(y_data, bias_data, static_cast<uint16_t*>(yb.get_data_handle()), n, L,
-                              C);
-      else
-        add_ring_bias(y_data, bias_data, n, L, C);
-      // x = relu(conv2(y) + x): the residual stream is the destination it sums into.
-      conv(p.conv2, yb, p.conv2_w[b], m.conv2[b].bias, x);
-    }
-  }
-
-  memory ph = mem(p.ph_md, buf.ph), po = mem(p.po_md, buf.po);
-  conv(p.policy_conv, x, p.policy_w, m.policy.bias, ph);
-  memory ph_rows(memory::desc({n * L, m.policy_channels}, dt::f32, tag::ab), engine,
-                 ph.get_data_handle());
-  matmul(p.policy_out, ph_rows, p.policy_out_w, m.policy_out.bias, po);
-
-  memory vh = mem(p.vh_md, buf.vh), vp = mem(p.vp_md, buf.vp), vf = mem(p.vf_md, buf.vf),
-         h = mem(p.h_md, buf.h);
-  conv(p.value_conv, x, p.value_w, m.value.bias, vh);
-  stream.wait();  // the pooling below reads vh on this thread
-  mean_max_pool(static_cast<const float*>(vh.get_data_handle()),
-                static_cast<float*>(vp.get_data_handle()), n, L, m.value_channels);
-  matmul(p.value_fc, vp, p.value_fc_w, m.value_fc.bias, vf);
-  matmul(p.head, vf, p.head_w, m.head.bias, h);
-  stream.wait();
-
   const auto options = torch::TensorOptions().dtype(torch::kFloat32);
   torch::Tensor policy = torch::empty({batch, pits}, options);
-  const float* po_data = static_cast<const float*>(po.get_data_handle());
-  float* policy_data = policy.data_ptr<float>();
-  for (int64_t i = 0; i < batch; ++i)
-    std::memcpy(policy_data + i * pits, po_data + i * L, size_t(pits) * sizeof(float));
   torch::Tensor heads = torch::empty({batch, m.head_outputs}, options);
-  std::memcpy(heads.data_ptr<float>(), h.get_data_handle(),
-              size_t(batch * m.head_outputs) * sizeof(float));
+  const size_t per = size_t(kNumPlanes) * size_t(L);
+  // The batch runs through the whole network in chunks of kChunkPerThread positions per
+  // thread: one chunk's activations ([64, 18, 32] fp32: 147 KB each) stay in the core's
+  // L2 cache from layer to layer, where a whole batch of 256 (590 KB each) does not
+  // (measured: docs/performance.md).
+  const int64_t chunk = int64_t(kChunkPerThread) * threads;
+  for (int64_t first = 0; first < batch; first += chunk) {
+    const int64_t count = std::min(chunk, batch - first);
+    const int64_t n = batch_bucket(count);
+    Impl::Plan& p = m.plan(n, L, threads);
+    const float* source = input.data_ptr<float>() + size_t(first) * per;
+    if (n != count) {  // pad with zero positions up to the bucket
+      float* padded = static_cast<float*>(buf.features.get(size_t(n) * per * sizeof(float)));
+      std::memcpy(padded, source, size_t(count) * per * sizeof(float));
+      std::memset(padded + size_t(count) * per, 0, size_t(n - count) * per * sizeof(float));
+      source = padded;
+    }
+    memory features_mem(p.features_md, engine, const_cast<float*>(source));
+    memory x0 = mem(p.x0_md, buf.x0), x = mem(p.x_md, buf.x);
+    memory scratchpad(dnnl::memory::desc({int64_t(p.scratchpad_bytes)}, dt::u8, tag::x), engine,
+                      buf.scratchpad.get(std::max<size_t>(p.scratchpad_bytes, 64)));
+    auto conv = [&](dnnl::convolution_forward& prim, memory& src, memory& weights, memory& bias,
+                    memory& dst) {
+      prim.execute(stream, {{DNNL_ARG_SRC, src},
+                            {DNNL_ARG_WEIGHTS, weights},
+                            {DNNL_ARG_BIAS, bias},
+                            {DNNL_ARG_DST, dst},
+                            {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    };
+    auto matmul = [&](dnnl::matmul& prim, memory& src, memory& weights, memory& bias, memory& dst) {
+      prim.execute(stream, {{DNNL_ARG_SRC, src},
+                            {DNNL_ARG_WEIGHTS, weights},
+                            {DNNL_ARG_BIAS, bias},
+                            {DNNL_ARG_DST, dst},
+                            {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    };
+
+    p.input_reorder.execute(stream, features_mem, x0);
+    conv(p.input_conv, x0, p.input_w, m.input.bias, x);
+
+    if (!m.conv1.empty()) {
+      memory y = mem(p.y_md, buf.y);
+      const bool bf16 = m.precision == InferencePrecision::kBf16;
+      memory yb = bf16 ? mem(p.yb_md, buf.yb) : y;
+      memory mean = mem(p.mean_md, buf.mean), bias = mem(p.bias_md, buf.bias);
+      float* y_data = static_cast<float*>(y.get_data_handle());
+      float* mean_data = static_cast<float*>(mean.get_data_handle());
+      float* bias_data = static_cast<float*>(bias.get_data_handle());
+      const int64_t C = m.channels;
+      for (size_t b = 0; b < m.conv1.size(); ++b) {
+        conv(p.conv1, x, p.conv1_w[b], m.conv1[b].bias, y);
+        // The global pooling bias: y += pool_fc(mean over the ring of y).
+        ring_mean(y_data, mean_data, n, L, C);
+        matmul(p.pool_fc, mean, p.pool_w[b], m.pool_fc[b].bias, bias);
+        if (bf16)
+          add_ring_bias_to_bf16(y_data, bias_data, static_cast<uint16_t*>(yb.get_data_handle()), n,
+                                L, C);
+        else
+          add_ring_bias(y_data, bias_data, n, L, C);
+        // x = relu(conv2(y) + x): the residual stream is the destination it sums into.
+        conv(p.conv2, yb, p.conv2_w[b], m.conv2[b].bias, x);
+      }
+    }
+
+    memory ph = mem(p.ph_md, buf.ph), po = mem(p.po_md, buf.po);
+    conv(p.policy_conv, x, p.policy_w, m.policy.bias, ph);
+    memory ph_rows(memory::desc({n * L, m.policy_channels}, dt::f32, tag::ab), engine,
+                   ph.get_data_handle());
+    matmul(p.policy_out, ph_rows, p.policy_out_w, m.policy_out.bias, po);
+
+    memory vh = mem(p.vh_md, buf.vh), vp = mem(p.vp_md, buf.vp), vf = mem(p.vf_md, buf.vf),
+           h = mem(p.h_md, buf.h);
+    conv(p.value_conv, x, p.value_w, m.value.bias, vh);
+    stream.wait();  // the pooling below reads vh on this thread
+    mean_max_pool(static_cast<const float*>(vh.get_data_handle()),
+                  static_cast<float*>(vp.get_data_handle()), n, L, m.value_channels);
+    matmul(p.value_fc, vp, p.value_fc_w, m.value_fc.bias, vf);
+    matmul(p.head, vf, p.head_w, m.head.bias, h);
+    stream.wait();
+
+    const float* po_data = static_cast<const float*>(po.get_data_handle());
+    float* policy_data = policy.data_ptr<float>() + first * pits;
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(policy_data + i * pits, po_data + i * L, size_t(pits) * sizeof(float));
+    std::memcpy(heads.data_ptr<float>() + first * m.head_outputs, h.get_data_handle(),
+                size_t(count * m.head_outputs) * sizeof(float));
+  }
   NetOutput out{policy, heads.narrow(1, 0, 3), heads.select(1, 3), {}, {}};
   if (m.score) out.score_logits = heads.narrow(1, 4, m.head_outputs - 4);
   return out;

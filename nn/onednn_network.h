@@ -10,6 +10,8 @@
 // - the primitives are created once per batch size bucket (1, 2, 4, 8, 16, then
 //   multiples of 16: a batch is padded with zero positions up to its bucket) and
 //   cached;
+// - a batch runs through the whole network in chunks of 64 positions per thread, so that
+//   one chunk's activations stay in the core's L2 cache from layer to layer;
 // - the fully connected layers (pooling bias, value head) are oneDNN matmuls, the
 //   global pooling and the residual bias add simple loops compiled for AVX-512 and
 //   AVX2 and chosen at run time.

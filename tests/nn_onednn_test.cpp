@@ -76,7 +76,8 @@ double tolerance(InferencePrecision p) {
   return p == InferencePrecision::kBf16 ? kBf16Tolerance : kFp32Tolerance;
 }
 
-// Every head of the oneDNN network at several batch sizes (each bucket: exact, padded)
+// Every head of the oneDNN network at several batch sizes (exact and padded buckets, one
+// chunk and several, the last one padded)
 // against the model's eval-mode forward.
 void expect_matches_reference(Model& model, const GameSpec& spec, InferencePrecision precision) {
   SCOPED_TRACE(to_string(precision));
@@ -86,7 +87,7 @@ void expect_matches_reference(Model& model, const GameSpec& spec, InferencePreci
   ASSERT_EQ(net.backend(), InferenceBackend::kOneDnn);
   ASSERT_EQ(net.precision(), precision);
   double worst = 0;
-  for (int batch : {1, 3, 16, 37, 256}) {
+  for (int batch : {1, 3, 16, 37, 100, 256}) {
     SCOPED_TRACE(batch);
     const torch::Tensor input = features_of(test::random_positions(spec, batch, 20 + batch));
     c10::InferenceMode guard;
