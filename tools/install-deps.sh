@@ -8,6 +8,7 @@ packages=(
   build-essential      # g++ 12, make
   cmake                # the build
   libtorch-dev         # the network (LibTorch, CPU)
+  libdnnl-dev          # oneDNN's headers: play's network through oneDNN (nn/onednn_network.h)
   libgloo-dev          # Gloo's headers: data-parallel kumalak-train (c10d Gloo, in libtorch_cpu)
   libspdlog-dev        # logging
   libcli11-dev         # command lines
