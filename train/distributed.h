@@ -6,7 +6,8 @@
 // `torchrun --no_python` (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; with
 // TORCHELASTIC_RESTART_COUNT each restarted attempt rendezvouses under its own keys),
 // SLURM's `srun` (SLURM_PROCID, SLURM_NTASKS; MASTER_ADDR/MASTER_PORT still come from the
-// job script), or the trainer's flags. Rank 0 hosts the rendezvous (a c10d TCPStore on MASTER_PORT).
+// job script), or the trainer's flags. Rank 0 hosts the rendezvous (a c10d TCPStore on
+// MASTER_PORT).
 //
 // Failure: every collective waits at most `timeout_s`; a rank that dies closes its
 // sockets, and the others fail at their next collective at once (Gloo) or at the
