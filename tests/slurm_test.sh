@@ -58,7 +58,7 @@ trap 'exit 1' INT TERM
 
 # Ports nobody listens on (the kernel picks them).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-mkdir -p "$tmp/etc" "$tmp/state" "$tmp/spool" "$tmp/log" "$tmp/jobs"
+mkdir -p "$tmp/etc" "$tmp/state" "$tmp/spool" "$tmp/log" "$tmp/jobs" "$tmp/srun" "$tmp/slices"
 node=$(hostname -s)
 cat >"$SLURM_CONF" <<EOF
 # A one-node cluster for tests/slurm_test.sh: no munge, no cgroups, no accounting.
@@ -201,12 +201,13 @@ cmp -s "$run/models/best.pt" "$run/models/$newest_pass.pt" || fail "best.pt is n
 echo "slurm_test: promoted up to $newest_pass"
 
 # kumalak-train as 2 ranks through srun (SLURM_PROCID / SLURM_NTASKS) equals 1 process
-# computing each step in 2 slices.
+# computing each step in 2 slices. Each writes into a folder of its own: the two run at
+# once, and a models folder has one trainer (its lock).
 train_args=(--config "$src/configs/tiny.toml" --data "$run/data" --init "$run/models/gen0000.pt"
   --steps 30 --threads 1)
 job=$(sbatch --parsable --job-name=kz-srun2 --ntasks 2 --cpus-per-task 1 --output "$tmp/jobs/%x-%j.log" \
-  --wrap "export MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port); srun $bin/kumalak-train ${train_args[*]} --out $tmp/srun2.pt")
-"$bin/kumalak-train" "${train_args[@]}" --batch-slices 2 --out "$tmp/slices2.pt" >/dev/null
+  --wrap "export MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port); srun $bin/kumalak-train ${train_args[*]} --out $tmp/srun/two-ranks.pt")
+"$bin/kumalak-train" "${train_args[@]}" --batch-slices 2 --out "$tmp/slices/two-slices.pt" >/dev/null 2>&1
 for _ in $(seq 600); do
   [[ -z "$(squeue -h -j "$job" 2>/dev/null)" ]] && break
   sleep 0.2
@@ -215,7 +216,7 @@ grep -q "JobId=$job .*JobState=COMPLETED" "$tmp/log/jobcomp.txt" ||
   fail "the srun job did not complete: $(cat "$tmp"/jobs/kz-srun2-*.log)"
 grep -q "train: 2 ranks" "$tmp"/jobs/kz-srun2-*.log || fail "srun did not start 2 ranks"
 checksum() { "$bin/kumalak" model-info "$1" | sed -n 's/.*"weights_checksum":"\([0-9]*\)".*/\1/p'; }
-[[ "$(checksum "$tmp/srun2.pt")" == "$(checksum "$tmp/slices2.pt")" ]] ||
+[[ "$(checksum "$tmp/srun/two-ranks.pt")" == "$(checksum "$tmp/slices/two-slices.pt")" ]] ||
   fail "srun's 2 ranks and 1 process in 2 slices differ"
-echo "slurm_test: srun -n 2 trained the weights of 1 process in 2 slices ($(checksum "$tmp/srun2.pt"))"
+echo "slurm_test: srun -n 2 trained the weights of 1 process in 2 slices ($(checksum "$tmp/srun/two-ranks.pt"))"
 echo "slurm_test: PASSED in $(($(date +%s) - start)) s after the cluster started"

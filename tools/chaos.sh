@@ -171,12 +171,15 @@ fi
 
 # Models and gate records: each reads; every reported promotion has its passing record;
 # best.pt is the newest passing candidate.
-for m in "$run"/models/gen*.pt "$run/models/best.pt"; do
-  if ! "$bin/kumalak" model-info "$m" >/dev/null 2>&1; then
-    echo "chaos: unreadable model $m" >&2
-    unreadable=$((unreadable + 1))
-  fi
-done
+# One model-info for all models (one start of LibTorch): a line per readable model, an
+# error per unreadable one.
+models=("$run"/models/gen*.pt "$run/models/best.pt")
+readable=$("$bin/kumalak" model-info "${models[@]}" 2>"$dir/logs/model-info.err" |
+  grep -c '"weights_checksum"' || true)
+if ((readable < ${#models[@]})); then
+  cat "$dir/logs/model-info.err" >&2
+  unreadable=$((unreadable + ${#models[@]} - readable))
+fi
 gate_records=0 newest_pass=""
 for f in $(ls "$run"/gates/gen*.json 2>/dev/null | sort); do
   gate_records=$((gate_records + 1))
