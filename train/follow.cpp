@@ -318,6 +318,9 @@ FollowTrainReport follow_train(const FollowTrainOptions& o) {
   const RunLock lock((models / ".follow-trainer.lock").string(),
                      "continuous trainer of run '" + o.run_dir + "'");
   say("train-follow: started, holding " + lock.path());
+  // A trainer killed between writing and renaming leaves a temporary (a candidate, a
+  // checkpoint, the state file); those of dead processes of this host go, as a worker's.
+  remove_stale_temp_files(models.string());
   const RunConfig& cfg = o.config;
   const std::string state_file = (models / "follow-trainer.json").string();
   // Rows needed since the last candidate before the next may train.
@@ -390,6 +393,8 @@ FollowGateReport follow_gate(const FollowGateOptions& o) {
   const RunLock lock((models / ".gatekeeper.lock").string(),
                      "gatekeeper of run '" + o.run_dir + "'");
   say("gate-follow: started, holding " + lock.path());
+  remove_stale_temp_files(models.string());  // a killed promotion's copy of best.pt
+  remove_stale_temp_files(gates.string());
   const RunConfig& cfg = o.config;
   FollowGateReport report;
   // A kill between a passing record and its promotion: the newest passing record names
