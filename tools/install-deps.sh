@@ -25,6 +25,10 @@ packages=(
   python3-selenium     # ... from tools/web_test.py
   clang                # the fuzz build (tools/fuzz.sh): libFuzzer needs clang
   libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes for clang 14
+  slurmctld            # the Slurm test (tests/slurm_test.sh): a one-node cluster on localhost
+  slurmd               # ... its node daemon
+  slurm-client         # ... sbatch, srun, squeue, scancel, sacct
+  python3-torch        # torchrun (/usr/bin/torchrun): tests/train_distributed_test.cpp
 )
 
 missing=()
