@@ -40,15 +40,18 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
     // (the compiler folding the loop away) shows here.
     EXPECT_LT(j["folded_net_of_peak"].get<double>(), 1.0);
     EXPECT_LT(j["unfolded_net_of_peak"].get<double>(), 1.0);
-    if (!j["onednn_fp32_net_of_peak"].is_null())
+    if (!j["onednn_fp32_net_of_peak"].is_null()) {
       EXPECT_LT(j["onednn_fp32_net_of_peak"].get<double>(), 1.0);
-    if (!j["onednn_bf16_net_of_bf16_peak"].is_null())
+    }
+    if (!j["onednn_bf16_net_of_bf16_peak"].is_null()) {
       EXPECT_LT(j["onednn_bf16_net_of_bf16_peak"].get<double>(), 1.0);
+    }
   }
   // The oneDNN path where the build has it (it names its kernel), else null.
   EXPECT_TRUE(j.contains("onednn_fp32_net_evals_per_s"));
-  if (!j["onednn_fp32_net_evals_per_s"].is_null())
+  if (!j["onednn_fp32_net_evals_per_s"].is_null()) {
     EXPECT_NE(j["inference"].get<std::string>().find("onednn fp32"), std::string::npos) << j.dump();
+  }
   EXPECT_EQ(j["bf16_peak_isa"] == "absent", j["bf16_peak_gflops"].is_null());
 }
 
