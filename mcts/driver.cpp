@@ -50,16 +50,37 @@ bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int
   r.hashes.resize(n);
   r.miss_of_leaf.assign(n, -1);
   r.miss_index.clear();
-  r.slot_of_hash.clear();
   for (size_t k = 0; k < n; ++k) {
     r.hashes[k] = r.leaves[k].hash();
     if (cache_ && cache_->lookup(r.hashes[k], r.outputs[k])) {
       ++stats_.cache_hits;
       continue;
     }
-    auto [it, inserted] = r.slot_of_hash.try_emplace(r.hashes[k], int(r.miss_index.size()));
-    if (inserted) r.miss_index.push_back(int(k));
-    r.miss_of_leaf[k] = it->second;
+    r.miss_index.push_back(int(k));
+  }
+  // Deduplicate the misses without allocating (a hash map allocated a node per miss):
+  // sorted by hash, then leaf, each leaf points at the first leaf of its hash; then, in
+  // leaf order, the first leaves take the miss slots in the order they were gathered
+  // (the batch the evaluator sees is the same as before), the others their first's slot.
+  std::sort(r.miss_index.begin(), r.miss_index.end(), [&](int a, int b) {
+    return r.hashes[size_t(a)] != r.hashes[size_t(b)] ? r.hashes[size_t(a)] < r.hashes[size_t(b)]
+                                                      : a < b;
+  });
+  for (size_t i = 0; i < r.miss_index.size(); ++i) {
+    const int k = r.miss_index[i];
+    const bool first = i == 0 || r.hashes[size_t(r.miss_index[i - 1])] != r.hashes[size_t(k)];
+    r.miss_of_leaf[size_t(k)] = first ? k : r.miss_of_leaf[size_t(r.miss_index[i - 1])];
+  }
+  r.miss_index.clear();
+  for (size_t k = 0; k < n; ++k) {
+    const int first = r.miss_of_leaf[k];
+    if (first < 0) continue;  // a cache hit
+    if (first == int(k)) {
+      r.miss_of_leaf[k] = int(r.miss_index.size());
+      r.miss_index.push_back(int(k));
+    } else {
+      r.miss_of_leaf[k] = r.miss_of_leaf[size_t(first)];  // its first leaf came earlier
+    }
   }
   stats_.leaves += n;
   return any;

@@ -253,15 +253,13 @@ void Search::expand(uint32_t node, const Position& pos, const EvalOutput& eval) 
   const int mover = pos.to_move;
   const uint8_t child_lo = pos.store[mover];
   const uint8_t child_hi = uint8_t(std::clamp(total_ - int(pos.store[mover ^ 1]), 0, 255));
-  while (mask) {
+  nodes_.resize(first + uint32_t(count));  // one size check for all the children
+  for (Node* child = &nodes_[first]; mask; mask &= mask - 1, ++child) {
     const int move = __builtin_ctz(mask);
-    mask &= mask - 1;
-    Node child;
-    child.move = uint8_t(move);
-    child.store_lo = child_lo;
-    child.store_hi = child_hi;
-    child.prior = total > 0 ? eval.policy[move] / total : 1.f / float(count);
-    nodes_.push_back(child);
+    child->move = uint8_t(move);
+    child->store_lo = child_lo;
+    child->store_hi = child_hi;
+    child->prior = total > 0 ? eval.policy[move] / total : 1.f / float(count);
   }
   Node& n = nodes_[node];
   n.first_child = first;

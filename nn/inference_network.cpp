@@ -1,5 +1,9 @@
 #include "nn/inference_network.h"
 
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
 namespace kz {
 
 namespace {
@@ -71,8 +75,52 @@ InferenceNetwork::Conv InferenceNetwork::fold(const torch::nn::Conv1d& conv,
   return c;
 }
 
+std::string to_string(InferenceBackend backend) {
+  switch (backend) {
+    case InferenceBackend::kOneDnn:
+      return "onednn";
+    case InferenceBackend::kLibTorch:
+      return "libtorch";
+    case InferenceBackend::kReference:
+      return "reference";
+  }
+  return "?";
+}
+
+namespace {
+std::mutex default_precision_mutex;
+std::optional<InferencePrecision> default_precision;
+}  // namespace
+
+InferencePrecision default_inference_precision() {
+  std::lock_guard lock(default_precision_mutex);
+  if (!default_precision) {
+    const char* env = std::getenv("KUMALAK_PRECISION");
+    default_precision = env && *env ? parse_inference_precision(env) : InferencePrecision::kFp32;
+  }
+  return *default_precision;
+}
+
+void set_default_inference_precision(InferencePrecision precision) {
+  std::lock_guard lock(default_precision_mutex);
+  default_precision = precision;
+}
+
 InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device, bool fold_bn)
-    : net_(std::move(net)), folded_(fold_bn) {
+    : InferenceNetwork(
+          std::move(net), device,
+          InferenceOptions{fold_bn ? InferenceBackend::kOneDnn : InferenceBackend::kReference}) {}
+
+InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device,
+                                   const InferenceOptions& options)
+    : net_(std::move(net)),
+      folded_(options.backend != InferenceBackend::kReference),
+      backend_(options.backend) {
+  // oneDNN runs on the CPU, and only where the convolution check left it on
+  // (nn/convolution_check.h).
+  if (backend_ == InferenceBackend::kOneDnn &&
+      (!onednn_compiled() || !device.is_cpu() || !at::globalContext().userEnabledMkldnn()))
+    backend_ = InferenceBackend::kLibTorch;
   if (!folded_) return;
   NetworkImpl& n = *net_;
   input_ = fold(n.input_conv, n.input_bn, device);
@@ -90,6 +138,37 @@ InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device, boo
   if (n.config.score_distribution_head) score_ = copy(n.score_out, device);
   // The model's modules are not needed any more: the folded tensors are its own.
   net_ = Network(nullptr);
+  if (backend_ == InferenceBackend::kOneDnn)
+    onednn_ = std::make_shared<const OnednnNetwork>(folded_weights(), options.precision);
+}
+
+FoldedWeights InferenceNetwork::folded_weights() const {
+  auto conv = [](const Conv& c) { return FoldedLayer{c.weight, c.bias}; };
+  // A dense layer held as a 1-wide convolution goes back to [out, in].
+  auto dense = [](const Dense& d) {
+    return FoldedLayer{d.as_convolution ? d.weight.squeeze(2) : d.weight, d.bias};
+  };
+  FoldedWeights w;
+  w.input = conv(input_);
+  for (const Block& b : tower_) w.tower.push_back({conv(b.conv1), conv(b.conv2), dense(b.pool)});
+  w.policy = conv(policy_);
+  w.policy_out = conv(policy_out_);
+  w.value = conv(value_);
+  w.value_fc = dense(value_fc_);
+  w.wdl = dense(wdl_);
+  w.margin = dense(margin_);
+  if (score_.weight.defined()) w.score = dense(score_);
+  return w;
+}
+
+InferencePrecision InferenceNetwork::precision() const {
+  return onednn_ ? onednn_->precision() : InferencePrecision::kFp32;
+}
+
+std::string InferenceNetwork::describe() const {
+  std::string s = to_string(backend_) + " " + to_string(precision());
+  if (onednn_ && !onednn_->implementation().empty()) s += " (" + onednn_->implementation() + ")";
+  return s;
 }
 
 NetOutput InferenceNetwork::forward(const torch::Tensor& features, int pits) const {
@@ -97,6 +176,7 @@ NetOutput InferenceNetwork::forward(const torch::Tensor& features, int pits) con
     Network net = net_;  // (the holder's const access gives a const module)
     return net->forward(features, pits);
   }
+  if (onednn_) return onednn_->forward(features, pits);
   auto conv = [](const torch::Tensor& x, const Conv& c) {
     return torch::conv1d(x, c.weight, c.bias, 1, c.padding);
   };

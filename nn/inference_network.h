@@ -17,15 +17,46 @@
 // connected layers as 1-wide convolutions: Debian's LibTorch 1.13 sends torch::linear
 // to the reference BLAS (libblas3, about 7 GFLOP/s here), its convolutions to oneDNN
 // (the value FC 64 -> 64 at batch 256: about 300 us as a linear, 45 us as a convolution).
+//
+// On the CPU, in a build with oneDNN, the folded weights run through oneDNN directly
+// (nn/onednn_network.h: fused post-ops, weights packed once, no LibTorch operator per
+// layer), in fp32 or bf16; the folded LibTorch forward above serves other devices and
+// builds without oneDNN.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "nn/network.h"
+#include "nn/onednn_network.h"
 
 namespace kz {
+
+// Which forward evaluates the network.
+enum class InferenceBackend {
+  kOneDnn,     // folded, through oneDNN (CPU; falls back to kLibTorch elsewhere)
+  kLibTorch,   // folded, through LibTorch's operators
+  kReference,  // the model's own unfolded forward: only to compare (`bench --no-fold`)
+};
+
+// "onednn", "libtorch", "reference".
+std::string to_string(InferenceBackend backend);
+
+// The precision evaluators use unless told otherwise: the environment variable
+// KUMALAK_PRECISION (auto, fp32 or bf16) when set, else fp32 (bf16 is opt-in:
+// docs/performance.md gives the match behind that choice). set_default_... overrides
+// both for the rest of the process (`kumalak bench --precision`).
+InferencePrecision default_inference_precision();
+void set_default_inference_precision(InferencePrecision precision);
+
+struct InferenceOptions {
+  InferenceBackend backend = InferenceBackend::kOneDnn;
+  // The oneDNN path's arithmetic (nn/onednn_network.h); the LibTorch paths are fp32.
+  InferencePrecision precision = default_inference_precision();
+};
 
 class InferenceNetwork {
  public:
@@ -33,7 +64,10 @@ class InferenceNetwork {
   // folded tensors on `device`; without `fold` the forward is `net`'s own, which the
   // caller must have put in eval mode on `device` (kept to compare the two paths:
   // `kumalak bench --no-fold`).
+  // `fold` picks the default backend (kOneDnn, or kLibTorch where oneDNN cannot run),
+  // !fold kReference.
   InferenceNetwork(Network net, const torch::Device& device, bool fold = true);
+  InferenceNetwork(Network net, const torch::Device& device, const InferenceOptions& options);
 
   // The policy, W/D/L and margin heads (and the score distribution when the network has
   // one) for `features` [B, kNumPlanes, L]; `pits` as in NetworkImpl::forward. Never the
@@ -41,6 +75,12 @@ class InferenceNetwork {
   NetOutput forward(const torch::Tensor& features, int pits) const;
 
   bool folded() const { return folded_; }
+  // The backend that runs (kOneDnn only where it can) and its arithmetic (kFp32 or
+  // kBf16).
+  InferenceBackend backend() const { return backend_; }
+  InferencePrecision precision() const;
+  // For logs and `bench`: "onednn bf16 (jit:avx512_core_bf16)", "libtorch fp32", ...
+  std::string describe() const;
 
  private:
   // One convolution with its folded bias.
@@ -63,8 +103,13 @@ class InferenceNetwork {
   static Conv copy(const torch::nn::Conv1d& conv, const torch::Device& device);
   static Dense copy(const torch::nn::Linear& fc, const torch::Device& device);
 
+  // The folded layers as oneDNN takes them.
+  FoldedWeights folded_weights() const;
+
   Network net_;
   bool folded_;
+  InferenceBackend backend_;
+  std::shared_ptr<const OnednnNetwork> onednn_;  // with kOneDnn only
   Conv input_, policy_, policy_out_, value_;
   std::vector<Block> tower_;
   Dense value_fc_, wdl_, margin_, score_;

@@ -84,6 +84,12 @@ void save_model(const std::string& path, const Model& model) {
     // head: its weights checksum covers the head, which that program does not build.)
     if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
     if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
+    if (model.meta.network.human_policy_head) {
+      j["network"]["human_policy_head"] = true;
+      j["human"] = {{"rating_min", model.meta.human.rating_min},
+                    {"rating_max", model.meta.human.rating_max},
+                    {"rating_mean", model.meta.human.rating_mean}};
+    }
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;
     j["weights_checksum"] = std::to_string(weights_checksum(net));
@@ -206,6 +212,25 @@ Model with_score_distribution_head(const Model& model, bool on, uint64_t seed) {
   c.score_distribution_head = on;
   c.score_max_margin = on ? GameSpec::parse(model.meta.game).total_seeds() : 0;
   return with_network(model, c, seed);
+}
+
+Model with_human_policy_head(const Model& model, const HumanHeadInfo& info) {
+  if (const std::string why = human_head_problem(info); !why.empty()) throw ModelError(why);
+  if (model.meta.network.human_policy_head) return model;
+  NetConfig c = model.meta.network;
+  c.human_policy_head = true;
+  Model m = with_network(model, c, 0);
+  m.meta.human = info;
+  torch::NoGradGuard no_grad;
+  m.net->human_conv->weight.copy_(m.net->policy_conv->weight);
+  m.net->human_rating_fc->weight.zero_();
+  m.net->human_bn->weight.copy_(m.net->policy_bn->weight);
+  m.net->human_bn->bias.copy_(m.net->policy_bn->bias);
+  m.net->human_bn->running_mean.copy_(m.net->policy_bn->running_mean);
+  m.net->human_bn->running_var.copy_(m.net->policy_bn->running_var);
+  m.net->human_out->weight.copy_(m.net->policy_out->weight);
+  m.net->human_out->bias.copy_(m.net->policy_out->bias);
+  return m;
 }
 
 Model grown_model(const Model& model, int channels, int blocks, uint64_t seed) {

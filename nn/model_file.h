@@ -9,8 +9,10 @@
 //     game              GameSpec::name(), e.g. "togyz", "kalah:6,4"
 //     feature_version   nn/features.h kFeatureVersion the net was trained with
 //     network           {channels, blocks, policy_channels, value_channels, value_hidden,
-//                        opponent_policy_head, score_distribution_head (each only when
-//                        true; absent = false)}
+//                        opponent_policy_head, score_distribution_head,
+//                        human_policy_head (each only when true; absent = false)}
+//     human             with the human policy head only: {rating_min, rating_max,
+//                        rating_mean}, the ratings it was trained on (nn/human_rating.h)
 //     generation        self-play generation (0 = the random initial net)
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
@@ -61,6 +63,10 @@ Model load_or_init_model(const std::string& path, const GameSpec& game, const Ne
 Model with_opponent_policy_head(const Model& model, bool on, uint64_t seed);
 // The same for the score distribution head (its size is the model's game's).
 Model with_score_distribution_head(const Model& model, bool on, uint64_t seed);
+// `model` with a human policy head for ratings `info` (nn/human_rating.h), started as a
+// copy of the model's own policy head with no weight on the rating: before training it
+// plays exactly the model's policy at every rating. The model itself when it has one.
+Model with_human_policy_head(const Model& model, const HumanHeadInfo& info);
 
 // `model` grown to a wider (`channels`) and deeper (`blocks`) tower that computes exactly
 // what `model` computes (Net2Net-style, up to float rounding): every weight is kept in

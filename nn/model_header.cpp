@@ -53,6 +53,15 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     // Absent in models from before the head: they have none.
     meta.network.opponent_policy_head = n.value("opponent_policy_head", false);
     meta.network.score_distribution_head = n.value("score_distribution_head", false);
+    meta.network.human_policy_head = n.value("human_policy_head", false);
+    if (meta.network.human_policy_head) {
+      const auto& h = j.at("human");
+      meta.human.rating_min = h.at("rating_min").get<int>();
+      meta.human.rating_max = h.at("rating_max").get<int>();
+      meta.human.rating_mean = h.at("rating_mean").get<int>();
+      if (const std::string why = human_head_problem(meta.human); !why.empty())
+        throw ModelError(where + "malformed human head in its metadata: " + why);
+    }
     meta.generation = j.at("generation").get<int>();
     meta.training_steps = j.at("training_steps").get<int64_t>();
     meta.created = j.value("created", "");

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "nn/human_rating.h"
 #include "nn/net_config.h"
 
 namespace kz {
@@ -28,6 +29,9 @@ struct ModelMetadata {
   int64_t training_steps = 0;
   std::string created;
   std::string note;
+  // With network.human_policy_head only: the head's rating range ("human" in the
+  // metadata: rating_min, rating_max, rating_mean); all 0 without the head.
+  HumanHeadInfo human;
 };
 
 // The container's layout (nn/model_file.h).

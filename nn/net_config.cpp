@@ -1,6 +1,7 @@
 #include "nn/net_config.h"
 
 #include "nn/features.h"
+#include "nn/human_rating.h"
 
 namespace kz {
 
@@ -31,7 +32,11 @@ int64_t expected_parameter_count(const NetConfig& c) {
   const int64_t opponent_policy = c.opponent_policy_head ? policy : 0;  // the same shape
   const int64_t margins = 2 * int64_t(c.score_max_margin) + 1;
   const int64_t score = c.score_distribution_head ? H * margins + margins : 0;  // FC
-  return input + c.blocks * block + policy + value + opponent_policy + score;
+  // conv1 from the tower and FC from the rating inputs (neither with a bias), BN,
+  // conv1 to one logit with a bias.
+  const int64_t human =
+      c.human_policy_head ? C * P + int64_t(kHumanRatingInputs) * P + 2 * P + (P + 1) : 0;
+  return input + c.blocks * block + policy + value + opponent_policy + score + human;
 }
 
 }  // namespace kz

@@ -27,6 +27,10 @@ struct NetConfig {
   // and 0 without the head.
   bool score_distribution_head = false;
   int score_max_margin = 0;
+  // A human policy head (nn/network.h): the move a human player of a given rating plays,
+  // with the rating as an input (nn/human_rating.h). Trained on rated games by
+  // `kumalak human-train`; the model's metadata then carries its rating range.
+  bool human_policy_head = false;
   bool operator==(const NetConfig&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include "nn/convolution_check.h"
 #include "nn/features.h"
+#include "nn/human_rating.h"
 
 namespace kz {
 
@@ -65,11 +66,49 @@ NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
     score_out =
         register_module("score_out", torch::nn::Linear(c.value_hidden, 2 * c.score_max_margin + 1));
   }
+  if (c.human_policy_head) {
+    human_conv = register_module("human_conv",
+                                 torch::nn::Conv1d(conv_options(c.channels, c.policy_channels, 1)));
+    human_rating_fc = register_module(
+        "human_rating_fc",
+        torch::nn::Linear(
+            torch::nn::LinearOptions(kHumanRatingInputs, c.policy_channels).bias(false)));
+    human_bn = register_module("human_bn", torch::nn::BatchNorm1d(c.policy_channels));
+    human_out = register_module(
+        "human_out",
+        torch::nn::Conv1d(torch::nn::Conv1dOptions(c.policy_channels, 1, 1).bias(true)));
+  }
+}
+
+torch::Tensor NetworkImpl::trunk(const torch::Tensor& features) {
+  auto x = torch::relu(input_bn(input_conv(features)));
+  for (auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+  return x;
+}
+
+torch::Tensor NetworkImpl::human_policy(const torch::Tensor& trunk_out,
+                                        const torch::Tensor& rating_inputs, int pits) {
+  TORCH_CHECK(config.human_policy_head,
+              "the human policy was asked for, but this network has none");
+  auto h = human_conv(trunk_out) + human_rating_fc(rating_inputs).unsqueeze(2);
+  h = torch::relu(human_bn(h));
+  return human_out(h).squeeze(1).narrow(1, 0, pits);
+}
+
+torch::Tensor NetworkImpl::human_policy_grid(const torch::Tensor& trunk_out,
+                                             const torch::Tensor& rating_inputs, int pits) {
+  TORCH_CHECK(config.human_policy_head,
+              "the human policy was asked for, but this network has none");
+  const auto base = human_conv(trunk_out.narrow(2, 0, pits));   // [B, P, m]: only the mover's row
+  const auto bias = human_rating_fc(rating_inputs);             // [G, P]
+  auto h = base.unsqueeze(0) + bias.unsqueeze(1).unsqueeze(3);  // [G, B, P, m]
+  const int64_t G = h.size(0), B = h.size(1), P = h.size(2);
+  h = torch::relu(human_bn(h.reshape({G * B, P, pits})));
+  return human_out(h).reshape({G, B, pits});
 }
 
 NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opponent_policy) {
-  auto x = torch::relu(input_bn(input_conv(features)));
-  for (auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+  const auto x = trunk(features);
 
   auto p = torch::relu(policy_bn(policy_conv(x)));
   p = policy_out(p).squeeze(1).narrow(1, 0, pits);  // [B, m]: the mover's row

@@ -18,6 +18,10 @@
 //   -> with NetConfig::score_distribution_head, FC from value_hidden to one logit per
 //      final margin -M..+M stones (M = the game's total seeds): the score distribution,
 //      whose expectation the evaluator gives the search instead of the scalar margin.
+//   -> with NetConfig::human_policy_head, a human policy head of the policy head's shape
+//      whose hidden channels also get a bias computed from the player's rating inputs
+//      (nn/human_rating.h: FC, no bias, constant over the ring): the move a human player
+//      of that rating plays. forward never computes it; human_policy does.
 //
 // Nothing depends on L, so one architecture serves Togyz (L = 18) and any Kalah size;
 // a model file still records the one game it was trained for.
@@ -58,6 +62,16 @@ struct NetworkImpl : torch::nn::Module {
   // one); training only, so that play does not pay for it.
   NetOutput forward(const torch::Tensor& features, int pits, bool opponent_policy = false);
   int64_t parameter_count();
+  // The tower's output [B, channels, L] (what every head reads).
+  torch::Tensor trunk(const torch::Tensor& features);
+  // The human policy head's logits [B, m] from `trunk`'s output and each row's rating
+  // inputs [B, kHumanRatingInputs] (the network must have the head).
+  torch::Tensor human_policy(const torch::Tensor& trunk_out, const torch::Tensor& rating_inputs,
+                             int pits);
+  // The same for many ratings at once: the head's tower part is computed once, then
+  // each rating adds its bias. `rating_inputs` [G, kHumanRatingInputs]; result [G, B, m].
+  torch::Tensor human_policy_grid(const torch::Tensor& trunk_out,
+                                  const torch::Tensor& rating_inputs, int pits);
 
   NetConfig config;
   torch::nn::Conv1d input_conv{nullptr};
@@ -72,6 +86,10 @@ struct NetworkImpl : torch::nn::Module {
   torch::nn::Conv1d opponent_policy_conv{nullptr}, opponent_policy_out{nullptr};
   torch::nn::BatchNorm1d opponent_policy_bn{nullptr};
   torch::nn::Linear score_out{nullptr};  // with the score distribution head only
+  // With the human policy head only (registered after everything else).
+  torch::nn::Conv1d human_conv{nullptr}, human_out{nullptr};
+  torch::nn::Linear human_rating_fc{nullptr};
+  torch::nn::BatchNorm1d human_bn{nullptr};
 };
 TORCH_MODULE(Network);
 

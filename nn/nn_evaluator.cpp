@@ -16,9 +16,14 @@ Network prepared(Model& model, const torch::Device& device) {
 }  // namespace
 
 NnEvaluator::NnEvaluator(Model model, const torch::Device& device, bool fold_batch_norm)
+    : NnEvaluator(std::move(model), device,
+                  InferenceOptions{fold_batch_norm ? InferenceBackend::kOneDnn
+                                                   : InferenceBackend::kReference}) {}
+
+NnEvaluator::NnEvaluator(Model model, const torch::Device& device, const InferenceOptions& options)
     : model_(std::move(model)),
       device_(device),
-      inference_(prepared(model_, device_), device_, fold_batch_norm) {
+      inference_(prepared(model_, device_), device_, options) {
   if (const NetConfig& c = model_.meta.network; c.score_distribution_head)
     score_margins_ = torch::arange(-c.score_max_margin, c.score_max_margin + 1,
                                    torch::TensorOptions().dtype(torch::kFloat32))
@@ -29,7 +34,8 @@ std::string NnEvaluator::describe() const {
   const auto& c = model_.meta.network;
   return "net " + std::to_string(c.channels) + "x" + std::to_string(c.blocks) + " gen " +
          std::to_string(model_.meta.generation) + " " + device_.str() +
-         (inference_.folded() ? "" : " unfolded");
+         (inference_.folded() ? "" : " unfolded") +
+         (inference_.precision() == InferencePrecision::kBf16 ? " bf16" : "");
 }
 
 void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {

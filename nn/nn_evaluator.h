@@ -18,11 +18,14 @@ class NnEvaluator : public Evaluator {
   // model's own modules stay as they are); false runs the model's unfolded forward,
   // only to compare the two (`kumalak bench --no-fold`).
   NnEvaluator(Model model, const torch::Device& device = torch::kCPU, bool fold_batch_norm = true);
+  // The same with the backend and precision chosen (nn/inference_network.h).
+  NnEvaluator(Model model, const torch::Device& device, const InferenceOptions& options);
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
   std::string describe() const override;
   // Inference only reads the weights, and the feature buffer is per thread.
   bool allows_concurrent_calls() const override { return true; }
   const Model& model() const { return model_; }
+  const InferenceNetwork& inference() const { return inference_; }
 
  private:
   Model model_;

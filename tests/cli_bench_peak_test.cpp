@@ -1,5 +1,5 @@
 // kumalak bench --peak and --no-fold: the CPU's peak and the network against it, and the
-// unfolded path kept for comparison (tools/cmd_bench.cpp).
+// unfolded path kept for comparison; --tree-only: the tree alone (tools/cmd_bench.cpp).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -40,8 +40,25 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
     // (the compiler folding the loop away) shows here.
     EXPECT_LT(j["folded_net_of_peak"].get<double>(), 1.0);
     EXPECT_LT(j["unfolded_net_of_peak"].get<double>(), 1.0);
+    if (!j["onednn_fp32_net_of_peak"].is_null()) {
+      EXPECT_LT(j["onednn_fp32_net_of_peak"].get<double>(), 1.0);
+    }
+    if (!j["onednn_bf16_net_of_bf16_peak"].is_null()) {
+      EXPECT_LT(j["onednn_bf16_net_of_bf16_peak"].get<double>(), 1.0);
+    }
+  }
+  // The oneDNN path where the build has it (it names its kernel), else null.
+  EXPECT_TRUE(j.contains("onednn_fp32_net_evals_per_s"));
+  if (!j["onednn_fp32_net_evals_per_s"].is_null()) {
+    EXPECT_NE(j["inference"].get<std::string>().find("onednn fp32"), std::string::npos) << j.dump();
   }
   EXPECT_EQ(j["bf16_peak_isa"] == "absent", j["bf16_peak_gflops"].is_null());
+}
+
+TEST(BenchPeak, BackendAndPrecisionChooseTheForward) {
+  const nlohmann::json j = bench("--backend libtorch --precision bf16");
+  EXPECT_EQ(j["inference"], "libtorch fp32") << j.dump();
+  EXPECT_NE(test::run_command(test::bin("kumalak") + " bench --precision fp16", nullptr), 0);
 }
 
 TEST(BenchPeak, NoFoldRunsTheUnfoldedNetwork) {
@@ -49,6 +66,16 @@ TEST(BenchPeak, NoFoldRunsTheUnfoldedNetwork) {
   EXPECT_EQ(j["fold_batch_norm"], false);
   EXPECT_NE(j["evaluator"].get<std::string>().find("unfolded"), std::string::npos) << j.dump();
   EXPECT_FALSE(j.contains("fp32_peak_gflops"));
+}
+
+TEST(BenchTreeOnly, MeasuresTheTreeWithoutTheNetwork) {
+  const nlohmann::json j = bench("--tree-only");
+  EXPECT_EQ(j["evaluator"], "constant");
+  EXPECT_GT(j["tree_visits_per_s"].get<double>(), 0);
+  EXPECT_GT(j["tree_ns_per_visit"].get<double>(), 0);
+  EXPECT_GT(j["tree_leaves_per_s"].get<double>(), 0);
+  EXPECT_LT(j["tree_eval_time_share"].get<double>(), 0.5);  // the evaluator costs nothing
+  EXPECT_FALSE(j.contains("net_evals_per_s"));              // no network ran
 }
 
 }  // namespace

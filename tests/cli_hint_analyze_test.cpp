@@ -151,6 +151,11 @@ TEST(CliAnalyze, AnnotatesARecordedGame) {
   EXPECT_NE(out.find("  White "), std::string::npos) << out;
   EXPECT_NE(out.find("  Black "), std::string::npos) << out;
   EXPECT_NE(out.find("average loss"), std::string::npos) << out;
+  // Each player's accuracy, and the mistakes and blunders offered as puzzles.
+  EXPECT_NE(out.find("    Accuracy: "), std::string::npos) << out;
+  if (out.find("blunders 0") == std::string::npos || out.find("mistakes 0,") == std::string::npos) {
+    EXPECT_NE(out.find(": Find a better move than "), std::string::npos) << out;
+  }
 
   // The annotated game is still a valid record of the same game, with a comment per
   // move.

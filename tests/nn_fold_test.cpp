@@ -57,7 +57,10 @@ void expect_fold_matches(Model& model, const GameSpec& spec, double tolerance) {
   model.net->eval();
   const auto positions = test::random_positions(spec, 64, 11);
   const torch::Tensor input = features_of(positions);
-  const InferenceNetwork folded(model.net, torch::kCPU, true);
+  // The folded LibTorch forward (the oneDNN path has its own test: nn_onednn_test.cpp).
+  const InferenceNetwork folded(model.net, torch::kCPU,
+                                InferenceOptions{InferenceBackend::kLibTorch});
+  ASSERT_EQ(folded.backend(), InferenceBackend::kLibTorch);
   c10::InferenceMode guard;
   const NetOutput want = model.net->forward(input, spec.pits);
   const NetOutput got = folded.forward(input, spec.pits);

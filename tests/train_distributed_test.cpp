@@ -290,5 +290,72 @@ TEST_F(DistributedTraining, AHungRankEndsTheOtherAtTheTimeout) {
   expect_rank0_gives_up(dir_, train_, "STOP", 3, 15);
 }
 
+// torchrun (Debian's python3-torch: /usr/bin/torchrun, or KZ_TORCHRUN) starting 2 ranks
+// on this machine, as `--standalone` does but on a free port (standalone's is always
+// 29400). Debian's 1.13 needs the underscore spellings and --redirects: with the
+// default `--redirects 0` its agent crashes at start under Python 3.11.
+// `extra`: more torchrun flags.
+std::string torchrun_command(const std::string& extra = "") {
+  const char* custom = std::getenv("KZ_TORCHRUN");
+  const std::string path = custom && *custom ? custom : "/usr/bin/torchrun";
+  if (!fs::exists(path)) return "";
+  return "OMP_NUM_THREADS=1 " + path +
+         " --rdzv_backend c10d --rdzv_endpoint 127.0.0.1:" + std::to_string(free_port()) +
+         " --rdzv_id kz-test --nnodes 1 --nproc_per_node 2 --no_python --redirects 1 --tee 1 " +
+         extra + " ";
+}
+
+// One test, so that its two torchrun jobs never run at once: the same weights as the
+// ranks started by flags; then a rank killed under --max_restarts 1: torchrun restarts
+// both, they resume from rank 0's checkpoint and end with the weights of a run that was
+// never interrupted.
+TEST_F(DistributedTraining, TorchrunRanksEqualFlagRanksAndRestartFromTheCheckpoint) {
+  SKIP_WITHOUT_GLOO();
+  const std::string torchrun = torchrun_command();
+  if (torchrun.empty()) GTEST_SKIP() << "no torchrun (apt-get install python3-torch)";
+  std::string out;
+  const std::string train_by_torchrun = torchrun + train_ + " --threads 1";
+  ASSERT_EQ(test::run_command(train_by_torchrun + " --steps 30 --out " + dir_ + "/torchrun.pt",
+                              &out, true),
+            0)
+      << out;
+  EXPECT_NE(out.find("2 ranks; all-reduce"), std::string::npos) << out;
+  EXPECT_NE(out.find("rank 1 of 2: 30 steps done"), std::string::npos) << out;
+  int s0 = -1, s1 = -1;
+  auto [log0, log1] = two_ranks("--steps 30 --out " + dir_ + "/flags.pt",
+                                "--steps 30 --out " + dir_ + "/flags.pt", &s0, &s1);
+  ASSERT_EQ(s0, 0) << log0;
+  ASSERT_EQ(s1, 0) << log1;
+  const double diff = max_difference(dir_ + "/torchrun.pt", dir_ + "/flags.pt");
+  EXPECT_LE(diff, 1e-6);
+  std::cout << "largest parameter/buffer difference, torchrun vs ranks by flags: " << diff << "\n";
+
+  // 600 steps: a checkpoint every 150. Once the first is on disk, rank 1 (the process
+  // whose environment says RANK=1) is killed; rank 0 fails at its next all-reduce and
+  // torchrun starts both again (attempt 1), which resume from the checkpoint.
+  const std::string restarted = dir_ + "/restarted.pt";
+  const std::string script =
+      torchrun_command("--max_restarts 1") + train_ + " --threads 1 --steps 600 --resume --out " +
+      restarted + " > " + dir_ + "/restart.log 2>&1 & job=$!; " + "for i in $(seq 1200); do [ -f " +
+      restarted + ".ckpt ] && break; sleep 0.05; done; " + "for p in $(pgrep -f 'kumalak-train.*" +
+      restarted + "'); do " +
+      "if tr '\\0' '\\n' < /proc/$p/environ | grep -qx RANK=1; then kill -9 $p && echo killed; "
+      "fi; " +
+      "done; wait $job; echo rc=$?";
+  ASSERT_EQ(test::run_command(script, &out), 0) << out;
+  const std::string log = test::read_bytes(dir_ + "/restart.log");
+  EXPECT_NE(out.find("killed"), std::string::npos) << out << log;
+  EXPECT_NE(out.find("rc=0"), std::string::npos) << out << log;
+  EXPECT_NE(log.find("rank 0 of 2: the all-reduce of step"), std::string::npos) << log;
+  EXPECT_EQ(log.find("resumed from 0)"), std::string::npos) << log;
+  EXPECT_NE(log.find("600 steps (resumed from "), std::string::npos) << log;
+  auto [u0, u1] =
+      two_ranks("--steps 600 --threads 1 --out " + dir_ + "/uninterrupted.pt",
+                "--steps 600 --threads 1 --out " + dir_ + "/uninterrupted.pt", &s0, &s1);
+  ASSERT_EQ(s0, 0) << u0;
+  ASSERT_EQ(s1, 0) << u1;
+  EXPECT_EQ(max_difference(restarted, dir_ + "/uninterrupted.pt"), 0.0);
+}
+
 }  // namespace
 }  // namespace kz

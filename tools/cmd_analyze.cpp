@@ -3,6 +3,7 @@
 // expected margin after the move, and the engine's move where it preferred another),
 // marking inaccuracies, mistakes and blunders, then prints a summary per player. How a
 // move is judged is mcts/analysis.h's (shared with `kumalak serve`).
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "mcts/accuracy.h"
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
@@ -52,6 +54,32 @@ std::vector<std::pair<int, int>> parse_ranges(const std::string& text) {
     out.emplace_back(a, b);
   }
   if (out.empty()) throw ParseError("--games: empty");
+  return out;
+}
+
+// `side`'s accuracy (mcts/accuracy.h) and its mistakes and blunders offered as puzzles:
+// the position before each, to find a better move than the one played (docs/puzzles.md).
+std::string mistakes_as_puzzles(const Position& start, const std::vector<int>& moves,
+                                const GameAnalysis& ga, int side) {
+  using i18n::tr;
+  std::string out;
+  if (const auto accuracy = game_accuracy(ga, side)) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.1f", *accuracy);
+    out += "    " + tr("Accuracy: {accuracy}%.", {{"accuracy", buf}}) + "\n";
+  }
+  Position before = start;
+  for (size_t ply = 0; ply < moves.size() && ply < ga.moves.size(); ++ply) {
+    const MoveJudgement& j = ga.moves[ply];
+    if (j.judged && j.mover == side && j.mark >= MoveMark::kMistake)
+      out += "    " +
+             tr("Ply {ply}, position {position}: Find a better move than {move}.",
+                {{"ply", ply + 1},
+                 {"position", before.to_string()},
+                 {"move", format_move(before, j.move)}}) +
+             "\n";
+    before.play(moves[ply]);
+  }
   return out;
 }
 
@@ -150,6 +178,7 @@ int run_analyze(const AnalyzeOptions& opt) {
                    "\n";
         if (!by_player.count(names[p])) player_order.push_back(names[p]);
         by_player[names[p]].add(side[p]);
+        summary += mistakes_as_puzzles(start, rr.moves, ga, p);
       }
     }
   }

@@ -19,8 +19,11 @@
 //   bytes_per_node      size of one tree node; bytes_per_visit = tree bytes / visits
 //   fold_batch_norm     whether the network ran with its batch norms folded into the
 //                       convolutions (nn/inference_network.h; --no-fold: unfolded)
+//   inference           the forward that ran: backend, precision and oneDNN's kernel
+//                       ("onednn fp32 (jit:avx512_core)"; --backend, --precision)
 //   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
 //   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
+// With --tree-only, only the tree's own speed (run_tree_bench() lists its keys).
 // With --peak, first the CPU's limit and the network against it, one thread each
 // (docs/performance.md, "CPU peak and the network"):
 //   fp32_peak_isa, fp32_peak_gflops    register-only FMA loop (nn/cpu_peak.h); "absent"
@@ -35,16 +38,26 @@
 //                       both ways, alternated in rounds within this one run;
 //                       fold_speedup = folded / unfolded
 //   folded_net_gflops, unfolded_net_gflops  the same in GFLOP/s
+//   onednn_fp32_net_*, onednn_bf16_net_*  the oneDNN forward (play's path) in fp32 and,
+//                       where the CPU has it, bf16 (null without), in the same rounds:
+//                       evals_per_s, gflops, of_peak; onednn_bf16_net_of_bf16_peak;
+//                       onednn_*_speedup: over unfolded_net (the LibTorch reference)
+//                       and onednn_*_over_folded: over folded_net
 //   *_of_peak           each GFLOP/s figure as a fraction of fp32_peak_gflops
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "mcts/constant_evaluator.h"
 #include "mcts/driver.h"
 #include "mcts/game_runner.h"
 #include "nn/cpu_peak.h"
@@ -77,9 +90,16 @@ struct BenchOptions {
   // Run the network with its batch norms unfolded (the model's own forward), to compare
   // against the folded inference path that play uses.
   bool no_fold = false;
+  // The forward's backend (onednn, libtorch, reference; --no-fold is reference) and the
+  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or fp32).
+  std::string backend = "onednn";
+  std::string precision;
   // Also measure the CPU's peak and set the network's convolutions and forward against
   // it (the keys listed at the top of this file); adds seconds / 3 + about 3 s.
   bool peak = false;
+  // Only the tree: the searches against a constant evaluator, no network (the keys of
+  // run_tree_bench()).
+  bool tree_only = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -113,6 +133,8 @@ double calls_per_second(F f, double seconds) {
 // product and through torch::conv1d, and the forward folded and unfolded, alternated.
 void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Tensor& input,
                   int pits, const torch::Device& device, double seconds) {
+  // Rebuilt here: oneDNN only where this build and device have it.
+  const bool onednn = onednn_compiled() && device.is_cpu();
   const int64_t batch = input.size(0), L = input.size(2), C = net->config.channels;
   const PeakMeasurement fp32 = measure_fp32_peak(1.0);
   const PeakMeasurement bf16 = measure_bf16_peak(0.6);
@@ -148,17 +170,35 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 2);
   j["conv1d_of_peak"] = of_peak(conv_rate * conv_flops / 1e9);
 
-  // The forward both ways, in alternating rounds so that a change in the machine's
-  // load falls on both.
-  const InferenceNetwork folded(net, device, true), unfolded(net, device, false);
+  // The forward every way, in alternating rounds so that a change in the machine's
+  // load falls on all.
+  const InferenceNetwork folded(net, device, InferenceOptions{InferenceBackend::kLibTorch}),
+      unfolded(net, device, InferenceOptions{InferenceBackend::kReference});
+  std::vector<std::pair<std::string, std::unique_ptr<InferenceNetwork>>> fast;
+  if (onednn) {
+    fast.emplace_back(
+        "fp32",
+        std::make_unique<InferenceNetwork>(
+            net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32}));
+    if (onednn_bf16_supported())
+      fast.emplace_back(
+          "bf16",
+          std::make_unique<InferenceNetwork>(
+              net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kBf16}));
+  }
   const double flops = double(forward_flops_per_position(net->config, int(L)));
   double folded_calls = 0, unfolded_calls = 0;
+  std::vector<double> fast_calls(fast.size(), 0);
   const int rounds = 6;
+  const double share = seconds / double(2 + fast.size()) / rounds;
   for (int r = 0; r < rounds; ++r) {
-    folded_calls += calls_per_second(
-        [&] { folded.forward(input, pits).policy_logits.to(torch::kCPU); }, seconds / 2 / rounds);
+    folded_calls +=
+        calls_per_second([&] { folded.forward(input, pits).policy_logits.to(torch::kCPU); }, share);
     unfolded_calls += calls_per_second(
-        [&] { unfolded.forward(input, pits).policy_logits.to(torch::kCPU); }, seconds / 2 / rounds);
+        [&] { unfolded.forward(input, pits).policy_logits.to(torch::kCPU); }, share);
+    for (size_t f = 0; f < fast.size(); ++f)
+      fast_calls[f] += calls_per_second(
+          [&] { fast[f].second->forward(input, pits).policy_logits.to(torch::kCPU); }, share);
   }
   const double folded_rate = folded_calls / rounds * double(batch);
   const double unfolded_rate = unfolded_calls / rounds * double(batch);
@@ -169,6 +209,29 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
   j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
   j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
+  for (const std::string precision : {"fp32", "bf16"}) {
+    const std::string key = "onednn_" + precision + "_";
+    size_t f = 0;
+    while (f < fast.size() && fast[f].first != precision) ++f;
+    if (f == fast.size()) {
+      for (const char* k : {"net_evals_per_s", "net_gflops", "net_of_peak", "speedup",
+                            "over_folded", "implementation"})
+        j[key + k] = nullptr;
+      if (precision == "bf16") j["onednn_bf16_net_of_bf16_peak"] = nullptr;
+      continue;
+    }
+    const double rate = fast_calls[f] / rounds * double(batch);
+    j[key + "net_evals_per_s"] = std::round(rate);
+    j[key + "net_gflops"] = round_to(rate * flops / 1e9, 2);
+    j[key + "net_of_peak"] = of_peak(rate * flops / 1e9);
+    j[key + "speedup"] = round_to(rate / unfolded_rate, 3);
+    j[key + "over_folded"] = round_to(rate / folded_rate, 3);
+    j[key + "implementation"] = fast[f].second->describe();
+    if (precision == "bf16")
+      j["onednn_bf16_net_of_bf16_peak"] =
+          bf16.gflops > 0 ? nlohmann::ordered_json(round_to(rate * flops / 1e9 / bf16.gflops, 3))
+                          : nlohmann::ordered_json(nullptr);
+  }
 }
 
 // A position from a random game of 0..40 plies, not decided.
@@ -180,7 +243,116 @@ Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
   }
 }
 
+struct SearchFigures {
+  DriverStats stats;
+  double seconds = 0;
+  int64_t visits = 0;
+  size_t peak_nodes = 0, visits_at_peak = 0;
+};
+
+// The searching games, for the game runner (mcts/game_runner.h): every game starts
+// from a random position and plays on as self-play does; a decided game is replaced
+// by a new random one. Counts the visits each search made for its move and stops the
+// runner when the time is up.
+class BenchGames : public GameController {
+ public:
+  BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
+      : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
+  void start_games(std::span<RunnerGame* const> free) override {
+    for (RunnerGame* g : free) {
+      g->pos = random_position(spec_, rng_);
+      g->side_of[0] = g->side_of[1] = 0;
+      g->search_seed[0] = 100 + uint64_t(g->slot);
+      g->active = true;
+    }
+  }
+  int on_search_done(RunnerGame& g, Search& s) override {
+    f_.visits += s.root_visits() - g.start_visits;
+    if (s.node_count() > f_.peak_nodes) {
+      f_.peak_nodes = s.node_count();
+      f_.visits_at_peak = size_t(s.root_visits());
+    }
+    return s.pick_move(0, rng_);
+  }
+  void on_game_end(RunnerGame&, const GameEnd&) override {}
+  bool keep_going() override { return since(t0_) < seconds_; }
+
+ private:
+  const GameSpec& spec_;
+  std::mt19937_64& rng_;
+  SearchFigures& f_;
+  double seconds_;
+  Clock::time_point t0_ = Clock::now();
+};
+
+// Enough games that their leaves fill one batch of `o.batch` (twice that pipelined),
+// searched for `seconds` against `evaluator`: one round at a time on one thread, or
+// pipelined on `search_threads` threads.
+SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const SearchParams& params,
+                             const BenchOptions& o, bool pipelined, double seconds,
+                             int search_threads, std::mt19937_64& rng) {
+  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
+  SearchFigures f;
+  EvalCache cache(1 << 18);
+  SearchDriver driver(evaluator, &cache, o.batch);
+  GameSide side;
+  side.name = "bench";
+  side.driver = &driver;
+  side.params = params;
+  side.visits = o.visits;
+  GameRunnerOptions ro;
+  ro.schedule =
+      pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
+  ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
+  ro.max_plies = 1 << 20;  // games end by being decided
+  // The serial measurement stays one thread: the network waits while the tree works.
+  if (pipelined) ro.threads = std::min(search_threads, ro.slots);
+  const auto t0 = Clock::now();
+  BenchGames games(spec, rng, f, seconds);
+  GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
+  runner.run();
+  // The searches the clock stopped count too.
+  for (const RunnerGame& g : runner.games())
+    if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
+  f.seconds = since(t0);
+  f.stats = driver.stats();
+  return f;
+}
+
+// --tree-only: the same searches, one round at a time on one thread, against
+// ConstantEvaluator, so that the figures are the tree's own work (descents, backups,
+// cache, move making, tree reuse):
+//   tree_visits_per_s   visits per second
+//   tree_ns_per_visit   its inverse, in nanoseconds
+//   tree_leaves_per_s   leaves handed to the evaluator per second (cache misses)
+//   tree_eval_time_share  share of the time inside the (constant) evaluator
+int run_tree_bench(const BenchOptions& o) {
+  const GameSpec spec = GameSpec::parse(o.game);
+  std::mt19937_64 rng(7);
+  ConstantEvaluator evaluator;
+  SearchParams params;
+  params.leaves_per_batch = o.leaves_per_search;
+  params.score_bounds = o.score_bounds;
+  const SearchFigures f = measure_search(spec, evaluator, params, o, false, o.seconds, 1, rng);
+  nlohmann::ordered_json j;
+  j["game"] = spec.name();
+  j["evaluator"] = evaluator.describe();
+  j["batch"] = o.batch;
+  j["leaves_per_search"] = o.leaves_per_search;
+  j["visits"] = o.visits;
+  j["score_bounds"] = o.score_bounds;
+  j["tree_visits_per_s"] = std::round(double(f.visits) / f.seconds);
+  j["tree_ns_per_visit"] = f.visits ? round_to(f.seconds * 1e9 / double(f.visits), 1) : 0.0;
+  j["tree_leaves_per_s"] = std::round(double(f.stats.evaluated) / f.seconds);
+  j["cache_hit_rate"] = std::round(f.stats.cache_hit_rate() * 1000) / 1000;
+  j["tree_eval_time_share"] = std::round(f.stats.eval_seconds / f.seconds * 1000) / 1000;
+  j["bytes_per_node"] = Search::bytes_per_node();
+  std::cout << j.dump() << std::endl;
+  return 0;
+}
+
 int run_bench(const BenchOptions& o) {
+  if (o.tree_only) return run_tree_bench(o);
   const GameSpec spec = GameSpec::parse(o.game);
   torch::set_num_threads(o.threads);
   const torch::Device device = parse_device(o.device);
@@ -198,7 +370,12 @@ int run_bench(const BenchOptions& o) {
                     std::span<float>(features).subspan(size_t(i) * kNumPlanes * L, kNumPlanes * L));
   model.net->eval();
   model.net->to(device);
-  const InferenceNetwork inference(model.net, device, !o.no_fold);
+  if (!o.precision.empty()) set_default_inference_precision(parse_inference_precision(o.precision));
+  InferenceOptions inference_options;
+  inference_options.backend = o.no_fold || o.backend == "reference" ? InferenceBackend::kReference
+                              : o.backend == "libtorch"             ? InferenceBackend::kLibTorch
+                                                                    : InferenceBackend::kOneDnn;
+  const InferenceNetwork inference(model.net, device, inference_options);
   // With --peak, first, on this one thread and with the machine otherwise idle: the
   // peaks are one thread's.
   nlohmann::ordered_json peak_figures = nlohmann::ordered_json::object();
@@ -235,78 +412,14 @@ int run_bench(const BenchOptions& o) {
   // a time (step), and pipelined (two halves of twice the games taking turns, so the
   // tree work of one half overlaps the network's work on the other; what self-play
   // uses).
-  NnEvaluator evaluator(model, device, !o.no_fold);
+  NnEvaluator evaluator(model, device, inference_options);
   SearchParams params;
   params.leaves_per_batch = o.leaves_per_search;
   params.score_bounds = o.score_bounds;
   const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
-  struct SearchFigures {
-    DriverStats stats;
-    double seconds = 0;
-    int64_t visits = 0;
-    size_t peak_nodes = 0, visits_at_peak = 0;
-  };
-  // The searching games, for the game runner (mcts/game_runner.h): every game starts
-  // from a random position and plays on as self-play does; a decided game is replaced
-  // by a new random one. Counts the visits each search made for its move and stops the
-  // runner when the time is up.
-  class BenchGames : public GameController {
-   public:
-    BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
-        : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
-    void start_games(std::span<RunnerGame* const> free) override {
-      for (RunnerGame* g : free) {
-        g->pos = random_position(spec_, rng_);
-        g->side_of[0] = g->side_of[1] = 0;
-        g->search_seed[0] = 100 + uint64_t(g->slot);
-        g->active = true;
-      }
-    }
-    int on_search_done(RunnerGame& g, Search& s) override {
-      f_.visits += s.root_visits() - g.start_visits;
-      if (s.node_count() > f_.peak_nodes) {
-        f_.peak_nodes = s.node_count();
-        f_.visits_at_peak = size_t(s.root_visits());
-      }
-      return s.pick_move(0, rng_);
-    }
-    void on_game_end(RunnerGame&, const GameEnd&) override {}
-    bool keep_going() override { return since(t0_) < seconds_; }
-
-   private:
-    const GameSpec& spec_;
-    std::mt19937_64& rng_;
-    SearchFigures& f_;
-    double seconds_;
-    Clock::time_point t0_ = Clock::now();
-  };
   const int search_threads = search_threads_or_default(o.search_threads);
   auto measure = [&](bool pipelined, double seconds) {
-    SearchFigures f;
-    EvalCache cache(1 << 18);
-    SearchDriver driver(evaluator, &cache, o.batch);
-    GameSide side;
-    side.name = "bench";
-    side.driver = &driver;
-    side.params = params;
-    side.visits = o.visits;
-    GameRunnerOptions ro;
-    ro.schedule =
-        pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
-    ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
-    ro.max_plies = 1 << 20;  // games end by being decided
-    // The serial measurement stays one thread: the network waits while the tree works.
-    if (pipelined) ro.threads = std::min(search_threads, ro.slots);
-    const auto t0 = Clock::now();
-    BenchGames games(spec, rng, f, seconds);
-    GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
-    runner.run();
-    // The searches the clock stopped count too.
-    for (const RunnerGame& g : runner.games())
-      if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
-    f.seconds = since(t0);
-    f.stats = driver.stats();
-    return f;
+    return measure_search(spec, evaluator, params, o, pipelined, seconds, search_threads, rng);
   };
   const SearchFigures serial = measure(false, o.seconds / 3);
   const SearchFigures piped = measure(true, o.seconds / 3);
@@ -348,7 +461,8 @@ int run_bench(const BenchOptions& o) {
           : 0;
   j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
   const double flops = double(forward_flops_per_position(model.net->config, L));
-  j["fold_batch_norm"] = !o.no_fold;
+  j["fold_batch_norm"] = inference.folded();
+  j["inference"] = evaluator.inference().describe();
   j["net_flops_per_position"] = int64_t(flops);
   j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
@@ -386,10 +500,21 @@ void register_bench(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-fold", opt->no_fold,
                 "run the network with its batch norms unfolded (the model's own forward), to "
                 "compare with the folded inference path play uses");
+  cmd->add_option("--backend", opt->backend,
+                  "the forward: onednn (play's: oneDNN, where the build has it), libtorch "
+                  "(folded, LibTorch operators) or reference (the model's own, as --no-fold)")
+      ->check(CLI::IsMember({"onednn", "libtorch", "reference"}));
+  cmd->add_option("--precision", opt->precision,
+                  "the oneDNN path's arithmetic: auto (bf16 where the CPU has it), fp32 or bf16 "
+                  "(default: KUMALAK_PRECISION, else fp32)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}));
   cmd->add_flag("--peak", opt->peak,
                 "also measure the CPU's fp32/bf16 peak and the network's convolutions and "
                 "forward (folded and unfolded, alternated) against it; takes about "
                 "--seconds / 3 + 3 s more");
+  cmd->add_flag("--tree-only", opt->tree_only,
+                "measure only the tree: the searches one round at a time against a constant "
+                "evaluator, no network; prints tree_visits_per_s and tree_ns_per_visit");
   cmd->callback([opt, &exit_code] {
     try {
       exit_code = run_bench(*opt);

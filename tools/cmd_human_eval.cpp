@@ -6,12 +6,17 @@
 // with --search-visits N, every K-th sample (--every K) is also searched with the
 // expert's MCTS settings for N visits, scoring the top-1 agreement of the searched move.
 // Games that do not replay are skipped and counted; unrated sides (a missing or broken
-// rating tag) are counted by reason. docs/human.md has the data, the split and the
-// figures of the shipped network.
+// rating tag) are counted by reason. With a human model (a model with a human policy
+// head, --human-model; by default models/<game>-human.pt where it exists), every sample
+// is also scored by the human policy at the player's own rating ("human") and at the
+// model's one mean rating ("blind"), and every side of 40 moves or more gets its rating
+// estimated from its moves (nn/human_rating.h), compared with its recorded rating.
+// docs/human.md has the data, the split and the figures.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +25,8 @@
 #include "core/rated_games.h"
 #include "mcts/levels.h"
 #include "mcts/mcts_player.h"
+#include "nn/human_policy.h"
+#include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
 
@@ -31,6 +38,9 @@ struct HumanEvalOptions {
   std::string game = "togyz";
   std::vector<std::string> files;
   std::string model;  // empty: the shipped model of the game
+  // A model with a human policy head; empty: models/<game>-human.pt where it exists;
+  // "none": no human columns.
+  std::string human_model;
   bool json = false;
   std::string fold = "validation";
   int64_t search_visits = 0;  // 0: no search
@@ -42,18 +52,39 @@ constexpr size_t kPolicyBatch = 256;
 // The probability a log-likelihood takes for a move the policy gave (rounded to) zero,
 // so that one such move cannot make a bin's mean minus infinity.
 constexpr double kMinProbability = 1e-9;
+// Sides with at least this many moves get their rating estimated and compared.
+constexpr int kMinEstimateMoves = 40;
+// The spacing of the ratings the estimate's log-likelihood is computed at.
+constexpr int kEstimateGridStep = 25;
 
 // One position a rated player moved in.
 struct Sample {
   Position position;
   int move = 0;      // 0-based pit the player chose
   int bin_from = 0;  // rating_bin_from(the mover's rating)
+  int rating = 0;    // the mover's rating
+  int side = 0;      // index of the game side in run_human_eval's sides
 };
 
 struct BinStats {
   int64_t positions = 0, policy_top1 = 0;
   double policy_loglik = 0;  // sum over positions
   int64_t search_positions = 0, search_top1 = 0;
+  int64_t human_top1 = 0, blind_top1 = 0;
+  double human_loglik = 0, blind_loglik = 0;  // sums over positions
+};
+
+// One rated side of one game of the fold.
+struct EvalSide {
+  int rating = 0;
+  int moves = 0;
+  std::vector<double> loglik;  // over the estimate's grid: the sum over its moves
+};
+
+// How the rating estimates of the sides with enough moves compare with their ratings.
+struct EstimateSummary {
+  int64_t sides = 0;
+  double mae = 0, baseline_mae = 0, spearman = 0;
 };
 
 // Progress of a long pass on stderr: at most one line a second, and one at the end.
@@ -141,8 +172,25 @@ int run_human_eval(const HumanEvalOptions& opt) {
     return 2;
   }
 
+  std::unique_ptr<HumanPolicy> human;
+  std::string human_path = opt.human_model;
+  if (human_path.empty()) {
+    const std::string shipped = "models/" + model_file_stem(spec) + "-human.pt";
+    if (std::ifstream(shipped).good()) human_path = shipped;
+  }
+  if (human_path == "none") human_path.clear();
+  if (!human_path.empty()) {
+    try {
+      human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak human-eval: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
   // The samples, in file and game order (--every counts in this order).
   std::vector<Sample> samples;
+  std::vector<EvalSide> sides;
   int64_t games = 0, skipped = 0;
   UnratedSides unrated;
   for (const auto& records : files) {
@@ -162,10 +210,16 @@ int run_human_eval(const HumanEvalOptions& opt) {
       }
       ++games;
       for (const auto& side : rated.sides) unrated.add(side);
+      const int first_side = int(sides.size());
+      for (const auto& side : rated.sides) sides.push_back({side.rated() ? side.rating : 0, 0, {}});
       Position pos = start;
       for (int move : replay.moves) {
         const SideRating& mover = rated.sides[pos.to_move];
-        if (mover.rated()) samples.push_back({pos, move, rating_bin_from(mover.rating)});
+        if (mover.rated()) {
+          const int side = first_side + pos.to_move;
+          samples.push_back({pos, move, rating_bin_from(mover.rating), mover.rating, side});
+          ++sides[size_t(side)].moves;
+        }
         pos.play(move);
       }
     }
@@ -195,6 +249,56 @@ int run_human_eval(const HumanEvalOptions& opt) {
         b.policy_loglik += std::log(std::max(double(out[i].policy[s.move]), kMinProbability));
       }
       progress.update(int64_t(first + n));
+    }
+  }
+  EstimateSummary estimates;
+  if (human) {
+    const HumanHeadInfo& info = human->info();
+    const std::vector<int> grid = human_rating_grid(info, kEstimateGridStep);
+    Progress progress("human policy", int64_t(samples.size()));
+    std::vector<Position> batch;
+    std::vector<int> moves, ratings;
+    for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
+      const size_t n = std::min(kPolicyBatch, samples.size() - first);
+      batch.clear();
+      moves.clear();
+      ratings.clear();
+      for (size_t i = first; i < first + n; ++i) {
+        batch.push_back(samples[i].position);
+        moves.push_back(samples[i].move);
+        ratings.push_back(samples[i].rating);
+      }
+      const auto own = human->probabilities(batch, ratings, {});
+      const auto blind = human->probabilities(batch, info.rating_mean);
+      const auto over_grid = human->move_logprobs(batch, moves, grid);
+      for (size_t i = 0; i < n; ++i) {
+        const Sample& s = samples[first + i];
+        BinStats& b = bins[s.bin_from];
+        b.human_top1 += top_human_move(own[i], s.position) == s.move;
+        b.blind_top1 += top_human_move(blind[i], s.position) == s.move;
+        b.human_loglik += std::log(std::max(double(own[i][size_t(s.move)]), kMinProbability));
+        b.blind_loglik += std::log(std::max(double(blind[i][size_t(s.move)]), kMinProbability));
+        EvalSide& side = sides[size_t(s.side)];
+        if (side.moves < kMinEstimateMoves) continue;
+        if (side.loglik.empty()) side.loglik.assign(grid.size(), 0.0);
+        for (size_t g = 0; g < grid.size(); ++g) side.loglik[g] += over_grid[g][i];
+      }
+      progress.update(int64_t(first + n));
+    }
+    std::vector<double> recorded, estimated;
+    for (const EvalSide& side : sides) {
+      if (side.loglik.empty()) continue;
+      const RatingEstimate e = estimate_rating(grid, side.loglik);
+      recorded.push_back(side.rating);
+      estimated.push_back(e.rating);
+      estimates.mae += std::abs(e.rating - side.rating);
+      estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
+    }
+    estimates.sides = int64_t(recorded.size());
+    if (estimates.sides > 0) {
+      estimates.mae /= double(estimates.sides);
+      estimates.baseline_mae /= double(estimates.sides);
+      estimates.spearman = spearman_correlation(recorded, estimated);
     }
   }
   if (opt.search_visits > 0) {
@@ -241,7 +345,21 @@ int run_human_eval(const HumanEvalOptions& opt) {
       else
         bin["search_top1"] = nullptr;
       bin["search_positions"] = b.search_positions;
+      if (human) {
+        bin["human_top1"] = double(b.human_top1) / double(b.positions);
+        bin["blind_top1"] = double(b.blind_top1) / double(b.positions);
+        bin["human_loglik"] = b.human_loglik / double(b.positions);
+        bin["blind_loglik"] = b.blind_loglik / double(b.positions);
+      }
       j["bins"].push_back(bin);
+    }
+    if (human) {
+      j["human_model"] = human_path;
+      j["blind_rating"] = human->info().rating_mean;
+      j["rating_mae"] = estimates.mae;
+      j["baseline_mae"] = estimates.baseline_mae;
+      j["rating_spearman"] = estimates.spearman;
+      j["sides"] = estimates.sides;
     }
     j["positions"] = int64_t(samples.size());
     j["games"] = games;
@@ -265,9 +383,15 @@ int run_human_eval(const HumanEvalOptions& opt) {
     search_head += " (" + std::to_string(opt.search_visits) + " visits, every " +
                    std::to_string(opt.every) + ")";
   char line[256];
-  std::snprintf(line, sizeof line, "%-11s %9s %13s %15s  %s\n", "rating", "positions",
-                "policy top-1", "policy loglik", search_head.c_str());
+  std::snprintf(line, sizeof line, "%-11s %9s %13s %15s", "rating", "positions", "policy top-1",
+                "policy loglik");
   std::cout << line;
+  if (human) {
+    std::snprintf(line, sizeof line, " %12s %12s %13s %13s", "human top-1", "blind top-1",
+                  "human loglik", "blind loglik");
+    std::cout << line;
+  }
+  std::cout << "  " << search_head << "\n";
   for (const auto& [from, b] : bins) {
     const std::string range =
         std::to_string(from) + "-" + std::to_string(from + kRatingBinWidth - 1);
@@ -275,9 +399,25 @@ int run_human_eval(const HumanEvalOptions& opt) {
     if (b.search_positions > 0)
       search =
           percent(b.search_top1, b.search_positions) + " of " + std::to_string(b.search_positions);
-    std::snprintf(line, sizeof line, "%-11s %9lld %13s %15.3f  %s\n", range.c_str(),
+    std::snprintf(line, sizeof line, "%-11s %9lld %13s %15.3f", range.c_str(),
                   (long long)b.positions, percent(b.policy_top1, b.positions).c_str(),
-                  b.policy_loglik / double(b.positions), search.c_str());
+                  b.policy_loglik / double(b.positions));
+    std::cout << line;
+    if (human) {
+      std::snprintf(line, sizeof line, " %12s %12s %13.3f %13.3f",
+                    percent(b.human_top1, b.positions).c_str(),
+                    percent(b.blind_top1, b.positions).c_str(),
+                    b.human_loglik / double(b.positions), b.blind_loglik / double(b.positions));
+      std::cout << line;
+    }
+    std::cout << "  " << search << "\n";
+  }
+  if (human) {
+    std::snprintf(line, sizeof line,
+                  "Human model %s (blind at %d): rating estimate over %lld sides of %d+ moves: "
+                  "MAE %.0f (predicting the mean: %.0f), Spearman %.3f\n",
+                  human_path.c_str(), human->info().rating_mean, (long long)estimates.sides,
+                  kMinEstimateMoves, estimates.mae, estimates.baseline_mae, estimates.spearman);
     std::cout << line;
   }
   return 0;
@@ -293,6 +433,10 @@ void register_human_eval(CLI::App& app, int& exit_code) {
       ->required();
   add_game_option(cmd, opt->game);
   add_model_option(cmd, opt->model);
+  cmd->add_option("--human-model", opt->human_model,
+                  "model with a human policy head for the human columns and the rating "
+                  "estimate (default: models/<game>-human.pt where it exists; none: leave "
+                  "them out)");
   cmd->add_flag("--json", opt->json, "print one JSON object instead of the table");
   cmd->add_option("--fold", opt->fold,
                   "games of the held-out split to measure on: validation (default), train or all");

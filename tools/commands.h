@@ -26,6 +26,8 @@ void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
 void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
 void register_human_eval(CLI::App& app, int& exit_code);
+void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, puzzle
+void register_human_train(CLI::App& app, int& exit_code);
 
 // `kumalak engine` on any stream of commands (register_engine passes std::cin and the
 // network, nn/model_evaluator.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its

@@ -8,6 +8,7 @@ packages=(
   build-essential      # g++ 12, make
   cmake                # the build
   libtorch-dev         # the network (LibTorch, CPU)
+  libdnnl-dev          # oneDNN's headers: play's network through oneDNN (nn/onednn_network.h)
   libgloo-dev          # Gloo's headers: data-parallel kumalak-train (c10d Gloo, in libtorch_cpu)
   libspdlog-dev        # logging
   libcli11-dev         # command lines
@@ -24,6 +25,10 @@ packages=(
   python3-selenium     # ... from tools/web_test.py
   clang                # the fuzz build (tools/fuzz.sh): libFuzzer needs clang
   libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes for clang 14
+  slurmctld            # the Slurm test (tests/slurm_test.sh): a one-node cluster on localhost
+  slurmd               # ... its node daemon
+  slurm-client         # ... sbatch, srun, squeue, scancel, sacct
+  python3-torch        # torchrun (/usr/bin/torchrun): tests/train_distributed_test.cpp
 )
 
 missing=()

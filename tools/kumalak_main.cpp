@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   kz::cli::register_serve(app, exit_code);
   kz::cli::register_solve(app, exit_code);
   kz::cli::register_human_eval(app, exit_code);
+  kz::cli::register_puzzles(app, exit_code);
+  kz::cli::register_human_train(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 LANGUAGES = ("kk", "ru", "ky", "en")
@@ -48,6 +49,21 @@ for (const sel of document.querySelectorAll('select'))
   if (sel.getClientRects().length && sel.selectedOptions[0]) out.push(sel.selectedOptions[0].textContent.trim());
 return out;
 """
+
+
+def click_fresh(driver, wait, by, selector):
+    """Clicks the element `selector` finds, finding it again when the page redrew it
+    between finding and clicking (the board is redrawn by polls and the sowing light)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def attempt(d):
+        try:
+            d.find_element(by, selector).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait.until(attempt)
 
 
 def fail(message):
@@ -118,7 +134,7 @@ def main():
             fail("a new game shows moves")
 
         # Click White's hole 9: 98, capturing 10; the engine answers.
-        driver.find_element(By.CSS_SELECTOR, '#board .pit[data-player="0"][data-pit="9"]').click()
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit[data-player="0"][data-pit="9"]')
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                    and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
         moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
@@ -165,6 +181,67 @@ def main():
         webdriver.ActionChains(driver).move_to_element_with_offset(chart, 0, 0).click().perform()
         wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
         shot("serve-analysis.png")
+
+        # Puzzles (tools/web/puzzles.js): the day's Togyz puzzle opens, the solution (asked
+        # of the API, which the page never shows before an answer) is clicked, the page says
+        # it is right and rates the player in the browser.
+        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        driver.find_element(By.ID, "puzzles-open").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+        title = driver.find_element(By.ID, "puzzle-title").text
+        pm = re.match(r"Puzzle (\S+): ", title)
+        if not pm:
+            fail("no puzzle title: " + repr(title))
+        req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                                      "move": 1}).encode())
+        try:
+            check = json.load(urllib.request.urlopen(req))
+        except urllib.error.HTTPError:  # hole 1 empty: any legal hole will do
+            legal = driver.find_element(By.CSS_SELECTOR, "#puzzle-board .pit.playable")
+            req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                         headers={"Content-Type": "application/json"},
+                                         data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                                          "move": int(legal.get_attribute("data-pit"))}).encode())
+            check = json.load(urllib.request.urlopen(req))
+        to_move = driver.execute_script("return document.querySelector('#puzzle-board .pit.playable').dataset.player")
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
+                    % (to_move, check["solution"]))
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
+        result = driver.find_element(By.ID, "puzzle-result").text
+        if "Correct:" not in result or "Your puzzle rating: 1500 -> " not in result:
+            fail("the puzzle's answer reads " + repr(result))
+        stored = driver.execute_script("return localStorage.getItem('kz-puzzle-rating')")
+        if not stored or json.loads(stored)["togyz"]["rating"] <= 1500:
+            fail("no higher rating kept in the browser: " + repr(stored))
+        shot("serve-puzzle.png")
+        # A second puzzle, the file already in the server's memory: loaded and drawn in
+        # under 200 ms.
+        driver.find_element(By.ID, "puzzle-random").click()
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").text == ""
+                   and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+        load_ms = driver.execute_script("return window.kzPuzzleLoadMs")
+        if load_ms is None or load_ms >= 200:
+            fail("a puzzle took %s ms to load" % load_ms)
+        print("web_test: puzzle solved in the page, rating kept in the browser, next puzzle in %.0f ms"
+              % load_ms)
+
+        # Learn from your mistakes: the analysed game's accuracy per side, and a mistake
+        # (when the engine found one) solved with the engine's move.
+        driver.find_element(By.ID, "puzzle-mistakes").click()
+        wait.until(lambda d: "accuracy:" in d.find_element(By.ID, "puzzle-mistakes-list").text)
+        mistakes = driver.find_elements(By.CSS_SELECTOR, "#puzzle-mistakes-list .puzzle-mistake")
+        if mistakes:
+            mistakes[0].click()
+            wait.until(lambda d: "Find a better move than" in d.find_element(By.ID, "puzzle-title").text
+                       and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+            best = driver.execute_script(
+                "return state.analysis.plies.filter((x) => x.judged && x.best && "
+                "(x.mark === 'mistake' || x.mark === 'blunder'))[0].best")
+            click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable[data-pit=\"%s\"]" % best[0])
+            wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
+        print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
         driver.quit()
         driver = None
@@ -229,7 +306,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
     driver.find_element(By.ID, "new-game").click()
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole9))
-    driver.find_element(By.CSS_SELECTOR, hole9).click()
+    click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
     Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")

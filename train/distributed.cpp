@@ -115,9 +115,16 @@ Communicator::Communicator(const DistributedOptions& options, const torch::Devic
     so.numWorkers = options_.world_size;
     so.waitWorkers = true;
     so.timeout = timeout;
-    // Our keys under a prefix of their own, apart from a launcher's in a shared store.
+    // Our keys under a prefix of their own, apart from a launcher's in a shared store,
+    // and per torchrun attempt: an agent's store outlives the ranks it restarts, so the
+    // keys of a failed attempt must not be read by the next one (as torch.distributed's
+    // own env:// rendezvous does).
+    std::string prefix = "kumalak-train/";
+    if (env("TORCHELASTIC_RESTART_COUNT"))
+      prefix +=
+          "attempt-" + std::to_string(env_integer("TORCHELASTIC_RESTART_COUNT", 0, 1 << 20)) + "/";
     impl_->store = c10::make_intrusive<c10d::PrefixStore>(
-        "kumalak-train/", c10::make_intrusive<c10d::TCPStore>(options_.master_addr, so));
+        prefix, c10::make_intrusive<c10d::TCPStore>(options_.master_addr, so));
   } catch (const std::exception& e) {
     throw DistributedError(
         "rank " + std::to_string(options_.rank) + " of " + std::to_string(options_.world_size) +

@@ -3,9 +3,11 @@
 // between GPUs where the LibTorch was built with it).
 //
 // A job of W ranks is started by any launcher that sets the usual variables:
-// `torchrun --no-python` (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), SLURM's `srun`
-// (SLURM_PROCID, SLURM_NTASKS; MASTER_ADDR/MASTER_PORT still come from the job script),
-// or the trainer's flags. Rank 0 hosts the rendezvous (a c10d TCPStore on MASTER_PORT).
+// `torchrun --no_python` (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; with
+// TORCHELASTIC_RESTART_COUNT each restarted attempt rendezvouses under its own keys),
+// SLURM's `srun` (SLURM_PROCID, SLURM_NTASKS; MASTER_ADDR/MASTER_PORT still come from the
+// job script), or the trainer's flags. Rank 0 hosts the rendezvous (a c10d TCPStore on
+// MASTER_PORT).
 //
 // Failure: every collective waits at most `timeout_s`; a rank that dies closes its
 // sockets, and the others fail at their next collective at once (Gloo) or at the

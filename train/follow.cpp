@@ -318,6 +318,9 @@ FollowTrainReport follow_train(const FollowTrainOptions& o) {
   const RunLock lock((models / ".follow-trainer.lock").string(),
                      "continuous trainer of run '" + o.run_dir + "'");
   say("train-follow: started, holding " + lock.path());
+  // A trainer killed between writing and renaming leaves a temporary (a candidate, a
+  // checkpoint, the state file); those of dead processes of this host go, as a worker's.
+  remove_stale_temp_files(models.string());
   const RunConfig& cfg = o.config;
   const std::string state_file = (models / "follow-trainer.json").string();
   // Rows needed since the last candidate before the next may train.
@@ -390,6 +393,8 @@ FollowGateReport follow_gate(const FollowGateOptions& o) {
   const RunLock lock((models / ".gatekeeper.lock").string(),
                      "gatekeeper of run '" + o.run_dir + "'");
   say("gate-follow: started, holding " + lock.path());
+  remove_stale_temp_files(models.string());  // a killed promotion's copy of best.pt
+  remove_stale_temp_files(gates.string());
   const RunConfig& cfg = o.config;
   FollowGateReport report;
   // A kill between a passing record and its promotion: the newest passing record names
@@ -449,6 +454,9 @@ FollowGateReport follow_gate(const FollowGateOptions& o) {
 
 int follow_selfplay_main(const std::string& run_dir, const std::string& config_path,
                          const FollowBounds& bounds, const FollowSelfplayFlags& flags) {
+  // The stop signals first: a SIGTERM while the run opens (a scheduler's cancel, a
+  // restart) then stops the worker cleanly at its first check instead of killing it.
+  const std::atomic<bool>* stop = flags.summary ? nullptr : &install_stop_signals();
   const RunConfig run_config = open_follow_run(run_dir, config_path);
   if (flags.summary) {
     const ShardSummary s = summarize_shards(run_dir + "/data", run_config.game);
@@ -465,7 +473,7 @@ int follow_selfplay_main(const std::string& run_dir, const std::string& config_p
   torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
   o.worker_id = flags.worker_id;
   o.bounds = bounds;
-  o.stop = &install_stop_signals();
+  o.stop = stop;
   const FollowSelfplayReport r = follow_selfplay(o);
   say("selfplay-follow: stopped after " + std::to_string(r.games) + " games, " +
       std::to_string(r.shards) + " shards, " + std::to_string(r.rows) + " rows, " +
@@ -476,11 +484,11 @@ int follow_selfplay_main(const std::string& run_dir, const std::string& config_p
 int follow_train_main(const std::string& run_dir, const std::string& config_path,
                       const FollowBounds& bounds, int threads) {
   FollowTrainOptions o;
+  o.stop = &install_stop_signals();  // before opening the run, as the worker's
   o.run_dir = run_dir;
   o.config = open_follow_run(run_dir, config_path);
   torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
   o.bounds = bounds;
-  o.stop = &install_stop_signals();
   const FollowTrainReport r = follow_train(o);
   say("train-follow: stopped after " + std::to_string(r.candidates) + " candidates");
   return 0;
@@ -489,6 +497,7 @@ int follow_train_main(const std::string& run_dir, const std::string& config_path
 int follow_gate_main(const std::string& run_dir, const std::string& config_path,
                      const FollowBounds& bounds, const FollowGateFlags& flags) {
   FollowGateOptions o;
+  o.stop = &install_stop_signals();  // before opening the run, as the worker's
   o.run_dir = run_dir;
   o.config = open_follow_run(run_dir, config_path);
   if (flags.games > 0) o.config.gate.games = flags.games;
@@ -497,7 +506,6 @@ int follow_gate_main(const std::string& run_dir, const std::string& config_path,
   if (flags.search_threads > 0) o.config.search_threads = flags.search_threads;
   torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
   o.bounds = bounds;
-  o.stop = &install_stop_signals();
   const FollowGateReport r = follow_gate(o);
   say("gate-follow: stopped after " + std::to_string(r.gated) + " matches, " +
       std::to_string(r.promoted) + " promotions");

@@ -49,9 +49,19 @@ SideEngine make_engine(const std::string& spec, const RunConfig& cfg, const torc
   if (spec == "rollout") {
     s.evaluator = std::make_shared<RolloutEvaluator>(8);
   } else {
+    // "model.pt@fp32", "@bf16" or "@auto": that model with the oneDNN path's precision
+    // (nn/inference_network.h), to match one precision against the other.
+    std::string path = spec;
+    InferenceOptions inference;
+    for (const char* precision : {"fp32", "bf16", "auto"})
+      if (const std::string suffix = std::string("@") + precision;
+          path.size() > suffix.size() && path.ends_with(suffix)) {
+        inference.precision = parse_inference_precision(precision);
+        path.resize(path.size() - suffix.size());
+      }
     Model m =
-        load_or_init_model(spec == "init" ? "" : spec, cfg.game, cfg.network, cfg.seed, device);
-    s.evaluator = std::make_shared<NnEvaluator>(std::move(m), device);
+        load_or_init_model(path == "init" ? "" : path, cfg.game, cfg.network, cfg.seed, device);
+    s.evaluator = std::make_shared<NnEvaluator>(std::move(m), device, inference);
   }
   s.cache = std::make_unique<EvalCache>(1 << 18);
   s.driver = std::make_unique<SearchDriver>(*s.evaluator, s.cache.get(), max_batch);

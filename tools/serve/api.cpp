@@ -5,6 +5,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/serve/lang_api.h"
+#include "tools/serve/puzzle_api.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
 
@@ -53,6 +54,7 @@ void ServeApi::routes(httplib::Server& http) {
   add_api_route(http, "POST", "/api/load", [this](const json& b) { return load(b); });
   add_api_route(http, "GET", "/api/board", [this](const json& b) { return board_at(b); });
   add_api_route(http, "POST", "/api/close", [this](const json& b) { return close(b); });
+  add_puzzle_routes(http);  // tools/serve/puzzle_api.h
   http.Get("/api/record", [this](const httplib::Request& req, httplib::Response& res) {
     guarded(res, [&] {
       // The analysis' comments in the record in the page's language.

@@ -1,0 +1,92 @@
+#include "core/puzzle_rating.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/position.h"
+
+namespace kz {
+
+namespace {
+constexpr const char* kMagic = "kumalak-puzzle-rating";
+}
+
+std::string default_puzzle_ratings_path() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/kumalak/puzzle-rating.txt";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.config/kumalak/puzzle-rating.txt";
+  return "puzzle-rating.txt";
+}
+
+PuzzleRatings read_puzzle_ratings(const std::string& path) {
+  PuzzleRatings r;
+  if (!std::filesystem::exists(path)) return r;
+  std::ifstream in(path);
+  if (!in) throw ParseError(path + ":0: cannot open the rating file");
+  std::string line;
+  int line_no = 0;
+  auto fail = [&](const std::string& what) {
+    throw ParseError(path + ":" + std::to_string(line_no) + ": " + what);
+  };
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream ss(line);
+    std::string kind, game, extra;
+    if (!header) {
+      int version = 0;
+      if (!(ss >> kind >> version) || kind != kMagic || version != 1 || (ss >> extra))
+        fail(std::string("not a puzzle rating file: expected '") + kMagic + " 1'");
+      header = true;
+      continue;
+    }
+    if (!(ss >> kind >> game)) fail("expected 'rating GAME ...' or 'tried GAME ...'");
+    if (kind == "rating") {
+      Glicko2Rating g;
+      if (!(ss >> g.rating >> g.deviation >> g.volatility) || (ss >> extra) ||
+          !std::isfinite(g.rating) || !std::isfinite(g.volatility) || g.deviation <= 0 ||
+          g.deviation > 350 || g.volatility <= 0 || g.volatility > 1 || g.rating < -10000 ||
+          g.rating > 10000)
+        fail("expected 'rating GAME RATING DEVIATION VOLATILITY' with sensible numbers");
+      r.rating[game] = g;
+    } else if (kind == "tried") {
+      std::string id;
+      int solved = -1;
+      if (!(ss >> id >> solved) || (ss >> extra) || (solved != 0 && solved != 1))
+        fail("expected 'tried GAME ID 0|1'");
+      r.tried[game][id] = solved;
+    } else {
+      fail("unknown line '" + kind + "'");
+    }
+  }
+  if (!header) fail("empty: not a puzzle rating file");
+  return r;
+}
+
+void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  write_file_atomically(path, [&](std::ostream& o) {
+    o << kMagic << " 1\n";
+    char buf[160];
+    for (const auto& [game, g] : ratings.rating) {
+      std::snprintf(buf, sizeof buf, "rating %s %.2f %.2f %.6f\n", game.c_str(), g.rating,
+                    g.deviation, g.volatility);
+      o << buf;
+    }
+    for (const auto& [game, ids] : ratings.tried)
+      for (const auto& [id, solved] : ids)
+        o << "tried " << game << " " << id << " " << solved << "\n";
+  });
+}
+
+Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved) {
+  return glicko2_update(player, {{double(puzzle_rating), kPuzzleDeviation, solved ? 1.0 : 0.0}});
+}
+
+}  // namespace kz

@@ -1,0 +1,38 @@
+// A player's puzzle rating, per game, kept in a small text file under the user's config
+// folder, and the puzzles already tried (a puzzle rates a player once: trying it again
+// after seeing the solution would say nothing). `kumalak puzzle` reads and writes it;
+// the page keeps the same numbers in the browser (tools/web/puzzles.js).
+//
+//   kumalak-puzzle-rating 1
+//   rating <game> <rating> <deviation> <volatility>
+//   tried <game> <puzzle id> <1 solved | 0 failed>
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/glicko2.h"
+
+namespace kz {
+
+// A puzzle is an opponent of its rating with this deviation (its rating comes from a
+// measurement, not from games, so it is known about as well as a settled player's).
+inline constexpr double kPuzzleDeviation = 80;
+
+struct PuzzleRatings {
+  std::map<std::string, Glicko2Rating> rating;              // by game name
+  std::map<std::string, std::map<std::string, int>> tried;  // game -> id -> 1/0
+};
+
+// $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt, else $HOME/.config/kumalak/..., else
+// ./puzzle-rating.txt.
+std::string default_puzzle_ratings_path();
+// A missing file is a new player (empty); a damaged one is a ParseError "FILE:LINE: ...".
+PuzzleRatings read_puzzle_ratings(const std::string& path);
+// Writes atomically (a temporary name, then renamed), making the folder when needed.
+void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings);
+
+// The player's rating after solving (or failing) one puzzle of `puzzle_rating`.
+Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved);
+
+}  // namespace kz

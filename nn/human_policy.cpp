@@ -1,0 +1,97 @@
+#include "nn/human_policy.h"
+
+#include "nn/features.h"
+
+namespace kz {
+
+torch::Tensor human_rating_tensor(const HumanHeadInfo& info, std::span<const int> ratings,
+                                  std::span<const char> titled) {
+  auto t = torch::empty({int64_t(ratings.size()), kHumanRatingInputs}, torch::kFloat32);
+  float* p = t.data_ptr<float>();
+  for (size_t i = 0; i < ratings.size(); ++i) {
+    const auto in = human_rating_inputs(info, ratings[i], !titled.empty() && titled[i]);
+    std::copy(in.begin(), in.end(), p + i * kHumanRatingInputs);
+  }
+  return t;
+}
+
+HumanPolicy::HumanPolicy(Model model) : model_(std::move(model)) {
+  if (!model_.meta.network.human_policy_head)
+    throw ModelError("this model has no human policy head (train one with kumalak human-train)");
+  model_.net->eval();
+}
+
+torch::Tensor HumanPolicy::features(std::span<const Position> positions) const {
+  const int64_t B = int64_t(positions.size());
+  const int64_t L = B ? ring_length(positions[0]) : 0;
+  auto t = torch::empty({B, kNumPlanes, L}, torch::kFloat32);
+  const size_t per = size_t(kNumPlanes * L);
+  float* p = t.data_ptr<float>();
+  for (size_t i = 0; i < positions.size(); ++i)
+    encode_features(positions[i], std::span<float>(p + per * i, per));
+  return t;
+}
+
+torch::Tensor HumanPolicy::legal_mask(std::span<const Position> positions) const {
+  const int64_t m = positions.empty() ? 0 : positions[0].npits;
+  auto t = torch::zeros({int64_t(positions.size()), m}, torch::kBool);
+  bool* p = t.data_ptr<bool>();
+  for (size_t i = 0; i < positions.size(); ++i)
+    for (uint32_t mm = positions[i].legal_mask(); mm; mm &= mm - 1)
+      p[i * size_t(m) + size_t(__builtin_ctz(mm))] = true;
+  return t;
+}
+
+int top_human_move(const std::array<float, kMaxPits>& probabilities, const Position& pos) {
+  int best = -1;
+  for (uint32_t mm = pos.legal_mask(); mm; mm &= mm - 1) {
+    const int k = __builtin_ctz(mm);
+    if (best < 0 || probabilities[size_t(k)] > probabilities[size_t(best)]) best = k;
+  }
+  return best;
+}
+
+std::vector<std::array<float, kMaxPits>> HumanPolicy::probabilities(
+    std::span<const Position> positions, int rating, bool titled) {
+  const std::vector<int> ratings(positions.size(), rating);
+  const std::vector<char> titles(positions.size(), char(titled));
+  return probabilities(positions, ratings, titles);
+}
+
+std::vector<std::array<float, kMaxPits>> HumanPolicy::probabilities(
+    std::span<const Position> positions, std::span<const int> ratings,
+    std::span<const char> titled) {
+  std::vector<std::array<float, kMaxPits>> out(positions.size());
+  if (positions.empty()) return out;
+  c10::InferenceMode guard;
+  const int m = positions[0].npits;
+  const auto r = human_rating_tensor(info(), ratings, titled);
+  auto logits = model_.net->human_policy(model_.net->trunk(features(positions)), r, m);
+  logits = logits.masked_fill(legal_mask(positions).logical_not(), -1e30);
+  const auto probs = torch::softmax(logits, 1).contiguous();
+  const float* p = probs.data_ptr<float>();
+  for (size_t i = 0; i < positions.size(); ++i)
+    for (int k = 0; k < m; ++k)
+      out[i][size_t(k)] = positions[i].legal_mask() >> k & 1 ? p[i * size_t(m) + size_t(k)] : 0.f;
+  return out;
+}
+
+std::vector<std::vector<double>> HumanPolicy::move_logprobs(std::span<const Position> positions,
+                                                            std::span<const int> moves,
+                                                            const std::vector<int>& ratings) {
+  std::vector<std::vector<double>> out(ratings.size(), std::vector<double>(positions.size()));
+  if (positions.empty() || ratings.empty()) return out;
+  c10::InferenceMode guard;
+  const int m = positions[0].npits;
+  const auto r = human_rating_tensor(info(), ratings);
+  auto logits = model_.net->human_policy_grid(model_.net->trunk(features(positions)), r, m);
+  logits = logits.masked_fill(legal_mask(positions).logical_not().unsqueeze(0), -1e30);
+  const auto logp = torch::log_softmax(logits, 2).contiguous();  // [G, B, m]
+  const float* p = logp.data_ptr<float>();
+  const size_t B = positions.size();
+  for (size_t g = 0; g < ratings.size(); ++g)
+    for (size_t b = 0; b < B; ++b) out[g][b] = p[(g * B + b) * size_t(m) + size_t(moves[b])];
+  return out;
+}
+
+}  // namespace kz

@@ -1,0 +1,67 @@
+// The rating input of a network's human policy head (nn/network.h) and the model
+// metadata that goes with it, apart from LibTorch so that the model header checks and
+// the rating estimate need no network.
+//
+// A player's rating R reaches the head as kHumanRatingInputs numbers, the same in every
+// cell of the ring (so the head adds a rating-dependent bias to each of its hidden
+// channels before the ReLU):
+//   [0]                      t = 2 (R - min) / (max - min) - 1, in -1..1: a straight line
+//   [1 .. kHumanRatingKnots]  a piecewise-linear "hat" per knot, the knots evenly spread
+//                            over min..max (the two hats around R share 1 between them),
+//                            so the head can bend its answer between ratings where a
+//                            single straight line could not (an embedding per rating
+//                            region, interpolated, instead of a table of bins)
+//   [last]                   1 for a titled over-the-board player (tournament records
+//                            have no rating: a class of its own, given with R = max)
+// A rating outside min..max is clamped to the range.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace kz {
+
+inline constexpr int kHumanRatingKnots = 8;
+inline constexpr int kHumanRatingInputs = 1 + kHumanRatingKnots + 1;
+
+// What a model file says about its human head ("human" in its metadata).
+struct HumanHeadInfo {
+  int rating_min = 0;  // the range of ratings it was trained on (PlayOK points)
+  int rating_max = 0;
+  int rating_mean = 0;  // the mean rating of its training positions: the "blind" rating
+  bool operator==(const HumanHeadInfo&) const = default;
+};
+
+// "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), else why not.
+std::string human_head_problem(const HumanHeadInfo& info);
+
+// The head's inputs for rating R (clamped to the range) or a titled player.
+std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& info, int rating,
+                                                          bool titled = false);
+
+// The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
+// of them at each rating of a grid (ascending): `rating` the grid's best point (refined
+// by a parabola through it and its neighbours, kept inside the grid), and the 95 %
+// profile interval: the ratings where the log-likelihood is within 1.92 (half the 95 %
+// quantile of chi-square with one degree of freedom) of its maximum, linearly
+// interpolated between grid points and cut at the grid's ends.
+struct RatingEstimate {
+  double rating = 0;
+  double low = 0, high = 0;
+  double loglik = 0;  // at the best grid point
+};
+RatingEstimate estimate_rating(const std::vector<int>& grid, const std::vector<double>& loglik);
+
+// The ratings min, min + step, ..., max of a head's range (max always included).
+std::vector<int> human_rating_grid(const HumanHeadInfo& info, int step);
+
+}  // namespace kz
+
+namespace kz {
+
+// Spearman's rank correlation of two equally long series (ties get their mean rank);
+// 0 when either has fewer than two distinct values.
+double spearman_correlation(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace kz

@@ -1,0 +1,87 @@
+// Training a model's human policy head (nn/network.h, nn/human_rating.h) on the moves of
+// rated games: the data (one sample per move of a rated or titled player, in one fold
+// of the held-out split, core/rated_games.h), the training loop (policy cross-entropy
+// over the legal moves, the head alone on the tower's output or the whole network) and the fit
+// measured at each player's own rating. `kumalak human-train` (tools/cmd_human_train.cpp) runs it
+// with a progress line; docs/human.md has the choices and the figures.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/notation.h"
+#include "core/rated_games.h"
+#include "nn/human_policy.h"
+#include "nn/model_file.h"
+
+namespace kz {
+
+// One move of a human player.
+struct HumanSample {
+  Position position;  // before the move
+  int move = 0;       // 0-based pit
+  int rating = 0;     // the mover's rating (meaningless when titled)
+  bool titled = false;
+  int side = 0;  // index into HumanData::sides
+};
+
+// One side of one game that has samples.
+struct HumanSide {
+  int rating = 0;
+  bool titled = false;
+  int moves = 0;
+};
+
+struct HumanData {
+  std::vector<HumanSample> samples;  // in file and game order
+  std::vector<HumanSide> sides;
+  int64_t games = 0, skipped_games = 0;
+  UnratedSides unrated;              // sides neither rated nor titled are counted here
+  std::vector<std::string> skipped;  // why each skipped game did not replay
+};
+
+// A side is a titled over-the-board player when its rating tag is missing in a game
+// without a TimeControl tag (tournament records: no online clock and no rating).
+bool titled_side(const GameRecord& record, const RatedGame& rated, int side);
+
+// The samples of every game of `fold` in `files` that replays (a game that does not is
+// counted and its reason kept). `titled`: also the moves of titled players.
+HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, const GameSpec& spec,
+                          FoldSelection fold, bool titled);
+
+// The mean rating of the rated samples, rounded (0 when there are none).
+int mean_rating(const std::vector<HumanSample>& samples);
+
+struct HumanTrainOptions {
+  int epochs = 3;               // passes over the training samples
+  int batch = 256;              // samples per optimizer step
+  double learning_rate = 1e-3;  // Adam's, decayed along a cosine to a tenth at the end
+  double weight_decay = 1e-4;   // L2 on every weight
+  uint64_t seed = 1;            // the order of the samples
+  // Train the human head alone on the tower's output, computed once (every other weight
+  // stays as it is: the model's own policy and value are untouched); false: fine-tune
+  // the whole network.
+  bool head_only = true;
+  // Called after every optimizer step with the epoch (1-based), the samples done in it
+  // and their mean loss so far (for a progress line); with head_only, first with epoch 0
+  // while the tower's output is computed (loss 0).
+  std::function<void(int, int64_t, double)> after_batch;
+  // Called after every epoch with the epoch (1-based) and the model in eval mode.
+  std::function<void(int, Model&)> after_epoch;
+};
+
+// Fine-tunes `model` (which must have a human head) on `samples`.
+void train_human_policy(Model& model, const std::vector<HumanSample>& samples,
+                        const HumanTrainOptions& options);
+
+// How well the human head predicts `samples` at each player's own rating: the share of
+// samples where the move is its most probable (ties: the lowest pit) and the mean log
+// probability of the move.
+struct HumanFit {
+  int64_t positions = 0;
+  double top1 = 0, loglik = 0;
+};
+HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples);
+
+}  // namespace kz

@@ -1,0 +1,91 @@
+// The folded network (nn/inference_network.h) run directly through oneDNN, the library
+// LibTorch's own CPU convolutions use, without LibTorch's per-call overhead:
+//
+// - each 1-D convolution is one oneDNN primitive on channels-last activations
+//   ([B, L, C], "nwc"), with its bias, ReLU and (the second convolution of a block) the
+//   residual add fused into it as post-ops: the residual stream is the destination the
+//   convolution sums into;
+// - the weights are reordered once into the layout the kernel wants (per layout: every
+//   batch size of the same shape shares them);
+// - the primitives are created once per batch size bucket (1, 2, 4, 8, 16, then
+//   multiples of 16: a batch is padded with zero positions up to its bucket) and
+//   cached;
+// - a batch runs through the whole network in chunks of 64 positions per thread, so that
+//   one chunk's activations stay in the core's L2 cache from layer to layer;
+// - the fully connected layers (pooling bias, value head) are oneDNN matmuls, the
+//   global pooling and the residual bias add simple loops compiled for AVX-512 and
+//   AVX2 and chosen at run time.
+//
+// bf16: with InferencePrecision::kBf16 the convolutions take bf16 activations and
+// weights (accumulating in fp32; biases, pooling, heads and the fully connected layers
+// stay fp32), twice the multiply-add rate on CPUs with avx512_bf16. Its results differ
+// from fp32 by bf16 rounding (about 3 significant digits; tests/nn_onednn_test.cpp
+// states the bound).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/network.h"
+
+namespace kz {
+
+// Arithmetic of the network's convolutions. kAuto: bf16 where the CPU has it
+// (onednn_bf16_supported()), fp32 elsewhere.
+enum class InferencePrecision { kAuto, kFp32, kBf16 };
+
+// "auto", "fp32", "bf16" and back; parse throws std::invalid_argument on other text.
+InferencePrecision parse_inference_precision(const std::string& text);
+std::string to_string(InferencePrecision precision);
+
+// One layer with its batch norm already folded: weight [out, in, kernel] for a
+// convolution, [out, in] for a fully connected layer; bias [out]; fp32, on the CPU.
+struct FoldedLayer {
+  torch::Tensor weight, bias;
+};
+
+// Every layer play evaluates (the opponent-policy head is never evaluated).
+struct FoldedWeights {
+  struct Block {
+    FoldedLayer conv1, conv2, pool_fc;
+  };
+  FoldedLayer input;
+  std::vector<Block> tower;
+  FoldedLayer policy, policy_out, value, value_fc, wdl, margin;
+  FoldedLayer score;  // undefined tensors without the score distribution head
+};
+
+// Whether this build has the oneDNN path (libdnnl-dev found at configure time).
+bool onednn_compiled();
+
+// Whether the CPU runs oneDNN's bf16 convolutions natively (avx512_bf16 or AMX):
+// without, kAuto means fp32 and kBf16 is refused.
+bool onednn_bf16_supported();
+
+class OnednnNetwork {
+ public:
+  // `precision` kAuto resolves here; kBf16 without onednn_bf16_supported() throws
+  // std::runtime_error, as does any construction in a build without oneDNN.
+  OnednnNetwork(const FoldedWeights& weights, InferencePrecision precision);
+  ~OnednnNetwork();
+  OnednnNetwork(const OnednnNetwork&) = delete;
+  OnednnNetwork& operator=(const OnednnNetwork&) = delete;
+
+  // As InferenceNetwork::forward: `features` [B, kNumPlanes, L] fp32 on the CPU. Several
+  // threads may call it at once (each has its own buffers).
+  NetOutput forward(const torch::Tensor& features, int pits) const;
+
+  // kFp32 or kBf16: what the convolutions run in.
+  InferencePrecision precision() const;
+  // oneDNN's name for the kernel of a tower convolution, e.g. "jit:avx512_core".
+  std::string implementation() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kz

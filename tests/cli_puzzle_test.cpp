@@ -1,0 +1,136 @@
+// `kumalak puzzle` end to end: a hand-made puzzle file, answers typed on standard input,
+// the rating file under XDG_CONFIG_HOME; and `kumalak puzzles build` refusing bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/test_util.h"
+
+namespace kz {
+namespace {
+
+// White's hole 9 captures 10 and reaches 82 (a decided win); hole 8 does not.
+const char* kPuzzleFile =
+    "kumalak-puzzles 1 togyz\n"
+    "t-test0001\t0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\t9\twinning-line\t1500\t0.900\t"
+    "hand-made\n"
+    "end 1\n";
+
+struct Fixture {
+  std::string dir = test::temp_dir("cli-puzzle");
+  std::string file = dir + "/p.txt";
+  Fixture() { test::write_bytes(file, kPuzzleFile); }
+  // Runs `kumalak puzzle ARGS` with `input` on standard input; returns the exit status.
+  int run(const std::string& args, const std::string& input, std::string* out) const {
+    test::write_bytes(dir + "/input", input);
+    return test::run_command("XDG_CONFIG_HOME=" + dir + "/config " + test::bin("kumalak") +
+                                 " puzzle --file " + file + " " + args + " < " + dir + "/input",
+                             out, true);
+  }
+  std::string ratings() const {
+    return test::read_bytes(dir + "/config/kumalak/puzzle-rating.txt");
+  }
+};
+
+}  // namespace
+
+TEST(CliPuzzle, SolvedPuzzleRaisesTheRatingOnce) {
+  Fixture f;
+  std::string out;
+  ASSERT_EQ(f.run("--id t-test0001", "5\n9\n", &out), 0) << out;
+  EXPECT_NE(out.find("Puzzle t-test0001: winning-line, rated 1500 (from hand-made)."),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("'5' is not a legal move here."), std::string::npos) << out;
+  EXPECT_NE(out.find("Correct: hole 9 (91) is the best move; it "), std::string::npos) << out;
+  EXPECT_NE(out.find("Your puzzle rating: 1500 -> 1"), std::string::npos) << out;
+  const std::string saved = f.ratings();
+  EXPECT_EQ(saved.rfind("kumalak-puzzle-rating 1\nrating togyz 1", 0), 0u) << saved;
+  EXPECT_NE(saved.find("tried togyz t-test0001 1"), std::string::npos) << saved;
+  EXPECT_GT(std::stod(saved.substr(saved.find("rating togyz ") + 13)), 1500);
+  // The same puzzle again: judged, not rated.
+  ASSERT_EQ(f.run("--id t-test0001", "8\n", &out), 0) << out;
+  EXPECT_NE(out.find("Not the best move: hole 8"), std::string::npos) << out;
+  EXPECT_NE(out.find("You have tried this puzzle before"), std::string::npos) << out;
+  EXPECT_EQ(f.ratings(), saved);
+}
+
+TEST(CliPuzzle, FailedDailyPuzzleLowersTheRating) {
+  Fixture f;
+  std::string out;
+  ASSERT_EQ(f.run("--date 2026-12-02", "88\n", &out), 0) << out;  // the only puzzle
+  EXPECT_NE(out.find("Not the best move: hole 8 (89)"), std::string::npos) << out;
+  EXPECT_NE(out.find("The solution is hole 9 (91)"), std::string::npos) << out;
+  EXPECT_NE(out.find("The line: 91."), std::string::npos) << out;
+  const std::string saved = f.ratings();
+  EXPECT_LT(std::stod(saved.substr(saved.find("rating togyz ") + 13)), 1500) << saved;
+  EXPECT_NE(saved.find("tried togyz t-test0001 0"), std::string::npos) << saved;
+}
+
+TEST(CliPuzzle, NoAnswerIsNotRated) {
+  Fixture f;
+  std::string out;
+  ASSERT_EQ(f.run("", "quit\n", &out), 0) << out;
+  EXPECT_NE(out.find("No answer: the puzzle is not rated."), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(f.dir + "/config/kumalak/puzzle-rating.txt"));
+}
+
+TEST(CliPuzzle, BadInputIsRefusedWithFileAndLine) {
+  Fixture f;
+  std::string out;
+  EXPECT_EQ(f.run("--id nope", "", &out), 2);
+  EXPECT_NE(out.find("no puzzle 'nope'"), std::string::npos) << out;
+  EXPECT_EQ(f.run("--date 2026-02-30", "", &out), 2);
+  EXPECT_NE(out.find("not a calendar date"), std::string::npos) << out;
+  EXPECT_EQ(f.run("--game kalah", "", &out), 2);
+  EXPECT_NE(out.find("holds togyz puzzles, not kalah:6,4"), std::string::npos) << out;
+  // A damaged rating file is refused, never overwritten.
+  std::filesystem::create_directories(f.dir + "/config/kumalak");
+  test::write_bytes(f.dir + "/config/kumalak/puzzle-rating.txt",
+                    "kumalak-puzzle-rating 1\nrating togyz 1500 oops 0.06\n");
+  EXPECT_EQ(f.run("--id t-test0001", "9\n", &out), 2);
+  EXPECT_NE(out.find("puzzle-rating.txt:2: expected 'rating GAME"), std::string::npos) << out;
+  // A truncated puzzle file: the line where 'end' should be.
+  test::write_bytes(f.file,
+                    std::string(kPuzzleFile).substr(0, std::string(kPuzzleFile).find("end")));
+  EXPECT_EQ(f.run("", "9\n", &out), 2);
+  EXPECT_NE(out.find(f.file + ":3: truncated"), std::string::npos) << out;
+}
+
+// Two recorded games: one from a position with one winning capture, one from the start
+// (its first plies have no clear move). The build finds the one puzzle, names its source
+// game, and says (exit 3) that it ran out of positions before --count.
+TEST(CliPuzzle, BuildMinesATinyInput) {
+  const std::string dir = test::temp_dir("cli-puzzles-build");
+  std::filesystem::create_directories(dir + "/games");
+  test::write_bytes(dir + "/games/tiny.pgn",
+                    "[Event \"clear\"]\n[Date \"2026.01.02\"]\n"
+                    "[FEN \"0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\"]\n\n1. 91 *\n\n"
+                    "[Event \"start\"]\n[Date \"2026.01.03\"]\n\n1. 98 98 2. 11 *\n");
+  std::string out;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
+                                  std::string(KZ_SOURCE_DIR) + "/models/togyz.pt --games-dir " +
+                                  dir + "/games --min-ply 0 --count 5 --confirm-visits 16 " +
+                                  "--rating-visits 16 --out " + dir + "/out.txt",
+                              &out, true),
+            3)
+      << out;
+  EXPECT_NE(out.find("4 positions from 2 games"), std::string::npos) << out;
+  EXPECT_NE(out.find("puzzles/s"), std::string::npos) << out;
+  const std::string file = test::read_bytes(dir + "/out.txt");
+  EXPECT_NE(file.find("0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\t9\twinning-line\t"),
+            std::string::npos)
+      << file;
+  EXPECT_NE(file.find("\ttiny.pgn game 1 (2026.01.02) ply 0\nend 1\n"), std::string::npos) << file;
+}
+
+TEST(CliPuzzle, BuildRefusesAMissingSource) {
+  std::string out;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
+                                  std::string(KZ_SOURCE_DIR) + "/models/togyz.pt",
+                              &out, true),
+            2);
+  EXPECT_NE(out.find("give --games-dir and/or --selfplay-games"), std::string::npos) << out;
+}
+
+}  // namespace kz

@@ -1,0 +1,187 @@
+// The human policy head: its rating input changes the policy it learns, its model file
+// round-trips (and older models still load), and the rating estimate recovers the rating
+// moves were drawn at.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "nn/human_policy.h"
+#include "nn/human_rating.h"
+#include "nn/human_training.h"
+#include "nn/nn_evaluator.h"
+#include "nn_test_util.h"
+#include "test_util.h"
+
+namespace kz {
+namespace {
+
+const HumanHeadInfo kInfo{800, 2200, 1400};
+
+Model tiny_human_model(uint64_t seed = 3) {
+  Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
+  m.net->eval();
+  return with_human_policy_head(m, kInfo);
+}
+
+std::string temp_path(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kz_nn_human_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+TEST(HumanHead, ParameterCountIsTheNetworksCount) {
+  NetConfig c = test::tiny_net_config();
+  c.human_policy_head = true;
+  Network net(c);
+  EXPECT_EQ(expected_parameter_count(c), net->parameter_count());
+}
+
+TEST(HumanHead, StartsAsTheModelsOwnPolicyAtEveryRating) {
+  Model base = make_random_model(GameSpec::togyz(), test::tiny_net_config(), 5);
+  base.net->eval();
+  const auto positions = test::random_positions(GameSpec::togyz(), 16, 7);
+  const auto policy = test::evaluate(base, positions);
+  HumanPolicy human(with_human_policy_head(base, kInfo));
+  for (int rating : {800, 1500, 2200}) {
+    const auto probs = human.probabilities(positions, rating);
+    for (size_t i = 0; i < positions.size(); ++i)
+      for (int k = 0; k < 9; ++k)
+        EXPECT_NEAR(probs[i][size_t(k)], policy[i].policy[size_t(k)], 1e-4);
+  }
+}
+
+TEST(HumanHead, ModelFileRoundTripsTheHeadAndItsRange) {
+  Model m = tiny_human_model();
+  const std::string path = temp_path("human.pt");
+  save_model(path, m);
+  Model back = load_model(path);
+  EXPECT_TRUE(back.meta.network.human_policy_head);
+  EXPECT_EQ(back.meta.human, kInfo);
+  EXPECT_EQ(weights_checksum(back.net), weights_checksum(m.net));
+  const auto positions = test::random_positions(GameSpec::togyz(), 4, 9);
+  HumanPolicy a(m), b(back);
+  EXPECT_EQ(a.probabilities(positions, 1234), b.probabilities(positions, 1234));
+
+  // A head without its range, or with a range that is none, is refused by name.
+  const std::string bytes = test::read_bytes(path);
+  std::ofstream(temp_path("no-range.pt"), std::ios::binary)
+      << test::with_metadata(bytes, "\"human\":", "\"humane\":");
+  EXPECT_NE(test::load_error(temp_path("no-range.pt")).find("malformed metadata"),
+            std::string::npos);
+  std::ofstream(temp_path("bad-range.pt"), std::ios::binary)
+      << test::with_metadata(bytes, "\"rating_max\":2200", "\"rating_max\":700");
+  EXPECT_NE(test::load_error(temp_path("bad-range.pt")).find("human rating range 800..700"),
+            std::string::npos);
+}
+
+TEST(HumanHead, ModelsWithoutTheHeadStillLoad) {
+  Model plain = make_random_model(GameSpec::togyz(), test::tiny_net_config(), 4);
+  save_model(temp_path("plain.pt"), plain);
+  EXPECT_FALSE(load_model(temp_path("plain.pt")).meta.network.human_policy_head);
+  EXPECT_EQ(test::read_bytes(temp_path("plain.pt")).find("human"), std::string::npos);
+  // The shipped model, from before the head.
+  const std::string shipped = std::string(KZ_SOURCE_DIR) + "/models/togyz.pt";
+  Model m = load_model(shipped);
+  EXPECT_FALSE(m.meta.network.human_policy_head);
+  EXPECT_THROW(HumanPolicy{m}, ModelError);
+}
+
+// Positions where both hole 1 (pit 0) and hole 9 (pit 8) are legal.
+std::vector<Position> both_ends_legal(int n, uint64_t seed) {
+  std::vector<Position> out;
+  for (const Position& p : test::random_positions(GameSpec::togyz(), 4 * n, seed))
+    if ((p.legal_mask() & 1) && (p.legal_mask() >> 8 & 1) && int(out.size()) < n) out.push_back(p);
+  return out;
+}
+
+TEST(HumanHead, TheRatingInputChangesThePolicy) {
+  // Synthetic players: below 1500 always play hole 1, from 1500 on always hole 9.
+  std::mt19937_64 rng(11);
+  std::vector<HumanSample> samples;
+  // Every position twice, once by a low-rated and once by a high-rated player, so that
+  // no position alone tells the move.
+  for (const Position& p : both_ends_legal(256, 13)) {
+    samples.push_back({p, 0, 800 + int(rng() % 700), false, 0});
+    samples.push_back({p, 8, 1500 + int(rng() % 701), false, 0});
+  }
+  Model m = tiny_human_model();
+  HumanTrainOptions opt;
+  opt.epochs = 40;
+  opt.batch = 64;
+  opt.learning_rate = 3e-3;
+  opt.head_only = false;
+  train_human_policy(m, samples, opt);
+  HumanPolicy human(m);
+  const auto held_out = both_ends_legal(32, 17);
+  const auto low = human.probabilities(held_out, 900), high = human.probabilities(held_out, 2100);
+  int low_right = 0, high_right = 0;
+  for (size_t i = 0; i < held_out.size(); ++i) {
+    low_right += top_human_move(low[i], held_out[i]) == 0;
+    high_right += top_human_move(high[i], held_out[i]) == 8;
+  }
+  EXPECT_GE(low_right, 30) << "of " << held_out.size();
+  EXPECT_GE(high_right, 30) << "of " << held_out.size();
+  EXPECT_GT(human_fit(human, samples).top1, 0.95);
+}
+
+TEST(RatingEstimate, RecoversTheRatingSyntheticMovesWereDrawnAt) {
+  // A synthetic player of rating R finds the best of three moves with probability
+  // sigmoid((R - 1500) / 300); the other two share the rest. 400 moves at R* each.
+  const std::vector<int> grid = human_rating_grid(kInfo, 25);
+  auto p_best = [](double r) { return 1 / (1 + std::exp(-(r - 1500) / 300)); };
+  std::mt19937_64 rng(21);
+  for (int truth : {1000, 1400, 1900}) {
+    std::vector<double> ll(grid.size(), 0.0);
+    for (int move = 0; move < 400; ++move) {
+      const bool best = std::uniform_real_distribution<double>(0, 1)(rng) < p_best(truth);
+      for (size_t g = 0; g < grid.size(); ++g) {
+        const double p = p_best(grid[g]);
+        ll[g] += std::log(best ? p : (1 - p) / 2);
+      }
+    }
+    const RatingEstimate e = estimate_rating(grid, ll);
+    EXPECT_NEAR(e.rating, truth, 150) << truth;
+    EXPECT_LE(e.low, truth);
+    EXPECT_GE(e.high, truth);
+    EXPECT_LT(e.low, e.rating);
+    EXPECT_GT(e.high, e.rating);
+    EXPECT_LT(e.high - e.low, 600);
+  }
+}
+
+TEST(RatingEstimate, IntervalIsCutAtTheGridsEnds) {
+  const std::vector<int> grid{800, 900, 1000};
+  const RatingEstimate e = estimate_rating(grid, {-1.0, -2.0, -10.0});
+  EXPECT_EQ(e.rating, 800);
+  EXPECT_EQ(e.low, 800);
+  EXPECT_NEAR(e.high, 900 + 100 * (-2.0 - -2.92) / (-2.0 - -10.0), 1e-9);
+}
+
+TEST(RatingEstimate, SpearmanCorrelation) {
+  EXPECT_NEAR(spearman_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
+  EXPECT_NEAR(spearman_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
+  EXPECT_NEAR(spearman_correlation({1, 2, 3}, {5, 5, 5}), 0.0, 1e-12);
+}
+
+TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
+  for (int r : {800, 1033, 1500, 2199, 2200}) {
+    const auto in = human_rating_inputs(kInfo, r);
+    double hats = 0;
+    for (int k = 1; k <= kHumanRatingKnots; ++k) hats += in[size_t(k)];
+    EXPECT_NEAR(hats, 1.0, 1e-6) << r;
+    EXPECT_EQ(in[kHumanRatingInputs - 1], 0.f);
+  }
+  EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
+  EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
+  EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
+  EXPECT_EQ(human_head_problem({800, 2200, 1400}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300}), "");
+}
+
+}  // namespace
+}  // namespace kz

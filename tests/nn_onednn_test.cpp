@@ -1,0 +1,218 @@
+// The oneDNN inference path (nn/onednn_network.h) against the model's own eval-mode
+// forward, in fp32 and (where the CPU has it) bf16: the shipped models and random
+// networks with random batch norm statistics, every batch size bucket, the evaluator's
+// probabilities, and several threads at once.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nn/features.h"
+#include "nn/inference_network.h"
+#include "nn_test_util.h"
+
+namespace kz {
+namespace {
+
+// Tolerances, relative to the largest magnitude of each reference output (at least 1):
+// fp32 differs from the reference only by the order of its float additions; bf16
+// rounds activations and weights to 8 significant bits (relative error 2^-9 each), and
+// the errors of a few hundred products per output partly cancel.
+constexpr double kFp32Tolerance = 1e-5;
+constexpr double kBf16Tolerance = 0.04;
+
+torch::Tensor features_of(const std::vector<Position>& positions) {
+  const int L = 2 * positions[0].npits;
+  const int64_t per = int64_t(kNumPlanes) * L;
+  torch::Tensor t = torch::zeros({int64_t(positions.size()), kNumPlanes, L});
+  for (size_t i = 0; i < positions.size(); ++i)
+    encode_features(positions[i], std::span<float>(t.data_ptr<float>() + per * i, per));
+  return t;
+}
+
+void randomise_batch_norms(Network& net, uint64_t seed) {
+  torch::manual_seed(seed);
+  torch::NoGradGuard no_grad;
+  for (auto& module : net->modules(/*include_self=*/false)) {
+    auto* bn = module->as<torch::nn::BatchNorm1dImpl>();
+    if (!bn) continue;
+    const int64_t n = bn->running_mean.size(0);
+    bn->running_mean.copy_(torch::randn({n}) * 0.5);
+    bn->running_var.copy_(torch::rand({n}) * 2 + 0.05);
+    bn->weight.copy_(torch::randn({n}) * 0.5 + 1);
+    bn->bias.copy_(torch::randn({n}) * 0.3);
+  }
+}
+
+// max |got - want| / max(1, max |want|).
+double relative_error(const torch::Tensor& got, const torch::Tensor& want) {
+  EXPECT_EQ(got.sizes(), want.sizes());
+  const torch::Tensor w = want.to(torch::kFloat64);
+  const double scale = std::max(1.0, w.abs().max().item<double>());
+  return (got.to(torch::kFloat64) - w).abs().max().item<double>() / scale;
+}
+
+// The largest relative error over every head of `got` against `want`.
+double worst_error(const NetOutput& got, const NetOutput& want) {
+  double e = std::max({relative_error(got.policy_logits, want.policy_logits),
+                       relative_error(got.wdl_logits, want.wdl_logits),
+                       relative_error(got.margin, want.margin)});
+  EXPECT_EQ(got.score_logits.defined(), want.score_logits.defined());
+  if (want.score_logits.defined())
+    e = std::max(e, relative_error(got.score_logits, want.score_logits));
+  return e;
+}
+
+std::vector<InferencePrecision> precisions() {
+  std::vector<InferencePrecision> p{InferencePrecision::kFp32};
+  if (onednn_bf16_supported()) p.push_back(InferencePrecision::kBf16);
+  return p;
+}
+
+double tolerance(InferencePrecision p) {
+  return p == InferencePrecision::kBf16 ? kBf16Tolerance : kFp32Tolerance;
+}
+
+// Every head of the oneDNN network at several batch sizes (exact and padded buckets, one
+// chunk and several, the last one padded)
+// against the model's eval-mode forward.
+void expect_matches_reference(Model& model, const GameSpec& spec, InferencePrecision precision) {
+  SCOPED_TRACE(to_string(precision));
+  model.net->eval();
+  const InferenceNetwork net(model.net, torch::kCPU,
+                             InferenceOptions{InferenceBackend::kOneDnn, precision});
+  ASSERT_EQ(net.backend(), InferenceBackend::kOneDnn);
+  ASSERT_EQ(net.precision(), precision);
+  double worst = 0;
+  for (int batch : {1, 3, 16, 37, 100, 256}) {
+    SCOPED_TRACE(batch);
+    const torch::Tensor input = features_of(test::random_positions(spec, batch, 20 + batch));
+    c10::InferenceMode guard;
+    const double e =
+        worst_error(net.forward(input, spec.pits), model.net->forward(input, spec.pits));
+    EXPECT_LT(e, tolerance(precision));
+    worst = std::max(worst, e);
+  }
+  std::cout << "  onednn " << to_string(precision) << " - reference, max relative |diff|: " << worst
+            << " (" << net.describe() << ")\n";
+}
+
+TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  for (const std::string name : {"togyz", "kalah"}) {
+    SCOPED_TRACE(name);
+    Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/" + name + ".pt");
+    const GameSpec spec = GameSpec::parse(model.meta.game);
+    for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+  }
+}
+
+TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  for (const std::string game : {"togyz", "kalah"}) {
+    SCOPED_TRACE(game);
+    const GameSpec spec = GameSpec::parse(game);
+    NetConfig config = test::tiny_net_config();
+    config.score_distribution_head = true;
+    config.opponent_policy_head = true;
+    for (uint64_t seed : {1, 2}) {
+      Model model = make_random_model(spec, config, seed);
+      randomise_batch_norms(model.net, seed + 100);
+      for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+    }
+    // No residual block at all, and 32 channels (the shipped width).
+    for (const NetConfig c : {NetConfig{16, 0, 8, 8, 16}, NetConfig{32, 3, 32, 32, 64}}) {
+      Model model = make_random_model(spec, c, 9);
+      randomise_batch_norms(model.net, 9);
+      for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+    }
+  }
+}
+
+TEST(OnednnNetwork, EvaluatorProbabilitiesMatchTheReference) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/togyz.pt");
+  const GameSpec spec = GameSpec::parse(model.meta.game);
+  const auto positions = test::random_positions(spec, 100, 5);
+  NnEvaluator reference(model, torch::kCPU, InferenceOptions{InferenceBackend::kReference});
+  std::vector<EvalOutput> want(positions.size());
+  reference.evaluate(positions, want);
+  for (InferencePrecision p : precisions()) {
+    SCOPED_TRACE(to_string(p));
+    NnEvaluator fast(model, torch::kCPU, InferenceOptions{InferenceBackend::kOneDnn, p});
+    std::vector<EvalOutput> got(positions.size());
+    fast.evaluate(positions, got);
+    double worst = 0;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      for (size_t k = 0; k < got[i].policy.size(); ++k)
+        worst = std::max(worst, double(std::abs(got[i].policy[k] - want[i].policy[k])));
+      worst = std::max({worst, double(std::abs(got[i].win - want[i].win)),
+                        double(std::abs(got[i].draw - want[i].draw)),
+                        double(std::abs(got[i].loss - want[i].loss))});
+    }
+    EXPECT_LT(worst, p == InferencePrecision::kBf16 ? 0.05 : 1e-5);
+    std::cout << "  evaluator onednn " << to_string(p)
+              << " - reference, max |diff| of probabilities: " << worst << "\n";
+  }
+}
+
+TEST(OnednnNetwork, ABatchEvaluatesLikeEachPositionAloneOnEveryThread) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/togyz.pt");
+  const GameSpec spec = GameSpec::parse(model.meta.game);
+  const InferenceNetwork net(
+      model.net, torch::kCPU,
+      InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32});
+  const torch::Tensor input = features_of(test::random_positions(spec, 40, 8));
+  c10::InferenceMode guard;
+  const NetOutput whole = net.forward(input, spec.pits);
+  // Four threads at once, each evaluating the positions one by one (batch 1, another
+  // bucket and other buffers than the whole batch's).
+  std::vector<double> worst(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      c10::InferenceMode thread_guard;
+      for (int64_t i = 0; i < input.size(0); ++i) {
+        const NetOutput one = net.forward(input.narrow(0, i, 1), spec.pits);
+        worst[t] = std::max({worst[t], relative_error(one.policy_logits[0], whole.policy_logits[i]),
+                             relative_error(one.wdl_logits[0], whole.wdl_logits[i]),
+                             relative_error(one.margin[0], whole.margin[i])});
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (double w : worst) EXPECT_LT(w, kFp32Tolerance);
+}
+
+TEST(OnednnNetwork, PrecisionChoices) {
+  EXPECT_EQ(parse_inference_precision("fp32"), InferencePrecision::kFp32);
+  EXPECT_EQ(parse_inference_precision("bf16"), InferencePrecision::kBf16);
+  EXPECT_EQ(parse_inference_precision("auto"), InferencePrecision::kAuto);
+  EXPECT_THROW(parse_inference_precision("fp16"), std::invalid_argument);
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  const GameSpec spec = GameSpec::parse("togyz");
+  Model model = make_random_model(spec, test::tiny_net_config(), 3);
+  model.net->eval();
+  const InferenceNetwork automatic(
+      model.net, torch::kCPU,
+      InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kAuto});
+  EXPECT_EQ(automatic.precision(),
+            onednn_bf16_supported() ? InferencePrecision::kBf16 : InferencePrecision::kFp32);
+  if (!onednn_bf16_supported()) {
+    EXPECT_THROW(
+        InferenceNetwork(model.net, torch::kCPU,
+                         InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kBf16}),
+        std::runtime_error);
+  }
+  // The LibTorch paths are fp32 whatever is asked.
+  const InferenceNetwork libtorch(
+      model.net, torch::kCPU,
+      InferenceOptions{InferenceBackend::kLibTorch, InferencePrecision::kBf16});
+  EXPECT_EQ(libtorch.precision(), InferencePrecision::kFp32);
+}
+
+}  // namespace
+}  // namespace kz

@@ -1,0 +1,146 @@
+// The puzzle calls of `kumalak serve` (tools/serve/puzzle_api.h) in-process, over a
+// puzzle file in a temporary models folder: a puzzle by id, by date, at random, an answer
+// checked, and every bad request answered 4xx with a message.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "core/puzzle_file.h"
+#include "tests/test_util.h"
+#include "tools/serve/http.h"
+#include "tools/serve/puzzle_api.h"
+
+namespace kz::cli::serve {
+namespace {
+
+const char* kPuzzleFile =
+    "kumalak-puzzles 1 togyz\n"
+    "t-test0001\t0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\t9\twinning-line\t1500\t0.900\t"
+    "hand-made\n"
+    "t-test0002\t9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w\t7 5\tonly-move\t900\t0.400\t"
+    "hand-made too\n"
+    "end 2\n";
+
+const char* kStart = "9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w";
+
+class PuzzleServer {
+ public:
+  PuzzleServer() {
+    dir_ = test::temp_dir("serve-puzzles");
+    std::filesystem::create_directories(dir_ + "/puzzles");
+    test::write_bytes(dir_ + "/puzzles/togyz.txt", kPuzzleFile);
+    setenv("KZ_MODELS_DIR", dir_.c_str(), 1);
+    configure_http(http_, 2, true);
+    add_puzzle_routes(http_);
+    port_ = bind_http(http_, "127.0.0.1", 0);
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~PuzzleServer() {
+    http_.stop();
+    thread_.join();
+    unsetenv("KZ_MODELS_DIR");
+  }
+  std::pair<int, json> call(const std::string& method, const std::string& path,
+                            const json& body = json::object()) {
+    httplib::Client cli("127.0.0.1", port_);
+    auto r = method == "GET" ? cli.Get(path.c_str())
+                             : cli.Post(path.c_str(), body.dump(), "application/json");
+    if (!r) return {0, json()};
+    return {r->status, json::parse(r->body, nullptr, false)};
+  }
+
+ private:
+  std::string dir_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST(ServePuzzles, PuzzleByIdDateAndRandom) {
+  PuzzleServer server;
+  auto [status, z] = server.call("GET", "/api/puzzle?game=togyz&id=t-test0001");
+  ASSERT_EQ(status, 200) << z.dump();
+  EXPECT_EQ(z["id"], "t-test0001");
+  EXPECT_EQ(z["theme"], "winning-line");
+  EXPECT_EQ(z["rating"], 1500);
+  EXPECT_EQ(z["count"], 2);
+  EXPECT_EQ(z["board"]["legal"], json::array({8, 9}));
+  auto [s2, d] = server.call("GET", "/api/puzzle?game=togyz&date=2026-12-02");
+  ASSERT_EQ(s2, 200) << d.dump();
+  EXPECT_EQ(d["date"], "2026-12-02");
+  EXPECT_EQ(d["index"], daily_puzzle_index("2026-12-02", 2));
+  auto [s3, r] = server.call("GET", "/api/puzzle?random=7");
+  EXPECT_EQ(s3, 200) << r.dump();
+  auto [s4, today] = server.call("GET", "/api/puzzle");
+  EXPECT_EQ(s4, 200) << today.dump();
+  EXPECT_TRUE(today.contains("date"));
+}
+
+TEST(ServePuzzles, CheckJudgesTheAnswer) {
+  PuzzleServer server;
+  auto [status, right] = server.call("POST", "/api/puzzle/check",
+                                     {{"game", "togyz"}, {"id", "t-test0001"}, {"move", 9}});
+  ASSERT_EQ(status, 200) << right.dump();
+  EXPECT_EQ(right["correct"], true);
+  EXPECT_EQ(right["solution"], 9);
+  EXPECT_EQ(right["line"], json::array({9}));
+  EXPECT_FALSE(right["reason"].get<std::string>().empty());
+  auto [s2, wrong] = server.call("POST", "/api/puzzle/check",
+                                 {{"game", "togyz"}, {"id", "t-test0001"}, {"move", 8}});
+  ASSERT_EQ(s2, 200) << wrong.dump();
+  EXPECT_EQ(wrong["correct"], false);
+  EXPECT_EQ(wrong["played"], 8);
+}
+
+TEST(ServePuzzles, TryJudgesAMoveOfTheAnalysedGame) {
+  PuzzleServer server;
+  auto [status, r] =
+      server.call("POST", "/api/puzzle/try",
+                  {{"game", "togyz"}, {"position", kStart}, {"best", "98"}, {"move", 9}});
+  ASSERT_EQ(status, 200) << r.dump();
+  EXPECT_EQ(r["correct"], true);
+  auto [s2, w] =
+      server.call("POST", "/api/puzzle/try",
+                  {{"game", "togyz"}, {"position", kStart}, {"best", "98"}, {"move", 1}});
+  ASSERT_EQ(s2, 200) << w.dump();
+  EXPECT_EQ(w["correct"], false);
+  EXPECT_EQ(w["solution"], 9);
+}
+
+TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
+  PuzzleServer server;
+  const std::vector<std::tuple<std::string, std::string, json, int, std::string>> cases = {
+      {"GET", "/api/puzzle?game=chess", {}, 400, "unknown game"},
+      {"GET", "/api/puzzle?id=nope", {}, 404, "no puzzle 'nope'"},
+      {"GET", "/api/puzzle?date=2026-02-30", {}, 400, "not a calendar date"},
+      {"GET", "/api/puzzle?date=yesterday", {}, 400, "YYYY-MM-DD"},
+      {"GET", "/api/puzzle?random=x", {}, 400, "random"},
+      {"GET", "/api/puzzle?id=t-test0001&random=1", {}, 400, "one of them"},
+      {"GET", "/api/puzzle?game=bantumi", {}, 404, "no puzzles for"},
+      {"POST", "/api/puzzle/check", {{"id", "t-test0001"}}, 400, "move"},
+      {"POST", "/api/puzzle/check", {{"id", "t-test0001"}, {"move", 1}}, 400, ""},
+      {"POST", "/api/puzzle/check", {{"id", "t-test0001"}, {"move", 10}}, 400, ""},
+      {"POST", "/api/puzzle/check", {{"id", "t-nope"}, {"move", 9}}, 404, "no puzzle"},
+      {"POST", "/api/puzzle/check", {{"move", 9}}, 400, "id"},
+      {"POST", "/api/puzzle/try", {{"best", 9}, {"move", 9}}, 400, "position"},
+      {"POST", "/api/puzzle/try", {{"position", "9,9"}, {"best", 9}, {"move", 9}}, 400, ""},
+      {"POST", "/api/puzzle/try", {{"position", kStart}, {"move", 9}}, 400, "best"},
+      {"POST", "/api/puzzle/try", {{"position", kStart}, {"best", 9}, {"move", 12}}, 400, ""},
+  };
+  for (const auto& [method, path, body, expected, words] : cases) {
+    auto [status, answer] = server.call(method, path, body);
+    EXPECT_EQ(status, expected) << path << " " << body.dump() << " -> " << answer.dump();
+    ASSERT_TRUE(answer.is_object() && answer.contains("error")) << path << " " << answer.dump();
+    EXPECT_NE(answer["error"].get<std::string>().find(words), std::string::npos)
+        << path << " " << body.dump() << " -> " << answer.dump();
+  }
+}
+
+}  // namespace kz::cli::serve

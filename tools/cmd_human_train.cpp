@@ -1,0 +1,179 @@
+// kumalak human-train: a human policy head (nn/network.h, nn/human_rating.h) trained on
+// the moves of rated games of the TRAIN fold (core/rated_games.h), starting from a
+// model's own policy (the head alone by default, or the whole network), measured on the validation
+// fold after every epoch and saved (atomically) after every epoch. train/human_training.h has the
+// loop; docs/human.md the choices and figures.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "core/notation.h"
+#include "core/rated_games.h"
+#include "nn/human_policy.h"
+#include "nn/human_training.h"
+#include "nn/model_file.h"
+#include "tools/commands.h"
+#include "train/progress.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct HumanTrainCliOptions {
+  std::string game = "togyz";
+  std::vector<std::string> files;
+  std::string init;  // empty: the game's shipped model
+  std::string out;
+  int epochs = 3;
+  int batch = 256;
+  double learning_rate = 1e-3;
+  int threads = 1;
+  uint64_t seed = 1;
+  bool titled = true;
+  bool fine_tune = false;
+};
+
+int run_human_train(const HumanTrainCliOptions& opt) {
+  GameSpec spec;
+  try {
+    spec = GameSpec::parse(opt.game);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    return 2;
+  }
+  std::vector<std::vector<GameRecord>> files;
+  for (const auto& file : opt.files) {
+    try {
+      files.push_back(read_pgn_file(file));
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak human-train: " << e.what() << "\n";
+      return 2;
+    }
+    if (files.back().empty()) {
+      std::cerr << "kumalak human-train: '" << file << "' holds no game\n";
+      return 2;
+    }
+  }
+  torch::set_num_threads(std::max(1, opt.threads));
+  const std::string init = opt.init.empty() ? shipped_model_path(spec) : opt.init;
+  Model model;
+  try {
+    model = load_model(init, &spec);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    return 2;
+  }
+  const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled);
+  const HumanData validation = read_human_data(files, spec, FoldSelection::kValidation, opt.titled);
+  for (const auto& why : train.skipped)
+    std::cerr << "kumalak human-train: skipped: " << why << "\n";
+  if (train.samples.empty()) {
+    std::cerr << "kumalak human-train: no move of a rated or titled player in the train fold\n";
+    return 1;
+  }
+  // The head's range: the train fold's ratings, widened to whole hundreds.
+  HumanHeadInfo info;
+  int lo = kMaxPlausibleRating, hi = kMinPlausibleRating;
+  for (const auto& s : train.samples)
+    if (!s.titled) lo = std::min(lo, s.rating), hi = std::max(hi, s.rating);
+  if (lo > hi) {
+    std::cerr << "kumalak human-train: no rated player in the train fold\n";
+    return 1;
+  }
+  info.rating_min = rating_bin_from(lo);
+  info.rating_max = rating_bin_from(hi) + kRatingBinWidth;
+  info.rating_mean = mean_rating(train.samples);
+  model = with_human_policy_head(model, info);
+  model.meta.note = "human policy head: kumalak human-train from " + init;
+  int64_t titled = 0;
+  for (const auto& s : train.samples) titled += s.titled;
+  std::cerr << "kumalak human-train: " << train.samples.size() << " train positions ("
+            << train.games << " games, " << titled << " of titled players), "
+            << validation.samples.size() << " validation positions (" << validation.games
+            << " games); ratings " << info.rating_min << ".." << info.rating_max << ", mean "
+            << info.rating_mean << "\n";
+  auto report = [&](const std::string& when, Model& m) {
+    HumanPolicy policy(m);
+    const HumanFit fit = human_fit(policy, validation.samples);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "%s: validation top-1 %.2f %%, log-likelihood %.4f (%lld positions)",
+                  when.c_str(), 100 * fit.top1, fit.loglik, (long long)fit.positions);
+    std::cerr << "kumalak human-train: " << line << "\n";
+  };
+  report("before training", model);
+  HumanTrainOptions to;
+  to.epochs = opt.epochs;
+  to.batch = opt.batch;
+  to.learning_rate = opt.learning_rate;
+  to.seed = opt.seed;
+  to.head_only = !opt.fine_tune;
+  std::unique_ptr<Progress> progress;
+  int progress_epoch = -1;
+  to.after_batch = [&](int epoch, int64_t done, double loss) {
+    if (epoch != progress_epoch) {
+      Progress::Options po;
+      po.unit = "positions";
+      po.line_interval_s = 10;
+      progress = std::make_unique<Progress>(
+          epoch == 0
+              ? std::string("human-train: the tower's output")
+              : "human-train epoch " + std::to_string(epoch) + "/" + std::to_string(opt.epochs),
+          int64_t(train.samples.size()), po);
+      progress_epoch = epoch;
+    }
+    if (epoch > 0) progress->set_field("loss", loss);
+    progress->set_done(done);
+  };
+  to.after_epoch = [&](int epoch, Model& m) {
+    if (progress) progress->finish();
+    report("epoch " + std::to_string(epoch), m);
+    save_model(opt.out, m);
+    std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
+  };
+  try {
+    train_human_policy(model, train.samples, to);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_human_train(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<HumanTrainCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "human-train",
+      "Train a human policy head (moves by rating) on the train fold of rated games");
+  cmd->add_option("files", opt->files, "PGN files of rated games (WhiteElo/BlackElo tags)")
+      ->required();
+  add_game_option(cmd, opt->game);
+  cmd->add_option("--init", opt->init,
+                  "model to start from (default: the game's shipped model); its policy head "
+                  "is the human head's start");
+  cmd->add_option("--out", opt->out, "model file to write after every epoch")->required();
+  cmd->add_option("--epochs", opt->epochs, "passes over the train fold (default 3)")
+      ->check(in_range(1, 1000));
+  cmd->add_option("--batch", opt->batch, "positions per optimizer step (default 256)")
+      ->check(in_range(2, 65536));
+  cmd->add_option("--lr", opt->learning_rate,
+                  "Adam's learning rate at the start, decayed to a tenth (default 1e-3)")
+      ->check(in_range(1e-6, 1.0));
+  cmd->add_option("--threads", opt->threads, "LibTorch threads (default 1)")
+      ->check(in_range(1, 256));
+  cmd->add_option("--seed", opt->seed, "order of the training positions (default 1)");
+  cmd->add_flag("--fine-tune", opt->fine_tune,
+                "fine-tune the whole network with the head (default: the head alone, on the "
+                "tower's output computed once, which keeps the model's own policy and value)");
+  cmd->add_flag("!--no-titled", opt->titled,
+                "leave out titled over-the-board players (unrated sides of games without a "
+                "TimeControl tag); by default they are a class of their own");
+  cmd->callback([opt, &exit_code] { exit_code = run_human_train(*opt); });
+}
+
+}  // namespace kz::cli

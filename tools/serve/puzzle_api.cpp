@@ -1,0 +1,154 @@
+#include "tools/serve/puzzle_api.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+
+#include "core/atomic_file.h"
+#include "core/notation.h"
+#include "core/puzzle_file.h"
+#include "mcts/advice.h"
+#include "tools/serve/request.h"
+#include "tools/serve/views.h"
+
+namespace kz::cli::serve {
+
+namespace {
+
+// The puzzle files, each read on first use and kept: a puzzle is then answered from
+// memory (the page wants one in well under 200 ms).
+class PuzzleLibrary {
+ public:
+  const PuzzleSet& set_for(const GameSpec& spec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string key = spec.name();
+    auto it = sets_.find(key);
+    if (it == sets_.end()) {
+      const std::string path = shipped_puzzle_path(spec);
+      if (!why_not_a_file(path).empty()) throw ApiError(404, "there are no puzzles for " + key);
+      PuzzleSet set;
+      try {
+        set = read_puzzle_file(path);
+      } catch (const ParseError& e) {
+        throw ApiError(500, std::string("the puzzle file is damaged: ") + e.what());
+      }
+      if (set.puzzles.empty()) throw ApiError(404, "there are no puzzles for " + key);
+      it = sets_.emplace(key, std::move(set)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, PuzzleSet> sets_;  // never erased: references stay valid
+};
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+const Puzzle& find_puzzle(const PuzzleSet& set, const std::string& id) {
+  for (const Puzzle& z : set.puzzles)
+    if (z.id == id) return z;
+  throw ApiError(404, "no puzzle '" + id + "'");
+}
+
+json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
+  return {{"id", z.id},
+          {"game", set.spec.name()},
+          {"position", z.position.to_string()},
+          {"togyz", z.position.is_togyz()},
+          {"npits", int(z.position.npits)},
+          {"board", board_json(z.position)},
+          {"theme", puzzle_theme_name(z.theme)},
+          {"rating", z.rating},
+          {"source", z.source},
+          {"index", index},
+          {"count", set.puzzles.size()}};
+}
+
+}  // namespace
+
+void add_puzzle_routes(httplib::Server& http) {
+  auto library = std::make_shared<PuzzleLibrary>();
+  add_api_route(http, "GET", "/api/puzzle", [library](const json& b) {
+    const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
+    const std::string id = str_field(b, "id", "", 32);
+    const std::string date = str_field(b, "date", "", 10);
+    const std::string random = str_field(b, "random", "", 20);
+    if (int(!id.empty()) + int(!date.empty()) + int(!random.empty()) > 1)
+      throw ApiError(400, "give id, date or random, one of them");
+    const PuzzleSet& set = library->set_for(spec);
+    size_t index = 0;
+    json extra = json::object();
+    if (!id.empty()) {
+      index = size_t(&find_puzzle(set, id) - set.puzzles.data());
+    } else if (!random.empty()) {
+      const auto seed = int_field(b, "random");
+      if (!seed || *seed < 0) throw ApiError(400, "random: expected a whole number seed");
+      index = size_t(std::mt19937_64(uint64_t(*seed))() % set.puzzles.size());
+    } else {
+      const std::string day = date.empty() ? today_utc() : date;
+      index = daily_puzzle_index(day, set.puzzles.size());  // ParseError: 400
+      extra["date"] = day;
+    }
+    json j = puzzle_json(set, set.puzzles[index], index);
+    j.update(extra);
+    return j;
+  });
+  add_api_route(http, "POST", "/api/puzzle/check", [library](const json& b) {
+    const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
+    const std::string id = str_field(b, "id", "", 32);
+    if (id.empty()) throw ApiError(400, "id: missing");
+    const PuzzleSet& set = library->set_for(spec);
+    const Puzzle& z = find_puzzle(set, id);
+    const int played = move_field(b, spec, z.position);
+    const int key = z.key_move();
+    json line = json::array();
+    for (int m : z.solution) line.push_back(m + 1);
+    Position end = z.position;
+    for (int m : z.solution) end.play(m);
+    return json{{"id", z.id},
+                {"correct", played == key},
+                {"played", played + 1},
+                {"played_notation", format_move(z.position, played)},
+                {"played_reason", explain_move(z.position, played)},
+                {"solution", key + 1},
+                {"solution_notation", format_move(z.position, key)},
+                {"reason", explain_move(z.position, key)},
+                {"line", line},
+                {"line_text", line_notation(z.position, z.solution)},
+                {"rating", z.rating},
+                {"board_after", board_json(end)}};
+  });
+  // A mistake of the player's own game as a puzzle: the position before it and the
+  // engine's move from the analysis; the answer is right when it is the engine's move.
+  add_api_route(http, "POST", "/api/puzzle/try", [](const json& b) {
+    const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
+    const std::string text = str_field(b, "position", "");
+    if (text.empty()) throw ApiError(400, "position: missing");
+    const Position pos = Position::parse(text, spec);
+    if (pos.is_over()) throw ApiError(400, "position: the game is over");
+    json best_field = {{"move", b.contains("best") ? b["best"] : json()}};
+    if (best_field["move"].is_null()) throw ApiError(400, "best: missing");
+    const int best = move_field(best_field, spec, pos);
+    const int played = move_field(b, spec, pos);
+    return json{{"correct", played == best},
+                {"played", played + 1},
+                {"played_notation", format_move(pos, played)},
+                {"played_reason", explain_move(pos, played)},
+                {"solution", best + 1},
+                {"solution_notation", format_move(pos, best)},
+                {"reason", explain_move(pos, best)}};
+  });
+}
+
+}  // namespace kz::cli::serve
