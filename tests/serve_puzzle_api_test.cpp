@@ -45,6 +45,7 @@ class PuzzleServer {
     thread_.join();
     unsetenv("KZ_MODELS_DIR");
   }
+  int port() const { return port_; }
   std::pair<int, json> call(const std::string& method, const std::string& path,
                             const json& body = json::object()) {
     httplib::Client cli("127.0.0.1", port_);
@@ -141,6 +142,12 @@ TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
     EXPECT_NE(answer["error"].get<std::string>().find(words), std::string::npos)
         << path << " " << body.dump() << " -> " << answer.dump();
   }
+  // The page shows the error in its language (the request's Accept-Language).
+  httplib::Client cli("127.0.0.1", server.port());
+  auto ru = cli.Get("/api/puzzle?id=nope", {{"Accept-Language", "ru"}});
+  ASSERT_TRUE(ru);
+  EXPECT_EQ(ru->status, 404);
+  EXPECT_EQ(json::parse(ru->body).value("error", ""), "задачи 'nope' нет") << ru->body;
 }
 
 }  // namespace kz::cli::serve

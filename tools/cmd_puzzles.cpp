@@ -264,6 +264,7 @@ struct PuzzleOptions {
   uint64_t seed = 0;    // --random's seed (0 = from the clock)
   std::string date;     // the day of the daily puzzle ("" = today, UTC)
   std::string ratings;  // the rating file ("" = default_puzzle_ratings_path())
+  std::string lang;     // --lang: the language of what the player reads
 };
 
 std::string today_utc() {
@@ -284,8 +285,28 @@ std::string move_name(const Position& pos, int move) {
   return tr("pit {pit}", {{"pit", move + 1}});
 }
 
+// The puzzle's title, one whole sentence for each theme (the theme is named as in the
+// puzzle file, so that the English title reads as before).
+std::string puzzle_title(const Puzzle& z) {
+  using i18n::tr;
+  const std::initializer_list<i18n::Arg> args = {
+      {"id", z.id}, {"rating", z.rating}, {"source", z.source}};
+  switch (z.theme) {
+    case PuzzleTheme::kWinningLine:
+      return tr("Puzzle {id}: winning-line, rated {rating} (from {source}).", args);
+    case PuzzleTheme::kTuzdyk:
+      return tr("Puzzle {id}: tuzdyk, rated {rating} (from {source}).", args);
+    case PuzzleTheme::kCapture:
+      return tr("Puzzle {id}: capture, rated {rating} (from {source}).", args);
+    case PuzzleTheme::kOnlyMove:
+      break;
+  }
+  return tr("Puzzle {id}: only-move, rated {rating} (from {source}).", args);
+}
+
 int run_puzzle(const PuzzleOptions& opt) {
   using i18n::tr;
+  apply_language(opt.lang);
   GameSpec spec;
   try {
     spec = GameSpec::parse(opt.game);
@@ -335,12 +356,7 @@ int run_puzzle(const PuzzleOptions& opt) {
   const Position& pos = z.position;
   const bool color = stdout_wants_color();
   const std::string labels[2] = {"", ""};
-  std::cout << tr("Puzzle {id}: {theme}, rated {rating} (from {source}).",
-                  {{"id", z.id},
-                   {"theme", puzzle_theme_name(z.theme)},
-                   {"rating", z.rating},
-                   {"source", z.source}})
-            << "\n"
+  std::cout << puzzle_title(z) << "\n"
             << render_board(pos, pos.to_move, LastMove{}, color, labels)
             << tr("{side} to move: find the best move.", {{"side", side_name(pos, pos.to_move)}})
             << "\n";
@@ -484,6 +500,7 @@ void register_puzzles(CLI::App& app, int& exit_code) {
                      "the daily puzzle of this date (YYYY-MM-DD; default today, UTC)");
   puzzle->add_option("--ratings", popt->ratings,
                      "the rating file (default: $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt)");
+  add_lang_option(puzzle, popt->lang);
   puzzle->callback([popt, &exit_code] { exit_code = run_puzzle(*popt); });
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/atomic_file.h"
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "core/puzzle_file.h"
 #include "mcts/advice.h"
@@ -28,14 +29,16 @@ class PuzzleLibrary {
     auto it = sets_.find(key);
     if (it == sets_.end()) {
       const std::string path = shipped_puzzle_path(spec);
-      if (!why_not_a_file(path).empty()) throw ApiError(404, "there are no puzzles for " + key);
+      if (!why_not_a_file(path).empty())
+        throw ApiError(404, i18n::tr("there are no puzzles for {game}", {{"game", key}}));
       PuzzleSet set;
       try {
         set = read_puzzle_file(path);
       } catch (const ParseError& e) {
-        throw ApiError(500, std::string("the puzzle file is damaged: ") + e.what());
+        throw ApiError(500, i18n::tr("the puzzle file is damaged: {error}", {{"error", e.what()}}));
       }
-      if (set.puzzles.empty()) throw ApiError(404, "there are no puzzles for " + key);
+      if (set.puzzles.empty())
+        throw ApiError(404, i18n::tr("there are no puzzles for {game}", {{"game", key}}));
       it = sets_.emplace(key, std::move(set)).first;
     }
     return it->second;
@@ -58,7 +61,7 @@ std::string today_utc() {
 const Puzzle& find_puzzle(const PuzzleSet& set, const std::string& id) {
   for (const Puzzle& z : set.puzzles)
     if (z.id == id) return z;
-  throw ApiError(404, "no puzzle '" + id + "'");
+  throw ApiError(404, i18n::tr("no puzzle '{id}'", {{"id", id}}));
 }
 
 json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
@@ -85,7 +88,7 @@ void add_puzzle_routes(httplib::Server& http) {
     const std::string date = str_field(b, "date", "", 10);
     const std::string random = str_field(b, "random", "", 20);
     if (int(!id.empty()) + int(!date.empty()) + int(!random.empty()) > 1)
-      throw ApiError(400, "give id, date or random, one of them");
+      throw ApiError(400, i18n::tr("give id, date or random, one of them"));
     const PuzzleSet& set = library->set_for(spec);
     size_t index = 0;
     json extra = json::object();
@@ -93,7 +96,7 @@ void add_puzzle_routes(httplib::Server& http) {
       index = size_t(&find_puzzle(set, id) - set.puzzles.data());
     } else if (!random.empty()) {
       const auto seed = int_field(b, "random");
-      if (!seed || *seed < 0) throw ApiError(400, "random: expected a whole number seed");
+      if (!seed || *seed < 0) throw ApiError(400, i18n::tr("random: expected a whole number seed"));
       index = size_t(std::mt19937_64(uint64_t(*seed))() % set.puzzles.size());
     } else {
       const std::string day = date.empty() ? today_utc() : date;
@@ -107,7 +110,7 @@ void add_puzzle_routes(httplib::Server& http) {
   add_api_route(http, "POST", "/api/puzzle/check", [library](const json& b) {
     const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
     const std::string id = str_field(b, "id", "", 32);
-    if (id.empty()) throw ApiError(400, "id: missing");
+    if (id.empty()) throw ApiError(400, i18n::tr("id: missing"));
     const PuzzleSet& set = library->set_for(spec);
     const Puzzle& z = find_puzzle(set, id);
     const int played = move_field(b, spec, z.position);

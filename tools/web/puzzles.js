@@ -11,6 +11,18 @@
   const kRatingKey = "kz-puzzle-rating";  // {game: {rating, deviation, volatility}}
   const kTriedKey = "kz-puzzle-tried";    // {game: {id: 1 solved | 0 failed}}
   const kPuzzleDeviation = 80;            // core/puzzle_rating.h kPuzzleDeviation
+  // The puzzle's title, one whole sentence for each theme (as named in the puzzle file).
+  function puzzleTitle(p) {
+    const args = { id: p.id, rating: p.rating, source: p.source };
+    switch (p.theme) {
+      case "winning-line": return tr("Puzzle {id}: winning-line, rated {rating} (from {source}).", args);
+      case "tuzdyk": return tr("Puzzle {id}: tuzdyk, rated {rating} (from {source}).", args);
+      case "capture": return tr("Puzzle {id}: capture, rated {rating} (from {source}).", args);
+      case "only-move": return tr("Puzzle {id}: only-move, rated {rating} (from {source}).", args);
+    }
+    return tr("Puzzle {id}: {theme}, rated {rating} (from {source}).", { ...args, theme: p.theme });
+  }
+
   let current = null;   // the puzzle shown
   let answered = false;
 
@@ -214,8 +226,7 @@
     }
     current = p;
     answered = false;
-    el("puzzle-title").textContent = tr("Puzzle {id}: {theme}, rated {rating} (from {source}).", {
-      id: p.id, theme: p.theme, rating: p.rating, source: p.source });
+    el("puzzle-title").textContent = puzzleTitle(p);
     el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(p, p.board.to_move) });
     el("puzzle-result").textContent = "";
     drawBoard(p, p.board, true);

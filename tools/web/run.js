@@ -310,6 +310,7 @@ function draw(run) {
 $("lang").addEventListener("change", async () => {
   localStorage.setItem("kz-lang", $("lang").value);
   await setLanguage($("lang").value);
+  document.title = tr("KumalakZero: training run");
   if (lastRun) draw(lastRun);
 });
 
@@ -318,6 +319,7 @@ $("lang").addEventListener("change", async () => {
   try {
     $("lang").value = initialLanguage();
     await setLanguage($("lang").value);
+    document.title = tr("KumalakZero: training run");
     if (await loadRuns()) refresh();
   } catch (e) {
     toast(e.message);
