@@ -56,6 +56,10 @@ if [[ -z "$config" ]]; then
   config="$dir/chaos.toml"
   cat >"$config" <<EOF
 extends = "$here/configs/tiny.toml"
+# tiny's 4 games a shard make some 2,000 shard files a second on 2 workers, and reading
+# them all back dominates the check; 200 a shard keeps many writes in flight to kill.
+[selfplay]
+games_per_shard = 200
 [gate]
 promote_min_score = 0.0
 elo0 = -3000.0
@@ -180,16 +184,27 @@ if ((readable < ${#models[@]})); then
   cat "$dir/logs/model-info.err" >&2
   unreadable=$((unreadable + ${#models[@]} - readable))
 fi
+# Every gate record parsed by one python3 (a start per file is seconds on a loaded
+# machine): a line "NAME ok pass|fail" or "NAME bad", in name order.
 gate_records=0 newest_pass=""
-for f in $(ls "$run"/gates/gen*.json 2>/dev/null | sort); do
+while read -r name state verdict; do
   gate_records=$((gate_records + 1))
-  if ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" 2>/dev/null; then
-    echo "chaos: unreadable gate record $f" >&2
+  if [[ "$state" != ok ]]; then
+    echo "chaos: unreadable gate record $run/gates/$name.json" >&2
     unreadable=$((unreadable + 1))
-  elif grep -q '"pass":true' "$f"; then
-    newest_pass=$(basename "$f" .json)
+  elif [[ "$verdict" == pass ]]; then
+    newest_pass=$name
   fi
-done
+done < <(python3 - "$run/gates" <<'PY'
+import json, pathlib, sys
+for f in sorted(pathlib.Path(sys.argv[1]).glob("gen*.json")):
+    try:
+        record = json.loads(f.read_text())
+        print(f.stem, "ok", "pass" if record.get("pass") is True else "fail")
+    except (OSError, ValueError, AttributeError):
+        print(f.stem, "bad", "-")
+PY
+)
 lost_records=0 promotions=0
 for g in $(sed -n 's/^gate-follow: \(gen[0-9]*\) vs best: .* -> PASS, promoted.*/\1/p' "$dir/logs/gate.log" | sort -u); do
   promotions=$((promotions + 1))
