@@ -2,6 +2,7 @@
 // hint` at the ends of the human model's range, and the refusals outside it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -106,6 +107,40 @@ TEST(CliHumanLevel, HintAtARatingListsTheHumanMovesAndTheEnginesBest) {
   EXPECT_GT(total, 0.0);
   EXPECT_LE(total, 1.0 + 1e-5);
   EXPECT_GE(j["engine_best"]["move"].get<int>(), 1);
+}
+
+TEST(CliHumanLevel, AnalyzeEstimatesEachPlayersRating) {
+  const std::string dir = test::temp_dir("human-analyze");
+  const std::string pgn = dir + "/game.pgn";
+  std::ofstream(pgn) << "[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n[Variant \"togyz\"]\n\n"
+                        "1. 19 32 2. 23(2) 99(12) 3. 35 56(26) 4. 48(14) 13x *\n";
+  std::string out;
+  ASSERT_EQ(kumalak("analyze " + pgn + " --depth 1", &out), 0) << out;
+  // Both players, each with an interval inside the model's range around the estimate.
+  int estimates = 0;
+  for (size_t at = out.find("Played like a "); at != std::string::npos;
+       at = out.find("Played like a ", at + 1)) {
+    int rating = 0, low = 0, high = 0;
+    ASSERT_EQ(std::sscanf(out.c_str() + at, "Played like a %d [%d, %d].", &rating, &low, &high), 3)
+        << out.substr(at, 60);
+    EXPECT_LE(800, low);
+    EXPECT_LE(low, rating);
+    EXPECT_LE(rating, high);
+    EXPECT_LE(high, 2200);
+    ++estimates;
+  }
+  EXPECT_EQ(estimates, 2) << out;
+  EXPECT_NE(out.find("Ply 1: 19, played here by "), std::string::npos) << out;
+  EXPECT_NE(out.find("Ply 8: 13x, played here by "), std::string::npos) << out;
+  // Without a human model there is no estimate, and nothing else changes.
+  std::string plain;
+  const std::string empty = dir + "/no-models";
+  std::filesystem::create_directories(empty);
+  ASSERT_EQ(kumalak("analyze " + pgn + " --depth 1", &plain, "KZ_MODELS_DIR=" + empty + " "), 0)
+      << plain;
+  EXPECT_EQ(plain.find("Played like a "), std::string::npos) << plain;
+  EXPECT_NE(plain.find("Game 1 ("), std::string::npos) << plain;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
