@@ -20,6 +20,15 @@ Level parse_level(std::string_view name) {
                    "' (expected beginner, easy, medium, hard, expert or perfect)");
 }
 
+std::optional<int> parse_rating_level(std::string_view text) {
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  for (char c : text)
+    if (c < '0' || c > '9') return std::nullopt;
+  const int value = std::stoi(std::string(text));
+  if (value >= 1 && value <= kLevelCount) return std::nullopt;
+  return value;
+}
+
 const char* level_name(Level level) {
   switch (level) {
     case Level::kBeginner:

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,12 @@ inline constexpr int kLevelCount = 5;
 // ParseError.
 Level parse_level(std::string_view name);
 const char* level_name(Level level);
+
+// A level named by a PlayOK rating ("1200"): a whole number (digits only) other than the
+// named levels' 1..5. Which ratings are playable is the human model's range, known only
+// once that model is read (tools/human_level.h); this only tells the two kinds apart.
+// nullopt: not a rating (parse_level's business).
+std::optional<int> parse_rating_level(std::string_view text);
 
 // The alpha-beta settings of a level. `time_scale` multiplies the level's time and node
 // budgets (1 = as played; the level matches use less to stay affordable). `seed`

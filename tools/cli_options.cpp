@@ -83,13 +83,17 @@ CLI::Option* add_kalah_game_option(CLI::App* cmd, std::string& game) {
       }));
 }
 
-CLI::Option* add_level_option(CLI::App* cmd, std::string& level) {
+CLI::Option* add_level_option(CLI::App* cmd, std::string& level, bool ratings) {
   return cmd
       ->add_option("--level", level,
-                   "engine strength: beginner, easy, medium, hard or expert (or 1..5), or "
-                   "perfect (Kalah)")
+                   ratings ? "engine strength: beginner, easy, medium, hard or expert (or 1..5), "
+                             "perfect (Kalah), or a PlayOK rating such as 1200 (Togyz, with the "
+                             "human model: plays like a player of that rating)"
+                           : "engine strength: beginner, easy, medium, hard or expert (or 1..5), "
+                             "or perfect (Kalah)")
       ->capture_default_str()
-      ->check(text_check([](const std::string& text) {
+      ->check(text_check([ratings](const std::string& text) {
+        if (ratings && parse_rating_level(text)) return std::string();
         try {
           parse_level(text);
           return std::string();

@@ -51,8 +51,10 @@ inline constexpr const char* kGameHelp = "togyz, kalah, bantumi, kalah:M,N or ka
 inline constexpr const char* kKalahGameHelp = "kalah, bantumi, kalah:M,N or kalah:M,N,empty";
 
 // --level: the engine's strength (mcts/levels.h parse_level); `level` holds the
-// command's default, which --help shows.
-CLI::Option* add_level_option(CLI::App* cmd, std::string& level);
+// command's default, which --help shows. `ratings`: a PlayOK rating (mcts/levels.h
+// parse_rating_level) is accepted too, for the commands that play or hint at a human
+// level (tools/human_level.h); its range is checked once the human model is read.
+CLI::Option* add_level_option(CLI::App* cmd, std::string& level, bool ratings = false);
 
 // --model: the network of the MCTS levels (hard, expert); "" = the shipped one.
 CLI::Option* add_model_option(CLI::App* cmd, std::string& model);

@@ -3,6 +3,7 @@
 // expected margin after the move, and the engine's move where it preferred another),
 // marking inaccuracies, mistakes and blunders, then prints a summary per player. How a
 // move is judged is mcts/analysis.h's (shared with `kumalak serve`).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -13,10 +14,12 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "mcts/accuracy.h"
+#include "mcts/advice.h"
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -27,6 +30,7 @@ struct AnalyzeOptions {
   std::vector<std::string> files;
   std::string level = "hard";
   std::string model;
+  std::string human_model;  // --human-model: the human policy for the rating estimate
   double movetime = 0;
   int depth = 0;
   std::string output;
@@ -83,6 +87,49 @@ std::string mistakes_as_puzzles(const Position& start, const std::vector<int>& m
   return out;
 }
 
+// `side`'s rating estimated from its moves by the human policy head (nn/human_rating.h:
+// the maximum-likelihood rating over the head's range with its 95 % interval), and for
+// each of its moves the probability that a player of that rating plays it.
+std::string human_rating_lines(HumanPolicy& policy, const Position& start,
+                               const std::vector<int>& moves, int side) {
+  using i18n::tr;
+  std::vector<Position> positions;
+  std::vector<int> played, plies;
+  Position before = start;
+  for (size_t ply = 0; ply < moves.size(); ++ply) {
+    if (before.to_move == side && !before.is_over()) {
+      positions.push_back(before);
+      played.push_back(moves[ply]);
+      plies.push_back(int(ply) + 1);
+    }
+    before.play(moves[ply]);
+  }
+  if (positions.empty()) return "";
+  const std::vector<int> grid = human_rating_grid(policy.info(), 25);
+  const auto logprobs = policy.move_logprobs(positions, played, grid);
+  std::vector<double> loglik(grid.size(), 0.0);
+  for (size_t g = 0; g < grid.size(); ++g)
+    for (double lp : logprobs[g]) loglik[g] += lp;
+  const RatingEstimate estimate = estimate_rating(grid, loglik);
+  const int rating = int(std::lround(estimate.rating));
+  std::string out =
+      "    " +
+      tr("Played like a {rating} [{low}, {high}].", {{"rating", rating},
+                                                     {"low", int(std::lround(estimate.low))},
+                                                     {"high", int(std::lround(estimate.high))}}) +
+      "\n";
+  const auto probabilities = policy.probabilities(positions, rating);
+  for (size_t i = 0; i < positions.size(); ++i)
+    out += "    " +
+           tr("Ply {ply}: {move}, played here by {probability} of players rated {rating}.",
+              {{"ply", plies[i]},
+               {"move", format_move(positions[i], played[i])},
+               {"probability", percent(probabilities[i][size_t(played[i])])},
+               {"rating", rating}}) +
+           "\n";
+  return out;
+}
+
 int run_analyze(const AnalyzeOptions& opt) {
   apply_language(opt.lang);
   GameSpec spec;
@@ -115,6 +162,18 @@ int run_analyze(const AnalyzeOptions& opt) {
   } catch (const std::exception& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";
     return 2;
+  }
+  // The rating estimate needs a human model: given, or shipped for the game (Togyz).
+  std::unique_ptr<HumanPolicy> human;
+  const std::string human_path =
+      opt.human_model.empty() ? shipped_human_model_path(spec) : opt.human_model;
+  if (!human_path.empty()) {
+    try {
+      human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak analyze: " << human_path << ": " << e.what() << "\n";
+      return 2;
+    }
   }
   ThinkLimits limits;
   limits.movetime_s = opt.movetime;
@@ -179,6 +238,7 @@ int run_analyze(const AnalyzeOptions& opt) {
         if (!by_player.count(names[p])) player_order.push_back(names[p]);
         by_player[names[p]].add(side[p]);
         summary += mistakes_as_puzzles(start, rr.moves, ga, p);
+        if (human) summary += human_rating_lines(*human, start, rr.moves, p);
       }
     }
   }
@@ -219,6 +279,9 @@ void register_analyze(CLI::App& app, int& exit_code) {
   add_game_option(cmd, opt->game);
   add_level_option(cmd, opt->level);
   add_model_option(cmd, opt->model);
+  cmd->add_option("--human-model", opt->human_model,
+                  "human policy model for each player's rating estimate (default: the shipped "
+                  "models/GAME-human.pt, Togyz)");
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
   cmd->add_option("--output,-o", opt->output, "write the annotated PGN here");

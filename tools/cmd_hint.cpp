@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "core/i18n.h"
@@ -14,6 +15,7 @@
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "tools/hint_json.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -27,21 +29,84 @@ struct HintOptions {
   bool json = false;
   std::string level = "expert";
   std::string model;
+  std::string human_model;  // --human-model: the human policy of a rating level ("" = shipped)
   double movetime = 0;
   int depth = 0;
   int count = 3;
   std::string lang;  // --lang: the language of the text (and --json's reasons)
 };
 
+// A hint at a rating level: the human policy's most likely moves at that rating with
+// their probabilities, and the engine's (expert's) best move beside them.
+int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position& pos,
+                    HumanPolicy& policy, int rating) {
+  using i18n::tr;
+  std::vector<HumanMove> moves = human_moves(policy, pos, rating);
+  if (int(moves.size()) > opt.count) moves.resize(size_t(opt.count));
+  std::unique_ptr<Player> engine;
+  try {
+    LevelPlayerOptions lo;
+    lo.force_alphabeta = opt.depth > 0;
+    lo.network = load_model_evaluator;
+    engine = make_analysis_player(spec, Level::kExpert, opt.model, 1, lo);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak hint: " << e.what() << "\n";
+    return 2;
+  }
+  ThinkLimits limits;
+  limits.movetime_s = opt.movetime;
+  limits.depth = opt.depth;
+  const int best = engine->think(pos, limits).best_move;
+  if (opt.json) {
+    nlohmann::ordered_json j;
+    j["position"] = pos.to_string();
+    j["rating"] = rating;
+    j["moves"] = nlohmann::ordered_json::array();
+    for (const HumanMove& m : moves)
+      j["moves"].push_back({{"move", m.move + 1},
+                            {"notation", format_move(pos, m.move)},
+                            {"probability", m.probability}});
+    j["engine"] = engine->name();
+    j["engine_best"] = {{"move", best + 1}, {"notation", format_move(pos, best)}};
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  const bool white = pos.to_move == 0;
+  std::cout << (white ? tr("Position {position} (white to move)", {{"position", pos.to_string()}})
+                      : tr("Position {position} (black to move)", {{"position", pos.to_string()}}))
+            << "\n"
+            << tr("The moves players rated {rating} make here, most likely first:",
+                  {{"rating", rating}})
+            << "\n";
+  int rank = 1;
+  for (const HumanMove& m : moves)
+    std::cout << rank++ << ". "
+              << tr("hole {hole} ({notation})",
+                    {{"hole", m.move + 1}, {"notation", format_move(pos, m.move)}})
+              << "  " << tr("probability {probability}", {{"probability", percent(m.probability)}})
+              << "\n";
+  std::cout << tr("Most players at {rating} play {move} here; the engine's best is {best}.",
+                  {{"rating", rating},
+                   {"move", format_move(pos, moves.front().move)},
+                   {"best", format_move(pos, best)}})
+            << "\n";
+  return 0;
+}
+
 int run_hint(const HintOptions& opt) {
   using i18n::tr;
   apply_language(opt.lang);
   GameSpec spec;
   Position pos;
-  Level level;
+  Level level = Level::kExpert;
+  const std::optional<int> rating = parse_rating_level(opt.level);
+  std::shared_ptr<HumanPolicy> human_policy;
   try {
     spec = GameSpec::parse(opt.game);
-    level = parse_level(opt.level);
+    if (rating)
+      human_policy = load_human_level(spec, *rating, opt.human_model);
+    else
+      level = parse_level(opt.level);
     if (!opt.position.empty() && opt.moves_given)
       throw ParseError("give --position or --moves (moves from the start), not both");
     if (opt.moves_given)
@@ -58,6 +123,7 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
     return 1;
   }
+  if (human_policy) return run_rating_hint(opt, spec, pos, *human_policy, *rating);
   std::unique_ptr<Player> player;
   try {
     LevelPlayerOptions lo;
@@ -124,8 +190,11 @@ void register_hint(CLI::App& app, int& exit_code) {
   cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers")
       ->each([opt](const std::string&) { opt->moves_given = true; });
   cmd->add_flag("--json", opt->json, "print one JSON object");
-  add_level_option(cmd, opt->level);
+  add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
+  cmd->add_option("--human-model", opt->human_model,
+                  "human policy model of a rating level (default: the shipped "
+                  "models/GAME-human.pt)");
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
   add_lang_option(cmd, opt->lang);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,6 +19,7 @@
 #include "nn/model_evaluator.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -30,6 +32,7 @@ struct PlayOptions {
   std::string game = "togyz";
   std::string level = "medium";
   std::string model;
+  std::string human_model;   // --human-model: the human policy of a rating level ("" = shipped)
   std::string human;         // white|black|south|north|1|2
   std::string engine_plays;  // the same, for the engine's side
   uint64_t seed = 1;
@@ -61,18 +64,25 @@ int parse_side(const std::string& s) {
 
 class PlaySession {
  public:
+  // `human_policy` set: a rating level (tools/human_level.h) at `rating`; `level` is
+  // then unused.
   PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
-              int human)
-      : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human) {
-    LevelPlayerOptions lo;
-    lo.seed = opt.seed;
-    lo.network = load_model_evaluator;
-    engine_ = make_level_player(spec, level, opt.model, lo);
+              int human, std::shared_ptr<HumanPolicy> human_policy = nullptr, int rating = 0)
+      : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
+    if (human_policy) {
+      engine_ = std::make_unique<HumanLevelPlayer>(std::move(human_policy), rating, opt.seed);
+    } else {
+      LevelPlayerOptions lo;
+      lo.seed = opt.seed;
+      lo.network = load_model_evaluator;
+      engine_ = make_level_player(spec, level, opt.model, lo);
+    }
     color_ = stdout_wants_color();
     labels_[human_] = tr("you");
     // The level's name is one of the page's message ids ("medium", ...), said in the
     // player's language here too.
-    labels_[human_ ^ 1] = tr("engine, {level}", {{"level", tr(level_name(level))}});
+    labels_[human_ ^ 1] = rating_ > 0 ? tr("engine, rated {rating}", {{"rating", rating_}})
+                                      : tr("engine, {level}", {{"level", tr(level_name(level))}});
   }
 
   int run() {
@@ -81,23 +91,31 @@ class PlaySession {
     const i18n::Arg them("them", side_name(pos(), human_ ^ 1));
     const i18n::Arg level("level", tr(level_name(level_)));
     const i18n::Arg spec("spec", spec_.name());
-    std::cout << (spec_.is_togyz()
-                      ? tr("Togyz Kumalak ({spec}): you play {you}, the engine ({engine}) plays "
-                           "{them} at level {level}.",
-                           {spec, you, engine, them, level})
-                      : tr("Kalah ({spec}): you play {you}, the engine ({engine}) plays {them} at "
-                           "level {level}.",
-                           {spec, you, engine, them, level}))
-              << " "
-              << (game_.start() == Position::start(spec_)
-                      ? tr("{side} moves first.", {{"side", side_name(pos(), pos().to_move)}})
-                      : tr("{side} is to move.", {{"side", side_name(pos(), pos().to_move)}}))
-              << "\n"
-              << (spec_.is_togyz() ? tr("Type a hole number (1-{m}) to move, or help.",
-                                        {{"m", int(pos().npits)}})
-                                   : tr("Type a pit number (1-{m}) to move, or help.",
-                                        {{"m", int(pos().npits)}}))
-              << "\n\n";
+    const i18n::Arg rating("rating", rating_);
+    std::cout
+        << (rating_ > 0 && spec_.is_togyz()
+                ? tr("Togyz Kumalak ({spec}): you play {you}, the engine plays {them} like "
+                     "a PlayOK player rated {rating}.",
+                     {spec, you, them, rating})
+            : rating_ > 0 ? tr("Kalah ({spec}): you play {you}, the engine plays {them} like a "
+                               "PlayOK player rated {rating}.",
+                               {spec, you, them, rating})
+            : spec_.is_togyz()
+                ? tr("Togyz Kumalak ({spec}): you play {you}, the engine ({engine}) plays "
+                     "{them} at level {level}.",
+                     {spec, you, engine, them, level})
+                : tr("Kalah ({spec}): you play {you}, the engine ({engine}) plays {them} at "
+                     "level {level}.",
+                     {spec, you, engine, them, level}))
+        << " "
+        << (game_.start() == Position::start(spec_)
+                ? tr("{side} moves first.", {{"side", side_name(pos(), pos().to_move)}})
+                : tr("{side} is to move.", {{"side", side_name(pos(), pos().to_move)}}))
+        << "\n"
+        << (spec_.is_togyz()
+                ? tr("Type a hole number (1-{m}) to move, or help.", {{"m", int(pos().npits)}})
+                : tr("Type a pit number (1-{m}) to move, or help.", {{"m", int(pos().npits)}}))
+        << "\n\n";
     show_board();
     bool announced = false;
     for (;;) {
@@ -336,7 +354,8 @@ class PlaySession {
       std::cout << tr("Usage: save FILE") << "\n";
       return;
     }
-    const std::string engine = std::string("KumalakZero ") + level_name(level_);
+    const std::string engine =
+        std::string("KumalakZero ") + (rating_ > 0 ? engine_->name() : level_name(level_));
     const std::string text = game_.record({.site = "kumalak play",
                                            .white = human_ == 0 ? "Human" : engine,
                                            .black = human_ == 1 ? "Human" : engine,
@@ -474,6 +493,7 @@ class PlaySession {
   GameSession game_;
   Level level_;
   int human_;
+  int rating_ = 0;  // a rating level's rating, 0 for a named level
   std::unique_ptr<Player> engine_;
   std::unique_ptr<Player> analyst_;
   bool color_ = false;
@@ -484,11 +504,16 @@ int run_play(const PlayOptions& opt) {
   apply_language(opt.lang);
   GameSpec spec;
   Position start;
-  Level level;
+  Level level = Level::kMedium;
+  const std::optional<int> rating = parse_rating_level(opt.level);
+  std::shared_ptr<HumanPolicy> human_policy;
   try {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
-    level = parse_level(opt.level);
+    if (rating)
+      human_policy = load_human_level(spec, *rating, opt.human_model);
+    else
+      level = parse_level(opt.level);
   } catch (const ParseError& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
     return 2;
@@ -511,12 +536,12 @@ int run_play(const PlayOptions& opt) {
     std::cerr << "kumalak play: the game in that position is already decided\n";
     return 2;
   }
-  if (level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
+  if (!rating && level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
     std::cerr << "kumalak play: no network for " << spec.name() << " (models/"
               << model_file_stem(spec) << ".pt); level " << level_name(level)
               << " uses the alpha-beta engine\n";
   try {
-    PlaySession session(opt, spec, start, level, human);
+    PlaySession session(opt, spec, start, level, human, human_policy, rating.value_or(0));
     return session.run();
   } catch (const std::exception& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
@@ -530,8 +555,11 @@ void register_play(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<PlayOptions>();
   auto* cmd = app.add_subcommand("play", "Play against the engine in the terminal");
   add_game_option(cmd, opt->game);
-  add_level_option(cmd, opt->level);
+  add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
+  cmd->add_option("--human-model", opt->human_model,
+                  "human policy model of a rating level (default: the shipped "
+                  "models/GAME-human.pt)");
   cmd->add_option("--human", opt->human, "your side: white or black (Kalah: south or north)");
   cmd->add_option("--engine-plays", opt->engine_plays, "the engine's side, instead of --human");
   add_seed_option(cmd, opt->seed);

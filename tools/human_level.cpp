@@ -1,0 +1,103 @@
+#include "tools/human_level.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/numbers.h"
+#include "mcts/levels.h"
+
+namespace kz {
+
+std::string shipped_human_model_path(const GameSpec& spec) {
+  const char* env = std::getenv("KZ_MODELS_DIR");
+  const std::filesystem::path dir = env && *env ? env : "models";
+  const auto path = dir / (model_file_stem(spec) + "-human.pt");
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? path.string() : "";
+}
+
+std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
+                                              const std::string& human_model) {
+  const std::string level = "level " + std::to_string(rating);
+  std::string path = human_model;
+  if (path.empty()) {
+    path = shipped_human_model_path(spec);
+    if (path.empty())
+      throw ParseError(level + ": a rating level needs a human model for " + spec.name() +
+                       " (models/" + model_file_stem(spec) +
+                       "-human.pt, KZ_MODELS_DIR or --human-model), and there is none");
+  } else if (!std::filesystem::is_regular_file(path)) {
+    throw ParseError(level + ": the human model '" + path + "' does not exist");
+  }
+  std::shared_ptr<HumanPolicy> policy;
+  try {
+    policy = std::make_shared<HumanPolicy>(load_model(path, &spec));
+  } catch (const std::exception& e) {
+    throw ParseError(level + ": " + path + ": " + e.what());
+  }
+  const HumanHeadInfo& info = policy->info();
+  if (rating < info.rating_min || rating > info.rating_max)
+    throw ParseError(level + ": a rating level must lie in the human model's range " +
+                     std::to_string(info.rating_min) + ".." + std::to_string(info.rating_max) +
+                     " (" + path + ")");
+  return policy;
+}
+
+std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating) {
+  const auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
+  std::vector<HumanMove> moves;
+  for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
+    const int k = __builtin_ctz(mask);
+    moves.push_back({k, probabilities[size_t(k)]});
+  }
+  std::stable_sort(moves.begin(), moves.end(), [](const HumanMove& a, const HumanMove& b) {
+    return a.probability > b.probability;
+  });
+  return moves;
+}
+
+HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed)
+    : policy_(std::move(policy)), rating_(rating), rng_(seed) {}
+
+std::string HumanLevelPlayer::name() const {
+  return "human-" + std::to_string(rating_);
+}
+
+ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
+  const auto start = std::chrono::steady_clock::now();
+  ThinkResult r;
+  if (pos.is_over()) return r;
+  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_);
+  // Temperature 1: each legal move with its own probability. The uniform draw is made
+  // by hand (not std::discrete_distribution, whose algorithm the standard leaves to the
+  // library) so that a seed gives the same game with every standard library.
+  double total = 0;
+  for (const HumanMove& m : moves) total += m.probability;
+  const double u = double(rng_() >> 11) * 0x1.0p-53 * total;
+  double acc = 0;
+  r.best_move = moves.back().move;
+  for (const HumanMove& m : moves) {
+    acc += m.probability;
+    if (u < acc) {
+      r.best_move = m.move;
+      break;
+    }
+  }
+  for (const HumanMove& m : moves) {
+    MoveEval e;
+    e.move = m.move;
+    e.prior = m.probability;
+    r.moves.push_back(e);
+  }
+  // The drawn move first, as every Player lists its choice.
+  std::stable_partition(r.moves.begin(), r.moves.end(),
+                        [&](const MoveEval& e) { return e.move == r.best_move; });
+  r.pv = {r.best_move};
+  r.nodes = 1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace kz
