@@ -92,10 +92,11 @@ SlurmdDebug=info
 ReturnToService=2
 KillWait=20
 MinJobAge=600
-# The sbatch scripts ask for 8 + 4 + 2 x 4 cores: declared here whatever the machine
-# has (config_overrides), and each process is told to use one thread (THREADS=1).
+# The sbatch scripts ask for 2 x 8 (the trainer's 2 ranks) + 4 + 2 x 4 cores: declared
+# here whatever the machine has (config_overrides), and each process is told to use one
+# thread (THREADS=1).
 SlurmdParameters=config_overrides
-NodeName=$node NodeAddr=127.0.0.1 CPUs=24 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=32 State=UNKNOWN
 PartitionName=kz Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 
@@ -132,7 +133,8 @@ poll_seconds = 0.5
 EOF
 run="$tmp/run"
 cd "$tmp/jobs" # the jobs' logs (%x-%j.log) land here
-THREADS=1 "$src/tools/slurm/submit.sh" "$run" "$bin" "$cfg" 2 >"$tmp/log/submit.out"
+# The trainer as 2 data-parallel ranks (srun --ntasks 2 in tools/slurm/train.sbatch).
+TASKS=2 THREADS=1 "$src/tools/slurm/submit.sh" "$run" "$bin" "$cfg" 2 >"$tmp/log/submit.out"
 cat "$tmp/log/submit.out"
 start=$(date +%s)
 for _ in $(seq $((seconds * 5))); do
@@ -199,6 +201,17 @@ done
 grep -q "gate-follow: .* promoted" "$tmp"/jobs/kz-gate-*.log || fail "the gatekeeper's log names no promotion"
 cmp -s "$run/models/best.pt" "$run/models/$newest_pass.pt" || fail "best.pt is not $newest_pass.pt"
 echo "slurm_test: promoted up to $newest_pass"
+
+# The trainer ran as 2 ranks: rank 0 wrote each candidate once, rank 1 followed and wrote
+# nothing (its lines name no file).
+train_log=$(ls "$tmp"/jobs/kz-train-*.log)
+grep -q "train-follow: started, holding .* (rank 0 of 2)" $train_log || fail "the trainer did not run as 2 ranks: $(cat $train_log)"
+grep -q "train-follow: rank 1 of 2 started, following rank 0" $train_log || fail "no rank 1 in the trainer's log"
+written=$(sed -n 's/.*train-follow: wrote \([^ ]*\) .*/\1/p' $train_log)
+[[ -n "$written" ]] || fail "the 2-rank trainer wrote no candidate"
+[[ -z "$(sort <<<"$written" | uniq -d)" ]] || fail "a candidate was written twice: $written"
+for f in $written; do [[ -f "$f" ]] || fail "candidate $f is missing"; done
+echo "slurm_test: the trainer ran as 2 ranks and wrote $(wc -l <<<"$written") candidates once each"
 
 # kumalak-train as 2 ranks through srun (SLURM_PROCID / SLURM_NTASKS) equals 1 process
 # computing each step in 2 slices. Each writes into a folder of its own: the two run at

@@ -8,10 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "nn/model_file.h"
@@ -355,6 +357,84 @@ TEST_F(DistributedTraining, TorchrunRanksEqualFlagRanksAndRestartFromTheCheckpoi
   ASSERT_EQ(s0, 0) << u0;
   ASSERT_EQ(s1, 0) << u1;
   EXPECT_EQ(max_difference(restarted, dir_ + "/uninterrupted.pt"), 0.0);
+}
+
+// The continuous trainer (kumalak-train --follow) as 2 ranks on a run whose shards are
+// already there: one candidate, written once by rank 0, with the weights of one process
+// in 2 slices; and a killed rank 0 ends rank 1 at once with an error (not a hang).
+class FollowRanks : public DistributedTraining {
+ protected:
+  // A run folder holding the fixture's shards and a config that grants a candidate of
+  // 10 steps on them; `--follow RUN` then opens it.
+  std::string make_run(const std::string& name) {
+    const std::string run = dir_ + "/" + name;
+    fs::create_directories(run + "/data/gen0000");
+    for (const auto& e : fs::directory_iterator(dir_ + "/data"))
+      fs::copy_file(e.path(), run + "/data/gen0000/" + e.path().filename().string());
+    std::ofstream(dir_ + "/follow.toml")
+        << "extends = \"" << KZ_SOURCE_DIR << "/configs/tiny.toml\"\n"
+        << "[follow]\ncandidate_every_steps = 10\nmax_samples_per_new_position = 100.0\n"
+        << "poll_seconds = 0.2\n";
+    return run;
+  }
+  std::string follow(const std::string& run) {
+    return test::bin("kumalak-train") + " --config " + dir_ + "/follow.toml --threads 1 --follow " +
+           run;
+  }
+};
+
+TEST_F(FollowRanks, TwoRanksWriteOneCandidateEqualToOneProcessInTwoSlices) {
+  SKIP_WITHOUT_GLOO();
+  const std::string one = make_run("one"), two = make_run("two");
+  std::string out;
+  ASSERT_EQ(test::run_command(follow(one) + " --max-candidates 1 --batch-slices 2", &out, true), 0)
+      << out;
+  const std::string job = " --world-size 2 --dist-timeout 60 --max-candidates 1 --master-port " +
+                          std::to_string(free_port());
+  const std::string log0 = dir_ + "/rank0.log", log1 = dir_ + "/rank1.log";
+  test::run_command(follow(two) + job + " --rank 1 > " + log1 + " 2>&1 & " + follow(two) + job +
+                        " --rank 0 > " + log0 + " 2>&1; echo rc0=$?; wait $!; echo rc1=$?",
+                    &out);
+  const std::string l0 = test::read_bytes(log0), l1 = test::read_bytes(log1);
+  EXPECT_NE(out.find("rc0=0"), std::string::npos) << out << l0;
+  EXPECT_NE(out.find("rc1=0"), std::string::npos) << out << l1;
+  EXPECT_NE(l0.find("(rank 0 of 2)"), std::string::npos) << l0;
+  EXPECT_NE(l0.find("wrote " + two + "/models/gen0001.pt"), std::string::npos) << l0;
+  EXPECT_EQ(l1.find("wrote"), std::string::npos) << l1;  // rank 1 writes nothing
+  EXPECT_NE(l1.find("rank 1 stopped after 1 candidates"), std::string::npos) << l1;
+  // Exactly the files one process leaves (no second writer's temporaries or checkpoints).
+  auto files_of = [](const std::string& folder) {
+    std::set<std::string> files;
+    for (const auto& e : fs::directory_iterator(folder)) files.insert(e.path().filename().string());
+    return files;
+  };
+  EXPECT_EQ(files_of(two + "/models"), files_of(one + "/models"));
+  EXPECT_TRUE(files_of(two + "/models").count("gen0001.pt"));
+  // As TwoRanksEqualOneProcessInTwoSlicesAndResumeTogether: identical on one machine.
+  EXPECT_LE(max_difference(one + "/models/gen0001.pt", two + "/models/gen0001.pt"), 1e-5);
+}
+
+TEST_F(FollowRanks, AKilledRankZeroEndsTheOtherRankWithAnError) {
+  SKIP_WITHOUT_GLOO();
+  const std::string run = make_run("run");
+  // One candidate, then rank 0 waits for new positions (none come) until SIGKILL at 8 s.
+  const std::string job =
+      " --world-size 2 --dist-timeout 120 --master-port " + std::to_string(free_port());
+  const std::string log1 = dir_ + "/rank1.log";
+  std::string out;
+  const auto t0 = std::chrono::steady_clock::now();
+  test::run_command("timeout 100 " + follow(run) + job + " --rank 1 > " + log1 +
+                        " 2>&1 & timeout -s KILL 8 " + follow(run) + job +
+                        " --rank 0 >/dev/null 2>&1; wait $!; echo rc1=$?",
+                    &out);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string l1 = test::read_bytes(log1);
+  EXPECT_TRUE(fs::exists(run + "/models/gen0001.pt"));
+  EXPECT_EQ(out.find("rc1=0"), std::string::npos) << out << l1;
+  EXPECT_EQ(out.find("rc1=124"), std::string::npos) << out << l1;  // not a hang
+  EXPECT_NE(l1.find("another rank died"), std::string::npos) << l1;
+  EXPECT_LT(seconds, 60) << l1;  // well before --dist-timeout: Gloo sees the closed socket
 }
 
 }  // namespace

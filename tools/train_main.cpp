@@ -94,7 +94,20 @@ int main(int argc, char** argv) {
                  "with --follow: start no candidate after this many seconds");
   CLI11_PARSE(app, argc, argv);
   try {
-    if (!follow.empty()) return kz::follow_train_main(follow, config_path, follow_bounds, threads);
+    // Ranks: the launcher's variables (train/distributed.h), overridden by the flags.
+    o.distributed = kz::distributed_from_environment(o.distributed);
+    if (rank >= 0) o.distributed.rank = rank;
+    if (world_size >= 1) o.distributed.world_size = world_size;
+    if (!master_addr.empty()) o.distributed.master_addr = master_addr;
+    if (master_port >= 1) o.distributed.master_port = master_port;
+    if (!follow.empty()) {
+      if (o.distributed.rank > 0) spdlog::set_level(spdlog::level::warn);  // rank 0 reports
+      kz::FollowTrainFlags flags;
+      flags.threads = threads;
+      flags.distributed = o.distributed;
+      flags.batch_slices = o.batch_slices;
+      return kz::follow_train_main(follow, config_path, follow_bounds, flags);
+    }
     if (config_path.empty()) throw std::invalid_argument("--config is required");
     o.config = kz::load_config(config_path);
     if (!get_key.empty()) {
@@ -132,11 +145,6 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (data->count() == 0) throw std::invalid_argument("--data is required");
-    o.distributed = kz::distributed_from_environment(o.distributed);
-    if (rank >= 0) o.distributed.rank = rank;
-    if (world_size >= 1) o.distributed.world_size = world_size;
-    if (!master_addr.empty()) o.distributed.master_addr = master_addr;
-    if (master_port >= 1) o.distributed.master_port = master_port;
     if (o.distributed.rank > 0) spdlog::set_level(spdlog::level::warn);  // rank 0 reports
     torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
     const auto r = kz::run_training(o);

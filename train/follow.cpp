@@ -313,15 +313,81 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& o) {
   return report;
 }
 
+namespace {
+
+// Rank 0's `values` on every rank (every rank calls it with as many values): what the
+// leader decided. One rank: `values` themselves, no network.
+std::vector<int64_t> from_leader(Communicator& comm, const std::vector<int64_t>& values,
+                                 const std::string& what) {
+  if (comm.world_size() == 1) return values;
+  return comm.all_gather(values, what).at(0);
+}
+
+// Rank 0's `lines` on every rank (the others' are ignored; lines hold no '\n').
+std::vector<std::string> lines_from_leader(Communicator& comm,
+                                           const std::vector<std::string>& lines,
+                                           const std::string& what) {
+  if (comm.world_size() == 1) return lines;
+  std::string joined;
+  for (const std::string& line : lines) joined += line + '\n';
+  const int64_t bytes = from_leader(comm, {int64_t(joined.size())}, what)[0];
+  std::vector<int64_t> packed(size_t(std::max<int64_t>(1, (bytes + 7) / 8)), 0);
+  if (comm.rank() == 0) std::memcpy(packed.data(), joined.data(), joined.size());
+  packed = from_leader(comm, packed, what);
+  const std::string got(reinterpret_cast<const char*>(packed.data()), size_t(bytes));
+  std::vector<std::string> out;
+  for (size_t start = 0; start < got.size();) {
+    const size_t end = got.find('\n', start);
+    out.push_back(got.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// Every shard file under `data_dir`, spelled as ReplayBuffer::load's scan spells them.
+std::vector<std::string> shard_files(const std::string& data_dir) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(data_dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    std::error_code fec;
+    if (it->is_regular_file(fec) && it->path().extension() == kShardExtension)
+      paths.push_back(it->path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+// What rank 0 decides for every rank at each poll of the continuous trainer.
+enum class RoundDecision : int64_t { kStop = 0, kWait = 1, kTrain = 2 };
+
+}  // namespace
+
 FollowTrainReport follow_train(const FollowTrainOptions& o) {
   const fs::path run(o.run_dir), models = run / "models";
-  const RunLock lock((models / ".follow-trainer.lock").string(),
-                     "continuous trainer of run '" + o.run_dir + "'");
-  say("train-follow: started, holding " + lock.path());
-  // A trainer killed between writing and renaming leaves a temporary (a candidate, a
-  // checkpoint, the state file); those of dead processes of this host go, as a worker's.
-  remove_stale_temp_files(models.string());
   const RunConfig& cfg = o.config;
+  // Joining the job first (a no-op for one rank): a rank that fails below then ends the
+  // others' waits at once.
+  TrainOptions for_device;
+  for_device.config = cfg;
+  for_device.distributed = o.distributed;
+  Communicator comm(o.distributed, training_device_of(for_device));
+  // Rank 0 alone reads the run's state, decides and writes; the others follow its
+  // decisions and never write into the run folder.
+  const bool leader = comm.rank() == 0;
+  std::unique_ptr<RunLock> lock;
+  if (leader) {
+    lock = std::make_unique<RunLock>((models / ".follow-trainer.lock").string(),
+                                     "continuous trainer of run '" + o.run_dir + "'");
+    say("train-follow: started, holding " + lock->path() +
+        (comm.world_size() > 1 ? " (rank 0 of " + std::to_string(comm.world_size()) + ")" : ""));
+    // A trainer killed between writing and renaming leaves a temporary (a candidate, a
+    // checkpoint, the state file); those of dead processes of this host go, as a worker's.
+    remove_stale_temp_files(models.string());
+  } else {
+    say("train-follow: rank " + std::to_string(comm.rank()) + " of " +
+        std::to_string(comm.world_size()) + " started, following rank 0");
+  }
   const std::string state_file = (models / "follow-trainer.json").string();
   // Rows needed since the last candidate before the next may train.
   const int64_t samples = int64_t(cfg.follow.candidate_every_steps) * cfg.train.batch_size;
@@ -330,7 +396,10 @@ FollowTrainReport follow_train(const FollowTrainOptions& o) {
   ShardRowCounter counter(cfg.game);
   FollowTrainReport report;
   const Pacer pacer(o.bounds, o.stop, cfg.follow.poll_seconds);
-  while (!pacer.done(report.candidates)) {
+  int announced_wait = -1;  // the candidate whose wait was said
+  // Rank 0's round: stop, wait one poll, or train candidate `latest + 1`.
+  auto decide = [&]() -> std::vector<int64_t> {
+    if (pacer.done(report.candidates)) return {int64_t(RoundDecision::kStop), -1};
     const int latest = newest_generation(models, ".pt");
     if (latest < 0) throw std::runtime_error(models.string() + ": no gen0000.pt (open_follow_run)");
     const int next = latest + 1;
@@ -347,26 +416,33 @@ FollowTrainReport follow_train(const FollowTrainOptions& o) {
       }
     }
     if (granted != next) {
-      bool said = false;
-      bool go = false;
-      for (;;) {
-        const int64_t rows = counter.total(run / "data");
-        if (rows - rows_at_grant >= needed) {
-          write_file_atomically(state_file, [&](std::ostream& out) {
-            out << nlohmann::json{{"granted_generation", next}, {"rows_at_grant", rows}}.dump()
-                << "\n";
-          });
-          go = true;
-          break;
-        }
-        if (!said)
+      const int64_t rows = counter.total(run / "data");
+      if (rows - rows_at_grant < needed) {
+        if (announced_wait != next)
           say("train-follow: " + generation_name(next) + " waits for new positions: " +
               std::to_string(rows - rows_at_grant) + " of " + std::to_string(needed));
-        said = true;
-        if (!pacer.wait(report.candidates)) break;
+        announced_wait = next;
+        return {int64_t(RoundDecision::kWait), latest};
       }
-      if (!go) break;
+      write_file_atomically(state_file, [&](std::ostream& out) {
+        out << nlohmann::json{{"granted_generation", next}, {"rows_at_grant", rows}}.dump() << "\n";
+      });
     }
+    return {int64_t(RoundDecision::kTrain), latest};
+  };
+  for (;;) {
+    const std::vector<int64_t> round =
+        from_leader(comm, leader ? decide() : std::vector<int64_t>{0, 0}, "the trainer's round");
+    const auto what = RoundDecision(round[0]);
+    if (what == RoundDecision::kStop) break;
+    if (what == RoundDecision::kWait) {
+      // The others go straight to the next round's collective and wait there for rank 0
+      // (follow.poll_seconds, well within the collectives' timeout).
+      if (leader) pacer.wait(report.candidates);  // a stop then is the next round's
+      continue;
+    }
+    const int latest = int(round[1]);
+    const int next = latest + 1;
     TrainOptions t;
     t.config = cfg;
     t.data_dir = (run / "data").string();
@@ -377,11 +453,21 @@ FollowTrainReport follow_train(const FollowTrainOptions& o) {
     t.resume = true;  // a killed candidate continues from its checkpoint
     t.metrics_path = (run / "logs" / "train.jsonl").string();
     t.show_progress = false;
+    t.distributed = o.distributed;
+    t.communicator = &comm;
+    t.batch_slices = o.batch_slices;
+    // Several ranks train on the shards rank 0 saw: a shard written meanwhile would
+    // make their windows differ (and run_training refuses ranks that disagree).
+    if (comm.world_size() > 1)
+      t.window_shards =
+          lines_from_leader(comm, leader ? shard_files(t.data_dir) : std::vector<std::string>{},
+                            "the window of " + generation_name(next));
     const TrainReport r = run_training(t);
     ++report.candidates;
-    say("train-follow: wrote " + t.out_model + " steps=" + std::to_string(r.steps_done) +
-        " resumed_from=" + std::to_string(r.resumed_from_step) +
-        " window_rows=" + std::to_string(r.window_rows) + " loss=" + std::to_string(r.last_loss));
+    if (leader)
+      say("train-follow: wrote " + t.out_model + " steps=" + std::to_string(r.steps_done) +
+          " resumed_from=" + std::to_string(r.resumed_from_step) +
+          " window_rows=" + std::to_string(r.window_rows) + " loss=" + std::to_string(r.last_loss));
   }
   return report;
 }
@@ -482,15 +568,35 @@ int follow_selfplay_main(const std::string& run_dir, const std::string& config_p
 }
 
 int follow_train_main(const std::string& run_dir, const std::string& config_path,
-                      const FollowBounds& bounds, int threads) {
+                      const FollowBounds& bounds, const FollowTrainFlags& flags) {
   FollowTrainOptions o;
   o.stop = &install_stop_signals();  // before opening the run, as the worker's
   o.run_dir = run_dir;
-  o.config = open_follow_run(run_dir, config_path);
-  torch::set_num_threads(threads > 0 ? threads : o.config.train.threads);
+  if (flags.distributed.rank == 0) {
+    o.config = open_follow_run(run_dir, config_path);
+  } else {
+    // The other ranks never write into the run: they wait for rank 0 to open it (best.pt
+    // is its last file) and read its config.
+    const fs::path run(run_dir);
+    const auto until = Clock::now() + std::chrono::seconds(flags.distributed.timeout_s);
+    while (!fs::exists(run / "models" / "best.pt") || !fs::exists(run / "config.toml")) {
+      if (Clock::now() >= until)
+        throw DistributedError("rank " + std::to_string(flags.distributed.rank) +
+                               ": rank 0 did not open the run " + run_dir + " within " +
+                               std::to_string(flags.distributed.timeout_s) + " s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    o.config = load_config((run / "config.toml").string());
+  }
+  torch::set_num_threads(flags.threads > 0 ? flags.threads : o.config.train.threads);
   o.bounds = bounds;
+  o.distributed = flags.distributed;
+  o.batch_slices = flags.batch_slices;
   const FollowTrainReport r = follow_train(o);
-  say("train-follow: stopped after " + std::to_string(r.candidates) + " candidates");
+  say("train-follow: " +
+      (flags.distributed.rank > 0 ? "rank " + std::to_string(flags.distributed.rank) + " "
+                                  : std::string()) +
+      "stopped after " + std::to_string(r.candidates) + " candidates");
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "train/config.h"
+#include "train/distributed.h"
 
 namespace kz {
 
@@ -72,11 +73,22 @@ FollowSelfplayReport follow_selfplay(const FollowSelfplayOptions& options);
 // window, reloaded per candidate). Before a candidate it waits until enough new
 // positions arrived since the previous one: steps x batch_size / follow.
 // max_samples_per_new_position rows. A kill resumes from the candidate's checkpoint.
+//
+// Several ranks (train/distributed.h; `srun --ntasks N`): rank 0 alone holds the lock,
+// reads the run (the newest candidate, the grant, the shards of the window), decides each
+// poll whether to stop, wait or train which candidate, and hands its decision and its list
+// of shards to the others; every rank trains its slice of each batch with averaged
+// gradients, and rank 0 alone writes candidates, checkpoints, metrics and the state file.
+// The bounds and the stop signal count on rank 0 only. A rank that dies or hangs ends the
+// others with DistributedError at their next collective (at once, or after
+// distributed.timeout_s), so the job fails and a scheduler's requeue restarts it.
 struct FollowTrainOptions {
   std::string run_dir;
   RunConfig config;
   FollowBounds bounds;  // max_items = candidates
   const std::atomic<bool>* stop = nullptr;
+  DistributedOptions distributed;  // world_size 1 = one process
+  int batch_slices = 1;            // TrainOptions::batch_slices
 };
 struct FollowTrainReport {
   int candidates = 0;
@@ -114,8 +126,15 @@ struct FollowSelfplayFlags {
 };
 int follow_selfplay_main(const std::string& run_dir, const std::string& config_path,
                          const FollowBounds& bounds, const FollowSelfplayFlags& flags);
+struct FollowTrainFlags {
+  int threads = 0;                 // LibTorch threads (0 = [train] threads)
+  DistributedOptions distributed;  // this rank (--rank, RANK, SLURM_PROCID...)
+  int batch_slices = 1;            // --batch-slices
+};
+// Rank 0 opens the run (open_follow_run); the others wait for its config.toml and best.pt
+// (at most distributed.timeout_s) and only read them.
 int follow_train_main(const std::string& run_dir, const std::string& config_path,
-                      const FollowBounds& bounds, int threads);
+                      const FollowBounds& bounds, const FollowTrainFlags& flags);
 struct FollowGateFlags {
   int threads = 0;         // LibTorch threads (0 = [train] threads)
   int games = 0;           // games per match (0 = gate.games)

@@ -68,7 +68,7 @@ std::vector<ShardRow> ReplayBuffer::validation_rows() const {
   return out;
 }
 
-ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
+ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<std::string>* only) {
   ReplayLoadReport report;
 
   // 1. Scan. Errors (a folder vanishing mid-scan, no permission) end the scan of that
@@ -89,6 +89,10 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir) {
     }
     if (ec) spdlog::warn("replay buffer: scanning '{}' stopped early: {}", dir, ec.message());
   }
+  if (only)
+    std::erase_if(paths, [&](const std::string& p) {
+      return std::find(only->begin(), only->end(), p) == only->end();
+    });
   report.shards_found = paths.size();
 
   // 2. Headers (cached while the file is unchanged).

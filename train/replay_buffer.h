@@ -59,8 +59,10 @@ class ReplayBuffer {
   // time, path), fills the window newest first and splits it. Shards that fail to read
   // are skipped, logged once (spdlog warning) and listed in the report; a missing folder
   // gives an empty buffer. Calling load() again rescans; shards already loaded and
-  // unchanged (same size and mtime) are not read again.
-  ReplayLoadReport load(const std::string& dir);
+  // unchanged (same size and mtime) are not read again. `only` (when given) limits the
+  // window to those shard paths as the scan spells them: ranks of one job load the
+  // shards their leader listed, not shards that arrived after its scan.
+  ReplayLoadReport load(const std::string& dir, const std::vector<std::string>* only = nullptr);
 
   size_t size() const { return train_.size(); }  // training rows
   size_t validation_size() const { return validation_.size(); }

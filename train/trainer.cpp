@@ -86,8 +86,8 @@ ReplayConfig window_config(const RunConfig& cfg) {
 
 // Loads the window from `data_dir` into `buffer`; throws when it has no training rows.
 ReplayLoadReport load_window(ReplayBuffer& buffer, const std::string& data_dir,
-                             TrainReport& report) {
-  const ReplayLoadReport load = buffer.load(data_dir);
+                             const std::vector<std::string>& only, TrainReport& report) {
+  const ReplayLoadReport load = buffer.load(data_dir, only.empty() ? nullptr : &only);
   report.window_rows = load.rows_train;
   report.validation_rows = load.rows_validation;
   report.skipped_shards = load.skipped;
@@ -461,7 +461,9 @@ void write_trained_model(const TrainOptions& o, const RunPlan& plan, Model& mode
 TrainReport run_training(const TrainOptions& o) {
   const RunPlan plan = plan_run(o);
   // Joining the job first: a rank that fails below then ends the others' waits at once.
-  Communicator comm(o.distributed, plan.device);
+  std::unique_ptr<Communicator> own_comm;
+  if (!o.communicator) own_comm = std::make_unique<Communicator>(o.distributed, plan.device);
+  Communicator& comm = o.communicator ? *o.communicator : *own_comm;
   const BatchSplit split =
       split_batch(o.config.train.batch_size, comm.rank(), comm.world_size(), o.batch_slices);
   const bool leader = split.rank == 0;  // validates and writes every file
@@ -470,7 +472,7 @@ TrainReport run_training(const TrainOptions& o) {
   report.world_size = split.world;
 
   ReplayBuffer buffer(window_config(o.config));
-  const ReplayLoadReport load = load_window(buffer, o.data_dir, report);
+  const ReplayLoadReport load = load_window(buffer, o.data_dir, o.window_shards, report);
 
   Model model = prepare_model(o, plan.device);
   const int64_t base_steps = model.meta.training_steps;
@@ -489,6 +491,10 @@ TrainReport run_training(const TrainOptions& o) {
   if (finished && leader)
     write_trained_model(o, plan, model, base_steps + report.steps_done, load.rows_train);
   return report;
+}
+
+torch::Device training_device_of(const TrainOptions& o) {
+  return training_device(o);
 }
 
 }  // namespace kz

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "train/config.h"
 #include "train/distributed.h"
@@ -56,6 +57,12 @@ struct TrainOptions {
   int stop_after = 0;
   bool show_progress = true;
   DistributedOptions distributed;  // world_size 1 = one process
+  // A job already joined (kumalak-train --follow keeps one for all its candidates); null =
+  // join one from `distributed` for this run. Not owned.
+  Communicator* communicator = nullptr;
+  // Non-empty: the window is these shards only (paths as a scan of data_dir spells them),
+  // so that every rank trains on the shards its leader listed.
+  std::vector<std::string> window_shards;
   // Each step's batch (or rank's slice) is computed as this many slices one after
   // another, each normalised on its own by batch norm, and their gradients averaged:
   // the arithmetic of that many ranks, in one process. 1 = the whole batch at once.
@@ -84,6 +91,10 @@ struct TrainReport {
   // The score distribution's cross-entropy ([network] score_distribution_head).
   double last_score = 0, val_score = -1;
 };
+
+// The device run_training trains on (the config's; per local rank for plain "cuda"), for
+// a caller that joins the job itself (TrainOptions::communicator).
+torch::Device training_device_of(const TrainOptions& o);
 
 TrainReport run_training(const TrainOptions& options);
 

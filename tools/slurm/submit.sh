@@ -6,6 +6,7 @@ set -euo pipefail
 run="$1" bin="$2" config="$3" workers="${4:-16}"
 here="$(cd "$(dirname "$0")" && pwd)"
 export RUN="$run" BIN="$bin" CONFIG="$config"
-train=$(sbatch --parsable "$here/train.sbatch")
+# TASKS (default 1): the trainer's data-parallel ranks (tools/slurm/train.sbatch).
+train=$(sbatch --parsable --ntasks "${TASKS:-1}" "$here/train.sbatch")
 sbatch --dependency="after:$train" "$here/gate.sbatch"
 sbatch --dependency="after:$train" --array="0-$((workers - 1))" "$here/selfplay.sbatch"
