@@ -4,16 +4,18 @@ chromium-driver and python3-selenium): it loads the page, clicks a hole, waits f
 engine's reply on the board, asks for a hint and checks that it is drawn, then loads a
 record and checks the analysis chart. Then, on a phone (Chromium's mobile emulation, 360
 px wide, touch), once in each language of the menu (kk, ru, ky, en): it plays a move and
-asks for a hint, and checks that the holes are at least 40 px, that nothing scrolls
-sideways (White's hole 1 and Black's hole 9 both in view) and, in kk/ru/ky, that no
-visible text is left in English (compared with the English message ids the server's
-/api/lang catalog is keyed by). Registered with CTest (tests/CMakeLists.txt);
+asks for a hint, analyses a short record (the chart clicked, the review shown), answers
+the day's puzzle with a tap on a hole and opens "Learn from your mistakes" (the
+accuracy), and on each of these views checks that the holes are at least 40 px and on
+the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
+in English (compared with the English message ids the server's /api/lang catalog is
+keyed by). Registered with CTest (tests/CMakeLists.txt);
 tools/install-deps.sh installs what it needs.
 
   tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
 
 With --screenshots it also saves the pictures used in the README (game, hint, analysis)
-and docs/img/phone-{kk,ru,ky,en}.png.
+docs/img/phone-{kk,ru,ky,en}.png and the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
@@ -250,10 +252,11 @@ def main():
         for lang in LANGUAGES:
             driver = phone_driver(webdriver, Service, profile + "-" + lang)
             phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
-                        english, args.screenshots)
+                        english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: 40 px holes, no sideways scroll, hint drawn%s"
+            print("web_test: phone, %s: board, analysis review, puzzle and mistakes: 40 px holes,"
+                  " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         return 0
     finally:
@@ -290,7 +293,9 @@ def phone_driver(webdriver, Service, profile):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
-def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
+def phone_check(driver, wait, By, Select, url, lang, english, screenshots, record):
+    """The board, the analysis review of the short game `record` and the Puzzles view on a
+    360 px phone, in the language `lang`."""
     driver.get(url)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     # Choose the language in the page's menu, as a person would; it is remembered.
@@ -334,16 +339,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
     if not reason.strip():
         fail("%s: the hint has no reason" % lang)
     if lang != "en":
-        left = []
-        for text in driver.execute_script(VISIBLE_TEXT_JS):
-            for token in text.split():
-                if re.search(r"[-/\d.]\w", token):
-                    continue  # notation, engine names, paths
-                for w in re.findall(r"[A-Za-z]{3,}", token):
-                    if w in english:
-                        left.append((w, text))
-        if left:
-            fail("%s: English left on the page: %s" % (lang, left[:8]))
+        no_english_left(driver, lang, "the board", english)
         if re.search(r"[A-Za-z]{3,}", reason):
             fail("%s: the hint's reason is in English: %r" % (lang, reason))
     if screenshots:
@@ -352,6 +348,95 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots):
         time.sleep(0.3)
         os.makedirs(screenshots, exist_ok=True)
         driver.save_screenshot(os.path.join(screenshots, "phone-%s.png" % lang))
+
+    # The analysis review: a short record loaded and analysed, the chart clicked, so the
+    # review bar shows an earlier position.
+    driver.find_element(By.ID, "load").send_keys(record)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 5)
+    Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+    tap_centered(driver, driver.find_element(By.ID, "analyze"))
+    wait.until(lambda d: d.execute_script("return !!(state.analysis && state.analysis.complete)")
+               and d.find_elements(By.CSS_SELECTOR, "#analysis-chart path"))
+    chart = driver.find_element(By.ID, "analysis-chart")
+    driver.execute_script("arguments[0].scrollIntoView()", chart)
+    webdriver_click_at(driver, chart)
+    wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
+    phone_view_fits(driver, By, lang, "the analysis review", english)
+
+    # Puzzles: the day's puzzle, answered by a tap on a hole (right or wrong, the page
+    # says which and why).
+    tap_centered(driver, driver.find_element(By.ID, "puzzles-open"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
+    time.sleep(0.3)
+    phone_view_fits(driver, By, lang, "the puzzle", english, "#puzzle-board .pit")
+    driver.execute_script("document.getElementById('puzzle-board').scrollIntoView({block: 'center'})")
+    click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable")
+    wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") in ("yes", "no"))
+    phone_view_fits(driver, By, lang, "the puzzle's answer", english, "#puzzle-board .pit")
+    if screenshots:
+        section = driver.find_element(By.ID, "puzzles")
+        driver.execute_script("arguments[0].scrollIntoView(); document.getElementById('toast').hidden = true",
+                              section)
+        time.sleep(0.3)
+        section.screenshot(os.path.join(screenshots, "phone-puzzle-%s.png" % lang))
+
+    # Learn from your mistakes: the analysed game's accuracy per side.
+    tap_centered(driver, driver.find_element(By.ID, "puzzle-mistakes"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-mistakes-list p"))
+    if "%" not in driver.find_element(By.ID, "puzzle-mistakes-list").text:
+        fail("%s: no accuracy in the mistakes list" % lang)
+    phone_view_fits(driver, By, lang, "the mistakes list", english)
+
+
+def tap_centered(driver, element):
+    """Clicks `element` scrolled to the middle of the screen: the loaded record's note
+    (#toast, fixed at the bottom for 5 s) may still cover the bottom."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def webdriver_click_at(driver, element):
+    """Clicks the left edge of `element` (the chart's first ply), as a tap would."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(driver).move_to_element_with_offset(element, 0, 0).click().perform()
+
+
+def phone_view_fits(driver, By, lang, view, english, holes=None):
+    """Fails when the page, showing `view`, scrolls sideways at 360 px, when one of the
+    `holes` (a CSS selector) is under 40 px or off the screen, or, in kk/ru/ky, when
+    visible text is left in English."""
+    # A page wider than the phone widens the layout viewport (the browser zooms out), so
+    # the width itself is checked, not only the content against it.
+    width = driver.execute_script("return window.innerWidth")
+    scroll = driver.execute_script("return document.documentElement.scrollWidth")
+    if width != 360:
+        fail("%s, %s: the page is laid out %d px wide on a 360 px phone" % (lang, view, width))
+    if scroll > width:
+        fail("%s, %s: the page scrolls sideways (%d px of content in %d)" % (lang, view, scroll, width))
+    for el in driver.find_elements(By.CSS_SELECTOR, holes) if holes else []:
+        r = el.rect
+        if r["width"] < 39.5 or r["height"] < 39.5:
+            fail("%s, %s: hole %s/%s is %.1f x %.1f px, under 40" % (lang, view, el.get_attribute(
+                "data-player"), el.get_attribute("data-pit"), r["width"], r["height"]))
+        if r["x"] < 0 or r["x"] + r["width"] > width + 0.5:
+            fail("%s, %s: hole %s/%s is outside the screen (x %.1f)" % (
+                lang, view, el.get_attribute("data-player"), el.get_attribute("data-pit"), r["x"]))
+    if lang != "en":
+        no_english_left(driver, lang, view, english)
+
+
+def no_english_left(driver, lang, view, english):
+    """Fails when a visible text on the page holds a word of the English message ids."""
+    left = []
+    for text in driver.execute_script(VISIBLE_TEXT_JS):
+        for token in text.split():
+            if re.search(r"[-/\d.]\w", token):
+                continue  # notation, engine names, paths
+            for w in re.findall(r"[A-Za-z]{3,}", token):
+                if w in english:
+                    left.append((w, text))
+    if left:
+        fail("%s, %s: English left on the page: %s" % (lang, view, left[:8]))
 
 
 if __name__ == "__main__":

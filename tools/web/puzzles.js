@@ -11,9 +11,20 @@
   const kRatingKey = "kz-puzzle-rating";  // {game: {rating, deviation, volatility}}
   const kTriedKey = "kz-puzzle-tried";    // {game: {id: 1 solved | 0 failed}}
   const kPuzzleDeviation = 80;            // core/puzzle_rating.h kPuzzleDeviation
+  // The puzzle file's source field (docs/puzzles.md) names the game in English words
+  // ("FILE game N (DATE) ply P" or "self-play seed S game G ply P"); it is read back into
+  // its numbers so that the reader sees it in the page's language. Any other text is
+  // shown as it is.
+  function puzzleSource(source) {
+    let m = /^self-play seed (\d+) game (\d+) ply (\d+)$/.exec(source);
+    if (m) return tr("self-play seed {seed} game {game} ply {ply}", { seed: m[1], game: m[2], ply: m[3] });
+    m = /^(.+) game (\d+) \((.*)\) ply (\d+)$/.exec(source);
+    if (m) return tr("{file} game {game} ({date}) ply {ply}", { file: m[1], game: m[2], date: m[3], ply: m[4] });
+    return source;
+  }
   // The puzzle's title, one whole sentence for each theme (as named in the puzzle file).
   function puzzleTitle(p) {
-    const args = { id: p.id, rating: p.rating, source: p.source };
+    const args = { id: p.id, rating: p.rating, source: puzzleSource(p.source) };
     switch (p.theme) {
       case "winning-line": return tr("Puzzle {id}: winning-line, rated {rating} (from {source}).", args);
       case "tuzdyk": return tr("Puzzle {id}: tuzdyk, rated {rating} (from {source}).", args);
@@ -208,9 +219,12 @@
     const chosen = el("game") ? el("game").value : "togyz";
     return chosen === "kalah" ? "kalah" : "togyz";
   }
+  // The server says the reasons and its errors in the language of the page's menu
+  // (i18n.js's i18nState).
   async function call(method, path, body) {
-    const r = await fetch(path, method === "GET" ? {} : {
-      method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const language = { "Accept-Language": i18nState.lang };
+    const r = await fetch(path, method === "GET" ? { headers: language } : {
+      method, headers: { ...language, "Content-Type": "application/json" }, body: JSON.stringify(body) });
     const j = await r.json();
     if (!r.ok) throw new Error(j.error || String(r.status));
     return j;
@@ -300,7 +314,6 @@
       return e;
     };
     const board = make("div", "puzzle-board");
-    board.style.cssText = "background: var(--wood); border-radius: 14px; padding: .8rem; display: inline-block;";
     const buttons = make("div", null, "buttons");
     const daily = make("button", "puzzle-daily");
     daily.type = "button";
