@@ -292,6 +292,15 @@ std::string move_token_disagreement(const MoveToken& mt, const Position& after, 
   return "";
 }
 
+Position record_start(const GameRecord& record, const GameSpec& spec) {
+  return record_start(record, spec, Position::start(spec));
+}
+
+Position record_start(const GameRecord& record, const GameSpec& spec, const Position& fallback) {
+  if (auto fen = record.tag("FEN"); !fen.empty()) return Position::parse(fen, spec);
+  return fallback;
+}
+
 ReplayResult replay_record(const GameRecord& record, const Position& start) {
   ReplayResult r;
   r.final_position = start;

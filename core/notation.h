@@ -84,6 +84,12 @@ struct ReplayResult {
 std::string move_token_disagreement(const MoveToken& mt, const Position& after, int mover,
                                     const Position::MoveInfo& info);
 
+// The position a record is played from: its FEN tag read for `spec`, else `fallback`
+// (the game's start position when not given). Throws ParseError when the tag does not
+// parse, as replay_record() does for its moves.
+Position record_start(const GameRecord& record, const GameSpec& spec);
+Position record_start(const GameRecord& record, const GameSpec& spec, const Position& fallback);
+
 // Plays a record from `start` and checks every landing hole, tuzdyk mark and (n)
 // annotation against the rules. Throws ParseError naming the game, ply and what
 // disagreed, also for illegal moves and moves after the end.

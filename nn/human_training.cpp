@@ -24,8 +24,7 @@ HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, con
       Position start;
       ReplayResult replay;
       try {
-        start = Position::start(spec);
-        if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+        start = record_start(g, spec);
         replay = replay_record(g, start);
       } catch (const ParseError& e) {
         data.skipped.push_back(e.what());

@@ -278,6 +278,18 @@ TEST(Replay, ARecordBuiltInCodeNeedsNoLineNumbers) {
   EXPECT_TRUE(contains(msg, "ply 1, move 'zz'")) << msg;
 }
 
+TEST(Replay, RecordStartIsTheFenTagElseTheFallback) {
+  GameRecord g;
+  EXPECT_EQ(record_start(g, kTogyz).to_string(), Position::start(kTogyz).to_string());
+  Position after = Position::start(kTogyz);
+  after.play(6);
+  EXPECT_EQ(record_start(g, kTogyz, after).to_string(), after.to_string());
+  g.set_tag("FEN", after.to_string());
+  EXPECT_EQ(record_start(g, kTogyz).to_string(), after.to_string());
+  g.set_tag("FEN", "not a position");
+  EXPECT_NE(error_of([&] { record_start(g, kTogyz); }), "");
+}
+
 TEST(Pgn, SetTag) {
   GameRecord g;
   g.set_tag("White", "A");

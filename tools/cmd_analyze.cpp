@@ -201,8 +201,7 @@ int run_analyze(const AnalyzeOptions& opt) {
       Position start;
       ReplayResult rr;
       try {
-        start = Position::start(spec);
-        if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+        start = record_start(g, spec);
         rr = replay_record(g, start);
       } catch (const ParseError& e) {
         std::cerr << "kumalak analyze: " << e.what() << "\n";

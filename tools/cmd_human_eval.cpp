@@ -200,8 +200,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       Position start;
       ReplayResult replay;
       try {
-        start = Position::start(spec);
-        if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+        start = record_start(g, spec);
         replay = replay_record(g, start);
       } catch (const ParseError& e) {
         std::cerr << "kumalak human-eval: skipped: " << e.what() << "\n";

@@ -65,8 +65,7 @@ void add_recorded_positions(const std::string& dir, const GameSpec& spec, int mi
       ReplayResult rr;
       Position start;
       try {
-        start = Position::start(spec);
-        if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+        start = record_start(g, spec);
         rr = replay_record(g, start);
       } catch (const ParseError&) {
         ++skipped;  // a record the rules refuse is no source of puzzles

@@ -76,9 +76,7 @@ int run_replay(const ReplayOptions& opt) {
     }
     for (const auto& g : games) {
       try {
-        Position game_start = start;
-        if (auto fen = g.tag("FEN"); !fen.empty()) game_start = Position::parse(fen, spec);
-        print_game(replay_record(g, game_start), spec.name(), &g);
+        print_game(replay_record(g, record_start(g, spec, start)), spec.name(), &g);
       } catch (const ParseError& e) {
         std::cerr << "kumalak replay: " << e.what() << "\n";
         status = 1;

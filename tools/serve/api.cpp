@@ -203,8 +203,7 @@ json ServeApi::load(const json& b) {
   std::string game = str_field(b, "game", "");
   if (game.empty()) game = g.tag("Variant");
   const GameSpec spec = game.empty() ? s.spec() : GameSpec::parse(game);
-  Position start = Position::start(spec);
-  if (auto fen = g.tag("FEN"); !fen.empty()) start = Position::parse(fen, spec);
+  const Position start = record_start(g, spec);
   const ReplayResult rr = replay_record(g, start);
   if (rr.moves.size() > kMaxPlies)
     throw ApiError(400, tr("the game is longer than {n} plies", {{"n", kMaxPlies}}));
