@@ -12,7 +12,7 @@ constexpr std::chrono::microseconds kMaxWait{2000};
 BatchingFront::BatchingFront(Evaluator& inner, int max_batch, int clients)
     : inner_(inner),
       max_batch_(size_t(std::max(1, max_batch))),
-      active_clients_(std::max(1, clients)),
+      active_clients_(std::max(0, clients)),
       collector_([this] { collect(); }) {}
 
 BatchingFront::~BatchingFront() {
@@ -41,6 +41,11 @@ void BatchingFront::client_done() {
     --active_clients_;
   }
   work_.notify_one();
+}
+
+void BatchingFront::client_joined() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++active_clients_;
 }
 
 uint64_t BatchingFront::batches() const {

@@ -30,6 +30,8 @@ namespace kz {
 class BatchingFront : public Evaluator {
  public:
   // `clients`: how many callers there will be; each has at most one request in flight.
+  // 0 when they come and go (a server's searches): each then says client_joined()
+  // before its first request and client_done() after its last.
   BatchingFront(Evaluator& inner, int max_batch, int clients);
   ~BatchingFront() override;
   BatchingFront(const BatchingFront&) = delete;
@@ -42,6 +44,8 @@ class BatchingFront : public Evaluator {
   // A client that will ask nothing more (its thread is finished): the collector stops
   // waiting for it.
   void client_done();
+  // One more client: the collector waits for its request too (up to 2 ms).
+  void client_joined();
 
   // The wrapped evaluator's calls: how many, positions, seconds inside it.
   uint64_t batches() const;

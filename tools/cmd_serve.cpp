@@ -19,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
+#include "tools/serve/network_fronts.h"
 #include "train/run_status.h"
 
 namespace kz::cli {
@@ -28,7 +29,8 @@ namespace {
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
-  int workers = 0;  // 0 = one per two cores, at least 1, at most 4
+  int workers = 0;        // 0 = one per two cores, at least 1, at most 4
+  int search_slots = 32;  // network searches at once (their leaves batched together)
   int max_sessions = 64;
   double idle_minutes = 30;
   double max_think_s = 10;
@@ -38,6 +40,7 @@ struct ServeOptions {
 
 // The engine's threads: the job queue's watchdog keeps one slot per worker.
 constexpr int kMaxWorkers = 8;
+constexpr int kMaxSearchSlots = 256;
 constexpr int kMaxSessions = 10000;
 constexpr int kMaxHttpThreads = 1024;
 constexpr double kMaxMinutesOrSeconds = 1e6;
@@ -57,6 +60,14 @@ int run_serve(const ServeOptions& opt) {
   api_options.engine.workers = opt.workers > 0 ? opt.workers : std::clamp(hw / 2, 1, 4);
   api_options.engine.max_think_s = opt.max_think_s;
   api_options.engine.idle_minutes = opt.idle_minutes;
+  // The network MCTS levels' searches, every session's, evaluate through one batching
+  // front per network (tools/serve/network_fronts.h); the engines outlive the server.
+  serve::LevelEngines engines(load_model_evaluator);
+  api_options.engine.search_slots = opt.search_slots;
+  api_options.engine.network_jobs = [&engines](serve::Task task, const GameSpec& spec,
+                                               Level level) {
+    return engines.uses_network(task, spec, level);
+  };
   api_options.runs = serve::name_runs(opt.runs);
   auto run_reader = std::make_shared<RunStatusReader>();
   api_options.run_reader = [run_reader](const std::string& dir) {
@@ -64,7 +75,7 @@ int run_serve(const ServeOptions& opt) {
     return serve::json(
         run_reader->read(dir, std::chrono::duration_cast<std::chrono::milliseconds>(now).count()));
   };
-  serve::ServeApi server(api_options, serve::level_player_factory(load_model_evaluator));
+  serve::ServeApi server(api_options, engines.factory());
 
   httplib::Server http;
   const bool local = serve::is_loopback(opt.host);
@@ -81,8 +92,9 @@ int run_serve(const ServeOptions& opt) {
       opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host;
   std::cout << "kumalak serve: open http://" << (opt.host == "0.0.0.0" ? "127.0.0.1" : shown) << ":"
             << port << "/ in a browser (" << server.workers() << " engine worker"
-            << (server.workers() == 1 ? "" : "s") << ", at most " << opt.max_sessions
-            << " games; Ctrl-C stops)" << std::endl;
+            << (server.workers() == 1 ? "" : "s") << " and " << opt.search_slots
+            << " network search slots, at most " << opt.max_sessions << " games; Ctrl-C stops)"
+            << std::endl;
   if (!opt.runs.empty())
     std::cout << "kumalak serve: watching " << opt.runs.size() << " training run"
               << (opt.runs.size() == 1 ? "" : "s") << " at /run.html" << std::endl;
@@ -123,6 +135,10 @@ void register_serve(CLI::App& app, int& exit_code) {
       ->check(in_range(0, 65535));
   cmd->add_option("--workers", opt->workers, "engine threads (default: one per two cores, 1-4)")
       ->check(in_range(0, kMaxWorkers));
+  cmd->add_option("--search-slots", opt->search_slots,
+                  "network searches (hard, expert) run at once, their positions evaluated "
+                  "together in large batches (default 32; 0: they run on the workers)")
+      ->check(in_range(0, kMaxSearchSlots));
   cmd->add_option("--max-sessions", opt->max_sessions, "games open at once (default 64)")
       ->check(in_range(1, kMaxSessions));
   cmd->add_option("--idle-minutes", opt->idle_minutes,

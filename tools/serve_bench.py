@@ -6,10 +6,15 @@ were answered and the latency of each hint (request to hint shown), as percentil
   tools/serve_bench.py --kumalak build/tools/kumalak --sessions 32 --level hard
 
 starts its own server (--workers, --max-sessions as given) and stops it at the end;
---port P uses a server already running on 127.0.0.1:P instead. Standard library only.
+--port P uses a server already running on 127.0.0.1:P instead. Two or more --kumalak
+compare executables side by side: --rounds R runs each R times, taking turns (A B A B
+...), so that every one sees the same machine and load, and ends with a Markdown table
+(each round's median, 90th percentile, failures and the load average, then the median
+of the rounds per executable). Standard library only.
 """
 import argparse
 import json
+import os
 import random
 import re
 import signal
@@ -39,27 +44,13 @@ def percentile(sorted_values, p):
     return sorted_values[k]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kumalak", help="start this executable's server")
-    ap.add_argument("--port", type=int, help="use a server already on 127.0.0.1:PORT")
-    ap.add_argument("--sessions", type=int, default=32)
-    ap.add_argument("--level", default="hard")
-    ap.add_argument("--game", default="togyz")
-    ap.add_argument("--workers", type=int, default=0, help="the server's --workers (0: its default)")
-    ap.add_argument("--limit", type=float, default=300, help="give up after this many seconds")
-    ap.add_argument("--random-plies", type=int, default=8,
-                    help="random moves each game plays first, so that every hint is a new position "
-                         "(the engine's evaluation cache would answer repeats at once)")
-    args = ap.parse_args()
-    if args.sessions < 1 or args.sessions > 256:
-        sys.exit("serve_bench: --sessions must be 1..256")
-
+def run_once(args, kumalak, port=None):
+    """One load test; returns (sorted latencies, failures, wall seconds, exit status)."""
     server = None
-    if args.port:
-        base = "http://127.0.0.1:%d" % args.port
-    elif args.kumalak:
-        cmd = [args.kumalak, "serve", "--port", "0", "--max-sessions", str(args.sessions + 8)]
+    if port:
+        base = "http://127.0.0.1:%d" % port
+    else:
+        cmd = [kumalak, "serve", "--port", "0", "--max-sessions", str(args.sessions + 8)]
         if args.workers:
             cmd += ["--workers", str(args.workers)]
         server = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -69,8 +60,6 @@ def main():
             sys.exit("serve_bench: no address in %r" % banner)
         print(banner.strip())
         base = "http://127.0.0.1:%s" % m.group(1)
-    else:
-        sys.exit("serve_bench: give --kumalak or --port")
 
     results = [None] * args.sessions
     start_gate = threading.Barrier(args.sessions)
@@ -139,7 +128,63 @@ def main():
         print("  failure: %s" % e)
     if status is not None:
         print("server exit status %d" % status)
-    return 0 if not errors and status in (None, 0) else 1
+    return lat, errors, wall, status
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return float("nan") if n == 0 else (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kumalak", action="append", default=[],
+                    help="start this executable's server; give two or more to compare them")
+    ap.add_argument("--port", type=int, help="use a server already on 127.0.0.1:PORT")
+    ap.add_argument("--rounds", type=int, default=1, help="runs of each executable, taking turns")
+    ap.add_argument("--sessions", type=int, default=32)
+    ap.add_argument("--level", default="hard")
+    ap.add_argument("--game", default="togyz")
+    ap.add_argument("--workers", type=int, default=0, help="the server's --workers (0: its default)")
+    ap.add_argument("--limit", type=float, default=300, help="give up after this many seconds")
+    ap.add_argument("--random-plies", type=int, default=8,
+                    help="random moves each game plays first, so that every hint is a new position "
+                         "(the engine's evaluation cache would answer repeats at once)")
+    args = ap.parse_args()
+    if args.sessions < 1 or args.sessions > 256:
+        sys.exit("serve_bench: --sessions must be 1..256")
+    if args.rounds < 1:
+        sys.exit("serve_bench: --rounds must be at least 1")
+    if args.port:
+        lat, errors, _, status = run_once(args, None, args.port)
+        return 0 if not errors else 1
+    if not args.kumalak:
+        sys.exit("serve_bench: give --kumalak or --port")
+
+    rows = []  # (round, executable, answered, failed, p50, p90, max, load average)
+    ok = True
+    for rnd in range(1, args.rounds + 1):
+        for exe in args.kumalak:
+            load = os.getloadavg()[0]
+            print("== round %d, %s (load average %.1f)" % (rnd, exe, load))
+            lat, errors, _, status = run_once(args, exe)
+            ok = ok and not errors and status == 0
+            rows.append((rnd, exe, len(lat), len(errors), percentile(lat, 50), percentile(lat, 90),
+                         lat[-1] if lat else float("nan"), load))
+    if len(args.kumalak) > 1 or args.rounds > 1:
+        print()
+        print("| round | executable | answered | failed | p50 | p90 | max | load average |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print("| %d | `%s` | %d | %d | %.2f s | %.2f s | %.2f s | %.1f |" % r)
+        for exe in args.kumalak:
+            mine = [r for r in rows if r[1] == exe]
+            print("| median of %d | `%s` | %d | %d | **%.2f s** | **%.2f s** | %.2f s | |"
+                  % (len(mine), exe, sum(r[2] for r in mine), sum(r[3] for r in mine),
+                     median([r[4] for r in mine]), median([r[5] for r in mine]),
+                     median([r[6] for r in mine])))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

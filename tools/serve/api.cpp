@@ -78,10 +78,15 @@ json ServeApi::info() {
   json networks = json::object();
   for (const char* g : {"togyz", "kalah", "bantumi"})
     networks[g] = !shipped_model_path(GameSpec::parse(g)).empty();
-  return {{"engine", "KumalakZero"},      {"levels", levels},
-          {"networks", networks},         {"workers", queue_.workers()},
-          {"sessions", sessions_.size()}, {"max_sessions", sessions_.max_sessions()},
-          {"queued", queue_.queued()},    {"max_think_s", options_.engine.max_think_s},
+  return {{"engine", "KumalakZero"},
+          {"levels", levels},
+          {"networks", networks},
+          {"workers", queue_.workers()},
+          {"search_slots", queue_.search_slots()},
+          {"sessions", sessions_.size()},
+          {"max_sessions", sessions_.max_sessions()},
+          {"queued", queue_.queued()},
+          {"max_think_s", options_.engine.max_think_s},
           {"runs", runs_.size()}};
 }
 

@@ -1,28 +1,20 @@
 #include "tools/serve/engine_queue.h"
 
+#include <algorithm>
 #include <list>
-#include <random>
 #include <utility>
 
 #include "tools/hint_json.h"
 
 namespace kz::cli::serve {
 
-PlayerFactory level_player_factory(EvaluatorFactory network) {
-  return [network](Task task, const GameSpec& spec, Level level) -> std::unique_ptr<Player> {
-    LevelPlayerOptions lo;
-    lo.seed = std::random_device{}();  // the low levels' noise differs from game to game
-    lo.network = network;
-    if (task == Task::kMove) return make_level_player(spec, level, "", lo);
-    return make_analysis_player(spec, level, "", task == Task::kHint ? 3 : 0, lo);
-  };
-}
-
-// The players one engine worker keeps, least recently used last; a few at most, since
-// an alpha-beta expert holds a 64 MiB table.
+// The players one engine worker keeps (a few at most, since an alpha-beta expert holds
+// a 64 MiB table), or one session keeps (one per task and level), least recently used
+// last.
 class EngineQueue::PlayerCache {
  public:
-  explicit PlayerCache(const PlayerFactory& make) : make_(make) {}
+  PlayerCache(const PlayerFactory& make, size_t max_players)
+      : make_(make), max_players_(max_players) {}
 
   Player& get(Task task, const GameSpec& spec, Level level) {
     const std::string key =
@@ -33,14 +25,17 @@ class EngineQueue::PlayerCache {
         return *entries_.front().second;
       }
     entries_.emplace_front(key, make_(task, spec, level));
-    while (entries_.size() > kMaxPlayers) entries_.pop_back();
+    while (entries_.size() > max_players_) entries_.pop_back();
     return *entries_.front().second;
   }
 
  private:
-  static constexpr size_t kMaxPlayers = 4;
   const PlayerFactory& make_;
+  size_t max_players_;
   std::list<std::pair<std::string, std::unique_ptr<Player>>> entries_;
+
+ public:
+  bool busy = false;  // a session's: a job is using them (the queue's mutex guards it)
 };
 
 EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& options,
@@ -50,6 +45,9 @@ EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& optio
       players_(std::move(players)),
       running_(size_t(std::max(1, options.workers))) {
   options_.workers = int(running_.size());
+  if (!options_.network_jobs) options_.search_slots = 0;
+  options_.search_slots = std::max(0, options_.search_slots);
+  running_.resize(size_t(options_.workers + options_.search_slots));
 }
 
 EngineQueue::~EngineQueue() {
@@ -57,7 +55,8 @@ EngineQueue::~EngineQueue() {
 }
 
 void EngineQueue::start() {
-  for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this, i] { worker_loop(i); });
+  for (int i = 0; i < int(running_.size()); ++i)
+    threads_.emplace_back([this, i] { worker_loop(i); });
   threads_.emplace_back([this] { watchdog_loop(); });
 }
 
@@ -67,7 +66,8 @@ void EngineQueue::stop() {
     shutting_down_ = true;
     sessions_.stop_all();
   }
-  cv_.notify_all();
+  cv_workers_.notify_all();
+  cv_slots_.notify_all();
   cv_watch_.notify_all();
   for (auto& t : threads_) t.join();
   threads_.clear();
@@ -78,54 +78,87 @@ void EngineQueue::enqueue(Session& s, Task task) {
   s.running = false;
   s.progress.reset();
   if (!s.stop) s.stop = std::make_shared<std::atomic<bool>>(false);
-  queue_.push_back({s.id, s.generation, task, s.stop});
+  const Level level = task == Task::kHint       ? s.hint_level
+                      : task == Task::kAnalysis ? s.analysis_level
+                                                : s.level;
+  const bool network = options_.search_slots > 0 && options_.network_jobs(task, s.spec(), level);
+  queue_.push_back({s.id, s.generation, task, s.stop, network});
   ++s.version;
-  cv_.notify_one();
+  (network ? cv_slots_ : cv_workers_).notify_one();
 }
 
 size_t EngineQueue::ahead_of(const std::string& id) const {
-  size_t ahead = 0;
-  for (const auto& j : queue_) {
-    if (j.session == id) break;
-    ++ahead;
+  const auto own =
+      std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.session == id; });
+  if (own == queue_.end()) return queue_.size();
+  return size_t(
+      std::count_if(queue_.begin(), own, [&](const Job& j) { return j.network == own->network; }));
+}
+
+bool EngineQueue::players_busy(const std::string& session) const {
+  const auto it = session_players_.find(session);
+  return it != session_players_.end() && it->second->busy;
+}
+
+std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(bool network) {
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    const Session* s = sessions_.find(it->session);
+    if (!s || s->generation != it->generation || it->stop->load()) {
+      it = queue_.erase(it);  // the game changed or the session closed since it was queued
+      continue;
+    }
+    // A session's players run one job at a time: a job queued after the game changed
+    // waits for the stopped one to end.
+    if (it->network == network && !(network && players_busy(it->session))) return it;
+    ++it;
   }
-  return ahead;
+  return queue_.end();
 }
 
 std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
+  const bool network = is_search_slot(worker);
   std::unique_lock<std::mutex> lock(sessions_.mutex());
-  for (;;) {
-    cv_.wait(lock, [&] { return shutting_down_ || !queue_.empty(); });
-    if (shutting_down_) return std::nullopt;
-    Job job = std::move(queue_.front());
-    queue_.pop_front();
-    Session* s = sessions_.find(job.session);
-    if (!s || s->generation != job.generation || job.stop->load())
-      continue;  // the game changed or the session closed since it was queued
-    JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies()};
-    if (job.task == Task::kHint) in.level = s->hint_level;
-    if (job.task == Task::kAnalysis) {
-      in.level = s->analysis_level;
-      in.ply = s->judged.size();
-      in.move = s->game.moves()[in.ply];
-      in.pos = s->game.position_at(in.ply);
-    }
-    s->running = true;
-    ++s->version;
-    running_[size_t(worker)] = {
-        job.stop, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(options_.max_think_s))};
-    return in;
+  auto found = queue_.end();
+  (network ? cv_slots_ : cv_workers_).wait(lock, [&] {
+    return shutting_down_ || (found = next_job(network)) != queue_.end();
+  });
+  if (shutting_down_) return std::nullopt;
+  Job job = std::move(*found);
+  queue_.erase(found);
+  Session* s = sessions_.find(job.session);  // next_job() found it current
+  JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies()};
+  if (network) {
+    auto& players = session_players_[job.session];
+    if (!players) players = std::make_shared<PlayerCache>(players_, 3);
+    players->busy = true;
+    in.session_players = players;
   }
+  if (job.task == Task::kHint) in.level = s->hint_level;
+  if (job.task == Task::kAnalysis) {
+    in.level = s->analysis_level;
+    in.ply = s->judged.size();
+    in.move = s->game.moves()[in.ply];
+    in.pos = s->game.position_at(in.ply);
+  }
+  s->running = true;
+  ++s->version;
+  running_[size_t(worker)] = {
+      job.stop, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(options_.max_think_s))};
+  return in;
 }
 
-EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput& in) {
+EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const JobInput& in) {
   JobOutput out;
   const Job& job = in.job;
   try {
+    PlayerCache& players = in.session_players ? *in.session_players : worker_players;
     Player& player = players.get(job.task, in.spec, in.level);
     out.engine_name = player.name();
-    player.new_game();  // players serve every session: nothing carries over
+    // A worker's players serve every session: nothing carries over. A session's keep
+    // their tree, which the search reuses when the game reached a position below its
+    // root (and drops otherwise: after an undo, a new game, a loaded record).
+    if (!in.session_players) player.new_game();
     if (job.task != Task::kAnalysis)
       player.set_progress_callback([this, id = job.session, gen = job.generation,
                                     name = out.engine_name](const ThinkResult& r) {
@@ -152,13 +185,17 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput
 }
 
 void EngineQueue::worker_loop(int worker) {
-  PlayerCache players(players_);
+  PlayerCache players(players_, 4);
   while (auto in = take_job(worker)) finish_job(worker, *in, run_job(players, *in));
 }
 
 void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& out) {
   std::lock_guard<std::mutex> lock(sessions_.mutex());
   running_[size_t(worker)] = {};
+  if (in.session_players) {
+    in.session_players->busy = false;
+    cv_slots_.notify_all();  // a job of this session may be waiting for its players
+  }
   const Job& job = in.job;
   Session* found = sessions_.find(job.session);
   if (!found || found->generation != job.generation) return;
@@ -201,6 +238,9 @@ void EngineQueue::watchdog_loop() {
       if (r.stop && now >= r.deadline) r.stop->store(true);
     sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(options_.idle_minutes * 60)));
+    // A closed session's players go (a job still running keeps them until it ends).
+    std::erase_if(session_players_,
+                  [&](const auto& entry) { return !sessions_.find(entry.first); });
   }
 }
 

@@ -1,16 +1,24 @@
 // The engine work of `kumalak serve`. HTTP handlers never think: every engine task (the
-// engine's move, a hint, the analysis of one ply) is a job in one FIFO queue served by
-// a few engine workers, each with its own players; a session has at most one job queued
-// or running, and a game analysis is cut into one job per ply that goes back to the end
-// of the queue, so one long analysis cannot starve the others. A watchdog stops any job
-// that runs past its time and closes sessions left idle. Progress reports (the Player
-// progress callback) reach the session as they come, for the page's polls.
+// engine's move, a hint, the analysis of one ply) is a job in one FIFO queue; a session
+// has at most one job queued or running, and a game analysis is cut into one job per ply
+// that goes back to the end of the queue, so one long analysis cannot starve the others.
+// Two kinds of engine threads take the jobs, each kind in queue order:
+// - workers run the jobs whose engine computes on its own thread (alpha-beta, the
+//   solver), one at a time each, with players of their own shared by every session;
+// - search slots run the jobs whose engine is the network MCTS, many at once: their
+//   searches evaluate through one batching front per network (network_fronts.h), so
+//   the network sees batches across sessions and the slots cost little but waiting.
+//   Their players are kept per session, so a game keeps its search tree between moves.
+// A watchdog stops any job that runs past its time and closes sessions left idle.
+// Progress reports (the Player progress callback) reach the session as they come, for
+// the page's polls.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,14 +37,18 @@ namespace kz::cli::serve {
 // in game `spec` at `level`.
 using PlayerFactory =
     std::function<std::unique_ptr<Player>(Task task, const GameSpec& spec, Level level)>;
-// The levels' players (mcts/levels.h), the MCTS levels' network from `network`; the low
-// levels' noise is seeded afresh for every player, so it differs from game to game.
-PlayerFactory level_player_factory(EvaluatorFactory network);
+// Whether the player for `task` at `level` in game `spec` searches with the network.
+using NetworkJobs = std::function<bool(Task task, const GameSpec& spec, Level level)>;
 
 struct EngineQueueOptions {
   int workers = 1;           // engine threads, each with its own players (at least 1)
   double max_think_s = 10;   // a job running longer is stopped
   double idle_minutes = 30;  // a session nobody looked at for this long is closed
+  // Jobs that `network_jobs` names run on `search_slots` threads of their own, at most
+  // that many at once, with players kept per session; 0 or no `network_jobs`: every job
+  // runs on the workers.
+  int search_slots = 0;
+  NetworkJobs network_jobs{};
 };
 
 class EngineQueue {
@@ -45,6 +57,7 @@ class EngineQueue {
   ~EngineQueue();  // stop()
 
   int workers() const { return options_.workers; }
+  int search_slots() const { return options_.search_slots; }
   // Starts the workers and the watchdog.
   void start();
   // Stops every search and joins the threads; queued jobs are dropped.
@@ -54,8 +67,11 @@ class EngineQueue {
   // Queues `task` for `s` (one task per session at a time).
   void enqueue(Session& s, Task task);
   size_t queued() const { return queue_.size(); }
-  // The jobs ahead of session `id`'s queued job (all of them when it has none queued).
+  // The jobs ahead of session `id`'s queued job that its engine threads take first
+  // (all of them when it has none queued).
   size_t ahead_of(const std::string& id) const;
+  // Sessions whose players (search trees) are kept.
+  size_t sessions_with_players() const { return session_players_.size(); }
 
  private:
   struct Job {
@@ -63,7 +79,9 @@ class EngineQueue {
     uint64_t generation = 0;
     Task task = Task::kNone;
     std::shared_ptr<std::atomic<bool>> stop;
+    bool network = false;  // runs on a search slot
   };
+  class PlayerCache;  // a worker's players, or a session's
   // What a worker needs to run a job, copied under the lock.
   struct JobInput {
     Job job;
@@ -72,6 +90,8 @@ class EngineQueue {
     Level level = Level::kMedium;
     size_t ply = 0;  // analysis: the ply to judge (0-based); hint: the ply it is for
     int move = -1;   // analysis: the move played there
+    // A search slot's job: the session's own players (null: the worker's).
+    std::shared_ptr<PlayerCache> session_players;
   };
   struct JobOutput {
     std::string engine_name;
@@ -86,8 +106,10 @@ class EngineQueue {
     Clock::time_point deadline;
   };
 
-  class PlayerCache;  // a worker's players
-
+  bool is_search_slot(int thread) const { return thread >= options_.workers; }
+  // The first queued job for thread `thread`'s kind; drops stale jobs on the way.
+  std::deque<Job>::iterator next_job(bool network);
+  bool players_busy(const std::string& session) const;
   std::optional<JobInput> take_job(int worker);
   void worker_loop(int worker);
   JobOutput run_job(PlayerCache& players, const JobInput& in);
@@ -98,9 +120,10 @@ class EngineQueue {
   EngineQueueOptions options_;
   PlayerFactory players_;
   // Guarded by the session table's mutex:
-  std::condition_variable cv_, cv_watch_;
+  std::condition_variable cv_workers_, cv_slots_, cv_watch_;
   std::deque<Job> queue_;
-  std::vector<Running> running_;  // one per worker
+  std::vector<Running> running_;  // one per worker, then one per search slot
+  std::map<std::string, std::shared_ptr<PlayerCache>> session_players_;
   bool shutting_down_ = false;
   std::vector<std::thread> threads_;
 };

@@ -1,0 +1,290 @@
+// kumalak serve's network searches (tools/serve/network_fronts.h): every session's
+// search evaluates through one batching front per network, and a session keeps its
+// players (its search tree) between moves. A stub network answers from each position's
+// hash alone, so searches are deterministic and need no model.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "mcts/levels.h"
+#include "mcts/mcts_player.h"
+#include "tools/serve/api.h"
+#include "tools/serve/network_fronts.h"
+
+namespace kz::cli::serve {
+namespace {
+
+// Priors and values from the position's hash only (what a network's answer depends
+// on), after an optional pause per call that lets other searches' requests queue up.
+class HashNetwork : public Evaluator {
+ public:
+  explicit HashNetwork(std::chrono::microseconds pause = {}) : pause_(pause) {}
+  void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override {
+    ++calls_;
+    evaluated_ += positions.size();
+    for (size_t seen = largest_.load();
+         positions.size() > seen && !largest_.compare_exchange_weak(seen, positions.size());) {
+    }
+    if (pause_.count() > 0) std::this_thread::sleep_for(pause_);
+    for (size_t i = 0; i < positions.size(); ++i) {
+      const uint64_t h = positions[i].hash() * 0x9E3779B97F4A7C15ull;
+      EvalOutput& e = out[i];
+      e = EvalOutput{};
+      float sum = 0;
+      for (uint32_t m = positions[i].legal_mask(); m; m &= m - 1) {
+        const int move = __builtin_ctz(m);
+        e.policy[size_t(move)] = 1.0f + float((h >> (move * 5)) & 31);
+        sum += e.policy[size_t(move)];
+      }
+      for (float& p : e.policy) p /= sum;
+      e.win = 0.8f * float((h >> 48) & 255) / 255.0f;
+      e.draw = 0.2f;
+      e.loss = 0.8f - e.win;
+      e.margin = 10.0f * (e.win - e.loss);
+    }
+  }
+  std::string describe() const override { return "hash network"; }
+  uint64_t calls() const { return calls_; }
+  uint64_t evaluated() const { return evaluated_; }
+  size_t largest() const { return largest_; }
+
+ private:
+  std::chrono::microseconds pause_;
+  std::atomic<uint64_t> calls_{0}, evaluated_{0};
+  std::atomic<size_t> largest_{0};
+};
+
+// A few random plies from the start: positions no two searches share.
+std::vector<Position> spread_positions(int count) {
+  std::vector<Position> out;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < count; ++i) {
+    Position p = Position::start(GameSpec::togyz());
+    for (int ply = 0; ply < 6 && !p.is_over(); ++ply) {
+      std::vector<int> legal;
+      for (uint32_t m = p.legal_mask(); m; m &= m - 1) legal.push_back(__builtin_ctz(m));
+      p.play(legal[rng() % legal.size()]);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+MctsPlayerOptions search_options() {
+  MctsPlayerOptions o = mcts_level_options(GameSpec::togyz(), Level::kHard, 1.0, 3);
+  o.visits = 400;
+  return o;
+}
+
+TEST(ServeSharedFront, ConcurrentSearchesFindWhatEachFindsAlone) {
+  const auto positions = spread_positions(8);
+  // Alone: each search with the network to itself.
+  std::vector<ThinkResult> alone;
+  for (const Position& p : positions) {
+    MctsPlayer player(std::make_shared<HashNetwork>(), search_options());
+    alone.push_back(player.think(p, {}));
+  }
+  // Together: eight searches on eight threads through one front.
+  auto network = std::make_shared<HashNetwork>(std::chrono::microseconds(300));
+  auto shared = std::make_shared<SharedNetwork>(network, 512);
+  std::vector<ThinkResult> together(positions.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < positions.size(); ++i)
+    threads.emplace_back([&, i] {
+      auto client = std::make_shared<FrontClient>(shared);
+      MctsPlayer player(client, search_options());
+      together[i] = player.think(positions[i], {});
+      client->leave();
+    });
+  for (auto& t : threads) t.join();
+
+  for (size_t i = 0; i < positions.size(); ++i) {
+    EXPECT_EQ(together[i].best_move, alone[i].best_move) << i;
+    EXPECT_EQ(together[i].nodes, alone[i].nodes) << i;
+    ASSERT_EQ(together[i].moves.size(), alone[i].moves.size()) << i;
+    for (size_t k = 0; k < alone[i].moves.size(); ++k) {
+      EXPECT_EQ(together[i].moves[k].move, alone[i].moves[k].move) << i;
+      EXPECT_EQ(together[i].moves[k].visits, alone[i].moves[k].visits) << i;
+    }
+  }
+  // One search asks for 16 leaves at a time; the front put several searches' together.
+  const int leaves = search_options().params.leaves_per_batch;
+  EXPECT_GT(network->largest(), size_t(2 * leaves));
+  EXPECT_GT(double(network->evaluated()) / double(network->calls()), double(leaves));
+  EXPECT_EQ(shared->front().evaluated(), network->evaluated());
+}
+
+TEST(ServeSharedFront, ASearchThatLeftIsNotWaitedFor) {
+  auto network = std::make_shared<HashNetwork>();
+  auto shared = std::make_shared<SharedNetwork>(network, 512);
+  const auto positions = spread_positions(1);
+  std::vector<EvalOutput> out(1);
+  FrontClient stopped(shared), running(shared);
+  stopped.evaluate(positions, out);
+  stopped.leave();  // as a stopped search's NetworkPlayer does when its think() ends
+  // Were the stopped search still counted, the collector would wait its 2 ms for it on
+  // every one of these requests: 200 ms at least.
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) running.evaluate(positions, out);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 150.0);
+}
+
+// A models folder with an (empty) togyz.pt: the level engines play the network MCTS at
+// hard, with the stub network in place of the file.
+class ServeSearchSlots : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kz-serve-fronts-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "togyz.pt") << "";
+    if (const char* old = std::getenv("KZ_MODELS_DIR")) old_models_ = old;
+    setenv("KZ_MODELS_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (old_models_)
+      setenv("KZ_MODELS_DIR", old_models_->c_str(), 1);
+    else
+      unsetenv("KZ_MODELS_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+  std::optional<std::string> old_models_;
+};
+
+// The API in-process over LevelEngines with `network`, `slots` search slots.
+class Server {
+ public:
+  Server(std::shared_ptr<HashNetwork> network, int slots, size_t cache_entries)
+      : engines_([network](const GameSpec&, const std::string&,
+                           int) -> std::shared_ptr<Evaluator> { return network; },
+                 512, cache_entries) {
+    ServeApiOptions o;
+    o.max_sessions = 32;
+    o.engine.workers = 1;
+    o.engine.max_think_s = 30;
+    o.engine.search_slots = slots;
+    o.engine.network_jobs = [this](Task t, const GameSpec& s, Level l) {
+      return engines_.uses_network(t, s, l);
+    };
+    api_ = std::make_unique<ServeApi>(o, engines_.factory());
+    configure_http(http_, 16, true);
+    api_->routes(http_);
+    port_ = bind_http(http_, "127.0.0.1", 0);
+    api_->start();
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~Server() {
+    http_.stop();
+    thread_.join();
+    api_->stop();
+  }
+  const LevelEngines& engines() const { return engines_; }
+
+  json call(const std::string& method, const std::string& path, const json& body = {}) {
+    httplib::Client cli("127.0.0.1", port_);
+    cli.set_read_timeout(30, 0);
+    auto r = method == "GET" ? cli.Get(path.c_str())
+                             : cli.Post(path.c_str(), body.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 200)
+        << method << " " << path << ": " << (r ? r->body : std::string("no answer"));
+    return r ? json::parse(r->body, nullptr, false) : json();
+  }
+  std::string new_game() {
+    return call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+  }
+  // The state once the session's engine is idle.
+  json wait_idle(const std::string& session) {
+    for (int i = 0; i < 6000; ++i) {
+      json s = call("GET", "/api/state?session=" + session);
+      if (s["engine"]["task"] == "") return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "the engine never finished";
+    return json();
+  }
+
+ private:
+  LevelEngines engines_;
+  std::unique_ptr<ServeApi> api_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST_F(ServeSearchSlots, AGameKeepsItsSearchTreeBetweenMoves) {
+  auto network = std::make_shared<HashNetwork>();
+  // A one-entry evaluation cache: what a search does not evaluate again it kept in its
+  // tree, not in the cache.
+  Server server(network, 4, 1);
+  const std::string a = server.new_game();
+  server.call("POST", "/api/hint", {{"session", a}, {"level", "hard"}});
+  json state = server.wait_idle(a);
+  ASSERT_TRUE(state["hint"].is_object());
+  EXPECT_EQ(state["hint"]["nodes"], 1000);
+  const int best = state["hint"]["moves"][0]["move"];
+  server.call("POST", "/api/move", {{"session", a}, {"move", best}});
+
+  uint64_t before = network->evaluated();
+  server.call("POST", "/api/hint", {{"session", a}, {"level", "hard"}});
+  state = server.wait_idle(a);
+  ASSERT_TRUE(state["hint"].is_object());
+  const uint64_t kept_tree = network->evaluated() - before;
+
+  // The same position in a fresh game: its search starts from nothing.
+  const std::string b = server.new_game();
+  server.call("POST", "/api/move", {{"session", b}, {"move", best}});
+  before = network->evaluated();
+  server.call("POST", "/api/hint", {{"session", b}, {"level", "hard"}});
+  json fresh = server.wait_idle(b);
+  const uint64_t from_nothing = network->evaluated() - before;
+  EXPECT_EQ(fresh["hint"]["position"], state["hint"]["position"]);
+  // The move played had the most visits of 9 moves in a search of 1000: at least 111
+  // of them were kept.
+  EXPECT_LE(kept_tree + 100, from_nothing) << kept_tree << " against " << from_nothing;
+  EXPECT_EQ(server.engines().stats().networks, 1);
+}
+
+TEST_F(ServeSearchSlots, SessionsShareBatchesAndAStoppedHintHoldsNobodyUp) {
+  // 2 ms a network call: the searches are waiting on the network most of the time.
+  auto network = std::make_shared<HashNetwork>(std::chrono::microseconds(2000));
+  Server server(network, 8, size_t(1) << 12);
+  std::vector<std::string> sessions;
+  for (int i = 0; i < 8; ++i) {
+    sessions.push_back(server.new_game());
+    server.call("POST", "/api/move", {{"session", sessions.back()}, {"move", 1 + i % 9}});
+  }
+  for (const auto& s : sessions)
+    server.call("POST", "/api/hint", {{"session", s}, {"level", "hard"}});
+  server.call("POST", "/api/stop", {{"session", sessions[0]}});
+  const auto t0 = std::chrono::steady_clock::now();
+  json stopped = server.wait_idle(sessions[0]);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  for (size_t i = 1; i < sessions.size(); ++i) {
+    json s = server.wait_idle(sessions[i]);
+    ASSERT_TRUE(s["hint"].is_object()) << i;
+    EXPECT_EQ(s["hint"]["nodes"], 1000) << i;
+  }
+  // Eight searches of 16 leaves each went to the network together.
+  EXPECT_GT(network->largest(), size_t(32));
+  const FrontStats stats = server.engines().stats();
+  EXPECT_EQ(stats.evaluated, network->evaluated());
+  EXPECT_GT(double(stats.evaluated) / double(stats.batches), 16.0);
+}
+
+}  // namespace
+}  // namespace kz::cli::serve
