@@ -5,13 +5,11 @@
 
 namespace kz {
 
-namespace {
-constexpr std::chrono::microseconds kMaxWait{2000};
-}  // namespace
-
-BatchingFront::BatchingFront(Evaluator& inner, int max_batch, int clients)
+BatchingFront::BatchingFront(Evaluator& inner, int max_batch, int clients,
+                             std::chrono::microseconds max_wait)
     : inner_(inner),
       max_batch_(size_t(std::max(1, max_batch))),
+      max_wait_(std::max(std::chrono::microseconds(0), max_wait)),
       active_clients_(std::max(0, clients)),
       collector_([this] { collect(); }) {}
 
@@ -66,14 +64,14 @@ void BatchingFront::collect() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     // A full batch, or every running client waiting (each has one request at most), or
-    // the oldest request has waited kMaxWait: a client may be blocked elsewhere (on
+    // the oldest request has waited max_wait_: a client may be blocked elsewhere (on
     // another side's front, in a Player's think()) and will not add leaves soon.
     auto ready = [&] {
       return quit_ || queued_positions_ >= max_batch_ ||
              (!queue_.empty() && int(queue_.size()) >= active_clients_);
     };
     work_.wait(lock, [&] { return ready() || !queue_.empty(); });
-    if (!ready()) work_.wait_for(lock, kMaxWait, ready);
+    if (!ready() && max_wait_.count() > 0) work_.wait_for(lock, max_wait_, ready);
     if (quit_) return;
     // Whole requests up to max_batch positions (at least one; a client's request is
     // evaluated in max_batch chunks when it is larger).

@@ -15,6 +15,7 @@
 // alone (mcts/evaluator.h), so which requests share a batch does not change the games.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -32,7 +33,11 @@ class BatchingFront : public Evaluator {
   // `clients`: how many callers there will be; each has at most one request in flight.
   // 0 when they come and go (a server's searches): each then says client_joined()
   // before its first request and client_done() after its last.
-  BatchingFront(Evaluator& inner, int max_batch, int clients);
+  // `max_wait`: how long the oldest request waits for more (2 ms, above); 0 sends what is
+  // queued whenever the network is free (many clients that come and go, where waiting
+  // for the slowest of them costs more than a smaller batch).
+  BatchingFront(Evaluator& inner, int max_batch, int clients,
+                std::chrono::microseconds max_wait = std::chrono::microseconds(2000));
   ~BatchingFront() override;
   BatchingFront(const BatchingFront&) = delete;
   BatchingFront& operator=(const BatchingFront&) = delete;
@@ -63,6 +68,7 @@ class BatchingFront : public Evaluator {
 
   Evaluator& inner_;
   const size_t max_batch_;
+  const std::chrono::microseconds max_wait_;
   mutable std::mutex mutex_;
   std::condition_variable work_;  // the collector waits here
   std::condition_variable done_;  // clients wait here

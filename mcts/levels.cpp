@@ -165,7 +165,6 @@ std::unique_ptr<Player> make_mcts_level_player(const GameSpec& spec, Level level
   MctsPlayerOptions o = mcts_level_options(spec, level, options.time_scale, options.seed);
   o.threads = threads;
   o.params.score_bounds = options.score_bounds;
-  if (options.mcts_cache_entries > 0) o.cache_entries = options.mcts_cache_entries;
   return std::make_unique<LevelMctsPlayer>(
       std::move(eval), o, level_spec(spec, level).mcts_movetime_s * options.time_scale);
 }

@@ -92,9 +92,6 @@ struct LevelPlayerOptions {
   EvaluatorFactory network = nullptr;
   // The MCTS engine's score bounds (SearchParams::score_bounds); off only to compare.
   bool score_bounds = true;
-  // Evaluation cache entries of an MCTS level (64 bytes each); 0: the level's 2^18. A
-  // server keeping one player per game asks for fewer.
-  size_t mcts_cache_entries = 0;
 };
 
 // The MCTS settings of `level` (level_spec's visits; the search parameters the game is

@@ -46,7 +46,8 @@ class HashNetwork : public Evaluator {
         e.policy[size_t(move)] = 1.0f + float((h >> (move * 5)) & 31);
         sum += e.policy[size_t(move)];
       }
-      for (float& p : e.policy) p /= sum;
+      if (sum > 0)
+        for (float& p : e.policy) p /= sum;
       e.win = 0.8f * float((h >> 48) & 255) / 255.0f;
       e.draw = 0.2f;
       e.loss = 0.8f - e.win;
@@ -96,7 +97,7 @@ TEST(ServeSharedFront, ConcurrentSearchesFindWhatEachFindsAlone) {
   }
   // Together: eight searches on eight threads through one front.
   auto network = std::make_shared<HashNetwork>(std::chrono::microseconds(300));
-  auto shared = std::make_shared<SharedNetwork>(network, 512);
+  auto shared = std::make_shared<SharedNetwork>(network, 512, std::chrono::microseconds(2000));
   std::vector<ThinkResult> together(positions.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < positions.size(); ++i)
@@ -126,7 +127,7 @@ TEST(ServeSharedFront, ConcurrentSearchesFindWhatEachFindsAlone) {
 
 TEST(ServeSharedFront, ASearchThatLeftIsNotWaitedFor) {
   auto network = std::make_shared<HashNetwork>();
-  auto shared = std::make_shared<SharedNetwork>(network, 512);
+  auto shared = std::make_shared<SharedNetwork>(network, 512, std::chrono::microseconds(2000));
   const auto positions = spread_positions(1);
   std::vector<EvalOutput> out(1);
   FrontClient stopped(shared), running(shared);
@@ -168,7 +169,7 @@ class ServeSearchSlots : public ::testing::Test {
 // The API in-process over LevelEngines with `network`, `slots` search slots.
 class Server {
  public:
-  Server(std::shared_ptr<HashNetwork> network, int slots, size_t cache_entries)
+  Server(std::shared_ptr<HashNetwork> network, int slots, size_t cache_entries = size_t(1) << 14)
       : engines_([network](const GameSpec&, const std::string&,
                            int) -> std::shared_ptr<Evaluator> { return network; },
                  512, cache_entries) {
@@ -205,7 +206,8 @@ class Server {
     return r ? json::parse(r->body, nullptr, false) : json();
   }
   std::string new_game() {
-    return call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+    return call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"]
+        .get<std::string>();
   }
   // The state once the session's engine is idle.
   json wait_idle(const std::string& session) {
@@ -228,15 +230,15 @@ class Server {
 
 TEST_F(ServeSearchSlots, AGameKeepsItsSearchTreeBetweenMoves) {
   auto network = std::make_shared<HashNetwork>();
-  // A one-entry evaluation cache: what a search does not evaluate again it kept in its
-  // tree, not in the cache.
+  // A one-entry evaluation cache: what the second search does not evaluate again it
+  // kept in its tree, not in the cache.
   Server server(network, 4, 1);
   const std::string a = server.new_game();
   server.call("POST", "/api/hint", {{"session", a}, {"level", "hard"}});
   json state = server.wait_idle(a);
   ASSERT_TRUE(state["hint"].is_object());
   EXPECT_EQ(state["hint"]["nodes"], 1000);
-  const int best = state["hint"]["moves"][0]["move"];
+  const int best = state["hint"]["moves"][0]["move"].get<int>();
   server.call("POST", "/api/move", {{"session", a}, {"move", best}});
 
   uint64_t before = network->evaluated();
@@ -262,7 +264,7 @@ TEST_F(ServeSearchSlots, AGameKeepsItsSearchTreeBetweenMoves) {
 TEST_F(ServeSearchSlots, SessionsShareBatchesAndAStoppedHintHoldsNobodyUp) {
   // 2 ms a network call: the searches are waiting on the network most of the time.
   auto network = std::make_shared<HashNetwork>(std::chrono::microseconds(2000));
-  Server server(network, 8, size_t(1) << 12);
+  Server server(network, 8);
   std::vector<std::string> sessions;
   for (int i = 0; i < 8; ++i) {
     sessions.push_back(server.new_game());
@@ -270,11 +272,11 @@ TEST_F(ServeSearchSlots, SessionsShareBatchesAndAStoppedHintHoldsNobodyUp) {
   }
   for (const auto& s : sessions)
     server.call("POST", "/api/hint", {{"session", s}, {"level", "hard"}});
+  // Stopped, and asked again at once: the new hint waits for the stopped search to end
+  // (the session's players run one search at a time), the others go on meanwhile.
   server.call("POST", "/api/stop", {{"session", sessions[0]}});
-  const auto t0 = std::chrono::steady_clock::now();
-  json stopped = server.wait_idle(sessions[0]);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
-  for (size_t i = 1; i < sessions.size(); ++i) {
+  server.call("POST", "/api/hint", {{"session", sessions[0]}, {"level", "hard"}});
+  for (size_t i = 0; i < sessions.size(); ++i) {
     json s = server.wait_idle(sessions[i]);
     ASSERT_TRUE(s["hint"].is_object()) << i;
     EXPECT_EQ(s["hint"]["nodes"], 1000) << i;

@@ -29,8 +29,8 @@ namespace {
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
-  int workers = 0;        // 0 = one per two cores, at least 1, at most 4
-  int search_slots = 32;  // network searches at once (their leaves batched together)
+  int workers = 0;       // 0 = one per two cores, at least 1, at most 4
+  int search_slots = 0;  // network searches at once; 0 = two per core (2-64)
   int max_sessions = 64;
   double idle_minutes = 30;
   double max_think_s = 10;
@@ -63,7 +63,12 @@ int run_serve(const ServeOptions& opt) {
   // The network MCTS levels' searches, every session's, evaluate through one batching
   // front per network (tools/serve/network_fronts.h); the engines outlive the server.
   serve::LevelEngines engines(load_model_evaluator);
-  api_options.engine.search_slots = opt.search_slots;
+  engines.preload({GameSpec::togyz(), GameSpec::kalah(6, 4), GameSpec::kalah(5, 4, true)});
+  // Two searches per core: the network evaluates at most 64 positions per pass and core
+  // (nn/onednn_network.cpp), four searches' 16 leaves; more searches at once only finish
+  // all together later (measured in docs/performance.md).
+  api_options.engine.search_slots =
+      opt.search_slots > 0 ? opt.search_slots : std::clamp(2 * hw, 2, 64);
   api_options.engine.network_jobs = [&engines](serve::Task task, const GameSpec& spec,
                                                Level level) {
     return engines.uses_network(task, spec, level);
@@ -92,7 +97,7 @@ int run_serve(const ServeOptions& opt) {
       opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host;
   std::cout << "kumalak serve: open http://" << (opt.host == "0.0.0.0" ? "127.0.0.1" : shown) << ":"
             << port << "/ in a browser (" << server.workers() << " engine worker"
-            << (server.workers() == 1 ? "" : "s") << " and " << opt.search_slots
+            << (server.workers() == 1 ? "" : "s") << " and " << server.search_slots()
             << " network search slots, at most " << opt.max_sessions << " games; Ctrl-C stops)"
             << std::endl;
   if (!opt.runs.empty())
@@ -137,7 +142,7 @@ void register_serve(CLI::App& app, int& exit_code) {
       ->check(in_range(0, kMaxWorkers));
   cmd->add_option("--search-slots", opt->search_slots,
                   "network searches (hard, expert) run at once, their positions evaluated "
-                  "together in large batches (default 32; 0: they run on the workers)")
+                  "together in batches (default: two per core)")
       ->check(in_range(0, kMaxSearchSlots));
   cmd->add_option("--max-sessions", opt->max_sessions, "games open at once (default 64)")
       ->check(in_range(1, kMaxSessions));

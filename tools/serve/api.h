@@ -26,6 +26,7 @@ class ServeApi {
   ServeApi(const ServeApiOptions& options, PlayerFactory players);
 
   int workers() const { return queue_.workers(); }
+  int search_slots() const { return queue_.search_slots(); }
   // Starts and stops the engine workers and the watchdog.
   void start() { queue_.start(); }
   void stop() { queue_.stop(); }

@@ -35,7 +35,9 @@ class EngineQueue::PlayerCache {
   std::list<std::pair<std::string, std::unique_ptr<Player>>> entries_;
 
  public:
-  bool busy = false;  // a session's: a job is using them (the queue's mutex guards it)
+  // A session's (the queue's mutex guards them): a job is using them; when one last did.
+  bool busy = false;
+  uint64_t last_used = 0;
 };
 
 EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& options,
@@ -95,6 +97,18 @@ size_t EngineQueue::ahead_of(const std::string& id) const {
       std::count_if(queue_.begin(), own, [&](const Job& j) { return j.network == own->network; }));
 }
 
+void EngineQueue::forget_least_recent_players() {
+  while (session_players_.size() > kMaxKeptSessions) {
+    auto oldest = session_players_.end();
+    for (auto it = session_players_.begin(); it != session_players_.end(); ++it)
+      if (!it->second->busy &&
+          (oldest == session_players_.end() || it->second->last_used < oldest->second->last_used))
+        oldest = it;
+    if (oldest == session_players_.end()) return;  // all running
+    session_players_.erase(oldest);
+  }
+}
+
 bool EngineQueue::players_busy(const std::string& session) const {
   const auto it = session_players_.find(session);
   return it != session_players_.end() && it->second->busy;
@@ -126,11 +140,15 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
   Job job = std::move(*found);
   queue_.erase(found);
   Session* s = sessions_.find(job.session);  // next_job() found it current
-  JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies()};
+  JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies(), -1, nullptr};
   if (network) {
     auto& players = session_players_[job.session];
-    if (!players) players = std::make_shared<PlayerCache>(players_, 3);
+    if (!players) {
+      players = std::make_shared<PlayerCache>(players_, kPlayersPerSession);
+      forget_least_recent_players();
+    }
     players->busy = true;
+    players->last_used = ++player_uses_;
     in.session_players = players;
   }
   if (job.task == Task::kHint) in.level = s->hint_level;

@@ -110,6 +110,12 @@ class EngineQueue {
   // The first queued job for thread `thread`'s kind; drops stale jobs on the way.
   std::deque<Job>::iterator next_job(bool network);
   bool players_busy(const std::string& session) const;
+  // Keeps the players of at most kMaxKeptSessions sessions: an MCTS player holds a 16 MiB
+  // evaluation cache, so these are at most 1.5 GiB; a session whose players were dropped
+  // starts its next search without a tree.
+  void forget_least_recent_players();
+  static constexpr size_t kPlayersPerSession = 2;
+  static constexpr size_t kMaxKeptSessions = 48;
   std::optional<JobInput> take_job(int worker);
   void worker_loop(int worker);
   JobOutput run_job(PlayerCache& players, const JobInput& in);
@@ -124,6 +130,7 @@ class EngineQueue {
   std::deque<Job> queue_;
   std::vector<Running> running_;  // one per worker, then one per search slot
   std::map<std::string, std::shared_ptr<PlayerCache>> session_players_;
+  uint64_t player_uses_ = 0;
   bool shutting_down_ = false;
   std::vector<std::thread> threads_;
 };

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "mcts/mcts_player.h"
+
 namespace kz::cli::serve {
 
 void FrontClient::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {
@@ -20,34 +22,47 @@ void FrontClient::leave() {
 
 namespace {
 
-// A level's player whose searches go through a shared front: it leaves the front when
-// a think() ends, however it ends (done, stopped, or the network threw).
-class NetworkPlayer : public Player {
+// The network MCTS of a level, its searches through a shared front: the level's time
+// when the caller gives no limit (expert), and it leaves the front when a think() ends,
+// however it ends (done, stopped, or the network threw).
+class NetworkLevelPlayer : public Player {
  public:
-  NetworkPlayer(std::unique_ptr<Player> inner, std::shared_ptr<FrontClient> client)
-      : inner_(std::move(inner)), client_(std::move(client)) {}
-  std::string name() const override { return inner_->name(); }
-  void new_game() override { inner_->new_game(); }
+  NetworkLevelPlayer(std::shared_ptr<FrontClient> client, const MctsPlayerOptions& options,
+                     double movetime_s)
+      : client_(client),
+        inner_(std::move(client), options),
+        movetime_s_(movetime_s),
+        label_(options.label) {}
+  std::string name() const override { return label_; }
+  void new_game() override { inner_.new_game(); }
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
     struct Leave {
       FrontClient& client;
       ~Leave() { client.leave(); }
     } leave{*client_};
-    return inner_->think(pos, limits);
+    ThinkLimits l = limits;
+    if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_s_ > 0) l.movetime_s = movetime_s_;
+    return inner_.think(pos, l);
   }
   void set_progress_callback(ProgressCallback cb) override {
-    inner_->set_progress_callback(std::move(cb));
+    inner_.set_progress_callback(std::move(cb));
   }
 
  private:
-  std::unique_ptr<Player> inner_;
   std::shared_ptr<FrontClient> client_;
+  MctsPlayer inner_;
+  double movetime_s_;
+  std::string label_;
 };
 
 }  // namespace
 
-LevelEngines::LevelEngines(EvaluatorFactory network, int max_batch, size_t cache_entries)
-    : network_(std::move(network)), max_batch_(max_batch), cache_entries_(cache_entries) {}
+LevelEngines::LevelEngines(EvaluatorFactory network, int max_batch, size_t cache_entries,
+                           std::chrono::microseconds max_wait)
+    : network_(std::move(network)),
+      max_batch_(max_batch),
+      cache_entries_(cache_entries),
+      max_wait_(max_wait) {}
 
 std::shared_ptr<SharedNetwork> LevelEngines::network_for(const GameSpec& spec,
                                                          const std::string& model_path) {
@@ -55,33 +70,48 @@ std::shared_ptr<SharedNetwork> LevelEngines::network_for(const GameSpec& spec,
   auto& slot = networks_[spec.name() + "\n" + model_path];
   // One LibTorch thread: the front's collector is the network's only caller, and the
   // searches' tree work needs the other cores.
-  if (!slot) slot = std::make_shared<SharedNetwork>(network_(spec, model_path, 1), max_batch_);
+  if (!slot)
+    slot = std::make_shared<SharedNetwork>(network_(spec, model_path, 1), max_batch_, max_wait_);
   return slot;
+}
+
+void LevelEngines::preload(const std::vector<GameSpec>& games) {
+  if (!network_) return;
+  for (const GameSpec& spec : games) {
+    const std::string model = shipped_model_path(spec);
+    if (model.empty()) continue;
+    std::shared_ptr<SharedNetwork> net = network_for(spec, model);
+    std::vector<Position> positions(64, Position::start(spec));
+    std::vector<EvalOutput> out(positions.size());
+    for (size_t n = 1; n <= positions.size(); n += n < 16 ? n : 16)
+      net->front().evaluate(std::span<const Position>(positions).first(n),
+                            std::span<EvalOutput>(out).first(n));
+  }
 }
 
 PlayerFactory LevelEngines::factory() {
   return [this](Task task, const GameSpec& spec, Level level) -> std::unique_ptr<Player> {
+    const uint64_t seed = std::random_device{}();  // the low levels' noise differs by game
+    if (uses_network(task, spec, level)) {
+      MctsPlayerOptions o = mcts_level_options(spec, level, 1.0, seed);
+      o.cache_entries = cache_entries_;
+      return std::make_unique<NetworkLevelPlayer>(
+          std::make_shared<FrontClient>(network_for(spec, shipped_model_path(spec))), o,
+          level_spec(spec, level).mcts_movetime_s);
+    }
     LevelPlayerOptions lo;
-    lo.seed = std::random_device{}();  // the low levels' noise differs from game to game
-    lo.mcts_cache_entries = cache_entries_;
-    std::shared_ptr<FrontClient> client;
-    if (network_)
-      lo.network = [this, &client](const GameSpec& s, const std::string& model_path,
-                                   int) -> std::shared_ptr<Evaluator> {
-        client = std::make_shared<FrontClient>(network_for(s, model_path));
-        return client;
-      };
-    std::unique_ptr<Player> player =
-        task == Task::kMove
-            ? make_level_player(spec, level, "", lo)
-            : make_analysis_player(spec, level, "", task == Task::kHint ? 3 : 0, lo);
-    if (!client) return player;
-    return std::make_unique<NetworkPlayer>(std::move(player), std::move(client));
+    lo.seed = seed;
+    lo.network = network_;
+    if (task == Task::kMove) return make_level_player(spec, level, "", lo);
+    return make_analysis_player(spec, level, "", task == Task::kHint ? 3 : 0, lo);
   };
 }
 
-bool LevelEngines::uses_network(Task, const GameSpec& spec, Level level) const {
-  if (!network_ || !level_spec(spec, level).network) return false;
+bool LevelEngines::uses_network(Task task, const GameSpec& spec, Level level) const {
+  if (!network_ || level == Level::kPerfect || !level_spec(spec, level).network) return false;
+  // Kalah's expert, and its hard for hints and analysis, try the solver first
+  // (make_level_player, make_analysis_player): those stay the levels' own players.
+  if (!spec.is_togyz() && (level == Level::kExpert || task != Task::kMove)) return false;
   return !shipped_model_path(spec).empty();
 }
 
