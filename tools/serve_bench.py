@@ -61,6 +61,34 @@ def run_once(args, kumalak, port=None):
         print(banner.strip())
         base = "http://127.0.0.1:%s" % m.group(1)
 
+    if args.warmup and not port:
+        # A first wave, not counted, with other positions: what the server does once
+        # (loading a network, its first calls) is then behind it, as on a server that
+        # has been up a while.
+        wave(args, base, seed_base=1000)
+    lat, errors, wall = wave(args, base, seed_base=0)
+    status = None
+    if server:
+        alive = server.poll() is None
+        server.send_signal(signal.SIGTERM)
+        status = server.wait(timeout=30)
+        if not alive:
+            print("serve_bench: the server died during the run")
+    print("sessions %d, level %s, game %s, %d random plies first: answered %d, failed %d, wall %.1f s"
+          % (args.sessions, args.level, args.game, args.random_plies, len(lat), len(errors), wall))
+    if lat:
+        print("hint latency s: min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  max %.2f  mean %.2f"
+              % (lat[0], percentile(lat, 50), percentile(lat, 90), percentile(lat, 99), lat[-1],
+                 sum(lat) / len(lat)))
+    for e in errors[:5]:
+        print("  failure: %s" % e)
+    if status is not None:
+        print("server exit status %d" % status)
+    return lat, errors, wall, status
+
+
+def wave(args, base, seed_base):
+    """args.sessions games at once, each asking for one hint; (latencies, failures, wall)."""
     results = [None] * args.sessions
     start_gate = threading.Barrier(args.sessions)
 
@@ -71,7 +99,7 @@ def run_once(args, kumalak, port=None):
                 results[i] = ("new game refused %d: %s" % (st, s.get("error")), None)
                 return
             sid = s["session"]
-            rng = random.Random(i)
+            rng = random.Random(seed_base + i)
             for _ in range(args.random_plies):
                 if s["board"]["decided"] or not s["board"]["legal"]:
                     break
@@ -108,27 +136,9 @@ def run_once(args, kumalak, port=None):
     for t in threads:
         t.join()
     wall = time.monotonic() - t_all
-    status = None
-    if server:
-        alive = server.poll() is None
-        server.send_signal(signal.SIGTERM)
-        status = server.wait(timeout=30)
-        if not alive:
-            print("serve_bench: the server died during the run")
-
     lat = sorted(r[1] for r in results if r and r[0] is None)
     errors = [r[0] for r in results if not r or r[0] is not None]
-    print("sessions %d, level %s, game %s, %d random plies first: answered %d, failed %d, wall %.1f s"
-          % (args.sessions, args.level, args.game, args.random_plies, len(lat), len(errors), wall))
-    if lat:
-        print("hint latency s: min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  max %.2f  mean %.2f"
-              % (lat[0], percentile(lat, 50), percentile(lat, 90), percentile(lat, 99), lat[-1],
-                 sum(lat) / len(lat)))
-    for e in errors[:5]:
-        print("  failure: %s" % e)
-    if status is not None:
-        print("server exit status %d" % status)
-    return lat, errors, wall, status
+    return lat, errors, wall
 
 
 def median(values):
@@ -148,6 +158,8 @@ def main():
     ap.add_argument("--game", default="togyz")
     ap.add_argument("--workers", type=int, default=0, help="the server's --workers (0: its default)")
     ap.add_argument("--limit", type=float, default=300, help="give up after this many seconds")
+    ap.add_argument("--warmup", action="store_true",
+                    help="a first wave of hints (other positions) before the one measured")
     ap.add_argument("--random-plies", type=int, default=8,
                     help="random moves each game plays first, so that every hint is a new position "
                          "(the engine's evaluation cache would answer repeats at once)")
@@ -157,7 +169,7 @@ def main():
     if args.rounds < 1:
         sys.exit("serve_bench: --rounds must be at least 1")
     if args.port:
-        lat, errors, _, status = run_once(args, None, args.port)
+        lat, errors, _, status = run_once(args, None, args.port)  # noqa: F841
         return 0 if not errors else 1
     if not args.kumalak:
         sys.exit("serve_bench: give --kumalak or --port")
