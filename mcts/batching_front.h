@@ -49,7 +49,7 @@ class BatchingFront : public Evaluator {
   // A client that will ask nothing more (its thread is finished): the collector stops
   // waiting for it.
   void client_done();
-  // One more client: the collector waits for its request too (up to 2 ms).
+  // One more client: the collector waits for its request too (up to `max_wait`).
   void client_joined();
 
   // The wrapped evaluator's calls: how many, positions, seconds inside it.

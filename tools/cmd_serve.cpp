@@ -66,7 +66,7 @@ int run_serve(const ServeOptions& opt) {
   engines.preload({GameSpec::togyz(), GameSpec::kalah(6, 4), GameSpec::kalah(5, 4, true)});
   // Two searches per core: the network evaluates at most 64 positions per pass and core
   // (nn/onednn_network.cpp), four searches' 16 leaves; more searches at once only finish
-  // all together later (measured in docs/performance.md).
+  // all together later (measured in docs/serve.md, "Many games, one network").
   api_options.engine.search_slots =
       opt.search_slots > 0 ? opt.search_slots : std::clamp(2 * hw, 2, 64);
   api_options.engine.network_jobs = [&engines](serve::Task task, const GameSpec& spec,
