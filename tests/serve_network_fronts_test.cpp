@@ -288,5 +288,23 @@ TEST_F(ServeSearchSlots, SessionsShareBatchesAndAStoppedHintHoldsNobodyUp) {
   EXPECT_GT(double(stats.evaluated) / double(stats.batches), 16.0);
 }
 
+TEST_F(ServeSearchSlots, AnAnalysisIsOneSlotJobPerPly) {
+  auto network = std::make_shared<HashNetwork>();
+  Server server(network, 2);
+  const std::string a = server.new_game();
+  for (int pit : {1, 5, 9, 3}) server.call("POST", "/api/move", {{"session", a}, {"move", pit}});
+  server.call("POST", "/api/analyze", {{"session", a}, {"level", "hard"}});
+  json state = server.wait_idle(a);
+  ASSERT_TRUE(state["analysis"].is_object()) << state.dump();
+  EXPECT_EQ(state["analysis"]["done"], 4);
+  EXPECT_EQ(state["analysis"]["total"], 4);
+  EXPECT_EQ(state["analysis"]["complete"], true);
+  // Four plies of 1000 visits each, through the shared front; the tree is kept from ply
+  // to ply with its cache, so fewer than 4000 positions are evaluated.
+  const FrontStats stats = server.engines().stats();
+  EXPECT_GT(stats.evaluated, 0u);
+  EXPECT_LT(stats.evaluated, 4000u);
+}
+
 }  // namespace
 }  // namespace kz::cli::serve
