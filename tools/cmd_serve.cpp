@@ -17,6 +17,7 @@
 
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
 #include "train/run_status.h"
@@ -57,6 +58,7 @@ int run_serve(const ServeOptions& opt) {
   api_options.engine.workers = opt.workers > 0 ? opt.workers : std::clamp(hw / 2, 1, 4);
   api_options.engine.max_think_s = opt.max_think_s;
   api_options.engine.idle_minutes = opt.idle_minutes;
+  api_options.engine.ratings = std::make_shared<ShippedRatingLevels>();
   api_options.runs = serve::name_runs(opt.runs);
   auto run_reader = std::make_shared<RunStatusReader>();
   api_options.run_reader = [run_reader](const std::string& dir) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "tools/hint_json.h"
+#include "tools/serve/views.h"
 
 namespace kz::cli::serve {
 
@@ -22,17 +23,19 @@ PlayerFactory level_player_factory(EvaluatorFactory network) {
 // an alpha-beta expert holds a 64 MiB table.
 class EngineQueue::PlayerCache {
  public:
-  explicit PlayerCache(const PlayerFactory& make) : make_(make) {}
+  PlayerCache(const PlayerFactory& make, RatingLevels* ratings) : make_(make), ratings_(ratings) {}
 
-  Player& get(Task task, const GameSpec& spec, Level level) {
-    const std::string key =
-        std::string(task_name(task)) + "/" + spec.name() + "/" + level_name(level);
+  // `rating` > 0: the engine's move at that rating level, from the human policy.
+  Player& get(Task task, const GameSpec& spec, Level level, int rating) {
+    const std::string key = std::string(task_name(task)) + "/" + spec.name() + "/" +
+                            (rating > 0 ? std::to_string(rating) : level_name(level));
     for (auto it = entries_.begin(); it != entries_.end(); ++it)
       if (it->first == key) {
         entries_.splice(entries_.begin(), entries_, it);
         return *entries_.front().second;
       }
-    entries_.emplace_front(key, make_(task, spec, level));
+    entries_.emplace_front(key, rating > 0 ? ratings_->player(spec, rating, std::random_device{}())
+                                           : make_(task, spec, level));
     while (entries_.size() > kMaxPlayers) entries_.pop_back();
     return *entries_.front().second;
   }
@@ -40,6 +43,7 @@ class EngineQueue::PlayerCache {
  private:
   static constexpr size_t kMaxPlayers = 4;
   const PlayerFactory& make_;
+  RatingLevels* ratings_;
   std::list<std::pair<std::string, std::unique_ptr<Player>>> entries_;
 };
 
@@ -104,11 +108,13 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
       continue;  // the game changed or the session closed since it was queued
     JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies()};
     if (job.task == Task::kHint) in.level = s->hint_level;
+    if (options_.ratings && job.task != Task::kAnalysis) in.rating = s->rating;
     if (job.task == Task::kAnalysis) {
       in.level = s->analysis_level;
       in.ply = s->judged.size();
       in.move = s->game.moves()[in.ply];
       in.pos = s->game.position_at(in.ply);
+      if (options_.ratings && in.ply + 1 == s->game.plies()) in.game = s->game;
     }
     s->running = true;
     ++s->version;
@@ -123,7 +129,8 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput
   JobOutput out;
   const Job& job = in.job;
   try {
-    Player& player = players.get(job.task, in.spec, in.level);
+    Player& player =
+        players.get(job.task, in.spec, in.level, job.task == Task::kMove ? in.rating : 0);
     out.engine_name = player.name();
     player.new_game();  // players serve every session: nothing carries over
     if (job.task != Task::kAnalysis)
@@ -144,6 +151,13 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput
       out.hint = make_hint(player, in.pos, limits, 3);
     else
       out.judged = judge_move(player, in.pos, in.move, limits);
+    // What players of a rating do: one call of the human policy, no search.
+    if (job.task == Task::kHint && in.rating > 0)
+      out.human_moves = options_.ratings->moves(in.spec, in.pos, in.rating);
+    if (job.task == Task::kAnalysis && in.game.plies() > 0)
+      for (int side = 0; side < 2; ++side)
+        out.played_like[size_t(side)] =
+            options_.ratings->played_like(in.spec, in.game.start(), in.game.moves(), side);
     player.set_progress_callback({});
   } catch (const std::exception& e) {
     out.failure = e.what();
@@ -152,7 +166,7 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput
 }
 
 void EngineQueue::worker_loop(int worker) {
-  PlayerCache players(players_);
+  PlayerCache players(players_, options_.ratings.get());
   while (auto in = take_job(worker)) finish_job(worker, *in, run_job(players, *in));
 }
 
@@ -178,6 +192,8 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
       enqueue(s, Task::kMove);  // a Kalah extra turn
   } else if (job.task == Task::kHint) {
     s.hint = nlohmann::json(hint_json(in.spec, in.pos, out.hint, out.engine_name, in.level));
+    if (!out.human_moves.empty())
+      s.hint["human"] = human_hint_json(in.pos, in.rating, out.human_moves);
     s.hint_ply = in.ply;
     s.hint_solve = out.hint.solve;
     if (job.stop->load())
@@ -185,6 +201,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
   } else {
     if (out.judged.move < 0 || in.ply != s.judged.size()) return;
     s.judged.push_back(out.judged);
+    if (in.game.plies() > 0) s.played_like = out.played_like;
     s.analysis_engine = out.engine_name;
     s.analysis_active = s.judged.size() < s.game.plies();
     // The next ply goes to the back of the queue: other sessions' work comes first.

@@ -7,6 +7,7 @@
 // progress callback) reach the session as they come, for the page's polls.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -21,6 +22,7 @@
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "tools/rating_levels.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {
@@ -37,6 +39,10 @@ struct EngineQueueOptions {
   int workers = 1;           // engine threads, each with its own players (at least 1)
   double max_think_s = 10;   // a job running longer is stopped
   double idle_minutes = 30;  // a session nobody looked at for this long is closed
+  // The levels named by a rating (tools/rating_levels.h): a session's rating plays from
+  // the human policy, its hints add the rating's likeliest move, its analysis ends with
+  // each side's estimated rating. nullptr: no human model.
+  std::shared_ptr<RatingLevels> ratings{};
 };
 
 class EngineQueue {
@@ -72,13 +78,17 @@ class EngineQueue {
     Level level = Level::kMedium;
     size_t ply = 0;  // analysis: the ply to judge (0-based); hint: the ply it is for
     int move = -1;   // analysis: the move played there
+    int rating = 0;  // move and hint: the session's rating level (0: none)
+    GameSession game{GameSpec::togyz()};  // the last ply of an analysis: the whole game
   };
   struct JobOutput {
     std::string engine_name;
     std::string failure;  // what the engine threw, if it did
     ThinkResult result;
     Hint hint;
+    std::vector<HumanMove> human_moves;  // a hint at a rating: the rating's moves
     MoveJudgement judged;
+    std::array<std::optional<PlayedLike>, 2> played_like;  // the analysis' last ply
   };
   // The job a worker is running: its stop flag and when the watchdog raises it.
   struct Running {
