@@ -1,5 +1,6 @@
 #include "tools/serve/engine_queue.h"
 
+#include <iostream>
 #include <list>
 #include <random>
 #include <utility>
@@ -151,16 +152,22 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& players, const JobInput
       out.hint = make_hint(player, in.pos, limits, 3);
     else
       out.judged = judge_move(player, in.pos, in.move, limits);
-    // What players of a rating do: one call of the human policy, no search.
+    player.set_progress_callback({});
+  } catch (const std::exception& e) {
+    out.failure = e.what();
+    return out;
+  }
+  // What players of a rating do (one call of the human policy, no search), and how each
+  // side played; a human model that fails costs only these, never the engine's answer.
+  try {
     if (job.task == Task::kHint && in.rating > 0)
       out.human_moves = options_.ratings->moves(in.spec, in.pos, in.rating);
     if (job.task == Task::kAnalysis && in.game.plies() > 0)
       for (int side = 0; side < 2; ++side)
         out.played_like[size_t(side)] =
             options_.ratings->played_like(in.spec, in.game.start(), in.game.moves(), side);
-    player.set_progress_callback({});
   } catch (const std::exception& e) {
-    out.failure = e.what();
+    std::cerr << "kumalak serve: the human model failed: " << e.what() << std::endl;
   }
   return out;
 }
