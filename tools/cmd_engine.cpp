@@ -6,6 +6,7 @@
 
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/engine_control.h"
 #include "tools/human_level.h"
 
 namespace kz::cli {

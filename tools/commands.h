@@ -5,12 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
-#include <memory>
 #include <string>
 
 #include "mcts/levels.h"
 #include "tools/cli_options.h"  // the options several commands share
-#include "tools/rating_levels.h"
 
 namespace kz::cli {
 
@@ -31,12 +29,10 @@ void register_human_eval(CLI::App& app, int& exit_code);
 void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, puzzle
 void register_human_train(CLI::App& app, int& exit_code);
 
-// `kumalak engine` on any stream of commands (register_engine passes std::cin, the
-// network, nn/model_evaluator.h, and the shipped human models' rating levels,
-// tools/human_level.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its input, no
-// network and stub rating levels). Answers go to std::cout.
+// `kumalak engine` on any stream of commands (register_engine passes std::cin and the
+// network, nn/model_evaluator.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its
+// input and no network). Answers go to std::cout.
 int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
-                        const EvaluatorFactory& network = nullptr,
-                        std::shared_ptr<RatingLevels> ratings = nullptr);
+                        const EvaluatorFactory& network = nullptr);
 
 }  // namespace kz::cli

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -113,5 +114,11 @@ class EngineControl {
   int last_info_depth_ = -1;
   int64_t last_info_nodes_ = -1;
 };
+
+// `kumalak engine` on any stream of commands, as run_engine_protocol in tools/commands.h,
+// with the levels named by a rating: register_engine passes the shipped human models
+// (tools/human_level.h), the fuzz target tests/fuzz/fuzz_protocol.cpp a stub.
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network, std::shared_ptr<RatingLevels> ratings);
 
 }  // namespace kz::cli

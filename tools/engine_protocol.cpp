@@ -414,4 +414,9 @@ int run_engine_protocol(std::istream& in, const std::string& game, const std::st
   return loop.run(in);
 }
 
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network) {
+  return run_engine_protocol(in, game, level, network, nullptr);
+}
+
 }  // namespace kz::cli

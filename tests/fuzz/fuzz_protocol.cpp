@@ -13,6 +13,7 @@
 #include <string>
 
 #include "tools/commands.h"
+#include "tools/engine_control.h"
 
 namespace {
 class LowestHolePlayer : public kz::Player {
