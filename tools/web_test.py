@@ -393,9 +393,9 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     if len(texts) != 2 or not all(likes):
         fail("%s: the analysis shows %r for the played-like estimates %r" % (lang, texts, likes))
     for text, like in zip(texts, likes):
-        numbers = "%d [%d, %d]" % (like["rating"], like["low"], like["high"])
-        if numbers not in text:
-            fail("%s: %r does not say %s" % (lang, text, numbers))
+        interval = "[%d, %d]" % (like["low"], like["high"])
+        if str(like["rating"]) not in text or interval not in text:
+            fail("%s: %r does not say %d %s" % (lang, text, like["rating"], interval))
         if (lang == "en") != ("played like a" in text):
             fail("%s: the played-like line is not in the page's language: %r" % (lang, text))
     chart = driver.find_element(By.ID, "analysis-chart")

@@ -53,10 +53,11 @@ LevelChoice rated_level_field(const json& b, const char* name, LevelChoice fallb
   if (b[name].is_number_integer()) {
     // As the command line reads --level: 1..5 are the named levels.
     const long v = b[name].get<long>();
-    rating =
-        v < 0 ? std::optional<int>(-1) : parse_rating_level(std::to_string(std::min(v, 999999L)));
-    if (!rating)
+    if (v < 0)
       throw ApiError(400, tr("'{field}' must be a level name or a rating", {{"field", name}}));
+    const std::string text = std::to_string(std::min(v, 999999L));
+    rating = parse_rating_level(text);
+    if (!rating) return {parse_level(text), 0};
   } else {
     rating = parse_rating_level(str_field(b, name, ""));
   }
