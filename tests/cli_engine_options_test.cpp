@@ -4,7 +4,9 @@
 // tools/loop.sh relies on (train/config_schema.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,9 +16,16 @@
 namespace kz {
 namespace {
 
-std::string engine_output(const std::string& commands) {
+// With the shipped models, so that the rating options (the human model's) are announced.
+// "@wait" in `commands` pauses the input for a few seconds: a search (and the human
+// model's loading) ends before the next command, which would be refused during it.
+std::string engine_output(std::string commands, const std::string& args = "") {
+  for (size_t at; (at = commands.find("@wait\\n")) != std::string::npos;)
+    commands.replace(at, 7, "'; sleep 6; printf '");
   std::string out;
-  test::run_command("printf '" + commands + "' | " + test::bin("kumalak") + " engine", &out, true);
+  test::run_command("{ printf '" + commands + "'; } | KZ_MODELS_DIR=" + std::string(KZ_SOURCE_DIR) +
+                        "/models " + test::bin("kumalak") + " engine" + args,
+                    &out, true);
   return out;
 }
 
@@ -48,7 +57,7 @@ std::string word_after(const AnnouncedOption& o, const std::string& key) {
 
 TEST(CliEngineOptions, DocsNameEveryAnnouncedOption) {
   const auto options = announced_options();
-  ASSERT_EQ(options.size(), 7u);
+  ASSERT_EQ(options.size(), 9u);
   std::ifstream in(std::string(KZ_SOURCE_DIR) + "/docs/protocol.md");
   std::stringstream docs;
   docs << in.rdbuf();
@@ -75,6 +84,9 @@ TEST(CliEngineOptions, SetoptionAcceptsWhatTheGreetingAnnounces) {
       for (size_t i = 0; i + 1 < o.words.size(); ++i)
         if (o.words[i] == "var" && o.words[i + 1] != "perfect")  // perfect: Kalah only, at go
           commands += "setoption name " + o.name + " value " + o.words[i + 1] + "\\n";
+    } else if (o.type == "check") {
+      commands += "setoption name " + o.name + " value true\\n";
+      commands += "setoption name " + o.name + " value false\\n";
     }
   }
   commands +=
@@ -88,6 +100,89 @@ TEST(CliEngineOptions, SetoptionAcceptsWhatTheGreetingAnnounces) {
   EXPECT_NE(out.find("option Threads: '257' is not a whole number in 1..256"), std::string::npos)
       << out;
   EXPECT_NE(out.find("bestmove "), std::string::npos) << out;
+}
+
+// The levels named by a rating (the shipped models/togyz-human.pt, 800..2200): Level and
+// the LimitStrength/Rating pair take the range's ends, refuse one past them naming the
+// range, play from the human policy, and are refused in Kalah, which has no human model.
+TEST(CliEngineOptions, RatingLevelsAtTheEndsOfTheHumanModelsRange) {
+  const auto options = announced_options();
+  std::map<std::string, AnnouncedOption> by_name;
+  for (const auto& o : options) by_name[o.name] = o;
+  ASSERT_TRUE(by_name.count("Rating") && by_name.count("LimitStrength"));
+  EXPECT_EQ(by_name["Rating"].type, "spin");
+  EXPECT_EQ(word_after(by_name["Rating"], "min"), "800");
+  EXPECT_EQ(word_after(by_name["Rating"], "max"), "2200");
+  EXPECT_EQ(word_after(by_name["Rating"], "default"), "1500");
+  EXPECT_EQ(by_name["LimitStrength"].type, "check");
+  EXPECT_EQ(word_after(by_name["LimitStrength"], "default"), "false");
+  const auto& level = by_name["Level"].words;
+  for (const char* v : {"expert", "800", "1500", "2200"})
+    EXPECT_NE(std::find(level.begin(), level.end(), v), level.end()) << "Level lacks var " << v;
+
+  const std::string out = engine_output(
+      "setoption name Level value 800\\nsetoption name Level value 2200\\n"
+      "setoption name Level value 799\\nsetoption name Level value 2201\\n"
+      "setoption name Rating value 800\\nsetoption name Rating value 2200\\n"
+      "setoption name Rating value 799\\nsetoption name Rating value 2201\\n"
+      "setoption name Level value 1200\\nposition startpos moves 1\\ngo\\n@wait\\n"
+      "setoption name Level value expert\\nsetoption name LimitStrength value true\\n"
+      "position startpos\\ngo\\n@wait\\nquit\\n");
+  EXPECT_NE(out.find("error option Level: 799: a rating level must lie in the human model's range "
+                     "800..2200"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("error option Level: 2201: a rating level must lie in the human model's "
+                     "range 800..2200"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("error option Rating: '799' is not a whole number in 800..2200"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("error option Rating: '2201' is not a whole number in 800..2200"),
+            std::string::npos)
+      << out;
+  int errors = 0;
+  for (size_t at = 0; (at = out.find("error ", at)) != std::string::npos; at += 6) ++errors;
+  EXPECT_EQ(errors, 4) << out;
+  // Two moves, each the human policy's: one network call (nodes 1), no search, a legal hole.
+  std::vector<int> best;
+  std::istringstream lines(out);
+  int human_infos = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("info depth 0 nodes 1 ", 0) == 0) ++human_infos;
+    if (l.rfind("bestmove ", 0) == 0) best.push_back(std::stoi(l.substr(9)));
+  }
+  ASSERT_EQ(best.size(), 2u) << out;
+  for (int m : best) {
+    EXPECT_GE(m, 1);
+    EXPECT_LE(m, 9);
+  }
+  EXPECT_EQ(human_infos, 2) << out;
+
+  // Kalah has no human model: a rating level is refused, naming the missing model.
+  const std::string kalah = engine_output(
+      "kumalak\\nsetoption name Level value 1200\\nsetoption name LimitStrength value true\\n"
+      "setoption name Rating value 1200\\nquit\\n",
+      " --game kalah");
+  EXPECT_EQ(kalah.find("option name Rating"), std::string::npos) << kalah;
+  EXPECT_NE(
+      kalah.find("error option Level: 1200: a rating level needs a human model for kalah:6,4"),
+      std::string::npos)
+      << kalah;
+  EXPECT_NE(kalah.find("error option LimitStrength: a rating level needs a human model for kalah"),
+            std::string::npos)
+      << kalah;
+  EXPECT_NE(kalah.find("error option Rating: 1200: a rating level needs a human model for kalah"),
+            std::string::npos)
+      << kalah;
+  // A rating chosen in Togyz, then a Kalah game: the next go says why it cannot play.
+  const std::string switched =
+      engine_output("setoption name Level value 1200\\nnewgame kalah\\ngo\\nisready\\nquit\\n");
+  EXPECT_NE(switched.find("error level 1200: a rating level needs a human model for kalah:6,4"),
+            std::string::npos)
+      << switched;
+  EXPECT_NE(switched.find("bestmove none"), std::string::npos) << switched;
 }
 
 TEST(CliConfig, TrainAnswersConfigValuesForScripts) {

@@ -109,6 +109,28 @@ TEST(CliHumanLevel, HintAtARatingListsTheHumanMovesAndTheEnginesBest) {
   EXPECT_GE(j["engine_best"]["move"].get<int>(), 1);
 }
 
+// A named level's hint with --rating: the engine's moves, then what most players of the
+// rating play (the same sentence as a rating level's hint).
+TEST(CliHumanLevel, HintWithARatingSaysWhatMostPlayersOfItPlay) {
+  std::string out;
+  ASSERT_EQ(kumalak("hint --moves \"1 2\" --depth 2 --rating 1300", &out), 0) << out;
+  EXPECT_NE(out.find("Engine "), std::string::npos) << out;
+  EXPECT_NE(out.find("Most players at 1300 play "), std::string::npos) << out;
+  std::string json;
+  ASSERT_EQ(kumalak("hint --moves \"1 2\" --depth 2 --rating 2200 --json", &json), 0) << json;
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["human"]["rating"], 2200);
+  EXPECT_EQ(j["human"]["moves"].size(), 3u) << json;
+  for (const char* rating : {"799", "2201"}) {
+    out.clear();
+    EXPECT_EQ(kumalak(std::string("hint --moves 1 --depth 1 --rating ") + rating, &out), 2) << out;
+    EXPECT_NE(out.find("range 800..2200"), std::string::npos) << out;
+  }
+  out.clear();
+  EXPECT_EQ(kumalak("hint --game kalah --moves 1 --depth 1 --rating 1200", &out), 2) << out;
+  EXPECT_NE(out.find("kalah-human.pt"), std::string::npos) << out;
+}
+
 TEST(CliHumanLevel, AnalyzeEstimatesEachPlayersRating) {
   const std::string dir = test::temp_dir("human-analyze");
   const std::string pgn = dir + "/game.pgn";

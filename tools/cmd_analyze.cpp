@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/atomic_file.h"
@@ -87,46 +88,30 @@ std::string mistakes_as_puzzles(const Position& start, const std::vector<int>& m
   return out;
 }
 
-// `side`'s rating estimated from its moves by the human policy head (nn/human_rating.h:
-// the maximum-likelihood rating over the head's range with its 95 % interval), and for
-// each of its moves the probability that a player of that rating plays it.
+// `side`'s rating estimated from its moves by the human policy head (played_like in
+// tools/human_level.h, as `kumalak serve`'s analysis), and for each of its moves the
+// probability that a player of that rating plays it.
 std::string human_rating_lines(HumanPolicy& policy, const Position& start,
                                const std::vector<int>& moves, int side) {
   using i18n::tr;
-  std::vector<Position> positions;
-  std::vector<int> played, plies;
+  const std::optional<PlayedLike> like = played_like(policy, start, moves, side);
+  if (!like) return "";
+  std::string out = "    " +
+                    tr("Played like a {rating} [{low}, {high}].",
+                       {{"rating", like->rating}, {"low", like->low}, {"high", like->high}}) +
+                    "\n";
   Position before = start;
-  for (size_t ply = 0; ply < moves.size(); ++ply) {
-    if (before.to_move == side && !before.is_over()) {
-      positions.push_back(before);
-      played.push_back(moves[ply]);
-      plies.push_back(int(ply) + 1);
-    }
-    before.play(moves[ply]);
-  }
-  if (positions.empty()) return "";
-  const std::vector<int> grid = human_rating_grid(policy.info(), 25);
-  const auto logprobs = policy.move_logprobs(positions, played, grid);
-  std::vector<double> loglik(grid.size(), 0.0);
-  for (size_t g = 0; g < grid.size(); ++g)
-    for (double lp : logprobs[g]) loglik[g] += lp;
-  const RatingEstimate estimate = estimate_rating(grid, loglik);
-  const int rating = int(std::lround(estimate.rating));
-  std::string out =
-      "    " +
-      tr("Played like a {rating} [{low}, {high}].", {{"rating", rating},
-                                                     {"low", int(std::lround(estimate.low))},
-                                                     {"high", int(std::lround(estimate.high))}}) +
-      "\n";
-  const auto probabilities = policy.probabilities(positions, rating);
-  for (size_t i = 0; i < positions.size(); ++i)
+  size_t ply = 0;
+  for (const PlayedLike::Move& m : like->moves) {
+    for (; int(ply) + 1 < m.ply; ++ply) before.play(moves[ply]);
     out += "    " +
            tr("Ply {ply}: {move}, played here by {probability} of players rated {rating}.",
-              {{"ply", plies[i]},
-               {"move", format_move(positions[i], played[i])},
-               {"probability", percent(probabilities[i][size_t(played[i])])},
-               {"rating", rating}}) +
+              {{"ply", m.ply},
+               {"move", format_move(before, m.move)},
+               {"probability", percent(m.probability)},
+               {"rating", like->rating}}) +
            "\n";
+  }
   return out;
 }
 

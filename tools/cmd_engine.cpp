@@ -1,10 +1,13 @@
 // `kumalak engine`: the engine protocol (tools/engine_protocol.cpp) on stdin/stdout, with
-// the network for the MCTS levels (nn/model_evaluator.h).
+// the network for the MCTS levels (nn/model_evaluator.h) and the shipped human models for
+// the levels named by a rating (tools/human_level.h).
 #include <iostream>
 #include <memory>
 
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/engine_control.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -16,12 +19,13 @@ void register_engine(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("engine", "Speak the engine protocol on stdin/stdout");
   add_game_option(cmd, args->game);
-  add_level_option(cmd, args->level);
+  add_level_option(cmd, args->level, /*ratings=*/true);
   cmd->footer(
       "--game and --level are the start's; the protocol's `newgame GAME` and "
       "`setoption name Level value L` change them (docs/protocol.md).");
   cmd->callback([args, &exit_code] {
-    exit_code = run_engine_protocol(std::cin, args->game, args->level, load_model_evaluator);
+    exit_code = run_engine_protocol(std::cin, args->game, args->level, load_model_evaluator,
+                                    std::make_shared<ShippedRatingLevels>());
   });
 }
 

@@ -34,6 +34,7 @@ struct HintOptions {
   int depth = 0;
   int count = 3;
   std::string lang;  // --lang: the language of the text (and --json's reasons)
+  int rating = 0;    // --rating: also say what most players of this rating play here
 };
 
 // A hint at a rating level: the human policy's most likely moves at that rating with
@@ -103,10 +104,15 @@ int run_hint(const HintOptions& opt) {
   std::shared_ptr<HumanPolicy> human_policy;
   try {
     spec = GameSpec::parse(opt.game);
+    if (rating && opt.rating > 0 && opt.rating != *rating)
+      throw ParseError("--rating " + std::to_string(opt.rating) + " and --level " + opt.level +
+                       " name two ratings: give one");
     if (rating)
       human_policy = load_human_level(spec, *rating, opt.human_model);
     else
       level = parse_level(opt.level);
+    if (!rating && opt.rating > 0)
+      human_policy = load_human_level(spec, opt.rating, opt.human_model);
     if (!opt.position.empty() && opt.moves_given)
       throw ParseError("give --position or --moves (moves from the start), not both");
     if (opt.moves_given)
@@ -123,7 +129,7 @@ int run_hint(const HintOptions& opt) {
     std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
     return 1;
   }
-  if (human_policy) return run_rating_hint(opt, spec, pos, *human_policy, *rating);
+  if (human_policy && rating) return run_rating_hint(opt, spec, pos, *human_policy, *rating);
   std::unique_ptr<Player> player;
   try {
     LevelPlayerOptions lo;
@@ -139,8 +145,18 @@ int run_hint(const HintOptions& opt) {
   limits.depth = opt.depth;
   const Hint h = make_hint(*player, pos, limits, opt.count);
 
+  // --rating: the likeliest move of players of that rating, beside the engine's best.
+  std::vector<HumanMove> human;
+  if (human_policy) human = human_moves(*human_policy, pos, opt.rating);
   if (opt.json) {
-    const nlohmann::ordered_json j = hint_json(spec, pos, h, player->name(), level);
+    nlohmann::ordered_json j = hint_json(spec, pos, h, player->name(), level);
+    if (!human.empty()) {
+      j["human"] = {{"rating", opt.rating}, {"moves", nlohmann::ordered_json::array()}};
+      for (size_t i = 0; i < human.size() && i < size_t(opt.count); ++i)
+        j["human"]["moves"].push_back({{"move", human[i].move + 1},
+                                       {"notation", format_move(pos, human[i].move)},
+                                       {"probability", human[i].probability}});
+    }
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -177,6 +193,12 @@ int run_hint(const HintOptions& opt) {
               << m.reason << "\n   " << tr("expected line: {line}", {{"line", m.line_text}})
               << "\n";
   }
+  if (!human.empty() && !h.moves.empty())
+    std::cout << tr("Most players at {rating} play {move} here; the engine's best is {best}.",
+                    {{"rating", opt.rating},
+                     {"move", format_move(pos, human.front().move)},
+                     {"best", h.moves.front().notation}})
+              << "\n";
   return 0;
 }
 
@@ -198,6 +220,10 @@ void register_hint(CLI::App& app, int& exit_code) {
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
   add_lang_option(cmd, opt->lang);
+  cmd->add_option("--rating", opt->rating,
+                  "also say what most players of this PlayOK rating play here (Togyz, with "
+                  "the human model)")
+      ->check(in_range(1, 100000));
   cmd->add_option("--count", opt->count, "how many moves to show")->check(in_range(1, 1000000));
   cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
 }

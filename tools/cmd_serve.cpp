@@ -17,6 +17,7 @@
 
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
 #include "tools/serve/network_fronts.h"
@@ -73,6 +74,7 @@ int run_serve(const ServeOptions& opt) {
                                                Level level) {
     return engines.uses_network(task, spec, level);
   };
+  api_options.engine.ratings = std::make_shared<ShippedRatingLevels>();
   api_options.runs = serve::name_runs(opt.runs);
   auto run_reader = std::make_shared<RunStatusReader>();
   api_options.run_reader = [run_reader](const std::string& dir) {

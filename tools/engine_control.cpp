@@ -10,11 +10,13 @@
 
 namespace kz::cli {
 
-EngineControl::EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit)
+EngineControl::EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit,
+                             std::shared_ptr<RatingLevels> ratings)
     : spec_(spec),
       level_(level),
       network_(std::move(network)),
       emit_(std::move(emit)),
+      ratings_(std::move(ratings)),
       game_(spec_) {}
 
 EngineControl::~EngineControl() {
@@ -30,7 +32,49 @@ void EngineControl::new_game(const GameSpec& spec) {
 
 void EngineControl::set_level(Level level) {
   level_ = level;
+  level_rating_ = 0;
   player_.reset();
+}
+
+std::string EngineControl::level_text() const {
+  return level_rating_ > 0 ? std::to_string(level_rating_) : level_name(level_);
+}
+
+void EngineControl::set_level_rating(int rating) {
+  if (const std::string why = rating_level_problem(ratings_.get(), spec_, rating); !why.empty())
+    throw ParseError("option Level: " + std::to_string(rating) + ": " + why);
+  level_rating_ = rating;
+  player_.reset();
+}
+
+std::optional<RatingRange> EngineControl::rating_range() const {
+  return ratings_ ? ratings_->range(spec_) : std::nullopt;
+}
+
+void EngineControl::set_limit_strength(bool on) {
+  if (on && !rating_range())
+    throw ParseError("option LimitStrength: " + rating_level_problem(ratings_.get(), spec_, 0));
+  limit_strength_ = on;
+  player_.reset();
+}
+
+void EngineControl::set_rating(int rating) {
+  if (const std::string why = rating_level_problem(ratings_.get(), spec_, rating); !why.empty())
+    throw ParseError("option Rating: " + std::to_string(rating) + ": " + why);
+  rating_ = rating;
+  player_.reset();
+}
+
+int EngineControl::playing_rating() const {
+  int rating = level_rating_;
+  if (limit_strength_) {
+    const auto range = rating_range();
+    rating = rating_ > 0 ? rating_ : range ? default_rating(*range) : 0;
+  }
+  if (rating > 0 || limit_strength_)
+    if (const std::string why = rating_level_problem(ratings_.get(), spec_, rating); !why.empty())
+      throw ParseError("level " + std::to_string(rating) + ": " + why);
+  return rating;
 }
 void EngineControl::set_engine(EngineChoice engine) {
   engine_ = engine;
@@ -61,6 +105,11 @@ void EngineControl::finish() {
 
 Player& EngineControl::player() {
   if (!player_) {
+    // A rating (Level, or LimitStrength with Rating): the human policy, whatever Engine says.
+    if (const int rating = playing_rating(); rating > 0) {
+      player_ = ratings_->player(spec_, rating, LevelPlayerOptions{}.seed);
+      return *player_;
+    }
     LevelPlayerOptions lo;
     lo.threads = threads_;
     lo.force_alphabeta = engine_ == EngineChoice::kAlphaBeta;

@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "core/position.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "tools/rating_levels.h"
 
 namespace kz::cli {
 
@@ -30,8 +33,9 @@ class EngineControl {
   using Emit = std::function<void(const std::string& line)>;
 
   // `network`: the MCTS levels' evaluator (nullptr: every level alpha-beta, Engine mcts
-  // refused at the next go).
-  EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit);
+  // refused at the next go). `ratings`: the levels named by a rating (nullptr: none).
+  EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit,
+                std::shared_ptr<RatingLevels> ratings = nullptr);
   ~EngineControl();  // stops and joins a search
 
   // --- The game ----------------------------------------------------------------------
@@ -47,6 +51,21 @@ class EngineControl {
   // --- Settings (a new player at the next go, except for the move time) ---------------
   Level level() const { return level_; }
   void set_level(Level level);
+  // The Level option's value as the greeting shows it: a named level or a rating.
+  std::string level_text() const;
+  // A level named by a rating (tools/rating_levels.h); throws ParseError naming the
+  // range, or the missing human model, when `rating` is not one of this game.
+  void set_level_rating(int rating);
+  // The human model's ratings for the current game (nullopt: no human model).
+  std::optional<RatingRange> rating_range() const;
+  // UCI_LimitStrength / UCI_Elo: while the limit is on, the engine plays like a player of
+  // `rating` whatever Level says. 0 = the range's default (default_rating).
+  void set_limit_strength(bool on);
+  void set_rating(int rating);
+  // The Rating option's default: the middle of the range, rounded down to a hundred.
+  static int default_rating(const RatingRange& range) {
+    return (range.min + range.max) / 2 / 100 * 100;
+  }
   void set_engine(EngineChoice engine);
   void set_movetime_ms(int64_t ms) { movetime_ms_ = ms; }
   void set_hash_mib(int mib);
@@ -69,10 +88,18 @@ class EngineControl {
   Player& player();
   std::string info_line(const ThinkResult& r, const Position& pos) const;
 
+  // The rating the next player plays at, 0 for the named level (throws when the game
+  // has no such rating level).
+  int playing_rating() const;
+
   GameSpec spec_;
   Level level_ = Level::kExpert;
+  int level_rating_ = 0;  // Level set to a rating (0: the named level_)
+  bool limit_strength_ = false;
+  int rating_ = 0;  // the Rating option (0: its default)
   EvaluatorFactory network_;
   Emit emit_;
+  std::shared_ptr<RatingLevels> ratings_;
   GameSession game_;
   std::unique_ptr<Player> player_;
   EngineChoice engine_ = EngineChoice::kAuto;
@@ -87,5 +114,11 @@ class EngineControl {
   int last_info_depth_ = -1;
   int64_t last_info_nodes_ = -1;
 };
+
+// `kumalak engine` on any stream of commands, as run_engine_protocol in tools/commands.h,
+// with the levels named by a rating: register_engine passes the shipped human models
+// (tools/human_level.h), the fuzz target tests/fuzz/fuzz_protocol.cpp a stub.
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network, std::shared_ptr<RatingLevels> ratings);
 
 }  // namespace kz::cli

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -34,13 +35,28 @@ constexpr const char* kEngineName = "KumalakZero 0.1";
 // One protocol option: what the greeting announces and how `setoption` applies it.
 struct ProtocolOption {
   const char* name;
-  const char* type;           // "string", "combo" or "spin"
+  const char* type;           // "string", "combo", "spin" or "check"
   const char* default_value;  // nullptr: the value at start (--game, --level)
   int64_t min = 0, max = 0;   // spin: the accepted range, checked before set() is called
   const char* vars = "";      // combo: the values announced, space-separated
   // Applies the value (`number` is the parsed value of a spin); throws ParseError.
   void (*set)(EngineControl& control, const std::string& value, int64_t number);
+  // Only while the game has a human model (tools/rating_levels.h): announced then, with
+  // the model's range as the spin's min and max and default_rating as the default.
+  bool human_model = false;
 };
+
+// The rating levels a Level combo announces besides the named ones: the human model's
+// range in steps of a hundred (any whole number in the range is accepted).
+constexpr int kAnnouncedRatingStep = 100;
+
+bool parse_check(const std::string& option, const std::string& value) {
+  std::string v = value;
+  for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true") return true;
+  if (v == "false") return false;
+  throw ParseError("option " + option + ": '" + value + "' (expected true or false)");
+}
 
 // Every option of `kumalak engine` (docs/protocol.md's Options table names each one;
 // tests/cli_engine_options_test.cpp checks it against the greeting).
@@ -48,7 +64,12 @@ const ProtocolOption kOptions[] = {
     {"Game", "string", nullptr, 0, 0, "",
      [](EngineControl& c, const std::string& v, int64_t) { c.new_game(GameSpec::parse(v)); }},
     {"Level", "combo", nullptr, 0, 0, "beginner easy medium hard expert perfect",
-     [](EngineControl& c, const std::string& v, int64_t) { c.set_level(parse_level(v)); }},
+     [](EngineControl& c, const std::string& v, int64_t) {
+       if (const std::optional<int> rating = parse_rating_level(v))
+         c.set_level_rating(*rating);
+       else
+         c.set_level(parse_level(v));
+     }},
     {"Engine", "combo", "auto", 0, 0, "auto ab mcts",
      [](EngineControl& c, const std::string& v, int64_t) {
        using E = EngineControl::EngineChoice;
@@ -82,6 +103,15 @@ const ProtocolOption kOptions[] = {
        }
        c.set_model(v == "<empty>" ? "" : v);
      }},
+    // UCI's UCI_LimitStrength and UCI_Elo, in this protocol's naming: play like a PlayOK
+    // player of Rating (tools/human_level.h) while LimitStrength is true.
+    {"LimitStrength", "check", "false", 0, 0, "",
+     [](EngineControl& c, const std::string& v, int64_t) {
+       c.set_limit_strength(parse_check("LimitStrength", v));
+     },
+     true},
+    {"Rating", "spin", nullptr, 0, 0, "",
+     [](EngineControl& c, const std::string&, int64_t n) { c.set_rating(int(n)); }, true},
 };
 
 std::string lowercase(std::string s) {
@@ -93,6 +123,7 @@ struct EngineArgs {
   std::string game = "togyz";
   std::string level = "expert";
   EvaluatorFactory network;  // nullptr: every level alpha-beta, Engine mcts refused at go
+  std::shared_ptr<RatingLevels> ratings;  // nullptr: no level named by a rating
 };
 
 class ProtocolLoop {
@@ -100,16 +131,24 @@ class ProtocolLoop {
   explicit ProtocolLoop(const EngineArgs& args) {
     GameSpec spec = GameSpec::togyz();
     Level level = Level::kExpert;
+    const std::optional<int> rating = parse_rating_level(args.level);
     try {
       spec = GameSpec::parse(args.game);
-      level = parse_level(args.level);
+      if (!rating) level = parse_level(args.level);
     } catch (const ParseError& e) {
       spec = GameSpec::togyz();
       level = Level::kExpert;
       emit("error " + std::string(e.what()));
     }
-    control_ = std::make_unique<EngineControl>(spec, level, args.network,
-                                               [this](const std::string& l) { emit(l); });
+    control_ = std::make_unique<EngineControl>(
+        spec, level, args.network, [this](const std::string& l) { emit(l); }, args.ratings);
+    if (rating) {
+      try {
+        control_->set_level_rating(*rating);
+      } catch (const ParseError& e) {
+        emit("error " + std::string(e.what()));
+      }
+    }
   }
 
   // Reads commands until quit or the end of input. A search still being set up then
@@ -204,21 +243,42 @@ class ProtocolLoop {
   void hello(const char* ack) {
     emit(std::string("id name ") + kEngineName);
     emit("id author the KumalakZero authors");
+    const std::optional<RatingRange> ratings = control_->rating_range();
     for (const ProtocolOption& o : kOptions) {
-      std::string line = std::string("option name ") + o.name + " type " + o.type + " default ";
+      if (o.human_model && !ratings) continue;
+      const std::string name = o.name;
+      std::string line = "option name " + name + " type " + o.type + " default ";
       if (o.default_value)
         line += o.default_value;
-      else if (std::string(o.name) == "Game")
+      else if (name == "Game")
         line += control_->spec().name();
+      else if (name == "Rating")
+        line += std::to_string(EngineControl::default_rating(*ratings));
       else
-        line += level_name(control_->level());
-      if (std::string(o.type) == "spin")
-        line += " min " + std::to_string(o.min) + " max " + std::to_string(o.max);
+        line += control_->level_text();
+      if (std::string(o.type) == "spin") {
+        const auto [lo, hi] = spin_range(o);
+        line += " min " + std::to_string(lo) + " max " + std::to_string(hi);
+      }
       std::istringstream vars(o.vars);
       for (std::string v; vars >> v;) line += " var " + v;
+      // Level takes any rating of the range; a GUI's menu gets them a hundred apart.
+      if (name == "Level" && ratings) {
+        for (int r = ratings->min; r < ratings->max; r += kAnnouncedRatingStep)
+          line += " var " + std::to_string(r);
+        line += " var " + std::to_string(ratings->max);
+      }
       emit(line);
     }
     emit(ack);
+  }
+
+  // A spin's accepted range: the table's, or the human model's for Rating (any number
+  // when the game has none: set_rating then says that the model is missing).
+  std::pair<int64_t, int64_t> spin_range(const ProtocolOption& o) const {
+    if (!o.human_model) return {o.min, o.max};
+    if (const auto r = control_->rating_range()) return {r->min, r->max};
+    return {0, 1000000};
   }
 
   void show() {
@@ -260,8 +320,11 @@ class ProtocolLoop {
     value = trim(value);
     for (const ProtocolOption& o : kOptions) {
       if (lowercase(o.name) != lowercase(name)) continue;
-      const int64_t number =
-          std::string(o.type) == "spin" ? parse_integer(value, o.min, o.max, "option " + name) : 0;
+      int64_t number = 0;
+      if (std::string(o.type) == "spin") {
+        const auto [lo, hi] = spin_range(o);
+        number = parse_integer(value, lo, hi, "option " + name);
+      }
       o.set(*control_, value, number);
       return;
     }
@@ -346,9 +409,14 @@ class ProtocolLoop {
 }  // namespace
 
 int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
-                        const EvaluatorFactory& network) {
-  ProtocolLoop loop(EngineArgs{game, level, network});
+                        const EvaluatorFactory& network, std::shared_ptr<RatingLevels> ratings) {
+  ProtocolLoop loop(EngineArgs{game, level, network, std::move(ratings)});
   return loop.run(in);
+}
+
+int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
+                        const EvaluatorFactory& network) {
+  return run_engine_protocol(in, game, level, network, nullptr);
 }
 
 }  // namespace kz::cli

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/numbers.h"
 #include "mcts/levels.h"
+#include "nn/human_rating.h"
+#include "nn/model_header.h"
 
 namespace kz {
 
@@ -98,6 +101,94 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   r.nodes = 1;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
+                                      std::span<const int> moves, int side) {
+  std::vector<Position> positions;
+  std::vector<int> played, plies;
+  Position before = start;
+  for (size_t ply = 0; ply < moves.size(); ++ply) {
+    if (before.is_over() || !before.is_legal(moves[ply])) break;
+    if (before.to_move == side) {
+      positions.push_back(before);
+      played.push_back(moves[ply]);
+      plies.push_back(int(ply) + 1);
+    }
+    before.play(moves[ply]);
+  }
+  if (positions.empty()) return std::nullopt;
+  const std::vector<int> grid = human_rating_grid(policy.info(), 25);
+  const auto logprobs = policy.move_logprobs(positions, played, grid);
+  std::vector<double> loglik(grid.size(), 0.0);
+  for (size_t g = 0; g < grid.size(); ++g)
+    for (double lp : logprobs[g]) loglik[g] += lp;
+  const RatingEstimate estimate = estimate_rating(grid, loglik);
+  PlayedLike out;
+  out.rating = int(std::lround(estimate.rating));
+  out.low = int(std::lround(estimate.low));
+  out.high = int(std::lround(estimate.high));
+  const auto probabilities = policy.probabilities(positions, out.rating);
+  for (size_t i = 0; i < positions.size(); ++i)
+    out.moves.push_back({plies[i], played[i], probabilities[i][size_t(played[i])]});
+  return out;
+}
+
+std::optional<RatingRange> ShippedRatingLevels::range(const GameSpec& spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto known = ranges_.find(spec.name());
+  if (known != ranges_.end()) return known->second;
+  // The header alone (no LibTorch): the greeting of the protocol names the range at once.
+  std::optional<RatingRange> range;
+  const std::string path = shipped_human_model_path(spec);
+  if (!path.empty()) {
+    try {
+      std::string bytes;
+      const CheckedModel model = read_checked_model(path, bytes);
+      if (model.meta.network.human_policy_head && GameSpec::parse(model.meta.game) == spec &&
+          human_head_problem(model.meta.human).empty())
+        range = RatingRange{model.meta.human.rating_min, model.meta.human.rating_max};
+    } catch (const std::exception&) {
+      // A broken file is no human model; load_human_level says why when it is asked for.
+    }
+  }
+  ranges_[spec.name()] = range;
+  return range;
+}
+
+std::string ShippedRatingLevels::expected_model(const GameSpec& spec) {
+  return "models/" + model_file_stem(spec) + "-human.pt or KZ_MODELS_DIR";
+}
+
+std::shared_ptr<HumanPolicy> ShippedRatingLevels::policy(const GameSpec& spec) {
+  const std::optional<RatingRange> known = range(spec);
+  if (!known) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = policies_[spec.name()];
+  if (!slot) slot = load_human_level(spec, known->min, "");
+  return slot;
+}
+
+std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int rating,
+                                                    uint64_t seed) {
+  if (const std::string why = rating_level_problem(this, spec, rating); !why.empty())
+    throw ParseError("level " + std::to_string(rating) + ": " + why);
+  return std::make_unique<HumanLevelPlayer>(policy(spec), rating, seed);
+}
+
+std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Position& pos,
+                                                  int rating) {
+  const auto p = policy(spec);
+  if (!p || pos.is_over()) return {};
+  return human_moves(*p, pos, rating);
+}
+
+std::optional<PlayedLike> ShippedRatingLevels::played_like(const GameSpec& spec,
+                                                           const Position& start,
+                                                           std::span<const int> moves, int side) {
+  const auto p = policy(spec);
+  if (!p) return std::nullopt;
+  return kz::played_like(*p, start, moves, side);
 }
 
 }  // namespace kz

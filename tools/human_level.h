@@ -3,13 +3,18 @@
 // rating with temperature 1. docs/levels.md says how they are chosen and what they cost.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "mcts/player.h"
 #include "nn/human_policy.h"
+#include "tools/rating_levels.h"
 
 namespace kz {
 
@@ -23,11 +28,6 @@ std::string shipped_human_model_path(const GameSpec& spec);
 std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
                                               const std::string& human_model);
 
-// One legal move with the probability that a player of the rating plays it.
-struct HumanMove {
-  int move = -1;
-  float probability = 0;
-};
 // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating);
 
@@ -44,6 +44,33 @@ class HumanLevelPlayer : public Player {
   std::shared_ptr<HumanPolicy> policy_;
   int rating_;
   std::mt19937_64 rng_;
+};
+
+// How `side` played the game `moves` from `start` (tools/rating_levels.h PlayedLike): the
+// rating estimated over the head's range in steps of 25, and each of its moves'
+// probability at that rating. nullopt when `side` made no move. `kumalak analyze` and
+// `kumalak serve`'s analysis both say it.
+std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
+                                      std::span<const int> moves, int side);
+
+// The rating levels of the shipped human models (shipped_human_model_path), each loaded
+// on first use and kept; for the engine protocol and `kumalak serve`. Thread-safe: the
+// policy's calls are inference only.
+class ShippedRatingLevels : public RatingLevels {
+ public:
+  std::optional<RatingRange> range(const GameSpec& spec) override;
+  std::string expected_model(const GameSpec& spec) override;
+  std::unique_ptr<Player> player(const GameSpec& spec, int rating, uint64_t seed) override;
+  std::vector<HumanMove> moves(const GameSpec& spec, const Position& pos, int rating) override;
+  std::optional<PlayedLike> played_like(const GameSpec& spec, const Position& start,
+                                        std::span<const int> moves, int side) override;
+
+ private:
+  // The loaded policy of `spec`'s game, or null when it has none (loaded once).
+  std::shared_ptr<HumanPolicy> policy(const GameSpec& spec);
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<HumanPolicy>> policies_;  // by game name
+  std::map<std::string, std::optional<RatingRange>> ranges_;      // by game name
 };
 
 }  // namespace kz

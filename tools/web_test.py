@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """The page of `kumalak serve` in a real browser (headless Chromium through Debian's
 chromium-driver and python3-selenium): it loads the page, clicks a hole, waits for the
-engine's reply on the board, asks for a hint and checks that it is drawn, then loads a
-record and checks the analysis chart. Then, on a phone (Chromium's mobile emulation, 360
+engine's reply on the board, asks for a hint and checks that it is drawn, plays at a
+rating level (the human policy's reply, and the hint's "most players at R play ..."),
+then loads a record and checks the analysis chart and each side's estimated rating. Then, on a phone (Chromium's mobile emulation, 360
 px wide, touch), once in each language of the menu (kk, ru, ky, en): it plays a move and
 asks for a hint, analyses a short record (the chart clicked, the review shown), answers
 the day's puzzle with a tap on a hole and opens "Learn from your mistakes" (the
-accuracy), and on each of these views checks that the holes are at least 40 px and on
+accuracy; each side's "played like a R [lo, hi]" in the language), and on each of these views checks that the holes are at least 40 px and on
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
 keyed by). Registered with CTest (tests/CMakeLists.txt);
@@ -163,6 +164,31 @@ def main():
                 fail("the hint %r lacks %r" % (first, word))
         shot("serve-hint.png")
 
+        # A level named by a rating (the human model, 800..2200): offered beside the named
+        # levels, the engine answers from the human policy, and a hint says what most
+        # players of that rating play here.
+        level_values = [o.get_attribute("value") for o in
+                        Select(driver.find_element(By.ID, "level")).options]
+        for rating in ("800", "1300", "2200"):
+            if rating not in level_values:
+                fail("the Level menu offers no rating %s: %r" % (rating, level_values))
+        Select(driver.find_element(By.ID, "level")).select_by_value("1300")
+        driver.find_element(By.ID, "new-game").click()
+        wait.until(lambda d: d.execute_script("return state && state.level === '1300' && state.moves.length === 0"))
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+                   and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        engine = driver.execute_script("return state.engine.name")
+        if engine != "human-1300":
+            fail("the engine's reply at rating 1300 came from %r, not the human policy" % engine)
+        Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+        driver.find_element(By.ID, "hint").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hint-box .hint-human"))
+        human = driver.find_element(By.CSS_SELECTOR, "#hint-box .hint-human").text
+        if not re.match(r"Most players at 1300 play \S+ here; the engine's best is \S+\.$", human):
+            fail("the hint at rating 1300 reads %r" % human)
+        print("web_test: rating 1300: the human policy replied, the hint says " + repr(human))
+
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
         with open(record, "w") as f:
@@ -178,6 +204,10 @@ def main():
             lambda d: "judged all %d plies" % plies in d.find_element(By.ID, "analysis").text)
         if not driver.find_elements(By.CSS_SELECTOR, "#analysis-chart path"):
             fail("no chart line")
+        played_like = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#analysis .played-like")]
+        if len(played_like) != 2 or not all(
+                re.match(r"(White|Black) played like a \d+ \[\d+, \d+\]\.$", t) for t in played_like):
+            fail("the analysis does not say how each side played: %r" % played_like)
         # Click the chart: the board shows an earlier position.
         chart = driver.find_element(By.ID, "analysis-chart")
         webdriver.ActionChains(driver).move_to_element_with_offset(chart, 0, 0).click().perform()
@@ -357,6 +387,17 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     tap_centered(driver, driver.find_element(By.ID, "analyze"))
     wait.until(lambda d: d.execute_script("return !!(state.analysis && state.analysis.complete)")
                and d.find_elements(By.CSS_SELECTOR, "#analysis-chart path"))
+    # Each side's estimated rating, in the page's language, with the server's numbers.
+    likes = driver.execute_script("return state.analysis.played_like")
+    texts = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#analysis .played-like")]
+    if len(texts) != 2 or not all(likes):
+        fail("%s: the analysis shows %r for the played-like estimates %r" % (lang, texts, likes))
+    for text, like in zip(texts, likes):
+        interval = "[%d, %d]" % (like["low"], like["high"])
+        if str(like["rating"]) not in text or interval not in text:
+            fail("%s: %r does not say %d %s" % (lang, text, like["rating"], interval))
+        if (lang == "en") != ("played like a" in text):
+            fail("%s: the played-like line is not in the page's language: %r" % (lang, text))
     chart = driver.find_element(By.ID, "analysis-chart")
     driver.execute_script("arguments[0].scrollIntoView()", chart)
     webdriver_click_at(driver, chart)

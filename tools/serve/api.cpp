@@ -76,17 +76,20 @@ json ServeApi::info() {
   json levels = json::array();
   for (int i = 0; i < kLevelCount; ++i) levels.push_back(level_name(Level(i)));
   json networks = json::object();
-  for (const char* g : {"togyz", "kalah", "bantumi"})
-    networks[g] = !shipped_model_path(GameSpec::parse(g)).empty();
-  return {{"engine", "KumalakZero"},
-          {"levels", levels},
-          {"networks", networks},
-          {"workers", queue_.workers()},
-          {"search_slots", queue_.search_slots()},
-          {"sessions", sessions_.size()},
-          {"max_sessions", sessions_.max_sessions()},
-          {"queued", queue_.queued()},
-          {"max_think_s", options_.engine.max_think_s},
+  // The levels named by a rating, per game: the human model's range, null without one.
+  json ratings = json::object();
+  for (const char* g : {"togyz", "kalah", "bantumi"}) {
+    const GameSpec spec = GameSpec::parse(g);
+    networks[g] = !shipped_model_path(spec).empty();
+    const auto range =
+        options_.engine.ratings ? options_.engine.ratings->range(spec) : std::nullopt;
+    ratings[g] = range ? json{{"min", range->min}, {"max", range->max}} : json();
+  }
+  return {{"engine", "KumalakZero"},      {"levels", levels},
+          {"networks", networks},         {"ratings", ratings},
+          {"workers", queue_.workers()},  {"search_slots", queue_.search_slots()},
+          {"sessions", sessions_.size()}, {"max_sessions", sessions_.max_sessions()},
+          {"queued", queue_.queued()},    {"max_think_s", options_.engine.max_think_s},
           {"runs", runs_.size()}};
 }
 
@@ -97,7 +100,12 @@ json ServeApi::new_game(const json& b) {
   // The settings not given are the existing session's; all are checked before it changes.
   const GameSpec spec =
       GameSpec::parse(str_field(b, "game", existing ? existing->spec().name() : "togyz"));
-  const Level level = level_field(b, "level", existing ? existing->level : Level::kMedium);
+  // A rating kept from the existing game only while the game stays one that has it.
+  LevelChoice fallback{existing ? existing->level : Level::kMedium,
+                       existing ? existing->rating : 0};
+  if (fallback.rating > 0 && !(existing && existing->spec() == spec)) fallback.rating = 0;
+  const LevelChoice level =
+      rated_level_field(b, "level", fallback, spec, options_.engine.ratings.get());
   const int human = side_field(b, spec, existing ? existing->human : 0);
   const std::string pos = str_field(b, "position", "");
   const Position start = pos.empty() ? Position::start(spec) : Position::parse(pos, spec);
@@ -105,7 +113,8 @@ json ServeApi::new_game(const json& b) {
   Session& s = existing ? *existing : sessions_.open();
   s.changed();
   s.game = GameSession(spec, start);
-  s.level = level;
+  s.level = level.level;
+  s.rating = level.rating;
   s.human = human;
   s.message.clear();
   s.last_seen = Clock::now();
@@ -167,7 +176,10 @@ json ServeApi::analyze(const json& b) {
   const Level level = level_field(b, "level", Level::kHard);
   if (s.game.plies() == 0) throw ApiError(409, tr("no moves to analyse yet"));
   if (s.task != Task::kNone) throw ApiError(409, busy_message(s.task));
-  if (s.analysis_level != level || s.judged.size() > s.game.plies()) s.judged.clear();
+  if (s.analysis_level != level || s.judged.size() > s.game.plies()) {
+    s.judged.clear();
+    s.played_like = {};
+  }
   s.analysis_level = level;
   s.analysis_active = s.judged.size() < s.game.plies();
   if (s.analysis_active) queue_.enqueue(s, Task::kAnalysis);
@@ -213,13 +225,15 @@ json ServeApi::load(const json& b) {
   if (rr.moves.size() > kMaxPlies)
     throw ApiError(400, tr("the game is longer than {n} plies", {{"n", kMaxPlies}}));
   const int human = side_field(b, spec, kHumanBoth);  // a loaded game is reviewed by default
-  const Level level = level_field(b, "level", s.level);
+  const LevelChoice level = rated_level_field(
+      b, "level", {s.level, s.spec() == spec ? s.rating : 0}, spec, options_.engine.ratings.get());
   s.changed();
   s.game = GameSession(spec, start);
   for (int m : rr.moves) s.game.play(m);
   s.game.set_tags(g.tags);
   s.human = human;
-  s.level = level;
+  s.level = level.level;
+  s.rating = level.rating;
   s.message = "loaded " + std::to_string(rr.moves.size()) + " plies";
   if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
   return state_of(s);

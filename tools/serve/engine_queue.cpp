@@ -1,10 +1,13 @@
 #include "tools/serve/engine_queue.h"
 
 #include <algorithm>
+#include <iostream>
 #include <list>
+#include <random>
 #include <utility>
 
 #include "tools/hint_json.h"
+#include "tools/serve/views.h"
 
 namespace kz::cli::serve {
 
@@ -13,18 +16,21 @@ namespace kz::cli::serve {
 // last.
 class EngineQueue::PlayerCache {
  public:
-  PlayerCache(const PlayerFactory& make, size_t max_players)
-      : make_(make), max_players_(max_players) {}
+  PlayerCache(const PlayerFactory& make, size_t max_players, RatingLevels* ratings)
+      : make_(make), max_players_(max_players), ratings_(ratings) {}
 
-  Player& get(Task task, const GameSpec& spec, Level level) {
-    const std::string key =
-        std::string(task_name(task)) + "/" + spec.name() + "/" + level_name(level);
+  // `rating` > 0: the engine's move at that rating level, from the human policy.
+  Player& get(Task task, const GameSpec& spec, Level level, int rating) {
+    const std::string key = std::string(task_name(task)) + "/" + spec.name() + "/" +
+                            (rating > 0 ? std::to_string(rating) : level_name(level));
     for (auto it = entries_.begin(); it != entries_.end(); ++it)
       if (it->first == key) {
         entries_.splice(entries_.begin(), entries_, it);
         return *entries_.front().second;
       }
-    entries_.emplace_front(key, make_(task, spec, level));
+    entries_.emplace_front(key, rating > 0 && ratings_
+                                    ? ratings_->player(spec, rating, std::random_device{}())
+                                    : make_(task, spec, level));
     while (entries_.size() > max_players_) entries_.pop_back();
     return *entries_.front().second;
   }
@@ -32,6 +38,7 @@ class EngineQueue::PlayerCache {
  private:
   const PlayerFactory& make_;
   size_t max_players_;
+  RatingLevels* ratings_;
   std::list<std::pair<std::string, std::unique_ptr<Player>>> entries_;
 
  public:
@@ -83,7 +90,10 @@ void EngineQueue::enqueue(Session& s, Task task) {
   const Level level = task == Task::kHint       ? s.hint_level
                       : task == Task::kAnalysis ? s.analysis_level
                                                 : s.level;
-  const bool network = options_.search_slots > 0 && options_.network_jobs(task, s.spec(), level);
+  // A move at a rating level is one call of the human policy, not a network search.
+  const bool human_move = task == Task::kMove && s.rating > 0 && options_.ratings;
+  const bool network =
+      options_.search_slots > 0 && !human_move && options_.network_jobs(task, s.spec(), level);
   queue_.push_back({s.id, s.generation, task, s.stop, network});
   ++s.version;
   (network ? cv_slots_ : cv_workers_).notify_one();
@@ -144,7 +154,7 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
   if (network) {
     auto& players = session_players_[job.session];
     if (!players) {
-      players = std::make_shared<PlayerCache>(players_, kPlayersPerSession);
+      players = std::make_shared<PlayerCache>(players_, kPlayersPerSession, options_.ratings.get());
       forget_least_recent_players();
     }
     players->busy = true;
@@ -152,11 +162,13 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
     in.session_players = players;
   }
   if (job.task == Task::kHint) in.level = s->hint_level;
+  if (options_.ratings && job.task != Task::kAnalysis) in.rating = s->rating;
   if (job.task == Task::kAnalysis) {
     in.level = s->analysis_level;
     in.ply = s->judged.size();
     in.move = s->game.moves()[in.ply];
     in.pos = s->game.position_at(in.ply);
+    if (options_.ratings && in.ply + 1 == s->game.plies()) in.game = s->game;
   }
   s->running = true;
   ++s->version;
@@ -171,7 +183,8 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
   const Job& job = in.job;
   try {
     PlayerCache& players = in.session_players ? *in.session_players : worker_players;
-    Player& player = players.get(job.task, in.spec, in.level);
+    Player& player =
+        players.get(job.task, in.spec, in.level, job.task == Task::kMove ? in.rating : 0);
     out.engine_name = player.name();
     // A worker's players serve every session: nothing carries over. A session's keep
     // their tree, which the search reuses when the game reached a position below its
@@ -198,12 +211,25 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
     player.set_progress_callback({});
   } catch (const std::exception& e) {
     out.failure = e.what();
+    return out;
+  }
+  // What players of a rating do (one call of the human policy, no search), and how each
+  // side played; a human model that fails costs only these, never the engine's answer.
+  try {
+    if (job.task == Task::kHint && in.rating > 0)
+      out.human_moves = options_.ratings->moves(in.spec, in.pos, in.rating);
+    if (job.task == Task::kAnalysis && in.game.plies() > 0)
+      for (int side = 0; side < 2; ++side)
+        out.played_like[size_t(side)] =
+            options_.ratings->played_like(in.spec, in.game.start(), in.game.moves(), side);
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak serve: the human model failed: " << e.what() << std::endl;
   }
   return out;
 }
 
 void EngineQueue::worker_loop(int worker) {
-  PlayerCache players(players_, 4);
+  PlayerCache players(players_, 4, options_.ratings.get());
   while (auto in = take_job(worker)) finish_job(worker, *in, run_job(players, *in));
 }
 
@@ -233,6 +259,8 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
       enqueue(s, Task::kMove);  // a Kalah extra turn
   } else if (job.task == Task::kHint) {
     s.hint = nlohmann::json(hint_json(in.spec, in.pos, out.hint, out.engine_name, in.level));
+    if (!out.human_moves.empty())
+      s.hint["human"] = human_hint_json(in.pos, in.rating, out.human_moves);
     s.hint_ply = in.ply;
     s.hint_solve = out.hint.solve;
     if (job.stop->load())
@@ -240,6 +268,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
   } else {
     if (out.judged.move < 0 || in.ply != s.judged.size()) return;
     s.judged.push_back(out.judged);
+    if (in.game.plies() > 0) s.played_like = out.played_like;
     s.analysis_engine = out.engine_name;
     s.analysis_active = s.judged.size() < s.game.plies();
     // The next ply goes to the back of the queue: other sessions' work comes first.

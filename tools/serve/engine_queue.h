@@ -14,6 +14,7 @@
 // the page's polls.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -29,6 +30,7 @@
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "tools/rating_levels.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {
@@ -49,6 +51,10 @@ struct EngineQueueOptions {
   // runs on the workers.
   int search_slots = 0;
   NetworkJobs network_jobs{};
+  // The levels named by a rating (tools/rating_levels.h): a session's rating plays from
+  // the human policy, its hints add the rating's likeliest move, its analysis ends with
+  // each side's estimated rating. nullptr: no human model.
+  std::shared_ptr<RatingLevels> ratings{};
 };
 
 class EngineQueue {
@@ -92,13 +98,17 @@ class EngineQueue {
     int move = -1;   // analysis: the move played there
     // A search slot's job: the session's own players (null: the worker's).
     std::shared_ptr<PlayerCache> session_players;
+    int rating = 0;                       // move and hint: the session's rating level (0: none)
+    GameSession game{GameSpec::togyz()};  // the last ply of an analysis: the whole game
   };
   struct JobOutput {
     std::string engine_name;
     std::string failure;  // what the engine threw, if it did
     ThinkResult result;
     Hint hint;
+    std::vector<HumanMove> human_moves;  // a hint at a rating: the rating's moves
     MoveJudgement judged;
+    std::array<std::optional<PlayedLike>, 2> played_like;  // the analysis' last ply
   };
   // The job a worker is running: its stop flag and when the watchdog raises it.
   struct Running {

@@ -46,6 +46,35 @@ Level level_field(const json& b, const char* name, Level fallback) {
   return v.empty() ? fallback : parse_level(v);
 }
 
+LevelChoice rated_level_field(const json& b, const char* name, LevelChoice fallback,
+                              const GameSpec& spec, RatingLevels* ratings) {
+  if (!b.contains(name) || b[name].is_null()) return fallback;
+  std::optional<int> rating;
+  if (b[name].is_number_integer()) {
+    // As the command line reads --level: 1..5 are the named levels.
+    const long v = b[name].get<long>();
+    if (v < 0)
+      throw ApiError(400, tr("'{field}' must be a level name or a rating", {{"field", name}}));
+    const std::string text = std::to_string(std::min(v, 999999L));
+    rating = parse_rating_level(text);
+    if (!rating) return {parse_level(text), 0};
+  } else {
+    rating = parse_rating_level(str_field(b, name, ""));
+  }
+  if (!rating) return {level_field(b, name, fallback.level), 0};
+  const std::optional<RatingRange> range = ratings ? ratings->range(spec) : std::nullopt;
+  if (!range)
+    throw ApiError(400, tr("'{field}' {rating}: a rating level needs a human model for {game}, "
+                           "and there is none",
+                           {{"field", name}, {"rating", *rating}, {"game", spec.name()}}));
+  if (!range->contains(*rating))
+    throw ApiError(
+        400, tr("'{field}' {rating}: a rating level must lie in the human model's "
+                "range {min}..{max}",
+                {{"field", name}, {"rating", *rating}, {"min", range->min}, {"max", range->max}}));
+  return {fallback.level, *rating};
+}
+
 int side_field(const json& b, const GameSpec& spec, int fallback) {
   const std::string v = str_field(b, "human", "");
   if (v.empty()) return fallback;

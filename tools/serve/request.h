@@ -9,6 +9,7 @@
 
 #include "core/position.h"
 #include "mcts/levels.h"
+#include "tools/rating_levels.h"
 #include "tools/serve/http.h"
 
 namespace kz::cli::serve {
@@ -22,6 +23,16 @@ std::string session_field(const json& b);
 std::optional<long> int_field(const json& b, const char* name);
 // A level name, or `fallback` when absent; a ParseError names a bad one.
 Level level_field(const json& b, const char* name, Level fallback);
+// The engine's level of a game: a level name, or a PlayOK rating (a JSON number or a
+// string of digits) that `ratings` has for `spec`'s game; `fallback` when absent. A
+// rating outside the human model's range, or without a human model, is a 400 naming the
+// range or the missing model.
+struct LevelChoice {
+  Level level = Level::kMedium;
+  int rating = 0;  // > 0: a level named by a rating
+};
+LevelChoice rated_level_field(const json& b, const char* name, LevelChoice fallback,
+                              const GameSpec& spec, RatingLevels* ratings);
 // `human`: the person's side (0, 1) or both (kHumanBoth, tools/serve/session.h), in the
 // words of `spec`; `fallback` when absent.
 int side_field(const json& b, const GameSpec& spec, int fallback);

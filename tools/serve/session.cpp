@@ -55,6 +55,7 @@ void Session::changed() {
   hint = nullptr;
   analysis_active = false;
   judged.clear();
+  played_like = {};
   internal_error.clear();
 }
 
@@ -78,6 +79,7 @@ bool Session::play_engine_move(int move, const std::string& engine) {
   ++generation;  // results for the position before the move are stale
   hint = nullptr;
   judged.clear();
+  played_like = {};
   analysis_active = false;
   stop.reset();
   game.play(move);
@@ -102,7 +104,8 @@ size_t Session::undo_target(std::optional<long> ply) const {
 }
 
 std::string Session::record() const {
-  const std::string engine = std::string("KumalakZero ") + level_name(level);
+  const std::string engine = std::string("KumalakZero ") +
+                             (rating > 0 ? "human-" + std::to_string(rating) : level_name(level));
   RecordHeader header{.site = "kumalak serve",
                       .white = human == 0 || human == kHumanBoth ? "Human" : engine,
                       .black = human == 1 || human == kHumanBoth ? "Human" : engine,

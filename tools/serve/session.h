@@ -4,6 +4,7 @@
 // the API (api.h) hold while they look at or change a session.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "tools/rating_levels.h"
 
 namespace kz::cli::serve {
 
@@ -39,7 +41,8 @@ struct Session {
   std::string id;
   GameSession game;  // the position, the moves and a loaded record's tags
   Level level = Level::kMedium;
-  int human = 0;  // 0 / 1: the person's side, the engine plays the other; kHumanBoth: people
+  int rating = 0;  // > 0: the engine plays like a player of this rating (tools/rating_levels.h)
+  int human = 0;   // 0 / 1: the person's side, the engine plays the other; kHumanBoth: people
   // Bumped whenever the game changes; a job's result for an older generation is dropped.
   uint64_t generation = 0;
   uint64_t version = 0;  // bumped on every change the page should redraw
@@ -65,6 +68,9 @@ struct Session {
   Level analysis_level = Level::kHard;
   std::string analysis_engine;
   std::vector<MoveJudgement> judged;  // plies judged so far, from the first
+  // Each side's estimated rating, made with the analysis' last ply (none without a human
+  // model for the game).
+  std::array<std::optional<PlayedLike>, 2> played_like;
 
   const GameSpec& spec() const { return game.spec(); }
   const Position& pos() const { return game.position(); }

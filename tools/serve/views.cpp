@@ -59,6 +59,22 @@ json move_json(const Position& before, int move, size_t ply) {
           {"landing", {info.landing_player, info.landing_index + 1}}};
 }
 
+json human_hint_json(const Position& pos, int rating, const std::vector<HumanMove>& moves) {
+  json list = json::array();
+  for (size_t i = 0; i < moves.size() && i < 3; ++i)
+    list.push_back({{"move", moves[i].move + 1},
+                    {"notation", format_move(pos, moves[i].move)},
+                    {"probability", moves[i].probability}});
+  return {{"rating", rating}, {"moves", list}};
+}
+
+json played_like_json(const PlayedLike& like) {
+  json moves = json::array();
+  for (const PlayedLike::Move& m : like.moves)
+    moves.push_back({{"ply", m.ply}, {"probability", m.probability}});
+  return {{"rating", like.rating}, {"low", like.low}, {"high", like.high}, {"moves", moves}};
+}
+
 namespace {
 
 json analysis_json(const Session& s) {
@@ -81,8 +97,13 @@ json analysis_json(const Session& s) {
                      // engine's thread judged the move in.
                      {"comment", judgement_comment(j, q)}});
   }
+  const bool complete = s.judged.size() == s.game.plies();
+  json played_like = json::array();
+  for (const auto& like : s.played_like)
+    played_like.push_back(complete && like ? played_like_json(*like) : json());
   return {{"level", level_name(s.analysis_level)},
           {"engine", s.analysis_engine},
+          {"played_like", played_like},
           {"done", s.judged.size()},
           {"total", s.game.plies()},
           {"complete", s.judged.size() == s.game.plies()},
@@ -108,7 +129,7 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
               {"game", spec.name()},
               {"togyz", spec.is_togyz()},
               {"npits", spec.pits},
-              {"level", level_name(s.level)},
+              {"level", s.rating > 0 ? std::to_string(s.rating) : std::string(level_name(s.level))},
               {"human", s.human == kHumanBoth ? "both" : side_word(spec, s.human)},
               {"sides", {side_word(spec, 0), side_word(spec, 1)}},
               {"names", {s.game.tag("White"), s.game.tag("Black")}},

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "core/position.h"
 #include "mcts/player.h"
+#include "tools/rating_levels.h"
 #include "tools/serve/http.h"
 #include "tools/serve/session.h"
 
@@ -19,6 +21,12 @@ json board_json(const Position& p);
 json progress_json(const Position& pos, const ThinkResult& r);
 // Ply `ply` (1-based), `move` played from `before`: what it did.
 json move_json(const Position& before, int move, size_t ply);
+// What players of `rating` play in `pos` (the hint's "human"): the rating and the
+// likeliest moves, at most three, with their probabilities.
+json human_hint_json(const Position& pos, int rating, const std::vector<HumanMove>& moves);
+// A side's estimated rating (the analysis' "played_like"): rating, low, high, and each of
+// its moves' probability at that rating.
+json played_like_json(const PlayedLike& like);
 // The whole state of a session; `queue_ahead`: the jobs ahead of its queued one.
 json state_json(const Session& s, std::optional<size_t> queue_ahead);
 

@@ -11,6 +11,7 @@ let review = null;       // {ply, board, last} while looking at an earlier posit
 let pollTimer = null;
 let shownPits = null;    // the pits last drawn, to flash the ones that changed
 let hintedPit = 0;       // the hole a hint under the pointer points at
+let ratingRanges = {};   // per game: the human model's {min, max} (levels by rating), or null
 
 // --- Talking to the server -----------------------------------------------------------
 
@@ -99,6 +100,26 @@ async function newGame(position) {
   await act("POST", "/api/new", body);
 }
 
+// The levels named by a PlayOK rating, after the named ones in the Level menu: the human
+// model's range a hundred apart, for the games that have a human model (Togyz).
+const ratingStep = 100;
+function fillRatingOptions() {
+  const menu = $("level");
+  const chosen = menu.value;
+  for (const o of [...menu.options]) if (/^\d+$/.test(o.value)) o.remove();
+  const range = ratingRanges[$("game").value];
+  if (range) {
+    for (let r = range.min; r <= range.max; r += ratingStep) {
+      const o = document.createElement("option");
+      o.value = String(r);
+      o.textContent = tr("like a player rated {rating}", { rating: r });
+      menu.append(o);
+    }
+  }
+  menu.value = chosen;
+  if (!menu.value) menu.value = "medium";  // a rating of a game that has none
+}
+
 let syncedSettings = "";
 // Shows the game's settings in the form, only when they changed (so that a poll does not
 // undo what the person is choosing for the next game).
@@ -120,6 +141,13 @@ function syncSettings(s) {
     }
   }
   $("custom-size").hidden = $("game").value !== "custom";
+  fillRatingOptions();
+  if (/^\d+$/.test(s.level) && ![...$("level").options].some((o) => o.value === s.level)) {
+    const o = document.createElement("option");  // a rating between the menu's hundreds
+    o.value = s.level;
+    o.textContent = tr("like a player rated {rating}", { rating: s.level });
+    $("level").append(o);
+  }
   $("level").value = s.level;
   $("human").value = s.human === "both" ? "both" : s.sides.indexOf(s.human) === 1 ? "1" : "0";
 }
@@ -133,6 +161,7 @@ function sideTitle(s, p) {
 }
 // The level names the server uses, as the menus show them.
 function levelTitle(level) {
+  if (/^\d+$/.test(level)) return tr("like a player rated {rating}", { rating: level });
   return { beginner: tr("beginner"), easy: tr("easy"), medium: tr("medium"), hard: tr("hard"),
            expert: tr("expert") }[level] || level;
 }
@@ -386,6 +415,14 @@ function drawHint(s) {
     list.append(li);
   }
   box.append(head, list);
+  // At a rating level: what most players of that rating play here, beside the engine.
+  if (h.human && h.human.moves.length && h.moves.length) {
+    const human = document.createElement("p");
+    human.className = "hint-human";
+    human.textContent = tr("Most players at {rating} play {move} here; the engine's best is {best}.",
+      { rating: h.human.rating, move: h.human.moves[0].notation, best: h.moves[0].notation });
+    box.append(human);
+  }
 }
 
 // --- Sowing animation ------------------------------------------------------------------
@@ -529,6 +566,16 @@ function drawAnalysis(s) {
   const summary = document.createElement("div");
   summary.className = "summary";
   summary.textContent = `${sideTitle(s, 0)}: ${a.summary[0].trim()}\n${sideTitle(s, 1)}: ${a.summary[1].trim()}\n${a.thresholds}`;
+  // Each side's rating as the human model estimates it from the moves (Togyz).
+  const playedLike = [];
+  (a.played_like || []).forEach((like, p) => {
+    if (!like) return;
+    const el = document.createElement("p");
+    el.className = "played-like small";
+    el.textContent = tr("{side} played like a {rating} [{low}, {high}].",
+      { side: sideTitle(s, p), rating: like.rating, low: like.low, high: like.high });
+    playedLike.push(el);
+  });
   const marks = document.createElement("ul");
   marks.className = "small";
   for (const p of a.plies) {
@@ -542,7 +589,7 @@ function drawAnalysis(s) {
     li.addEventListener("click", () => showPly(p.ply));
     marks.append(li);
   }
-  box.replaceChildren(head, svg, summary, marks);
+  box.replaceChildren(head, svg, summary, ...playedLike, marks);
 }
 
 // --- Actions ---------------------------------------------------------------------------
@@ -601,6 +648,7 @@ $("setup").addEventListener("submit", (e) => {
 });
 $("game").addEventListener("change", () => {
   $("custom-size").hidden = $("game").value !== "custom";
+  fillRatingOptions();
 });
 $("position-form").addEventListener("submit", (e) => {
   e.preventDefault();
@@ -629,12 +677,18 @@ $("review-play").addEventListener("click", async () => {
   await act("POST", "/api/undo", { session, ply });
 });
 
-// The Run view is linked only when the server watches training runs (serve --run).
-api("GET", "/api/info").then((info) => ($("run-link").hidden = !(info.runs > 0)), () => {});
+// The Run view is linked only when the server watches training runs (serve --run); the
+// rating levels are offered for the games with a human model.
+const infoReady = api("GET", "/api/info").then((info) => {
+  $("run-link").hidden = !(info.runs > 0);
+  ratingRanges = info.ratings || {};
+  fillRatingOptions();
+}, () => {});
 
 $("lang").addEventListener("change", async () => {
   localStorage.setItem("kz-lang", $("lang").value);
   await setLanguage($("lang").value);
+  fillRatingOptions();
   // Ask again so that the server says the hint's reasons in the new language.
   if (session) await poll();
   else render();
@@ -644,6 +698,7 @@ $("lang").addEventListener("change", async () => {
 (async () => {
   $("lang").value = initialLanguage();
   await setLanguage($("lang").value);
+  await infoReady;
   if (session) {
     try {
       setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));

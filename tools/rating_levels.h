@@ -1,0 +1,76 @@
+// Levels named by a PlayOK rating, as the engine protocol and `kumalak serve` reach them:
+// an interface free of LibTorch, so that the protocol's fuzz build and the server library
+// (both without the network) link without it. The implementation that reads the human
+// model (tools/human_level.h, ShippedRatingLevels) is handed in by the commands that
+// start them (tools/cmd_engine.cpp, tools/cmd_serve.cpp).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/position.h"
+#include "mcts/player.h"
+
+namespace kz {
+
+// The ratings a human model was trained on (its head's rating_min..rating_max).
+struct RatingRange {
+  int min = 0, max = 0;
+  bool contains(int rating) const { return rating >= min && rating <= max; }
+};
+
+// One legal move with the probability that a player of the rating plays it.
+struct HumanMove {
+  int move = -1;
+  float probability = 0;
+};
+
+// How one side of a game played, in the human model's eyes: the maximum-likelihood
+// rating of its moves with the 95 % interval (nn/human_rating.h estimate_rating), and for
+// each of its moves the probability that a player of that rating plays it.
+struct PlayedLike {
+  int rating = 0, low = 0, high = 0;
+  struct Move {
+    int ply = 0;  // 1-based
+    int move = -1;
+    float probability = 0;
+  };
+  std::vector<Move> moves;
+};
+
+class RatingLevels {
+ public:
+  virtual ~RatingLevels() = default;
+  // The range of the human model for `spec`'s game; nullopt when there is none.
+  virtual std::optional<RatingRange> range(const GameSpec& spec) = 0;
+  // Where the human model for `spec`'s game would be, for the message that it is missing.
+  virtual std::string expected_model(const GameSpec& spec) = 0;
+  // A player drawing its moves from the human policy at `rating` (checked first with
+  // rating_level_problem). `seed`: its random generator's.
+  virtual std::unique_ptr<Player> player(const GameSpec& spec, int rating, uint64_t seed) = 0;
+  // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
+  virtual std::vector<HumanMove> moves(const GameSpec& spec, const Position& pos, int rating) = 0;
+  // How `side` played the game `moves` from `start`; nullopt without a human model or
+  // when `side` made no move.
+  virtual std::optional<PlayedLike> played_like(const GameSpec& spec, const Position& start,
+                                                std::span<const int> moves, int side) = 0;
+};
+
+// "" when `rating` is a level of `spec`'s game, else why not: the range it must lie in,
+// or the human model that is missing (`levels` may be null: no human model anywhere).
+inline std::string rating_level_problem(RatingLevels* levels, const GameSpec& spec, int rating) {
+  const std::optional<RatingRange> range = levels ? levels->range(spec) : std::nullopt;
+  if (!range)
+    return "a rating level needs a human model for " + spec.name() + " (" +
+           (levels ? levels->expected_model(spec) : std::string("none was loaded")) +
+           "), and there is none";
+  if (!range->contains(rating))
+    return "a rating level must lie in the human model's range " + std::to_string(range->min) +
+           ".." + std::to_string(range->max);
+  return "";
+}
+
+}  // namespace kz
