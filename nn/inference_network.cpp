@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 
 namespace kz {
 
@@ -87,10 +88,33 @@ std::string to_string(InferenceBackend backend) {
   return "?";
 }
 
+InferenceBackend parse_inference_backend(const std::string& text) {
+  if (text == "onednn") return InferenceBackend::kOneDnn;
+  if (text == "libtorch") return InferenceBackend::kLibTorch;
+  if (text == "reference") return InferenceBackend::kReference;
+  throw std::invalid_argument("inference backend '" + text +
+                              "': expected onednn, libtorch or reference");
+}
+
 namespace {
 std::mutex default_precision_mutex;
 std::optional<InferencePrecision> default_precision;
+std::optional<InferenceBackend> default_backend;  // under default_precision_mutex too
 }  // namespace
+
+InferenceBackend default_inference_backend() {
+  std::lock_guard lock(default_precision_mutex);
+  if (!default_backend) {
+    const char* env = std::getenv("KUMALAK_BACKEND");
+    default_backend = env && *env ? parse_inference_backend(env) : InferenceBackend::kOneDnn;
+  }
+  return *default_backend;
+}
+
+void set_default_inference_backend(InferenceBackend backend) {
+  std::lock_guard lock(default_precision_mutex);
+  default_backend = backend;
+}
 
 InferencePrecision default_inference_precision() {
   std::lock_guard lock(default_precision_mutex);
@@ -109,7 +133,7 @@ void set_default_inference_precision(InferencePrecision precision) {
 InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device, bool fold_bn)
     : InferenceNetwork(
           std::move(net), device,
-          InferenceOptions{fold_bn ? InferenceBackend::kOneDnn : InferenceBackend::kReference}) {}
+          InferenceOptions{fold_bn ? default_inference_backend() : InferenceBackend::kReference}) {}
 
 InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device,
                                    const InferenceOptions& options)

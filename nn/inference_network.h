@@ -42,8 +42,18 @@ enum class InferenceBackend {
   kReference,  // the model's own unfolded forward: only to compare (`bench --no-fold`)
 };
 
-// "onednn", "libtorch", "reference".
+// "onednn", "libtorch", "reference" and back; parse throws std::invalid_argument on
+// other text.
 std::string to_string(InferenceBackend backend);
+InferenceBackend parse_inference_backend(const std::string& text);
+
+// The one place that decides which forward every evaluator (play, hints, analysis,
+// self-play, gating) runs: the environment variable KUMALAK_BACKEND (onednn, libtorch or
+// reference) when set, else kOneDnn. set_default_... overrides both for the rest of the
+// process (tests that run one self-play through two paths, `kumalak bench --backend`).
+// Training never goes through it: it keeps the model's own forward and autograd.
+InferenceBackend default_inference_backend();
+void set_default_inference_backend(InferenceBackend backend);
 
 // The precision evaluators use unless told otherwise: the environment variable
 // KUMALAK_PRECISION (auto, fp32 or bf16) when set, else fp32 (bf16 is opt-in:
@@ -53,7 +63,7 @@ InferencePrecision default_inference_precision();
 void set_default_inference_precision(InferencePrecision precision);
 
 struct InferenceOptions {
-  InferenceBackend backend = InferenceBackend::kOneDnn;
+  InferenceBackend backend = default_inference_backend();
   // The oneDNN path's arithmetic (nn/onednn_network.h); the LibTorch paths are fp32.
   InferencePrecision precision = default_inference_precision();
 };
@@ -64,8 +74,8 @@ class InferenceNetwork {
   // folded tensors on `device`; without `fold` the forward is `net`'s own, which the
   // caller must have put in eval mode on `device` (kept to compare the two paths:
   // `kumalak bench --no-fold`).
-  // `fold` picks the default backend (kOneDnn, or kLibTorch where oneDNN cannot run),
-  // !fold kReference.
+  // `fold` picks the default backend (default_inference_backend(); kOneDnn falls back
+  // to kLibTorch where oneDNN cannot run), !fold kReference.
   InferenceNetwork(Network net, const torch::Device& device, bool fold = true);
   InferenceNetwork(Network net, const torch::Device& device, const InferenceOptions& options);
 
@@ -81,6 +91,9 @@ class InferenceNetwork {
   InferencePrecision precision() const;
   // For logs and `bench`: "onednn bf16 (jit:avx512_core_bf16)", "libtorch fp32", ...
   std::string describe() const;
+  // The oneDNN network when that backend runs (its plain-memory forward spares a
+  // search's small batches LibTorch's operators), else null.
+  const OnednnNetwork* onednn() const { return onednn_.get(); }
 
  private:
   // One convolution with its folded bias.

@@ -77,6 +77,14 @@ class OnednnNetwork {
   // As InferenceNetwork::forward: `features` [B, kNumPlanes, L] fp32 on the CPU. Several
   // threads may call it at once (each has its own buffers).
   NetOutput forward(const torch::Tensor& features, int pits) const;
+  // The same on plain memory, with no LibTorch tensor made (what the evaluator calls: a
+  // search's small batches pay for every operator): `features` [batch, kNumPlanes,
+  // length] fp32; writes the policy logits to `policy` [batch, pits] and the value
+  // heads to `heads` [batch, head_outputs()]: W/D/L logits, the margin, then the score
+  // distribution's logits when the network has that head.
+  void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
+               float* heads) const;
+  int64_t head_outputs() const;
 
   // kFp32 or kBf16: what the convolutions run in.
   InferencePrecision precision() const;

@@ -9,6 +9,11 @@
 //   search_visits_per_s tree visits per second in that search (cache hits and proven
 //                       nodes make it higher than search_evals_per_s)
 //   busy_ratio          search_evals_per_s / net_evals_per_s
+//   net_evals_per_cpu_s, search_evals_per_cpu_s, search_cpu_share  the same per CPU
+//                       second (the network thread's; the whole process's during the
+//                       pipelined search) and the search's CPU seconds per wall second:
+//                       on a machine loaded by other work these measure the code, the
+//                       wall-clock rates the share of the cores it got
 //   search_threads      threads of that search (--search-threads): each plays its share
 //                       of the games, one batching front forms the network's batches
 //   serial_*            the same search one round at a time (SearchDriver::step): the
@@ -48,6 +53,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -91,8 +97,9 @@ struct BenchOptions {
   // against the folded inference path that play uses.
   bool no_fold = false;
   // The forward's backend (onednn, libtorch, reference; --no-fold is reference) and the
-  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or fp32).
-  std::string backend = "onednn";
+  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or fp32);
+  // empty: default_inference_backend() (KUMALAK_BACKEND or onednn).
+  std::string backend;
   std::string precision;
   // Also measure the CPU's peak and set the network's convolutions and forward against
   // it (the keys listed at the top of this file); adds seconds / 3 + about 3 s.
@@ -105,6 +112,20 @@ struct BenchOptions {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// CPU seconds of the calling thread, and of the whole process (every thread), so far: on
+// a machine shared with other work a wall-clock rate measures the share of the cores
+// this process got; a rate per CPU second measures the code.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 // `x` rounded to `decimals` decimal places.
@@ -246,6 +267,7 @@ Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
 struct SearchFigures {
   DriverStats stats;
   double seconds = 0;
+  double cpu_seconds = 0;  // of the whole process while it searched
   int64_t visits = 0;
   size_t peak_nodes = 0, visits_at_peak = 0;
 };
@@ -308,6 +330,7 @@ SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const S
   // The serial measurement stays one thread: the network waits while the tree works.
   if (pipelined) ro.threads = std::min(search_threads, ro.slots);
   const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
   BenchGames games(spec, rng, f, seconds);
   GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
   runner.run();
@@ -315,6 +338,7 @@ SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const S
   for (const RunnerGame& g : runner.games())
     if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
   f.seconds = since(t0);
+  f.cpu_seconds = process_cpu_seconds() - cpu0;
   f.stats = driver.stats();
   return f;
 }
@@ -372,9 +396,9 @@ int run_bench(const BenchOptions& o) {
   model.net->to(device);
   if (!o.precision.empty()) set_default_inference_precision(parse_inference_precision(o.precision));
   InferenceOptions inference_options;
-  inference_options.backend = o.no_fold || o.backend == "reference" ? InferenceBackend::kReference
-                              : o.backend == "libtorch"             ? InferenceBackend::kLibTorch
-                                                                    : InferenceBackend::kOneDnn;
+  inference_options.backend = o.no_fold           ? InferenceBackend::kReference
+                              : o.backend.empty() ? default_inference_backend()
+                                                  : parse_inference_backend(o.backend);
   const InferenceNetwork inference(model.net, device, inference_options);
   // With --peak, first, on this one thread and with the machine otherwise idle: the
   // peaks are one thread's.
@@ -388,7 +412,7 @@ int run_bench(const BenchOptions& o) {
   // pipelined search runs the network, so that neither a change in the machine's load
   // nor the thread the network runs on favours one side of busy_ratio.
   int64_t net_evals = 0;
-  double net_seconds = 0;
+  double net_seconds = 0, net_cpu_seconds = 0;
   auto measure_net = [&](double seconds) {
     std::thread t([&] {
       c10::InferenceMode guard;
@@ -396,12 +420,14 @@ int run_bench(const BenchOptions& o) {
           torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
       for (int w = 0; w < 3; ++w) inference.forward(input, spec.pits);  // warm-up
       const auto t0 = Clock::now();
+      const double cpu0 = thread_cpu_seconds();
       while (since(t0) < seconds) {
         auto out = inference.forward(input, spec.pits);
         out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
         net_evals += o.batch;
       }
       net_seconds += since(t0);
+      net_cpu_seconds += thread_cpu_seconds() - cpu0;
     });
     t.join();
   };
@@ -447,6 +473,15 @@ int run_bench(const BenchOptions& o) {
   j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
   j["search_visits_per_s"] = std::round(double(visits) / elapsed);
   j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
+  // The same per CPU second (robust to other processes' load): the network alone on its
+  // one thread, and the pipelined search's evaluations per CPU second of the whole
+  // process (tree and network threads together); cpu_share is that process's CPU
+  // seconds per wall second (up to the core count).
+  j["net_evals_per_cpu_s"] =
+      net_cpu_seconds > 0 ? std::round(double(net_evals) / net_cpu_seconds) : 0;
+  j["search_evals_per_cpu_s"] =
+      piped.cpu_seconds > 0 ? std::round(double(st.evaluated) / piped.cpu_seconds) : 0;
+  j["search_cpu_share"] = round_to(piped.cpu_seconds / elapsed, 2);
   j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
   j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
   j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
@@ -502,7 +537,8 @@ void register_bench(CLI::App& app, int& exit_code) {
                 "compare with the folded inference path play uses");
   cmd->add_option("--backend", opt->backend,
                   "the forward: onednn (play's: oneDNN, where the build has it), libtorch "
-                  "(folded, LibTorch operators) or reference (the model's own, as --no-fold)")
+                  "(folded, LibTorch operators) or reference (the model's own, as --no-fold); "
+                  "default: KUMALAK_BACKEND, else onednn")
       ->check(CLI::IsMember({"onednn", "libtorch", "reference"}));
   cmd->add_option("--precision", opt->precision,
                   "the oneDNN path's arithmetic: auto (bf16 where the CPU has it), fp32 or bf16 "
