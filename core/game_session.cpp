@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 
 namespace kz {
@@ -27,9 +28,10 @@ std::string GameSession::result() const {
 Position::MoveInfo GameSession::play(int move) {
   const Position& pos = position();
   if (!pos.is_legal(move)) {
-    if (pos.is_over()) throw ParseError("the game is over in " + pos.to_string());
-    throw ParseError("pit " + std::to_string(move + 1) + " is not a legal move in " +
-                     pos.to_string());
+    if (pos.is_over())
+      throw ParseError(i18n::tr("the game is over in {position}", {{"position", pos.to_string()}}));
+    throw ParseError(i18n::tr("pit {pit} is not a legal move in {position}",
+                              {{"pit", move + 1}, {"position", pos.to_string()}}));
   }
   Position next = pos;
   const Position::MoveInfo info = next.play(move);

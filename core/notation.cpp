@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/i18n.h"
 
 namespace kz {
 
@@ -38,27 +39,31 @@ std::string_view strip_move_number(std::string_view t) {
 MoveToken parse_move_token(std::string_view token, const GameSpec& spec) {
   MoveToken mt;
   mt.text = std::string(token);
+  // Players type moves (kumalak play, records they load): said in their language.
+  using i18n::tr;
   auto fail = [&](const std::string& why) {
-    throw ParseError("'" + mt.text + "' is not a move: " + why);
+    throw ParseError(
+        tr("'{move}' is not a move: {problem}", {{"move", mt.text}, {"problem", why}}));
   };
-  if (token.empty()) fail("empty");
+  if (token.empty()) fail(tr("empty"));
   size_t i = 0;
   if (!spec.is_togyz()) {
     int v = 0;
     while (i < token.size() && is_digit(token[i]) && i < 3) v = v * 10 + (token[i++] - '0');
-    if (i == 0 || i != token.size()) fail("expected a pit number 1.." + std::to_string(spec.pits));
+    if (i == 0 || i != token.size())
+      fail(tr("expected a pit number 1..{pits}", {{"pits", int(spec.pits)}}));
     if (v < 1 || v > spec.pits)
-      fail("pit " + std::to_string(v) + " is outside 1.." + std::to_string(spec.pits));
+      fail(tr("pit {pit} is outside 1..{pits}", {{"pit", v}, {"pits", int(spec.pits)}}));
     mt.from = v;
     return mt;
   }
   if (token.size() < 2 || !is_digit(token[0]) || !is_digit(token[1]))
-    fail("expected two digits: the hole moved from and the hole where the last stone landed");
+    fail(tr("expected two digits: the hole moved from and the hole where the last stone landed"));
   mt.from = token[0] - '0';
   mt.landing = token[1] - '0';
-  if (mt.from < 1 || mt.from > 9) fail("hole " + std::to_string(mt.from) + " does not exist");
+  if (mt.from < 1 || mt.from > 9) fail(tr("hole {hole} does not exist", {{"hole", mt.from}}));
   if (*mt.landing < 1 || *mt.landing > 9)
-    fail("landing hole " + std::to_string(*mt.landing) + " does not exist");
+    fail(tr("landing hole {hole} does not exist", {{"hole", *mt.landing}}));
   i = 2;
   if (i < token.size() && (token[i] == 'x' || token[i] == 'X')) {
     mt.tuzdyk_mark = true;
@@ -72,19 +77,20 @@ MoveToken parse_move_token(std::string_view token, const GameSpec& spec) {
   }
   if (i < token.size() && token[i] == '(') {
     size_t close = token.find(')', i);
-    if (close == std::string_view::npos) fail("unclosed '(' in the kazan annotation");
+    if (close == std::string_view::npos) fail(tr("unclosed '(' in the kazan annotation"));
     int v = 0;
     size_t digits = 0;
     for (size_t k = i + 1; k < close; ++k) {
-      if (!is_digit(token[k]) || ++digits > 3) fail("kazan annotation must be a number");
+      if (!is_digit(token[k]) || ++digits > 3) fail(tr("kazan annotation must be a number"));
       v = v * 10 + (token[k] - '0');
     }
-    if (digits == 0) fail("empty kazan annotation");
-    if (v > kTogyzStones) fail("kazan annotation " + std::to_string(v) + " exceeds 162");
+    if (digits == 0) fail(tr("empty kazan annotation"));
+    if (v > kTogyzStones) fail(tr("kazan annotation {n} exceeds 162", {{"n", v}}));
     mt.kazan = v;
     i = close + 1;
   }
-  if (i != token.size()) fail("unexpected '" + std::string(token.substr(i)) + "' after the move");
+  if (i != token.size())
+    fail(tr("unexpected '{text}' after the move", {{"text", std::string(token.substr(i))}}));
   return mt;
 }
 
@@ -128,13 +134,17 @@ void GameRecord::set_tag(const std::string& name, const std::string& value) {
 }
 
 std::string GameRecord::describe() const {
-  std::string s = "game " + std::to_string(index);
+  // Part of the errors a player meets loading a record: in the player's language.
+  using i18n::tr;
   const std::string white = tag("White"), black = tag("Black");
-  s += " (";
-  if (!white.empty() || !black.empty()) s += white + " vs " + black + ", ";
-  if (!source.empty()) s += source + ":";
-  s += "line " + std::to_string(line) + ")";
-  return s;
+  const bool names = !white.empty() || !black.empty();
+  const std::initializer_list<i18n::Arg> args = {
+      {"index", index}, {"white", white}, {"black", black}, {"source", source}, {"line", line}};
+  if (source.empty())
+    return names ? tr("game {index} ({white} vs {black}, line {line})", args)
+                 : tr("game {index} (line {line})", args);
+  return names ? tr("game {index} ({white} vs {black}, {source}:line {line})", args)
+               : tr("game {index} ({source}:line {line})", args);
 }
 
 std::vector<GameRecord> read_pgn_file(const std::string& path) {
@@ -273,22 +283,26 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
 
 std::string move_token_disagreement(const MoveToken& mt, const Position& after, int mover,
                                     const Position::MoveInfo& info) {
+  using i18n::tr;
   if (!mt.landing) return "";  // a bare pit number claims nothing
   if (*mt.landing != info.landing_index + 1)
-    return "says the last stone lands on hole " + std::to_string(*mt.landing) +
-           ", the rules land it on hole " + std::to_string(info.landing_index + 1);
+    return tr("says the last stone lands on hole {given}, the rules land it on hole {landing}",
+              {{"given", *mt.landing}, {"landing", info.landing_index + 1}});
   if (mt.tuzdyk_mark != info.made_tuzdyk)
-    return mt.tuzdyk_mark ? "is marked as making a tuzdyk, but the rules make none"
-                          : "makes a tuzdyk by the rules, but is not marked with 'x'";
+    return mt.tuzdyk_mark ? tr("is marked as making a tuzdyk, but the rules make none")
+                          : tr("makes a tuzdyk by the rules, but is not marked with 'x'");
   // When the move ends the game, online rooms write the kazan before the rows are swept
   // into the kazans; the kazan after the sweep is accepted too.
   if (mt.kazan && *mt.kazan != after.store[mover] &&
       !(info.ended_game && *mt.kazan == info.mover_store_before_sweep))
-    return "says the mover's kazan is " + std::to_string(*mt.kazan) + ", the rules make it " +
-           std::to_string(after.store[mover]) +
-           (info.ended_game ? " (" + std::to_string(info.mover_store_before_sweep) +
-                                  " before the end-of-game sweep)"
-                            : "");
+    return info.ended_game
+               ? tr("says the mover's kazan is {given}, the rules make it {kazan} ({before} "
+                    "before the end-of-game sweep)",
+                    {{"given", *mt.kazan},
+                     {"kazan", int(after.store[mover])},
+                     {"before", int(info.mover_store_before_sweep)}})
+               : tr("says the mover's kazan is {given}, the rules make it {kazan}",
+                    {{"given", *mt.kazan}, {"kazan", int(after.store[mover])}});
   return "";
 }
 
@@ -307,27 +321,37 @@ ReplayResult replay_record(const GameRecord& record, const Position& start) {
   Position& pos = r.final_position;
   const GameSpec spec{start.variant, start.npits, 0};
   for (size_t ply = 0; ply < record.moves.size(); ++ply) {
+    // Said in the player's language: a player meets these loading a record in the page.
     // A record built in code may have no line numbers.
-    const std::string at_line = ply < record.move_lines.size()
-                                    ? " (line " + std::to_string(record.move_lines[ply]) + ")"
-                                    : "";
-    const std::string prefix = record.describe() + ", ply " + std::to_string(ply + 1) + at_line +
-                               ", move '" + record.moves[ply] + "': ";
+    const auto fail = [&](const std::string& why) {
+      if (ply < record.move_lines.size())
+        throw ParseError(i18n::tr("{game}, ply {ply} (line {line}), move '{move}': {problem}",
+                                  {{"game", record.describe()},
+                                   {"ply", ply + 1},
+                                   {"line", record.move_lines[ply]},
+                                   {"move", record.moves[ply]},
+                                   {"problem", why}}));
+      throw ParseError(
+          i18n::tr("{game}, ply {ply}, move '{move}': {problem}", {{"game", record.describe()},
+                                                                   {"ply", ply + 1},
+                                                                   {"move", record.moves[ply]},
+                                                                   {"problem", why}}));
+    };
     MoveToken mt;
     try {
       mt = parse_move_token(record.moves[ply], spec);
     } catch (const ParseError& e) {
-      throw ParseError(prefix + e.what());
+      fail(e.what());
     }
-    if (pos.is_over()) throw ParseError(prefix + "the game is already over");
+    if (pos.is_over()) fail(i18n::tr("the game is already over"));
     const int move = mt.from - 1;
     if (!pos.is_legal(move))
-      throw ParseError(prefix + "hole " + std::to_string(mt.from) + " is empty in " +
-                       pos.to_string());
+      fail(i18n::tr("hole {hole} is empty in {position}",
+                    {{"hole", mt.from}, {"position", pos.to_string()}}));
     const int mover = pos.to_move;
     const auto info = pos.play(move);
     if (const std::string why = move_token_disagreement(mt, pos, mover, info); !why.empty())
-      throw ParseError(prefix + why);
+      fail(why);
     r.moves.push_back(move);
   }
   r.plies = int(r.moves.size());
@@ -343,8 +367,8 @@ std::vector<int> parse_move_list(std::string_view text) {
     size_t k = 0;
     while (k < tok.size() && is_digit(tok[k]) && k < 3) v = v * 10 + (tok[k++] - '0');
     if (k == 0 || k != tok.size())
-      throw ParseError("move " + std::to_string(out.size() + 1) + ": '" + tok +
-                       "' is not a pit number");
+      throw ParseError(i18n::tr("move {n}: '{token}' is not a pit number",
+                                {{"n", out.size() + 1}, {"token", tok}}));
     out.push_back(v);
   }
   return out;
@@ -355,14 +379,17 @@ ReplayResult replay_moves(const std::vector<int>& pits_1based, const Position& s
   r.final_position = start;
   for (size_t ply = 0; ply < pits_1based.size(); ++ply) {
     const int pit = pits_1based[ply];
-    const std::string prefix =
-        "ply " + std::to_string(ply + 1) + ", move " + std::to_string(pit) + ": ";
-    if (r.final_position.is_over()) throw ParseError(prefix + "the game is already over");
+    // kumalak hint --moves: typed by a player, said in the player's language.
+    const auto fail = [&](const std::string& why) {
+      throw ParseError(i18n::tr("ply {ply}, move {move}: {problem}",
+                                {{"ply", ply + 1}, {"move", pit}, {"problem", why}}));
+    };
+    if (r.final_position.is_over()) fail(i18n::tr("the game is already over"));
     if (pit < 1 || pit > r.final_position.npits)
-      throw ParseError(prefix + "pit must be 1.." + std::to_string(r.final_position.npits));
+      fail(i18n::tr("pit must be 1..{pits}", {{"pits", int(r.final_position.npits)}}));
     if (!r.final_position.is_legal(pit - 1))
-      throw ParseError(prefix + "pit " + std::to_string(pit) + " is empty in " +
-                       r.final_position.to_string());
+      fail(i18n::tr("pit {pit} is empty in {position}",
+                    {{"pit", pit}, {"position", r.final_position.to_string()}}));
     r.final_position.play(pit - 1);
     r.moves.push_back(pit - 1);
   }

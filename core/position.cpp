@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/checksum.h"
+#include "core/i18n.h"
 
 namespace kz {
 
@@ -226,35 +227,39 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 // GameSpec
 
 GameSpec GameSpec::kalah(int m, int n, bool empty_capture) {
+  // Players type these (--game kalah:M,N), so they are said in the player's language.
+  using i18n::tr;
   if (m < 1 || m > kMaxPits)
-    throw ParseError("Kalah pits per side must be 1..9, got " + std::to_string(m));
+    throw ParseError(tr("Kalah pits per side must be 1..9, got {n}", {{"n", m}}));
   if (n < 1 || n > 12)
-    throw ParseError("Kalah seeds per pit must be 1..12, got " + std::to_string(n));
+    throw ParseError(tr("Kalah seeds per pit must be 1..12, got {n}", {{"n", n}}));
   return {empty_capture ? Variant::kKalahEmpty : Variant::kKalah, uint8_t(m), uint8_t(n)};
 }
 
 GameSpec GameSpec::parse(std::string_view name) {
+  using i18n::tr;
   name = trim(name);
   if (name == "togyz" || name == "togyz-kumalak" || name == "togyzkumalak") return togyz();
   if (name == "kalah") return kalah(6, 4, false);
   if (name == "bantumi") return kalah(5, 4, true);
+  const i18n::Arg game("game", std::string(name));
   if (name.substr(0, 6) == "kalah:") {
     auto parts = split(name.substr(6), ',');
     int m = 0, n = 0;
     bool empty = false;
     if (parts.size() < 2 || parts.size() > 3 || !parse_int(parts[0], m) || !parse_int(parts[1], n))
-      throw ParseError("game '" + std::string(name) + "': expected kalah:M,N or kalah:M,N,empty");
+      throw ParseError(tr("game '{game}': expected kalah:M,N or kalah:M,N,empty", {game}));
     if (parts.size() == 3) {
       if (trim(parts[2]) == "empty")
         empty = true;
       else if (trim(parts[2]) != "standard")
-        throw ParseError("game '" + std::string(name) +
-                         "': third field must be 'empty' or 'standard'");
+        throw ParseError(tr("game '{game}': third field must be 'empty' or 'standard'", {game}));
     }
     return kalah(m, n, empty);
   }
-  throw ParseError("unknown game '" + std::string(name) +
-                   "' (expected togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty)");
+  throw ParseError(
+      tr("unknown game '{game}' (expected togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty)",
+         {game}));
 }
 
 std::string GameSpec::name() const {
@@ -470,54 +475,72 @@ std::string Position::to_string() const {
 }
 
 Position Position::parse(std::string_view text, const GameSpec& spec) {
-  const std::string where = "position '" + std::string(trim(text)) + "': ";
-  auto fail = [&](const std::string& why) { throw ParseError(where + why); };
+  // A player types position strings (--position, the page's "Set up"): every problem is
+  // said in the player's language (English where none is chosen, as in the tools).
+  using i18n::tr;
+  const std::string quoted(trim(text));
+  auto fail = [&](const std::string& why) {
+    throw ParseError(
+        tr("position '{position}': {problem}", {{"position", quoted}, {"problem", why}}));
+  };
   std::vector<std::string_view> fields;
   for (auto f : split(trim(text), ' '))
     if (!trim(f).empty()) fields.push_back(trim(f));
   if (fields.size() != 4)
-    fail("expected 4 fields '<row1>/<row2> <store1> <store2> <side>', got " +
-         std::to_string(fields.size()));
+    fail(tr("expected 4 fields '<row1>/<row2> <store1> <store2> <side>', got {n}",
+            {{"n", fields.size()}}));
   auto rows = split(fields[0], '/');
-  if (rows.size() != 2) fail("expected two rows separated by '/'");
+  if (rows.size() != 2) fail(tr("expected two rows separated by '/'"));
 
   Position p;
   p.variant = spec.variant;
   p.npits = spec.pits;
   const bool togyz = spec.is_togyz();
-  const char* row_name[2] = {togyz ? "White's row" : "South's row",
-                             togyz ? "Black's row" : "North's row"};
+  // Row 0 is White's (Togyz) or South's (Kalah); each message names its row whole.
+  const auto row_has = [&](int r, size_t count) {
+    const std::initializer_list<i18n::Arg> args = {{"count", count}, {"pits", int(spec.pits)}};
+    return togyz ? (r == 0 ? tr("White's row has {count} holes, the game has {pits}", args)
+                           : tr("Black's row has {count} holes, the game has {pits}", args))
+                 : (r == 0 ? tr("South's row has {count} holes, the game has {pits}", args)
+                           : tr("North's row has {count} holes, the game has {pits}", args));
+  };
+  const auto not_a_count = [&](int r, int hole, std::string_view cell) {
+    const std::initializer_list<i18n::Arg> args = {{"hole", hole}, {"value", std::string(cell)}};
+    return togyz ? (r == 0 ? tr("White's row hole {hole}: '{value}' is not a stone count", args)
+                           : tr("Black's row hole {hole}: '{value}' is not a stone count", args))
+                 : (r == 0 ? tr("South's row hole {hole}: '{value}' is not a stone count", args)
+                           : tr("North's row hole {hole}: '{value}' is not a stone count", args));
+  };
   for (int r = 0; r < 2; ++r) {
     auto cells = split(rows[r], ',');
-    if (int(cells.size()) != spec.pits)
-      fail(std::string(row_name[r]) + " has " + std::to_string(cells.size()) +
-           " holes, the game has " + std::to_string(spec.pits));
+    if (int(cells.size()) != spec.pits) fail(row_has(r, cells.size()));
     for (int i = 0; i < spec.pits; ++i) {
       auto cell = trim(cells[i]);
       if (cell == "x" || cell == "X") {
         if (!togyz)
-          fail("a tuzdyk 'x' in " + std::string(row_name[r]) + " but Kalah has no tuzdyks");
+          fail(r == 0 ? tr("a tuzdyk 'x' in South's row but Kalah has no tuzdyks")
+                      : tr("a tuzdyk 'x' in North's row but Kalah has no tuzdyks"));
         if (i == kMaxPits - 1)
-          fail("a tuzdyk on hole 9 of " + std::string(row_name[r]) + " is not allowed");
-        if (p.tuzdyk[r ^ 1] != kNoTuzdyk) fail("two tuzdyks in " + std::string(row_name[r]));
+          fail(r == 0 ? tr("a tuzdyk on hole 9 of White's row is not allowed")
+                      : tr("a tuzdyk on hole 9 of Black's row is not allowed"));
+        if (p.tuzdyk[r ^ 1] != kNoTuzdyk)
+          fail(r == 0 ? tr("two tuzdyks in White's row") : tr("two tuzdyks in Black's row"));
         p.tuzdyk[r ^ 1] = int8_t(i);
         continue;
       }
       int v;
-      if (!parse_int(cell, v) || v < 0 || v > 255)
-        fail(std::string(row_name[r]) + " hole " + std::to_string(i + 1) + ": '" +
-             std::string(cell) + "' is not a stone count");
+      if (!parse_int(cell, v) || v < 0 || v > 255) fail(not_a_count(r, i + 1, cell));
       p.pits[r * kMaxPits + i] = uint8_t(v);
     }
   }
   if (p.tuzdyk[0] != kNoTuzdyk && p.tuzdyk[0] == p.tuzdyk[1])
-    fail("symmetric tuzdyks (both on hole " + std::to_string(p.tuzdyk[0] + 1) +
-         ") are not allowed");
+    fail(
+        tr("symmetric tuzdyks (both on hole {hole}) are not allowed", {{"hole", p.tuzdyk[0] + 1}}));
   for (int s = 0; s < 2; ++s) {
     int v;
     if (!parse_int(fields[1 + s], v) || v < 0 || v > 255)
-      fail("store " + std::to_string(s + 1) + ": '" + std::string(fields[1 + s]) +
-           "' is not a stone count");
+      fail(tr("store {store}: '{value}' is not a stone count",
+              {{"store", s + 1}, {"value", std::string(fields[1 + s])}}));
     p.store[s] = uint8_t(v);
   }
   const std::string_view side = fields[3];
@@ -526,12 +549,13 @@ Position Position::parse(std::string_view text, const GameSpec& spec) {
   else if (togyz ? side == "b" : side == "n")
     p.to_move = 1;
   else
-    fail(std::string("side to move must be ") + (togyz ? "'w' or 'b'" : "'s' or 'n'") + ", got '" +
-         std::string(side) + "'");
+    fail(togyz
+             ? tr("side to move must be 'w' or 'b', got '{side}'", {{"side", std::string(side)}})
+             : tr("side to move must be 's' or 'n', got '{side}'", {{"side", std::string(side)}}));
   const int expected = togyz ? kTogyzStones : spec.total_seeds();
   if (p.total_stones() != expected)
-    fail("holds " + std::to_string(p.total_stones()) + " stones in all, the game has " +
-         std::to_string(expected));
+    fail(tr("holds {count} stones in all, the game has {expected}",
+            {{"count", p.total_stones()}, {"expected", expected}}));
   p.finish_if_over();
   return p;
 }

@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
+#include "core/i18n.h"
 
 namespace kz {
 
@@ -241,14 +242,15 @@ long long days_from_date(const std::string& date) {
   if (date.size() != 10 ||
       std::sscanf(date.c_str(), "%4d%c%2d%c%2d%c", &y, &s1, &m, &s2, &d, &rest) != 5 ||
       !(s1 == s2 && (s1 == '-' || s1 == '.')))
-    throw ParseError("date '" + date + "' is not YYYY-MM-DD");
+    throw ParseError(i18n::tr("date '{date}' is not YYYY-MM-DD", {{"date", date}}));
   for (char c : date)
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != s1)
-      throw ParseError("date '" + date + "' is not YYYY-MM-DD");
+      throw ParseError(i18n::tr("date '{date}' is not YYYY-MM-DD", {{"date", date}}));
   static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (y < 1970 || m < 1 || m > 12 || d < 1 || d > kDays[m - 1] + (m == 2 && leap))
-    throw ParseError("date '" + date + "' is not a calendar date from 1970 on");
+    throw ParseError(
+        i18n::tr("date '{date}' is not a calendar date from 1970 on", {{"date", date}}));
   // Howard Hinnant's days_from_civil.
   const int yy = y - (m <= 2);
   const int era = yy / 400;

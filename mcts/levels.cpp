@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/i18n.h"
 #include "mcts/perfect_player.h"
 
 namespace kz {
@@ -16,8 +17,9 @@ Level parse_level(std::string_view name) {
   for (int i = 0; i < kLevelCount; ++i)
     if (name == names[i] || (name.size() == 1 && name[0] == char('1' + i))) return Level(i);
   if (name == "perfect") return Level::kPerfect;
-  throw ParseError("unknown level '" + std::string(name) +
-                   "' (expected beginner, easy, medium, hard, expert or perfect)");
+  throw ParseError(
+      i18n::tr("unknown level '{level}' (expected beginner, easy, medium, hard, expert or perfect)",
+               {{"level", std::string(name)}}));
 }
 
 std::optional<int> parse_rating_level(std::string_view text) {
@@ -281,8 +283,8 @@ std::unique_ptr<Player> wrap_with_solver(const GameSpec& spec, Level level,
 
 void refuse_perfect_for_togyz(const GameSpec& spec, Level level) {
   if (level == Level::kPerfect && spec.is_togyz())
-    throw ParseError(
-        "level perfect is for Kalah games only (Togyz Kumalak cannot be solved); use expert");
+    throw ParseError(i18n::tr(
+        "level perfect is for Kalah games only (Togyz Kumalak cannot be solved); use expert"));
 }
 
 }  // namespace

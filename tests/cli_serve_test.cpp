@@ -279,10 +279,8 @@ TEST_F(ServeApi, HintGivesThreeMovesWithReasonsAndLines) {
   const Reply r = post(port(), "/api/hint", {{"session", id}, {"level", "medium"}});
   ASSERT_EQ(r.status, 200) << r.body.dump();
   EXPECT_EQ(r.body["engine"]["task"], "hint");
-  EXPECT_EQ(post(port(), "/api/hint", {{"session", id}}).status == 409 ||
-                get_state(port(), id).body["engine"]["task"] == "",
-            true)
-      << "one engine task per game at a time";
+  // "One task per game" is ServeEngineQueue.OneTaskPerGameAtATime's (a stub engine that
+  // holds its task): a real depth-3 hint can end before a second request arrives.
   const json s = wait_idle(port(), id);
   ASSERT_TRUE(s["hint"].is_object()) << s.dump();
   ASSERT_EQ(s["hint"]["moves"].size(), 3u);

@@ -47,6 +47,29 @@ class FixedMovePlayer : public Player {
   std::atomic<int>* most_;
 };
 
+// Holds its worker until `release` is set (or the job is stopped), then answers the first
+// legal move: a task that is still running whenever the test asks.
+class HeldPlayer : public Player {
+ public:
+  HeldPlayer(std::atomic<bool>* release, std::atomic<int>* started)
+      : release_(release), started_(started) {}
+  std::string name() const override { return "held"; }
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    ++*started_;
+    while (!release_->load() && !(limits.stop && limits.stop->load()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ThinkResult r;
+    r.best_move = __builtin_ctz(pos.legal_mask());
+    r.depth = 1;
+    r.nodes = 1;
+    return r;
+  }
+
+ private:
+  std::atomic<bool>* release_;
+  std::atomic<int>* started_;
+};
+
 // The API on an ephemeral port of this process, its engine answering with `players`.
 class InProcessServer {
  public:
@@ -161,6 +184,36 @@ TEST(ServeEngineQueue, CapacityFollowsTheWorkers) {
   for (int i = 0; i < 400 && most.load() < kWorkers; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(most.load(), kWorkers);
+}
+
+// A game has one engine task at a time: a second hint is refused with 409 while the
+// first is queued or running, and accepted once it has ended.
+TEST(ServeEngineQueue, OneTaskPerGameAtATime) {
+  std::atomic<bool> release{false};
+  std::atomic<int> started{0};
+  InProcessServer server([&](Task, const GameSpec&, Level) {
+    return std::make_unique<HeldPlayer>(&release, &started);
+  });
+  auto [status, s] = server.call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}});
+  ASSERT_EQ(status, 200) << s.dump();
+  const json id = s["session"];
+  ASSERT_EQ(server.call("POST", "/api/hint", {{"session", id}, {"level", "medium"}}).first, 200);
+  EXPECT_EQ(server.call("POST", "/api/hint", {{"session", id}}).first, 409) << "queued or running";
+  for (int i = 0; i < 2000 && started.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(started.load(), 1);
+  auto [busy, refused] = server.call("POST", "/api/hint", {{"session", id}});
+  EXPECT_EQ(busy, 409) << "running";
+  EXPECT_NE(refused.value("error", "").find("hint"), std::string::npos) << refused.dump();
+  release = true;
+  std::pair<int, json> r;
+  for (int i = 0; i < 400; ++i) {
+    r = server.call("GET", "/api/state?session=" + id.get<std::string>());
+    if (r.first != 200 || r.second["engine"]["task"] == "") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(r.second["engine"]["task"], "") << r.second.dump();
+  EXPECT_EQ(server.call("POST", "/api/hint", {{"session", id}}).first, 200) << "idle again";
 }
 
 }  // namespace

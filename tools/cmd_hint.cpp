@@ -114,19 +114,20 @@ int run_hint(const HintOptions& opt) {
     if (!rating && opt.rating > 0)
       human_policy = load_human_level(spec, opt.rating, opt.human_model);
     if (!opt.position.empty() && opt.moves_given)
-      throw ParseError("give --position or --moves (moves from the start), not both");
+      throw ParseError(tr("give --position or --moves (moves from the start), not both"));
     if (opt.moves_given)
       pos = replay_moves(parse_move_list(opt.moves), Position::start(spec)).final_position;
     else if (!opt.position.empty())
       pos = Position::parse(opt.position, spec);
     else
-      throw ParseError("give --position \"...\" or --moves \"...\"");
+      throw ParseError(tr("give --position \"...\" or --moves \"...\""));
   } catch (const ParseError& e) {
     std::cerr << "kumalak hint: " << e.what() << "\n";
     return 2;
   }
   if (pos.is_over()) {
-    std::cerr << "kumalak hint: the game is over in " << pos.to_string() << "\n";
+    std::cerr << "kumalak hint: "
+              << tr("the game is over in {position}", {{"position", pos.to_string()}}) << "\n";
     return 1;
   }
   if (human_policy && rating) return run_rating_hint(opt, spec, pos, *human_policy, *rating);

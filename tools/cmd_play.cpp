@@ -520,7 +520,7 @@ int run_play(const PlayOptions& opt) {
   }
   int human = 0;
   if (!opt.human.empty() && !opt.engine_plays.empty()) {
-    std::cerr << "kumalak play: give --human or --engine-plays, not both\n";
+    std::cerr << "kumalak play: " << tr("give --human or --engine-plays, not both") << "\n";
     return 2;
   }
   if (!opt.human.empty()) human = parse_side(opt.human);
@@ -529,11 +529,11 @@ int run_play(const PlayOptions& opt) {
     human = e < 0 ? -1 : e ^ 1;
   }
   if (human < 0) {
-    std::cerr << "kumalak play: a side is white or black (Kalah: south or north)\n";
+    std::cerr << "kumalak play: " << tr("a side is white or black (Kalah: south or north)") << "\n";
     return 2;
   }
   if (start.is_decided()) {
-    std::cerr << "kumalak play: the game in that position is already decided\n";
+    std::cerr << "kumalak play: " << tr("the game in that position is already decided") << "\n";
     return 2;
   }
   if (!rating && level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())

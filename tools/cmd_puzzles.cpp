@@ -334,7 +334,7 @@ int run_puzzle(const PuzzleOptions& opt) {
     return 2;
   }
   if (!opt.id.empty() && (opt.random || !opt.date.empty())) {
-    std::cerr << "kumalak puzzle: give --id, --random or --date, one of them\n";
+    std::cerr << "kumalak puzzle: " << tr("give --id, --random or --date, one of them") << "\n";
     return 2;
   }
   PuzzleSet set;
@@ -344,8 +344,9 @@ int run_puzzle(const PuzzleOptions& opt) {
   try {
     set = read_puzzle_file(opt.file.empty() ? shipped_puzzle_path(spec) : opt.file);
     if (!(set.spec == spec))
-      throw ParseError("the puzzle file holds " + set.spec.name() + " puzzles, not " + spec.name());
-    if (set.puzzles.empty()) throw ParseError("the puzzle file holds no puzzle");
+      throw ParseError(tr("the puzzle file holds {file_game} puzzles, not {game}",
+                          {{"file_game", set.spec.name()}, {"game", spec.name()}}));
+    if (set.puzzles.empty()) throw ParseError(tr("the puzzle file holds no puzzle"));
     ratings = read_puzzle_ratings(ratings_path);
   } catch (const ParseError& e) {
     std::cerr << "kumalak puzzle: " << e.what() << "\n";
@@ -356,7 +357,8 @@ int run_puzzle(const PuzzleOptions& opt) {
     auto it = std::find_if(set.puzzles.begin(), set.puzzles.end(),
                            [&](const Puzzle& z) { return z.id == opt.id; });
     if (it == set.puzzles.end()) {
-      std::cerr << "kumalak puzzle: no puzzle '" << opt.id << "' in the file\n";
+      std::cerr << "kumalak puzzle: " << tr("no puzzle '{id}' in the file", {{"id", opt.id}})
+                << "\n";
       return 2;
     }
     index = size_t(it - set.puzzles.begin());

@@ -6,10 +6,14 @@ and a damaged file of each kind). It checks that the page draws the Elo ladder w
 promoted generations, the gate table, the loss curves, the workers and the model, that
 the damaged files are counted, that a gate record written while the page is open shows
 at the next poll, and that the board page links to the view. The run folder is copied
-first, so the committed one is never written. Registered
-with CTest as ServeRunBrowser (tests/CMakeLists.txt).
+first, so the committed one is never written. Then, on a 360 px phone (Chromium's
+mobile emulation, touch), that the view does not scroll sideways, that each table and
+chart fits the screen or scrolls inside its own card, and that every button, menu and
+link is at least 40 px tall. Registered with CTest as ServeRunBrowser
+(tests/CMakeLists.txt).
 
-  tools/web_run_test.py --kumalak build/tools/kumalak --run tests/data/run-view [--screenshot docs/img/run-view.png]
+  tools/web_run_test.py --kumalak build/tools/kumalak --run tests/data/run-view \
+      [--screenshot docs/img/run-view.png] [--phone-screenshot docs/img/phone-run.png]
 
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
@@ -34,6 +38,8 @@ def main():
     ap.add_argument("--kumalak", required=True, help="the built kumalak executable")
     ap.add_argument("--run", required=True, help="the run folder to watch (tests/data/run-view)")
     ap.add_argument("--screenshot", default=None, help="save a PNG of the view here")
+    ap.add_argument("--phone-screenshot", default=None,
+                    help="save a PNG of the view on a 360 px phone here")
     ap.add_argument("--timeout", type=float, default=30, help="seconds for each wait")
     args = ap.parse_args()
 
@@ -149,6 +155,22 @@ def main():
             fail("the newly promoted gen0014 is not the best in the ladder")
         print("web_run_test: ladder, gates, losses, workers, model and skipped files shown; "
               "a new gate record showed at the next poll")
+        driver.quit()
+        driver = None
+
+        # On a phone (Chromium's mobile emulation, 360 px wide, touch).
+        driver = phone_driver(webdriver, Service)
+        driver.set_page_load_timeout(args.timeout)
+        driver.get(url + "run.html")
+        WebDriverWait(driver, args.timeout).until(
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, "#gates-table tbody tr")) == 5
+            and d.find_elements(By.CSS_SELECTOR, "#loss-chart polyline.series"))
+        phone_fits(driver)
+        if args.phone_screenshot:
+            os.makedirs(os.path.dirname(os.path.abspath(args.phone_screenshot)), exist_ok=True)
+            driver.save_screenshot(args.phone_screenshot)
+        print("web_run_test: phone, 360 px: no sideways scroll, tables and charts inside their "
+              "cards, controls at least 40 px tall")
         return 0
     finally:
         if driver:
@@ -159,6 +181,61 @@ def main():
         except subprocess.TimeoutExpired:
             server.kill()
         shutil.rmtree(os.path.dirname(run), ignore_errors=True)
+
+
+def phone_driver(webdriver, Service):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = "/usr/bin/chromium"
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--no-first-run", "--disable-extensions",
+              "--user-data-dir=" + tempfile.mkdtemp(prefix="kz-chromium-")):
+        opts.add_argument(a)
+    opts.add_experimental_option("mobileEmulation", {
+        "deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2, "touch": True},
+        "userAgent": "Mozilla/5.0 (Linux; Android 13; Phone) AppleWebKit/537.36 "
+                     "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+
+
+# Each table and chart that does not fit the screen, unless a box of its own (a card,
+# a scroll area) that does fit scrolls it sideways; each control under 40 px tall.
+PHONE_PROBLEMS_JS = """
+const width = window.innerWidth, out = [];
+const name = (el) => el.id ? '#' + el.id : el.tagName.toLowerCase();
+const fits = (r) => r.left >= -0.5 && r.right <= width + 0.5;
+for (const el of document.querySelectorAll('table, svg')) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || fits(r)) continue;
+  let box = el.parentElement;
+  for (; box && box !== document.body; box = box.parentElement) {
+    const ox = getComputedStyle(box).overflowX;
+    if (ox === 'auto' || ox === 'scroll') break;
+  }
+  if (!box || box === document.body || !fits(box.getBoundingClientRect()))
+    out.push(name(el) + ' is ' + Math.round(r.width) + ' px wide and no box of its own scrolls it');
+}
+for (const el of document.querySelectorAll('button, select, input, a[href]')) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+  if (r.height < 39.5) out.push(name(el) + ' (' + el.textContent.trim().slice(0, 20) + ') is ' + r.height.toFixed(1) + ' px tall');
+}
+return out;
+"""
+
+
+def phone_fits(driver):
+    """Fails when the view scrolls sideways at 360 px, when a table or chart sticks out of
+    the screen without a box of its own that scrolls it, or when a control is under 40 px
+    tall (too small for a thumb)."""
+    width = driver.execute_script("return window.innerWidth")
+    scroll = driver.execute_script("return document.documentElement.scrollWidth")
+    if width != 360:
+        fail("phone: the view is laid out %d px wide on a 360 px phone" % width)
+    if scroll > width:
+        fail("phone: the view scrolls sideways (%d px of content in %d)" % (scroll, width))
+    problems = driver.execute_script(PHONE_PROBLEMS_JS)
+    if problems:
+        fail("phone: " + "; ".join(problems[:8]))
 
 
 if __name__ == "__main__":

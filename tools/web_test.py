@@ -54,6 +54,33 @@ return out;
 """
 
 
+# Times one puzzle load: from the click on `arguments[0]` (the event's own time stamp,
+# on the page's performance clock) to the first frame after a board with playable holes
+# is in #puzzle-board (requestAnimationFrame runs just before that frame is drawn, the
+# timeout just after).
+PUZZLE_TIMER_JS = """
+const t = window.kzPuzzleTimer = {};
+document.getElementById(arguments[0]).addEventListener('click', (e) => { t.click = e.timeStamp; },
+                                                       { capture: true, once: true });
+const board = document.getElementById('puzzle-board');
+new MutationObserver((records, observer) => {
+  if (t.click === undefined || !board.querySelector('.pit.playable')) return;
+  observer.disconnect();
+  t.drawn = performance.now();
+  requestAnimationFrame(() => setTimeout(() => { t.painted = performance.now(); }, 0));
+}).observe(board, { childList: true, subtree: true });
+"""
+
+
+def puzzle_load_ms(driver, wait, button):
+    """Milliseconds from a click on `button` to the new puzzle drawn on the screen."""
+    driver.execute_script(PUZZLE_TIMER_JS, button)
+    driver.find_element("id", button).click()
+    wait.until(lambda d: d.execute_script("return window.kzPuzzleTimer.painted !== undefined"))
+    t = driver.execute_script("return window.kzPuzzleTimer")
+    return t["painted"] - t["click"]
+
+
 def click_fresh(driver, wait, by, selector):
     """Clicks the element `selector` finds, finding it again when the page redrew it
     between finding and clicking (the board is redrawn by polls and the sowing light)."""
@@ -248,16 +275,17 @@ def main():
         if not stored or json.loads(stored)["togyz"]["rating"] <= 1500:
             fail("no higher rating kept in the browser: " + repr(stored))
         shot("serve-puzzle.png")
-        # A second puzzle, the file already in the server's memory: loaded and drawn in
-        # under 200 ms.
-        driver.find_element(By.ID, "puzzle-random").click()
-        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").text == ""
-                   and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
-        load_ms = driver.execute_script("return window.kzPuzzleLoadMs")
-        if load_ms is None or load_ms >= 200:
-            fail("a puzzle took %s ms to load" % load_ms)
-        print("web_test: puzzle solved in the page, rating kept in the browser, next puzzle in %.0f ms"
-              % load_ms)
+        # A puzzle loads in under 200 ms: from the click (the event's time) to the first
+        # frame drawn after the new board is in the page, five times over (the file is in
+        # the server's memory since the first puzzle). The median must meet the goal; on a
+        # loaded machine one load may stall, so each may take up to 3 times as long.
+        loads = [puzzle_load_ms(driver, wait, "puzzle-random") for _ in range(5)]
+        median = sorted(loads)[len(loads) // 2]
+        if median >= 200 or max(loads) >= 600:
+            fail("puzzles took %s ms from click to drawn (median %.0f: goal under 200)"
+                 % (", ".join("%.0f" % t for t in loads), median))
+        print("web_test: puzzle solved in the page, rating kept in the browser; a puzzle loads in "
+              "%.0f ms (median of %s ms, click to drawn)" % (median, ", ".join("%.0f" % t for t in loads)))
 
         # Learn from your mistakes: the analysed game's accuracy per side, and a mistake
         # (when the engine found one) solved with the engine's move.
@@ -341,6 +369,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     driver.find_element(By.ID, "new-game").click()
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole9))
+    error_toast_check(driver, wait, By, lang, english)
     click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
@@ -427,6 +456,59 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     if "%" not in driver.find_element(By.ID, "puzzle-mistakes-list").text:
         fail("%s: no accuracy in the mistakes list" % lang)
     phone_view_fits(driver, By, lang, "the mistakes list", english)
+
+    # The widest Kalah, 9 pits a side: the rows fill the screen, the stores go between them.
+    Select(driver.find_element(By.ID, "game")).select_by_value("custom")
+    pits = driver.find_element(By.ID, "pits")
+    pits.clear()
+    pits.send_keys("9")
+    tap_centered(driver, driver.find_element(By.ID, "new-game"))
+    wait.until(lambda d: d.execute_script("return !!(state && state.npits === 9 && !state.togyz)")
+               and len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    driver.execute_script("document.getElementById('board').scrollIntoView()")
+    phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")
+
+
+# The rectangles of the message (#toast) and of what a thumb plays with (the playable
+# holes, the buttons and the menu under the board) that it overlaps.
+TOAST_OVERLAPS_JS = """
+const t = document.getElementById('toast').getBoundingClientRect();
+const out = [];
+for (const el of document.querySelectorAll('#board .pit.playable, #play .buttons button, #play .buttons select')) {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height) continue;
+  if (Math.min(t.right, r.right) - Math.max(t.left, r.left) > 0.5 &&
+      Math.min(t.bottom, r.bottom) - Math.max(t.top, r.top) > 0.5)
+    out.push((el.id || el.className) + (el.dataset.pit ? ' ' + el.dataset.pit : ''));
+}
+return out;
+"""
+
+
+def error_toast_check(driver, wait, By, lang, english):
+    """A position that cannot be set up (three holes in White's row): the server's error,
+    in the page's language, comes in a message that covers neither the playable holes nor
+    the buttons under the board, whether those buttons are at the bottom of the screen or
+    the board is at its top."""
+    bad = "9,9,9/9,9,9,9,9,9,9,9,9 0 0 w"
+    for block, anchor in (("end", "#play .buttons"), ("start", "#status")):
+        driver.execute_script(
+            "document.querySelector(arguments[0]).scrollIntoView({block: arguments[1]});"
+            "document.getElementById('toast').hidden = true;"
+            "document.getElementById('position').value = arguments[2];"
+            "document.getElementById('position-form').requestSubmit();", anchor, block, bad)
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed())
+        covered = driver.execute_script(TOAST_OVERLAPS_JS)
+        if covered:
+            fail("%s: the message covers %s (%s of the screen)" % (
+                lang, covered, "buttons at the bottom" if block == "end" else "board at the top"))
+    text = driver.find_element(By.ID, "toast").text
+    if lang == "en":
+        if "White's row has 3 holes" not in text:
+            fail("en: the error message reads %r" % text)
+    else:
+        no_english_left(driver, lang, "an error message", english)
+    driver.execute_script("document.getElementById('toast').hidden = true")
 
 
 def tap_centered(driver, element):

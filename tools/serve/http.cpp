@@ -33,7 +33,9 @@ void guarded(httplib::Response& res, const std::function<void()>& f) {
 json params_of(const httplib::Request& req) {
   json j = json::object();
   for (const auto& [k, v] : req.params) {
-    if (v.size() > 200) throw ApiError(400, "parameter '" + k + "' is too long");
+    if (v.size() > 200)
+      throw ApiError(400, i18n::tr("'{field}' is too long (at most {max} characters)",
+                                   {{"field", k}, {"max", 200}}));
     j[k] = v;
   }
   return j;
@@ -49,8 +51,14 @@ void add_api_route(httplib::Server& http, const std::string& method, const std::
       if (req.method == "GET") {
         body = params_of(req);
       } else {
-        body = req.body.empty() ? json::object() : json::parse(req.body);
-        if (!body.is_object()) throw ApiError(400, "the request body must be a JSON object");
+        // Refused here, inside the request's language: guarded() answers outside it.
+        try {
+          body = req.body.empty() ? json::object() : json::parse(req.body);
+        } catch (const json::parse_error& e) {
+          throw ApiError(400, i18n::tr("malformed JSON: {error}", {{"error", e.what()}}));
+        }
+        if (!body.is_object())
+          throw ApiError(400, i18n::tr("the request body must be a JSON object"));
       }
       res.set_content(fn(body).dump(), "application/json");
     });

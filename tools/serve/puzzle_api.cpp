@@ -137,11 +137,11 @@ void add_puzzle_routes(httplib::Server& http) {
   add_api_route(http, "POST", "/api/puzzle/try", [](const json& b) {
     const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
     const std::string text = str_field(b, "position", "");
-    if (text.empty()) throw ApiError(400, "position: missing");
+    if (text.empty()) throw ApiError(400, i18n::tr("position: missing"));
     const Position pos = Position::parse(text, spec);
-    if (pos.is_over()) throw ApiError(400, "position: the game is over");
+    if (pos.is_over()) throw ApiError(400, i18n::tr("position: the game is over"));
     json best_field = {{"move", b.contains("best") ? b["best"] : json()}};
-    if (best_field["move"].is_null()) throw ApiError(400, "best: missing");
+    if (best_field["move"].is_null()) throw ApiError(400, i18n::tr("best: missing"));
     const int best = move_field(best_field, spec, pos);
     const int played = move_field(b, spec, pos);
     return json{{"correct", played == best},

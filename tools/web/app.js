@@ -285,26 +285,35 @@ function drawBoard(s, b, last) {
     nums(false).forEach((e) => grid.append(e));
   } else {
     // Each player's store is on their right: the top player's on the left of the board.
-    grid.style.gridTemplateColumns = `auto repeat(${m}, auto) auto`;
-    grid.append(document.createElement("div"));
-    nums(true).forEach((e) => grid.append(e));
-    grid.append(document.createElement("div"));
+    // Where each part sits is style.css's (.board-grid.kalah): on a phone a board of 7-9
+    // pits has no room for the stores beside the rows, so they go between them.
+    grid.classList.add("kalah");
+    if (m >= 7) grid.classList.add("many-pits");
+    grid.style.setProperty("--pits", m);
+    const numsRow = (reversed, where) => {
+      const corner = () => Object.assign(document.createElement("div"), { className: `nums corner ${where}` });
+      grid.append(corner());
+      nums(reversed).forEach((e) => { e.classList.add(where); grid.append(e); });
+      grid.append(corner());
+    };
+    numsRow(true, "top");
     const left = store(top);
-    left.style.gridRow = "2 / span 2";
+    left.classList.add("left");
     grid.append(left);
-    for (let k = 0; k < m; ++k) grid.append(pit(top, m - 1 - k));
+    for (let k = 0; k < m; ++k) {
+      const p = pit(top, m - 1 - k);
+      p.classList.add("top");
+      grid.append(p);
+    }
     const right = store(bottom);
-    right.style.gridRow = "2 / span 2";
-    right.style.gridColumn = `${m + 2}`;
+    right.classList.add("right");
     grid.append(right);
     for (let k = 0; k < m; ++k) {
       const p = pit(bottom, k);
-      p.style.gridRow = "3";
-      p.style.gridColumn = `${k + 2}`;
+      p.classList.add("bottom");
       grid.append(p);
     }
-    grid.append(document.createElement("div"));
-    nums(false).forEach((e) => grid.append(e));
+    numsRow(false, "bottom");
   }
   $("board").replaceChildren(grid);
   if (!review) shownPits = { key: changedKey, pits: b.pits };

@@ -230,7 +230,6 @@
     return j;
   }
   async function show(query) {
-    const started = performance.now();
     let p;
     try {
       p = await call("GET", `/api/puzzle?game=${encodeURIComponent(puzzleGame())}${query}`);
@@ -245,7 +244,6 @@
     el("puzzle-result").textContent = "";
     drawBoard(p, p.board, true);
     showRating(p.game);
-    window.kzPuzzleLoadMs = performance.now() - started;  // docs/puzzles.md: under 200 ms
   }
   async function answer(pit) {
     if (!current || answered) return;
