@@ -86,7 +86,7 @@ const SprtParams kRatingStepSprt{0, 70, 0.05, 0.05, 20};
 // One side of a pair: a named level, or a PlayOK rating played by the human model.
 struct MatchSide {
   Level level = Level::kBeginner;
-  std::optional<int> rating;
+  std::optional<int> rating{};
   std::string name() const { return rating ? std::to_string(*rating) : level_name(level); }
 };
 
