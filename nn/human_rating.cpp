@@ -12,6 +12,19 @@ std::string human_head_problem(const HumanHeadInfo& h) {
            std::to_string(h.rating_max) + " is not a range inside 100..3500";
   if (h.rating_mean < h.rating_min || h.rating_mean > h.rating_max)
     return "human mean rating " + std::to_string(h.rating_mean) + " is outside its range";
+  if (!h.rating_prior.empty()) {
+    const int bins = (h.rating_max - h.rating_min + kHumanPriorBinWidth - 1) / kHumanPriorBinWidth;
+    if (int(h.rating_prior.size()) != bins)
+      return "human rating prior has " + std::to_string(h.rating_prior.size()) +
+             " bins, the range " + std::to_string(h.rating_min) + ".." +
+             std::to_string(h.rating_max) + " has " + std::to_string(bins);
+    long long total = 0;
+    for (int c : h.rating_prior) {
+      if (c < 0) return "human rating prior has a negative count";
+      total += c;
+    }
+    if (total == 0) return "human rating prior counts no player";
+  }
   return "";
 }
 
@@ -26,6 +39,70 @@ std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& h
     in[size_t(1 + k)] = float(std::max(0.0, 1 - std::abs(u - k * spacing) / spacing));
   in[kHumanRatingInputs - 1] = titled ? 1.f : 0.f;
   return in;
+}
+
+std::vector<double> rating_log_prior(const HumanHeadInfo& h, const std::vector<int>& grid) {
+  std::vector<double> out;
+  if (h.rating_prior.empty()) return out;
+  const size_t bins = h.rating_prior.size();
+  auto density = [&](size_t bin) { return h.rating_prior[bin] + 0.5; };
+  for (int r : grid) {
+    // Position among the bins' centres, in bins.
+    const double x = (r - h.rating_min) / double(kHumanPriorBinWidth) - 0.5;
+    double d;
+    if (x <= 0) {
+      d = density(0);
+    } else if (x >= double(bins - 1)) {
+      d = density(bins - 1);
+    } else {
+      const size_t i = size_t(x);
+      const double f = x - double(i);
+      d = (1 - f) * density(i) + f * density(i + 1);
+    }
+    out.push_back(std::log(d));
+  }
+  return out;
+}
+
+RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
+                                         const std::vector<double>& ll,
+                                         const std::vector<double>& log_prior) {
+  if (log_prior.empty()) return estimate_rating(grid, ll);
+  if (grid.empty() || grid.size() != ll.size() || grid.size() != log_prior.size())
+    throw std::invalid_argument(
+        "estimate_rating_posterior: grid, log-likelihoods and prior differ");
+  const size_t n = grid.size();
+  std::vector<double> lp(n);
+  for (size_t i = 0; i < n; ++i) lp[i] = ll[i] + log_prior[i];
+  const size_t best = size_t(std::max_element(lp.begin(), lp.end()) - lp.begin());
+  RatingEstimate e;
+  e.loglik = ll[best];
+  if (n == 1) {
+    e.rating = e.low = e.high = grid[0];
+    return e;
+  }
+  // Point i's mass covers [edge[i], edge[i + 1]]: the half-way marks to its neighbours
+  // (the grid's ends at the ends), spread evenly.
+  std::vector<double> edge(n + 1);
+  edge[0] = grid[0];
+  edge[n] = grid[n - 1];
+  for (size_t i = 1; i < n; ++i) edge[i] = 0.5 * (grid[i - 1] + grid[i]);
+  std::vector<double> mass(n);
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) total += mass[i] = std::exp(lp[i] - lp[best]);
+  auto quantile = [&](double q) {
+    double below = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double m = mass[i] / total;
+      if (below + m >= q && m > 0) return edge[i] + (edge[i + 1] - edge[i]) * (q - below) / m;
+      below += m;
+    }
+    return edge[n];
+  };
+  e.rating = quantile(0.5);
+  e.low = quantile(0.025);
+  e.high = quantile(0.975);
+  return e;
 }
 
 std::vector<int> human_rating_grid(const HumanHeadInfo& h, int step) {

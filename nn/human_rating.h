@@ -30,10 +30,17 @@ struct HumanHeadInfo {
   int rating_min = 0;  // the range of ratings it was trained on (PlayOK points)
   int rating_max = 0;
   int rating_mean = 0;  // the mean rating of its training positions: the "blind" rating
+  // The prior over players' ratings: how many rated sides of the train fold fell in each
+  // kHumanPriorBinWidth-point bin from rating_min up (empty: none, models from before
+  // it; the rating estimate is then the maximum-likelihood one).
+  std::vector<int> rating_prior;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
-// "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), else why not.
+inline constexpr int kHumanPriorBinWidth = 100;
+
+// "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max) and the
+// prior, if any, has one count >= 0 per bin of the range and not all of them 0; else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The head's inputs for rating R (clamped to the range) or a titled player.
@@ -52,6 +59,22 @@ struct RatingEstimate {
   double loglik = 0;  // at the best grid point
 };
 RatingEstimate estimate_rating(const std::vector<int>& grid, const std::vector<double>& loglik);
+
+// The prior's log-density at each rating of `grid` (up to a constant): the bin counts plus
+// one half each (no rating is impossible), read as a density that is linear between the
+// bins' centres and flat beyond the outer ones. Empty when `info` has no prior.
+std::vector<double> rating_log_prior(const HumanHeadInfo& info, const std::vector<int>& grid);
+
+// The Bayesian estimate from the same log-likelihoods and a log-prior over the grid
+// (rating_log_prior): the posterior is prior x likelihood at the grid's points, each
+// point's mass spread evenly over the half-way marks to its neighbours. `rating` is the
+// posterior median (the estimate with the least expected absolute error), `low`/`high`
+// its 2.5 % and 97.5 % quantiles (a 95 % credible interval), `loglik` the log-likelihood
+// at the grid point of highest posterior. An empty `log_prior` gives estimate_rating's
+// maximum-likelihood answer.
+RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
+                                         const std::vector<double>& loglik,
+                                         const std::vector<double>& log_prior);
 
 // The ratings min, min + step, ..., max of a head's range (max always included).
 std::vector<int> human_rating_grid(const HumanHeadInfo& info, int step);

@@ -66,6 +66,20 @@ int mean_rating(const std::vector<HumanSample>& samples) {
   return n ? int(std::lround(sum / double(n))) : 0;
 }
 
+std::vector<int> rating_prior_counts(const std::vector<HumanSide>& sides,
+                                     const HumanHeadInfo& info) {
+  const int bins =
+      (info.rating_max - info.rating_min + kHumanPriorBinWidth - 1) / kHumanPriorBinWidth;
+  std::vector<int> counts(size_t(std::max(bins, 1)), 0);
+  for (const HumanSide& side : sides) {
+    if (side.titled) continue;
+    const int bin = std::clamp((side.rating - info.rating_min) / kHumanPriorBinWidth, 0,
+                               int(counts.size()) - 1);
+    ++counts[size_t(bin)];
+  }
+  return counts;
+}
+
 namespace {
 
 struct Batch {
@@ -137,13 +151,18 @@ void train_human_policy(Model& model, const std::vector<HumanSample>& samples,
       for (const auto& p : module->parameters()) trained.push_back(p);
     for (const auto& p : model.net->human_rating_fc->parameters()) trained.push_back(p);
     for (const auto& p : model.net->human_bn->parameters()) trained.push_back(p);
+    if (model.net->human_temperature_fc)
+      for (const auto& p : model.net->human_temperature_fc->parameters()) trained.push_back(p);
   }
   torch::optim::Adam optimizer(
       trained, torch::optim::AdamOptions(opt.learning_rate).weight_decay(opt.weight_decay));
   std::vector<size_t> order(samples.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::mt19937_64 rng(opt.seed);
-  const int64_t steps_per_epoch = (int64_t(samples.size()) + opt.batch - 1) / opt.batch;
+  const size_t per_epoch = opt.positions_per_epoch > 0
+                               ? std::min(samples.size(), size_t(opt.positions_per_epoch))
+                               : samples.size();
+  const int64_t steps_per_epoch = (int64_t(per_epoch) + opt.batch - 1) / opt.batch;
   const int64_t total_steps = steps_per_epoch * opt.epochs;
   int64_t step = 0;
   for (int epoch = 1; epoch <= opt.epochs; ++epoch) {
@@ -151,8 +170,8 @@ void train_human_policy(Model& model, const std::vector<HumanSample>& samples,
     model.net->train();
     double loss_sum = 0;
     int64_t loss_n = 0;
-    for (size_t first = 0; first < order.size(); first += size_t(opt.batch)) {
-      const size_t n = std::min(size_t(opt.batch), order.size() - first);
+    for (size_t first = 0; first < per_epoch; first += size_t(opt.batch)) {
+      const size_t n = std::min(size_t(opt.batch), per_epoch - first);
       if (n < 2) break;  // batch norm needs two rows
       const double progress_fraction = double(step) / double(std::max<int64_t>(1, total_steps));
       const double lr =

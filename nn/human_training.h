@@ -53,12 +53,22 @@ HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, con
 // The mean rating of the rated samples, rounded (0 when there are none).
 int mean_rating(const std::vector<HumanSample>& samples);
 
+// The prior of the rating estimate (HumanHeadInfo::rating_prior): the rated (not titled)
+// sides per kHumanPriorBinWidth-point bin of `info`'s range, a side outside it counted
+// in the nearest bin. Each side counts once, however many moves it made.
+std::vector<int> rating_prior_counts(const std::vector<HumanSide>& sides,
+                                     const HumanHeadInfo& info);
+
 struct HumanTrainOptions {
   int epochs = 3;               // passes over the training samples
   int batch = 256;              // samples per optimizer step
   double learning_rate = 1e-3;  // Adam's, decayed along a cosine to a tenth at the end
   double weight_decay = 1e-4;   // L2 on every weight
   uint64_t seed = 1;            // the order of the samples
+  // Samples per epoch: the first this many of the epoch's shuffled order (0 = all), so
+  // that a slow pass (the whole network on a shared machine) fits a time box while
+  // still seeing other samples every epoch.
+  int64_t positions_per_epoch = 0;
   // Train the human head alone on the tower's output, computed once (every other weight
   // stays as it is: the model's own policy and value are untouched); false: fine-tune
   // the whole network.

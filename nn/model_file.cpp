@@ -86,9 +86,13 @@ void save_model(const std::string& path, const Model& model) {
     if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
     if (model.meta.network.human_policy_head) {
       j["network"]["human_policy_head"] = true;
+      if (model.meta.network.human_rating_temperature)
+        j["network"]["human_rating_temperature"] = true;
       j["human"] = {{"rating_min", model.meta.human.rating_min},
                     {"rating_max", model.meta.human.rating_max},
                     {"rating_mean", model.meta.human.rating_mean}};
+      if (!model.meta.human.rating_prior.empty())
+        j["human"]["rating_prior"] = model.meta.human.rating_prior;
     }
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;
@@ -230,6 +234,18 @@ Model with_human_policy_head(const Model& model, const HumanHeadInfo& info) {
   m.net->human_bn->running_var.copy_(m.net->policy_bn->running_var);
   m.net->human_out->weight.copy_(m.net->policy_out->weight);
   m.net->human_out->bias.copy_(m.net->policy_out->bias);
+  return m;
+}
+
+Model with_human_rating_temperature(const Model& model) {
+  if (!model.meta.network.human_policy_head)
+    throw ModelError("a rating temperature needs a human policy head");
+  if (model.meta.network.human_rating_temperature) return model;
+  NetConfig c = model.meta.network;
+  c.human_rating_temperature = true;
+  Model m = with_network(model, c, 0);
+  torch::NoGradGuard no_grad;
+  m.net->human_temperature_fc->weight.zero_();
   return m;
 }
 

@@ -12,7 +12,8 @@
 //                        opponent_policy_head, score_distribution_head,
 //                        human_policy_head (each only when true; absent = false)}
 //     human             with the human policy head only: {rating_min, rating_max,
-//                        rating_mean}, the ratings it was trained on (nn/human_rating.h)
+//                        rating_mean}, the ratings it was trained on, and rating_prior
+//                        (optional): train-fold sides per 100-point bin (nn/human_rating.h)
 //     generation        self-play generation (0 = the random initial net)
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
@@ -67,6 +68,10 @@ Model with_score_distribution_head(const Model& model, bool on, uint64_t seed);
 // copy of the model's own policy head with no weight on the rating: before training it
 // plays exactly the model's policy at every rating. The model itself when it has one.
 Model with_human_policy_head(const Model& model, const HumanHeadInfo& info);
+
+// `model` (with a human head) whose head's temperature also depends on the rating
+// (NetConfig::human_rating_temperature), started at 1 for every rating: the same answers.
+Model with_human_rating_temperature(const Model& model);
 
 // `model` grown to a wider (`channels`) and deeper (`blocks`) tower that computes exactly
 // what `model` computes (Net2Net-style, up to float rounding): every weight is kept in

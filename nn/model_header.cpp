@@ -54,11 +54,16 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     meta.network.opponent_policy_head = n.value("opponent_policy_head", false);
     meta.network.score_distribution_head = n.value("score_distribution_head", false);
     meta.network.human_policy_head = n.value("human_policy_head", false);
+    meta.network.human_rating_temperature =
+        meta.network.human_policy_head && n.value("human_rating_temperature", false);
     if (meta.network.human_policy_head) {
       const auto& h = j.at("human");
       meta.human.rating_min = h.at("rating_min").get<int>();
       meta.human.rating_max = h.at("rating_max").get<int>();
       meta.human.rating_mean = h.at("rating_mean").get<int>();
+      // Absent in models from before the prior: none.
+      if (h.contains("rating_prior"))
+        meta.human.rating_prior = h.at("rating_prior").get<std::vector<int>>();
       if (const std::string why = human_head_problem(meta.human); !why.empty())
         throw ModelError(where + "malformed human head in its metadata: " + why);
     }

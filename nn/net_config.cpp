@@ -36,7 +36,9 @@ int64_t expected_parameter_count(const NetConfig& c) {
   // conv1 to one logit with a bias.
   const int64_t human =
       c.human_policy_head ? C * P + int64_t(kHumanRatingInputs) * P + 2 * P + (P + 1) : 0;
-  return input + c.blocks * block + policy + value + opponent_policy + score + human;
+  const int64_t temperature =
+      c.human_policy_head && c.human_rating_temperature ? int64_t(kHumanRatingInputs) : 0;
+  return input + c.blocks * block + policy + value + opponent_policy + score + human + temperature;
 }
 
 }  // namespace kz

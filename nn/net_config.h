@@ -31,6 +31,10 @@ struct NetConfig {
   // with the rating as an input (nn/human_rating.h). Trained on rated games by
   // `kumalak human-train`; the model's metadata then carries its rating range.
   bool human_policy_head = false;
+  // With the human head only: the rating also sets the head's temperature (its logits
+  // times exp(w . rating inputs), w zero at the start), so that how sure a player's
+  // choice is may depend on the rating as well as which moves it favours.
+  bool human_rating_temperature = false;
   bool operator==(const NetConfig&) const = default;
 };
 

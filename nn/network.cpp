@@ -77,6 +77,10 @@ NetworkImpl::NetworkImpl(const NetConfig& c) : config(c) {
     human_out = register_module(
         "human_out",
         torch::nn::Conv1d(torch::nn::Conv1dOptions(c.policy_channels, 1, 1).bias(true)));
+    if (c.human_rating_temperature)
+      human_temperature_fc = register_module(
+          "human_temperature_fc",
+          torch::nn::Linear(torch::nn::LinearOptions(kHumanRatingInputs, 1).bias(false)));
   }
 }
 
@@ -92,7 +96,9 @@ torch::Tensor NetworkImpl::human_policy(const torch::Tensor& trunk_out,
               "the human policy was asked for, but this network has none");
   auto h = human_conv(trunk_out) + human_rating_fc(rating_inputs).unsqueeze(2);
   h = torch::relu(human_bn(h));
-  return human_out(h).squeeze(1).narrow(1, 0, pits);
+  auto logits = human_out(h).squeeze(1).narrow(1, 0, pits);
+  if (human_temperature_fc) logits = logits * torch::exp(human_temperature_fc(rating_inputs));
+  return logits;
 }
 
 torch::Tensor NetworkImpl::human_policy_grid(const torch::Tensor& trunk_out,
@@ -104,7 +110,10 @@ torch::Tensor NetworkImpl::human_policy_grid(const torch::Tensor& trunk_out,
   auto h = base.unsqueeze(0) + bias.unsqueeze(1).unsqueeze(3);  // [G, B, P, m]
   const int64_t G = h.size(0), B = h.size(1), P = h.size(2);
   h = torch::relu(human_bn(h.reshape({G * B, P, pits})));
-  return human_out(h).reshape({G, B, pits});
+  auto logits = human_out(h).reshape({G, B, pits});
+  if (human_temperature_fc)
+    logits = logits * torch::exp(human_temperature_fc(rating_inputs)).unsqueeze(2);  // [G, 1, 1]
+  return logits;
 }
 
 NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opponent_policy) {

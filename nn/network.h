@@ -90,6 +90,8 @@ struct NetworkImpl : torch::nn::Module {
   torch::nn::Conv1d human_conv{nullptr}, human_out{nullptr};
   torch::nn::Linear human_rating_fc{nullptr};
   torch::nn::BatchNorm1d human_bn{nullptr};
+  // With NetConfig::human_rating_temperature: the log of the head's inverse temperature.
+  torch::nn::Linear human_temperature_fc{nullptr};
 };
 TORCH_MODULE(Network);
 

@@ -205,3 +205,66 @@ TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {
 }
 
 }  // namespace
+
+namespace {
+
+// --a/--b with PlayOK ratings: the human model plays both sides (tools/human_level.h),
+// over the same paired openings as the named levels, the row named by the ratings and
+// judged against the 60 % goal of a 200-point step; the same seed replays the same games;
+// a rating outside the model's range, a lone --a, or a game without a human model are
+// refused before any game is played.
+TEST(CliLevelsMatch, RatingLevelsPlayPairedOpenings) {
+  const std::string human = std::string(KZ_SOURCE_DIR) + "/models/togyz-human.pt";
+  const std::string dir = kz::test::temp_dir("kz-levels-rating");
+  const std::string record = dir + "/match.jsonl";
+  const std::string base = kz::test::bin("kumalak") +
+                           " levels-match --game togyz --games 4 --threads 1 --max-plies 40 "
+                           "--seed 11 --human-model " +
+                           human;
+  std::string out;
+  int status = kz::test::run_command(base + " --a 2200 --b 800 --record " + record, &out);
+  ASSERT_TRUE(status == 0 || status == 3) << "status " << status << "\n" << out;
+  EXPECT_NE(out.find("4 games per pair (2 openings x 2 colours"), std::string::npos) << out;
+  const std::regex row(
+      R"(2200 vs 800\s+4\s+(\d+)-(\d+)-(\d+)\s+([\d.]+)%\s+[-+]\S+ \[\S+, \S+\]\s+(continue|H0|H1))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, row)) << out;
+  EXPECT_EQ(std::stoi(m[1]) + std::stoi(m[2]) + std::stoi(m[3]), 4) << out;
+  // The exit status follows the 60 % goal of a rating step.
+  EXPECT_EQ(status, std::stod(m[4]) < 60.0 ? 3 : 0) << out;
+  EXPECT_NE(out.find("H1 = the step is worth 70 Elo (60 %), H0 = 0 Elo (50 %)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("2200: human-2200 vs human-800"), std::string::npos) << out;
+  const auto lines = lines_of(record);
+  ASSERT_EQ(lines.size(), 1u + 4u);
+  EXPECT_NE(lines[0].find("\"a\":\"2200\",\"b\":\"800\""), std::string::npos) << lines[0];
+  for (size_t i = 1; i < lines.size(); ++i)
+    EXPECT_NE(lines[i].find("\"upper\":\"2200\""), std::string::npos) << lines[i];
+
+  // The same seed without a record: the same games, the same row.
+  const std::string first_row = m[0];
+  status = kz::test::run_command(base + " --a 2200 --b 800", &out);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  EXPECT_NE(out.find(first_row), std::string::npos) << out;
+
+  // A rating level against a named level.
+  status = kz::test::run_command(base + " --a 1200 --b beginner", &out);
+  ASSERT_TRUE(status == 0 || status == 3) << out;
+  EXPECT_NE(out.find("1200: human-1200 vs alphabeta-beginner"), std::string::npos) << out;
+
+  const std::pair<std::string, std::string> refusals[] = {
+      {base + " --a 2300 --b 1200", "must lie in the human model's range 800..2200"},
+      {base + " --a 1400", "--a and --b go together"},
+      {base + " --a 1400 --b 1200 --only hard", "no --only or --same-level"},
+      {base + " --a 1400 --b tsar", "tsar"},
+      {kz::test::bin("kumalak") +
+           " levels-match --game kalah --games 2 --a 1400 --b 1200 --human-model /nonexistent.pt",
+       "'/nonexistent.pt' does not exist"}};
+  for (const auto& [command, message] : refusals) {
+    out.clear();
+    EXPECT_EQ(kz::test::run_command(command, &out, true), 2) << command << "\n" << out;
+    EXPECT_NE(out.find(message), std::string::npos) << command << "\n" << out;
+  }
+}
+
+}  // namespace

@@ -18,7 +18,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -161,6 +161,121 @@ TEST(RatingEstimate, IntervalIsCutAtTheGridsEnds) {
   EXPECT_NEAR(e.high, 900 + 100 * (-2.0 - -2.92) / (-2.0 - -10.0), 1e-9);
 }
 
+// The rating temperature: it starts at 1 (the same answers at every rating), a weight
+// on it changes how sure the head is by rating, and the model file keeps it.
+TEST(HumanHead, RatingTemperatureStartsNeutralAndRoundTrips) {
+  NetConfig c = test::tiny_net_config();
+  c.human_policy_head = true;
+  c.human_rating_temperature = true;
+  EXPECT_EQ(expected_parameter_count(c), Network(c)->parameter_count());
+  Model plain = tiny_human_model();
+  Model warm = with_human_rating_temperature(plain);
+  EXPECT_TRUE(warm.meta.network.human_rating_temperature);
+  const auto positions = test::random_positions(GameSpec::togyz(), 8, 13);
+  HumanPolicy a(plain), b(warm);
+  for (int rating : {800, 2200}) {
+    const auto pa = a.probabilities(positions, rating), pb = b.probabilities(positions, rating);
+    for (size_t i = 0; i < positions.size(); ++i)
+      for (int k = 0; k < 9; ++k) EXPECT_NEAR(pa[i][size_t(k)], pb[i][size_t(k)], 1e-5);
+  }
+  {
+    torch::NoGradGuard no_grad;
+    // Colder at the top of the range (inputs[0] = t = +1), warmer at the bottom.
+    warm.net->human_temperature_fc->weight.zero_();
+    warm.net->human_temperature_fc->weight[0][0] = 1.0f;
+  }
+  HumanPolicy t(warm);
+  const auto low = t.probabilities(positions, 800), high = t.probabilities(positions, 2200);
+  const auto grid = t.move_logprobs(positions, std::vector<int>(positions.size(), 0), {800, 2200});
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const int best = top_human_move(high[i], positions[i]);
+    EXPECT_EQ(top_human_move(low[i], positions[i]), best);  // the order is the same
+    EXPECT_GE(high[i][size_t(best)], low[i][size_t(best)] - 1e-6);
+    if (positions[i].legal_mask() & 1) {
+      EXPECT_NEAR(grid[0][i], std::log(low[i][0]), 1e-4);
+      EXPECT_NEAR(grid[1][i], std::log(high[i][0]), 1e-4);
+    }
+  }
+  const std::string path = temp_path("human-temperature.pt");
+  save_model(path, warm);
+  Model back = load_model(path);
+  EXPECT_TRUE(back.meta.network.human_rating_temperature);
+  EXPECT_EQ(weights_checksum(back.net), weights_checksum(warm.net));
+  EXPECT_THROW(with_human_rating_temperature(
+                   make_random_model(GameSpec::togyz(), test::tiny_net_config(), 1)),
+               ModelError);
+}
+
+// The prior over ratings (HumanHeadInfo::rating_prior) travels in the model file;
+// a prior that does not fit the range is refused by name.
+TEST(HumanHead, ModelFileRoundTripsTheRatingPrior) {
+  Model m = tiny_human_model();
+  m.meta.human.rating_prior = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  const std::string path = temp_path("human-prior.pt");
+  save_model(path, m);
+  EXPECT_EQ(load_model(path).meta.human.rating_prior, m.meta.human.rating_prior);
+  const std::string bytes = test::read_bytes(path);
+  std::ofstream(temp_path("short-prior.pt"), std::ios::binary)
+      << test::with_metadata(bytes, "[1,2,3,", "[");
+  EXPECT_NE(test::load_error(temp_path("short-prior.pt"))
+                .find("human rating prior has 11 bins, the range 800..2200 has 14"),
+            std::string::npos)
+      << test::load_error(temp_path("short-prior.pt"));
+  HumanHeadInfo zero = kInfo;
+  zero.rating_prior.assign(14, 0);
+  EXPECT_NE(human_head_problem(zero), "");
+  zero.rating_prior[3] = -1;
+  EXPECT_NE(human_head_problem(zero), "");
+}
+
+TEST(RatingPrior, CountsEachRatedSideOnceInItsBin) {
+  const std::vector<HumanSide> sides{{805, false, 40},  {899, false, 3}, {900, false, 60},
+                                     {2500, false, 50}, {0, true, 70},   {650, false, 10}};
+  const std::vector<int> counts = rating_prior_counts(sides, kInfo);
+  ASSERT_EQ(counts.size(), 14u);
+  EXPECT_EQ(counts[0], 3);   // 805, 899 and 650 (below the range: the first bin)
+  EXPECT_EQ(counts[1], 1);   // 900
+  EXPECT_EQ(counts[13], 1);  // 2500 (above: the last bin); the titled side not at all
+}
+
+// With a prior, the estimate is the posterior median: a likelihood that says nothing
+// leaves the prior's median; a sharp one wins over the prior; the 95 % interval is the
+// posterior's 2.5 % and 97.5 % quantiles.
+TEST(RatingEstimate, PosteriorMedianWithThePrior) {
+  HumanHeadInfo info = kInfo;
+  // Every side in 1,200-1,299: the prior is peaked there (counts + 1/2 elsewhere).
+  info.rating_prior.assign(14, 0);
+  info.rating_prior[4] = 1000;
+  const std::vector<int> grid = human_rating_grid(info, 25);
+  const std::vector<double> log_prior = rating_log_prior(info, grid);
+  ASSERT_EQ(log_prior.size(), grid.size());
+  const std::vector<double> flat(grid.size(), -50.0);
+  const RatingEstimate e = estimate_rating_posterior(grid, flat, log_prior);
+  EXPECT_NEAR(e.rating, 1250, 30);
+  EXPECT_LT(e.low, e.rating);
+  EXPECT_GT(e.high, e.rating);
+  EXPECT_GT(e.low, 1100);
+  EXPECT_LT(e.high, 1400);
+  // Without a prior: the maximum-likelihood answer, unchanged.
+  std::vector<double> sharp(grid.size());
+  for (size_t g = 0; g < grid.size(); ++g) sharp[g] = -std::pow((grid[g] - 1900) / 40.0, 2);
+  const RatingEstimate ml = estimate_rating(grid, sharp);
+  const RatingEstimate same = estimate_rating_posterior(grid, sharp, {});
+  EXPECT_EQ(same.rating, ml.rating);
+  EXPECT_EQ(same.low, ml.low);
+  // A likelihood far sharper than the prior: the posterior stays near its peak.
+  const RatingEstimate post = estimate_rating_posterior(grid, sharp, log_prior);
+  EXPECT_NEAR(post.rating, 1900, 60);
+  EXPECT_LE(post.low, 1900);
+  // A flat prior and a symmetric likelihood: median at the peak, a symmetric interval.
+  HumanHeadInfo uniform = kInfo;
+  uniform.rating_prior.assign(14, 7);
+  const RatingEstimate u = estimate_rating_posterior(grid, sharp, rating_log_prior(uniform, grid));
+  EXPECT_NEAR(u.rating, 1900, 1e-6);
+  EXPECT_NEAR(u.high - u.rating, u.rating - u.low, 1e-6);
+  EXPECT_NEAR(u.high - u.low, 2 * 1.96 * 40 / std::sqrt(2.0), 15);
+}
+
 TEST(RatingEstimate, SpearmanCorrelation) {
   EXPECT_NEAR(spearman_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0, 1e-12);
   EXPECT_NEAR(spearman_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
@@ -178,9 +293,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}}), "");
 }
 
 }  // namespace

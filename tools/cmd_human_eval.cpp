@@ -82,9 +82,15 @@ struct EvalSide {
 };
 
 // How the rating estimates of the sides with enough moves compare with their ratings.
+// The rating estimate over the sides: the model's own (the posterior with the model's
+// prior where it has one, else the maximum likelihood) and the maximum-likelihood one beside
+// it; `coverage`: the share of sides whose recorded rating lies in the estimate's 95 %
+// interval.
 struct EstimateSummary {
   int64_t sides = 0;
-  double mae = 0, baseline_mae = 0, spearman = 0;
+  bool posterior = false;
+  double mae = 0, baseline_mae = 0, spearman = 0, coverage = 0, width = 0;
+  double ml_mae = 0, ml_spearman = 0, ml_coverage = 0, ml_width = 0;
 };
 
 // Progress of a long pass on stderr: at most one line a second, and one at the end.
@@ -284,20 +290,33 @@ int run_human_eval(const HumanEvalOptions& opt) {
       }
       progress.update(int64_t(first + n));
     }
-    std::vector<double> recorded, estimated;
+    const std::vector<double> log_prior = rating_log_prior(info, grid);
+    estimates.posterior = !log_prior.empty();
+    std::vector<double> recorded, estimated, ml_estimated;
     for (const EvalSide& side : sides) {
       if (side.loglik.empty()) continue;
-      const RatingEstimate e = estimate_rating(grid, side.loglik);
+      const RatingEstimate e = estimate_rating_posterior(grid, side.loglik, log_prior);
+      const RatingEstimate ml = estimate_rating(grid, side.loglik);
       recorded.push_back(side.rating);
       estimated.push_back(e.rating);
+      ml_estimated.push_back(ml.rating);
       estimates.mae += std::abs(e.rating - side.rating);
+      estimates.coverage += e.low <= side.rating && side.rating <= e.high;
+      estimates.width += e.high - e.low;
+      estimates.ml_mae += std::abs(ml.rating - side.rating);
+      estimates.ml_coverage += ml.low <= side.rating && side.rating <= ml.high;
+      estimates.ml_width += ml.high - ml.low;
       estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
     }
     estimates.sides = int64_t(recorded.size());
     if (estimates.sides > 0) {
-      estimates.mae /= double(estimates.sides);
-      estimates.baseline_mae /= double(estimates.sides);
+      const double n = double(estimates.sides);
+      for (double* v :
+           {&estimates.mae, &estimates.baseline_mae, &estimates.coverage, &estimates.width,
+            &estimates.ml_mae, &estimates.ml_coverage, &estimates.ml_width})
+        *v /= n;
       estimates.spearman = spearman_correlation(recorded, estimated);
+      estimates.ml_spearman = spearman_correlation(recorded, ml_estimated);
     }
   }
   if (opt.search_visits > 0) {
@@ -355,9 +374,16 @@ int run_human_eval(const HumanEvalOptions& opt) {
     if (human) {
       j["human_model"] = human_path;
       j["blind_rating"] = human->info().rating_mean;
+      j["rating_estimate"] = estimates.posterior ? "posterior" : "maximum_likelihood";
       j["rating_mae"] = estimates.mae;
       j["baseline_mae"] = estimates.baseline_mae;
       j["rating_spearman"] = estimates.spearman;
+      j["rating_coverage"] = estimates.coverage;
+      j["rating_interval_width"] = estimates.width;
+      j["ml_rating_mae"] = estimates.ml_mae;
+      j["ml_rating_spearman"] = estimates.ml_spearman;
+      j["ml_rating_coverage"] = estimates.ml_coverage;
+      j["ml_rating_interval_width"] = estimates.ml_width;
       j["sides"] = estimates.sides;
     }
     j["positions"] = int64_t(samples.size());
@@ -381,7 +407,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
   if (opt.search_visits > 0)
     search_head += " (" + std::to_string(opt.search_visits) + " visits, every " +
                    std::to_string(opt.every) + ")";
-  char line[256];
+  char line[512];
   std::snprintf(line, sizeof line, "%-11s %9s %13s %15s", "rating", "positions", "policy top-1",
                 "policy loglik");
   std::cout << line;
@@ -413,11 +439,20 @@ int run_human_eval(const HumanEvalOptions& opt) {
   }
   if (human) {
     std::snprintf(line, sizeof line,
-                  "Human model %s (blind at %d): rating estimate over %lld sides of %d+ moves: "
-                  "MAE %.0f (predicting the mean: %.0f), Spearman %.3f\n",
-                  human_path.c_str(), human->info().rating_mean, (long long)estimates.sides,
-                  kMinEstimateMoves, estimates.mae, estimates.baseline_mae, estimates.spearman);
+                  "Human model %s (blind at %d): rating estimate (%s) over %lld sides of %d+ "
+                  "moves: MAE %.0f (predicting the mean: %.0f), Spearman %.3f, 95 %% interval "
+                  "holds the rating for %.0f %%\n",
+                  human_path.c_str(), human->info().rating_mean,
+                  estimates.posterior ? "posterior with the model's prior" : "maximum likelihood",
+                  (long long)estimates.sides, kMinEstimateMoves, estimates.mae,
+                  estimates.baseline_mae, estimates.spearman, 100 * estimates.coverage);
     std::cout << line;
+    if (estimates.posterior) {
+      std::snprintf(line, sizeof line,
+                    "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",
+                    estimates.ml_mae, estimates.ml_spearman, 100 * estimates.ml_coverage);
+      std::cout << line;
+    }
   }
   return 0;
 }

@@ -34,6 +34,8 @@ struct HumanTrainCliOptions {
   uint64_t seed = 1;
   bool titled = true;
   bool fine_tune = false;
+  bool rating_temperature = false;
+  int64_t positions_per_epoch = 0;
 };
 
 int run_human_train(const HumanTrainCliOptions& opt) {
@@ -86,8 +88,15 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   info.rating_min = rating_bin_from(lo);
   info.rating_max = rating_bin_from(hi) + kRatingBinWidth;
   info.rating_mean = mean_rating(train.samples);
+  // A model that already has a head (--init of a human model) keeps its range: the head's
+  // weights were trained for it.
+  if (model.meta.network.human_policy_head) info = model.meta.human;
+  info.rating_prior = rating_prior_counts(train.sides, info);
   model = with_human_policy_head(model, info);
-  model.meta.note = "human policy head: kumalak human-train from " + init;
+  model.meta.human.rating_prior = info.rating_prior;
+  if (opt.rating_temperature) model = with_human_rating_temperature(model);
+  if (model.meta.note.empty() || opt.epochs > 0)
+    model.meta.note = "human policy head: kumalak human-train from " + init;
   int64_t titled = 0;
   for (const auto& s : train.samples) titled += s.titled;
   std::cerr << "kumalak human-train: " << train.samples.size() << " train positions ("
@@ -105,12 +114,19 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     std::cerr << "kumalak human-train: " << line << "\n";
   };
   report("before training", model);
+  if (opt.epochs == 0) {
+    // Only the prior of the rating estimate (nn/human_rating.h) written into the model.
+    save_model(opt.out, model);
+    std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
+    return 0;
+  }
   HumanTrainOptions to;
   to.epochs = opt.epochs;
   to.batch = opt.batch;
   to.learning_rate = opt.learning_rate;
   to.seed = opt.seed;
   to.head_only = !opt.fine_tune;
+  to.positions_per_epoch = opt.positions_per_epoch;
   std::unique_ptr<Progress> progress;
   int progress_epoch = -1;
   to.after_batch = [&](int epoch, int64_t done, double loss) {
@@ -122,7 +138,10 @@ int run_human_train(const HumanTrainCliOptions& opt) {
           epoch == 0
               ? std::string("human-train: the tower's output")
               : "human-train epoch " + std::to_string(epoch) + "/" + std::to_string(opt.epochs),
-          int64_t(train.samples.size()), po);
+          epoch == 0 || opt.positions_per_epoch == 0
+              ? int64_t(train.samples.size())
+              : std::min(int64_t(train.samples.size()), opt.positions_per_epoch),
+          po);
       progress_epoch = epoch;
     }
     if (epoch > 0) progress->set_field("loss", loss);
@@ -157,8 +176,10 @@ void register_human_train(CLI::App& app, int& exit_code) {
                   "model to start from (default: the game's shipped model); its policy head "
                   "is the human head's start");
   cmd->add_option("--out", opt->out, "model file to write after every epoch")->required();
-  cmd->add_option("--epochs", opt->epochs, "passes over the train fold (default 3)")
-      ->check(in_range(1, 1000));
+  cmd->add_option("--epochs", opt->epochs,
+                  "passes over the train fold (default 3; 0: only write the train fold's "
+                  "rating prior into the model)")
+      ->check(in_range(0, 1000));
   cmd->add_option("--batch", opt->batch, "positions per optimizer step (default 256)")
       ->check(in_range(2, 65536));
   cmd->add_option("--lr", opt->learning_rate,
@@ -167,9 +188,16 @@ void register_human_train(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", opt->threads, "LibTorch threads (default 1)")
       ->check(in_range(1, 256));
   cmd->add_option("--seed", opt->seed, "order of the training positions (default 1)");
+  cmd->add_option("--positions-per-epoch", opt->positions_per_epoch,
+                  "train on this many positions an epoch, a new random draw each epoch "
+                  "(default 0: all of the train fold)")
+      ->check(in_range(int64_t(0), int64_t(1) << 40));
   cmd->add_flag("--fine-tune", opt->fine_tune,
                 "fine-tune the whole network with the head (default: the head alone, on the "
                 "tower's output computed once, which keeps the model's own policy and value)");
+  cmd->add_flag("--rating-temperature", opt->rating_temperature,
+                "let the rating also set the head's temperature (how sure a player's choice "
+                "is; a model without it gets it, started at 1)");
   cmd->add_flag("!--no-titled", opt->titled,
                 "leave out titled over-the-board players (unrated sides of games without a "
                 "TimeControl tag); by default they are a class of their own");

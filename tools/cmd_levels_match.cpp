@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -21,6 +22,7 @@
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 #include "train/elo.h"
 #include "train/progress.h"
 
@@ -37,6 +39,11 @@ struct LevelsMatchOptions {
   uint64_t seed = 1;
   double time_scale = 1.0;
   std::string only;  // the upper level of the one pair to play
+  // One pair off the ladder: side A against side B, the score from A's side. Each is a
+  // named level or a PlayOK rating (a level of the human model, tools/human_level.h), so
+  // `--a 1400 --b 1200` asks whether 200 rating points are a real step in strength.
+  std::string a, b;
+  std::string human_model;  // the human model of rating levels ("" = the shipped one)
   int max_plies = 1000;
   bool verbose = false;
   // false: the players `kumalak play` makes (hard and expert use the network where
@@ -70,6 +77,33 @@ constexpr double kStepScore = 0.65;
 // The SPRT reported per pair: is the step worth the 65 % it should be (+108 Elo), or
 // only 55 % (+35 Elo)? The pentanomial statistics of train/elo.h, as gating uses.
 const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
+// A pair with a rating level (--a/--b): A must score this much, the goal for 200 rating
+// points (docs/levels.md); its SPRT asks whether A is stronger at all (0 Elo) or worth
+// that score (+70 Elo).
+constexpr double kRatingStepScore = 0.60;
+const SprtParams kRatingStepSprt{0, 70, 0.05, 0.05, 20};
+
+// One side of a pair: a named level, or a PlayOK rating played by the human model.
+struct MatchSide {
+  Level level = Level::kBeginner;
+  std::optional<int> rating{};
+  std::string name() const { return rating ? std::to_string(*rating) : level_name(level); }
+};
+
+// "hard", "4" or "1400" (throws ParseError).
+MatchSide parse_match_side(const std::string& text) {
+  MatchSide side;
+  side.rating = parse_rating_level(text);
+  if (!side.rating) side.level = parse_level(text);
+  return side;
+}
+
+// The two sides of one pair, and what the first must score against the second.
+struct LevelPair {
+  MatchSide upper, lower;
+  double step_score = kStepScore;
+  SprtParams sprt = kStepSprt;
+};
 
 // The settings a record was made with: a resumed match must use the same ones, or its
 // games would not be one match. Adjudication's keys are there only when it is on, so
@@ -89,6 +123,12 @@ nlohmann::ordered_json record_settings(const LevelsMatchOptions& o, const GameSp
                               {"lower_alphabeta", o.lower_alphabeta},
                               {"lower_no_score_bounds", o.lower_no_score_bounds},
                               {"lower_model", o.lower_model}};
+  // Only when set, so records made before --a/--b existed still resume.
+  if (!o.a.empty()) {
+    j["a"] = o.a;
+    j["b"] = o.b;
+    j["human_model"] = o.human_model;
+  }
   if (o.resign_score > 0) {
     j["resign_score"] = o.resign_score;
     j["resign_moves"] = o.resign_moves;
@@ -222,20 +262,44 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     std::cerr << "kumalak levels-match: " << e.what() << "\n";
     return 2;
   }
-  std::vector<int> uppers;
-  if (!opt.only.empty()) {
+  std::vector<LevelPair> level_pairs;
+  if (!opt.a.empty() || !opt.b.empty()) {
+    try {
+      if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
+      if (!opt.only.empty() || opt.same_level)
+        throw ParseError("--a/--b name one pair: no --only or --same-level with them");
+      LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
+      // A rating level is refused here, before any game, when the human model is missing
+      // or the rating outside its range.
+      for (const MatchSide* side : {&pair.upper, &pair.lower})
+        if (side->rating) load_human_level(spec, *side->rating, opt.human_model);
+      if (pair.upper.rating || pair.lower.rating) {
+        pair.step_score = kRatingStepScore;
+        pair.sprt = kRatingStepSprt;
+      }
+      level_pairs.push_back(pair);
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak levels-match: " << e.what() << "\n";
+      return 2;
+    }
+  } else if (!opt.only.empty()) {
     try {
       const Level l = parse_level(opt.only);
       if (l == Level::kBeginner && !opt.same_level)
         throw ParseError("beginner has no level below it");
-      uppers.push_back(int(l));
+      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
     } catch (const ParseError& e) {
       std::cerr << "kumalak levels-match: --only: " << e.what() << "\n";
       return 2;
     }
   } else {
-    for (int l = 1; l < kLevelCount; ++l) uppers.push_back(l);
+    for (int l = 1; l < kLevelCount; ++l)
+      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
   }
+  // A human level's move is one small network call: one intra-op thread per game, so
+  // that --threads games at once do not oversubscribe the cores.
+  for (const LevelPair& pair : level_pairs)
+    if (pair.upper.rating || pair.lower.rating) torch::set_num_threads(1);
 
   const Position start = Position::start(spec);
   std::mt19937_64 rng(opt.seed);
@@ -244,14 +308,10 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   for (int i = 0; i < n_openings; ++i)
     openings.push_back(random_opening(start, opt.opening_plies, rng, 100));
 
-  // Pair p: level uppers[p] against the level below it, or against itself (--same-level).
-  auto upper_of = [&](size_t p) { return Level(uppers[p]); };
-  auto lower_of = [&](size_t p) { return opt.same_level ? upper_of(p) : Level(uppers[p] - 1); };
-
-  std::vector<PairStats> stats(uppers.size());
+  std::vector<PairStats> stats(level_pairs.size());
   // Half points of the upper level per (level pair, opening): the two games of an opening
   // form a pair of the pentanomial statistics (train/elo.h).
-  std::vector<std::vector<int>> opening_points(uppers.size(), std::vector<int>(n_openings, 0));
+  std::vector<std::vector<int>> opening_points(level_pairs.size(), std::vector<int>(n_openings, 0));
   const auto t0 = std::chrono::steady_clock::now();
 
   // The record of an earlier sitting: openings finished in both colours are counted and
@@ -276,7 +336,8 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       if (g.verdict_points != g.points) ++s.wrong_verdicts;
     }
   };
-  std::vector<std::vector<bool>> opening_done(uppers.size(), std::vector<bool>(n_openings, false));
+  std::vector<std::vector<bool>> opening_done(level_pairs.size(),
+                                              std::vector<bool>(n_openings, false));
   std::unique_ptr<std::ofstream> record;
   int recorded_games = 0;
   if (!opt.record.empty()) {
@@ -292,8 +353,8 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       }
       std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
       for (const auto& g : games)
-        for (size_t p = 0; p < uppers.size(); ++p)
-          if (g.upper == level_name(upper_of(p))) by_opening[{p, g.opening}].push_back(&g);
+        for (size_t p = 0; p < level_pairs.size(); ++p)
+          if (g.upper == level_pairs[p].upper.name()) by_opening[{p, g.opening}].push_back(&g);
       for (const auto& [key, list] : by_opening) {
         const RecordedGame* colour[2] = {nullptr, nullptr};
         for (const RecordedGame* g : list) colour[g->game] = g;
@@ -316,13 +377,13 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     if (recorded_games > 0)
       std::cerr << opt.record << ": " << recorded_games << " games already played, resuming\n";
   }
-  Progress progress("levels-match", int64_t(uppers.size()) * 2 * n_openings - recorded_games,
+  Progress progress("levels-match", int64_t(level_pairs.size()) * 2 * n_openings - recorded_games,
                     {.unit = "games"});
 
   // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
   // is the upper level, side 1 the lower; --threads games at once, each on its own core.
-  for (size_t p = 0; p < uppers.size(); ++p) {
-    const Level upper = upper_of(p), lower = lower_of(p);
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
+    const MatchSide upper = level_pairs[p].upper, lower = level_pairs[p].lower;
     PairStats& s = stats[p];
     // The openings still to play (all of them without a record).
     std::vector<int> todo;
@@ -338,19 +399,28 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     // Game k of the whole run (level pair, opening, colour): its players' noise seeds.
     const int first_game = int(p) * 2 * n_openings;
     GameSide sides[2];
-    sides[0].name = level_name(upper);
-    sides[1].name = level_name(lower);
+    sides[0].name = upper.name();
+    sides[1].name = lower.name();
     for (int side = 0; side < 2; ++side) {
-      sides[side].make_player = [&, side, level = side == 0 ? upper : lower](int index, int) {
+      sides[side].make_player = [&, side, match_side = side == 0 ? upper : lower](
+                                    int index, int) -> std::unique_ptr<Player> {
+        // Distinct noise per game and side, reproducible from --seed.
+        const uint64_t seed = opt.seed * 1000003 + uint64_t(first_game + original_game(index)) * 2 +
+                              uint64_t(side) + 1;
+        // A policy of its own per game (a small file read once a game): games run on
+        // several threads at once.
+        if (match_side.rating)
+          return std::make_unique<HumanLevelPlayer>(
+              load_human_level(spec, *match_side.rating, opt.human_model), *match_side.rating,
+              seed);
+        const Level level = match_side.level;
         LevelPlayerOptions po;
         po.time_scale = opt.time_scale;
         po.force_alphabeta = opt.alphabeta_only || (side == 1 && opt.lower_alphabeta);
         po.score_bounds = !(side == 1 && opt.lower_no_score_bounds);
         po.threads = 1;  // one core per game: --threads games run at once
         po.network = load_model_evaluator;
-        // Distinct noise per game and side, reproducible from --seed.
-        po.seed = opt.seed * 1000003 + uint64_t(first_game + original_game(index)) * 2 +
-                  uint64_t(side) + 1;
+        po.seed = seed;
         const std::string& model =
             side == 1 && !opt.lower_model.empty() ? opt.lower_model : opt.model;
         return make_level_player(spec, level, model, po);
@@ -371,7 +441,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     mo.on_game = [&](int pair, int game, int upper_points, const RunnerGame& g, const GameEnd&) {
       const int opening = todo[size_t(pair)];
       RecordedGame& rg = game_stats[size_t(g.index)];
-      rg.upper = level_name(upper);
+      rg.upper = upper.name();
       rg.opening = opening;
       rg.game = game;
       rg.points = upper_points;
@@ -390,8 +460,8 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       progress.set_field("score", score);
       progress.add();  // after the score, so the line it may print shows this game
       if (opt.verbose)
-        std::cerr << level_name(upper) << (game == 0 ? " (white)" : " (black)") << " vs "
-                  << level_name(lower) << ", opening " << opening + 1 << ": "
+        std::cerr << upper.name() << (game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
+                  << ", opening " << opening + 1 << ": "
                   << (upper_points == 2   ? "win"
                       : upper_points == 0 ? "loss"
                                           : "draw")
@@ -431,16 +501,16 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   std::printf("%-20s %6s %13s %7s %18s %5s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L",
               "score", "elo [95%]", "sprt", "upper s/mv", "lower s/mv", "plies/g");
   int failures = 0;
-  for (size_t p = 0; p < uppers.size(); ++p) {
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
     const PairStats& s = stats[p];
     const int n = s.wins + s.draws + s.losses;
     Pentanomial pairs;
     for (int points : opening_points[p]) pairs.counts[size_t(points)]++;
     const EloEstimate elo = estimate_elo(pairs);
-    const SprtResult verdict = sprt(pairs, kStepSprt);
+    const SprtResult verdict = sprt(pairs, level_pairs[p].sprt);
     const double score = pairs.score();
     std::ostringstream pair, wdl;
-    pair << level_name(upper_of(p)) << " vs " << level_name(lower_of(p));
+    pair << level_pairs[p].upper.name() << " vs " << level_pairs[p].lower.name();
     wdl << s.wins << "-" << s.draws << "-" << s.losses;
     char interval[64];
     std::snprintf(interval, sizeof interval, "%+.0f [%+.0f, %+.0f]", elo.elo, elo.elo_lo,
@@ -450,31 +520,32 @@ int run_levels_match(const LevelsMatchOptions& opt) {
                 s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
                 s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0,
                 n ? double(s.plies) / n : 0.0);
-    if (score < kStepScore) ++failures;
+    if (score < level_pairs[p].step_score) ++failures;
   }
+  const SprtParams& shown = level_pairs.front().sprt;
   std::printf(
       "sprt: H1 = the step is worth %.0f Elo (%.0f %%), H0 = %.0f Elo (%.0f %%): "
       "H1 accepted, H0 accepted, or continue (more games needed)\n",
-      kStepSprt.elo1, 100 * score_from_elo(kStepSprt.elo1), kStepSprt.elo0,
-      100 * score_from_elo(kStepSprt.elo0));
-  for (size_t p = 0; p < uppers.size(); ++p) {
+      shown.elo1, 100 * score_from_elo(shown.elo1), shown.elo0, 100 * score_from_elo(shown.elo0));
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
     const PairStats& s = stats[p];
     if (opt.resign_score <= 0 || s.verdicts == 0) continue;
     const int n = s.wins + s.draws + s.losses;
     std::printf("%s: resign adjudication judged %d of %d games, at ply %.1f on average",
-                level_name(upper_of(p)), s.verdicts, n, double(s.verdict_plies) / s.verdicts);
+                level_pairs[p].upper.name().c_str(), s.verdicts, n,
+                double(s.verdict_plies) / s.verdicts);
     if (opt.resign_verify)
       std::printf("; played on, they lasted %.1f plies and %d verdicts were wrong\n",
                   double(s.verdict_game_plies) / s.verdicts, s.wrong_verdicts);
     else
       std::printf(" (the games ended there)\n");
   }
-  for (size_t p = 0; p < uppers.size(); ++p)
-    std::printf("%s: %s vs %s\n", level_name(upper_of(p)), stats[p].upper_name.c_str(),
+  for (size_t p = 0; p < level_pairs.size(); ++p)
+    std::printf("%s: %s vs %s\n", level_pairs[p].upper.name().c_str(), stats[p].upper_name.c_str(),
                 stats[p].lower_name.c_str());
   std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
               recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
-  // Exit status 3 when some level scores under 65% against the one below.
+  // Exit status 3 when some level scores under its step (65 %; 60 % with a rating level).
   return failures ? 3 : 0;
 }
 
@@ -495,6 +566,12 @@ void register_levels_match(CLI::App& app, int& exit_code) {
   add_seed_option(cmd, opt->seed);
   add_time_scale_option(cmd, opt->time_scale);
   cmd->add_option("--only", opt->only, "play one pair: this level against the one below");
+  cmd->add_option("--a", opt->a,
+                  "play one pair, A against B (score from A's side); each a level or a "
+                  "PlayOK rating of the human model, e.g. --a 1400 --b 1200");
+  cmd->add_option("--b", opt->b, "the level or rating A plays against (with --a)");
+  cmd->add_option("--human-model", opt->human_model,
+                  "the human model of rating levels (default: the shipped one)");
   cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies")
       ->check(in_range(1, 100000));
   add_model_option(cmd, opt->model);

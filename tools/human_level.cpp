@@ -123,7 +123,9 @@ std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start
   std::vector<double> loglik(grid.size(), 0.0);
   for (size_t g = 0; g < grid.size(); ++g)
     for (double lp : logprobs[g]) loglik[g] += lp;
-  const RatingEstimate estimate = estimate_rating(grid, loglik);
+  // With the model's prior over ratings where it has one (nn/human_rating.h).
+  const RatingEstimate estimate =
+      estimate_rating_posterior(grid, loglik, rating_log_prior(policy.info(), grid));
   PlayedLike out;
   out.rating = int(std::lround(estimate.rating));
   out.low = int(std::lround(estimate.low));
