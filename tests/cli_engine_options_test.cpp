@@ -23,7 +23,7 @@ std::string engine_output(std::string commands, const std::string& args = "") {
   for (size_t at; (at = commands.find("@wait\\n")) != std::string::npos;)
     commands.replace(at, 7, "'; sleep 6; printf '");
   std::string out;
-  test::run_command("{ printf '" + commands + "'; } | KZ_MODELS_DIR=" + std::string(KZ_SOURCE_DIR) +
+  test::run_command("{ printf '" + commands + "'; } | KZ_MODELS_DIR=" + test::source_dir() +
                         "/models " + test::bin("kumalak") + " engine" + args,
                     &out, true);
   return out;
@@ -58,7 +58,7 @@ std::string word_after(const AnnouncedOption& o, const std::string& key) {
 TEST(CliEngineOptions, DocsNameEveryAnnouncedOption) {
   const auto options = announced_options();
   ASSERT_EQ(options.size(), 9u);
-  std::ifstream in(std::string(KZ_SOURCE_DIR) + "/docs/protocol.md");
+  std::ifstream in(test::source_dir() + "/docs/protocol.md");
   std::stringstream docs;
   docs << in.rdbuf();
   for (const auto& o : options)
@@ -187,7 +187,7 @@ TEST(CliEngineOptions, RatingLevelsAtTheEndsOfTheHumanModelsRange) {
 
 TEST(CliConfig, TrainAnswersConfigValuesForScripts) {
   const std::string train = test::bin("kumalak-train");
-  const std::string configs = std::string(KZ_SOURCE_DIR) + "/configs/";
+  const std::string configs = test::source_dir() + "/configs/";
   std::string out;
   // run_command appends to what it is given.
   auto run = [&](const std::string& command, bool merge = false) {

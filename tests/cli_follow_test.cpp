@@ -89,7 +89,7 @@ TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   const std::string cfg = dir + "/follow.toml";
   {
     std::ofstream out(cfg);
-    out << "extends = \"" << KZ_SOURCE_DIR << "/configs/tiny.toml\"\n"
+    out << "extends = \"" << test::source_dir() << "/configs/tiny.toml\"\n"
         << "[gate]\npromote_min_score = 0.0\nelo0 = -3000.0\nelo1 = -2990.0\n"
         << "[follow]\ncandidate_every_steps = 10\nmax_samples_per_new_position = 4.0\n"
         << "poll_seconds = 0.2\n";

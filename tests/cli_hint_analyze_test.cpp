@@ -88,7 +88,7 @@ TEST(CliHint, JsonForPrograms) {
 // With the shipped network at hand, hint uses it (expert is the network MCTS), and the
 // best move is still the big capture; --depth asks the alpha-beta engine instead.
 TEST(CliHint, ShippedNetworkAndDepthChooseTheEngine) {
-  const std::string models = std::string("KZ_MODELS_DIR=") + KZ_SOURCE_DIR + "/models ";
+  const std::string models = std::string("KZ_MODELS_DIR=") + test::source_dir() + "/models ";
   std::string out;
   ASSERT_EQ(test::run_command(models + kumalak() + " hint --json --movetime 0.3 --position '" +
                                   std::string(kCapture) + "'",

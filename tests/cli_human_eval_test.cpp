@@ -42,9 +42,10 @@ class HumanEval : public ::testing::Test {
   CliRun run(const std::string& args) {
     const std::string err_file = dir_ + "/stderr";
     CliRun r;
-    r.status = test::run_command(test::bin("kumalak") + " human-eval --model " + KZ_SOURCE_DIR +
-                                     "/models/togyz.pt " + args + " 2>" + err_file,
-                                 &r.out);
+    r.status =
+        test::run_command(test::bin("kumalak") + " human-eval --model " + test::source_dir() +
+                              "/models/togyz.pt " + args + " 2>" + err_file,
+                          &r.out);
     r.err = test::read_bytes(err_file);
     return r;
   }

@@ -12,7 +12,7 @@
 namespace kz {
 namespace {
 
-const std::string kModels = std::string("KZ_MODELS_DIR=") + KZ_SOURCE_DIR + "/models ";
+const std::string kModels = std::string("KZ_MODELS_DIR=") + test::source_dir() + "/models ";
 
 int kumalak(const std::string& args, std::string* out, const std::string& env = kModels) {
   return test::run_command(env + "NO_COLOR=1 " + test::bin("kumalak") + " " + args, out, true);

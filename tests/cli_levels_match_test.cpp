@@ -190,7 +190,7 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
 // Two networks at one level's budget (a match at equal time): the lower side plays
 // --lower-model; a missing one is named.
 TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {
-  const std::string models = std::string(KZ_SOURCE_DIR) + "/";
+  const std::string models = kz::test::source_dir() + "/";
   const std::string base = kz::test::bin("kumalak") +
                            " levels-match --game togyz --games 2 --threads 1 --only expert "
                            "--same-level --time-scale 0.01 --max-plies 60 --model " +
@@ -214,7 +214,7 @@ namespace {
 // a rating outside the model's range, a lone --a, or a game without a human model are
 // refused before any game is played.
 TEST(CliLevelsMatch, RatingLevelsPlayPairedOpenings) {
-  const std::string human = std::string(KZ_SOURCE_DIR) + "/models/togyz-human.pt";
+  const std::string human = kz::test::source_dir() + "/models/togyz-human.pt";
   const std::string dir = kz::test::temp_dir("kz-levels-rating");
   const std::string record = dir + "/match.jsonl";
   const std::string base = kz::test::bin("kumalak") +

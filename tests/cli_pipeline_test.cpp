@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tiny_config() {
-  return std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml";
+  return test::source_dir() + "/configs/tiny.toml";
 }
 
 struct CommandResult {
@@ -249,9 +249,8 @@ TEST_F(Pipeline, SelfplayTrainGateAndLadder) {
 }
 
 TEST_F(Pipeline, TheGenerationLoopRunsAndResumes) {
-  const std::string loop = std::string(KZ_SOURCE_DIR) + "/tools/loop.sh --bin " +
-                           std::string(KZ_BIN_DIR) + " --config " + tiny_config() + " --run " +
-                           dir_ + "/run";
+  const std::string loop = test::source_dir() + "/tools/loop.sh --bin " + test::bin_dir() +
+                           " --config " + tiny_config() + " --run " + dir_ + "/run";
   CommandResult r = run(loop);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::exists(dir_ + "/run/gates/gen0001.json"));

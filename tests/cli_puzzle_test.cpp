@@ -119,8 +119,8 @@ TEST(CliPuzzle, BuildMinesATinyInput) {
                     "[Event \"start\"]\n[Date \"2026.01.03\"]\n\n1. 98 98 2. 11 *\n");
   std::string out;
   EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
-                                  std::string(KZ_SOURCE_DIR) + "/models/togyz.pt --games-dir " +
-                                  dir + "/games --min-ply 0 --count 5 --confirm-visits 16 " +
+                                  test::source_dir() + "/models/togyz.pt --games-dir " + dir +
+                                  "/games --min-ply 0 --count 5 --confirm-visits 16 " +
                                   "--rating-visits 16 --out " + dir + "/out.txt",
                               &out, true),
             3)
@@ -137,7 +137,7 @@ TEST(CliPuzzle, BuildMinesATinyInput) {
 TEST(CliPuzzle, BuildRefusesAMissingSource) {
   std::string out;
   EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
-                                  std::string(KZ_SOURCE_DIR) + "/models/togyz.pt",
+                                  test::source_dir() + "/models/togyz.pt",
                               &out, true),
             2);
   EXPECT_NE(out.find("give --games-dir and/or --selfplay-games"), std::string::npos) << out;

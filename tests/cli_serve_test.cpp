@@ -26,7 +26,7 @@ class ServerProcess {
   explicit ServerProcess(const std::string& extra_args = "") {
     int fds[2];
     if (pipe(fds) != 0) return;
-    const std::string cmd = "exec env KZ_MODELS_DIR='" + std::string(KZ_SOURCE_DIR) + "/models' " +
+    const std::string cmd = "exec env KZ_MODELS_DIR='" + test::source_dir() + "/models' " +
                             test::bin("kumalak") + " serve --port 0 --workers 1 " + extra_args;
     pid_ = fork();
     if (pid_ == 0) {

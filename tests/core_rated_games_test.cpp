@@ -164,8 +164,8 @@ TEST(RatedGames, SplitIsDeterministicAndHoldsOutTheStatedShare) {
 TEST(RatedGames, RecordedGamesPerFold) {
   const std::string dir = test::shared_data_dir();
   if (dir.empty())
-    GTEST_SKIP() << "no recorded games: " KZ_SHARED_DATA
-                    "/togyz/*.pgn is absent (set -DKZ_SHARED_DATA=... to run this test)";
+    GTEST_SKIP() << "no recorded games: " << test::configured_shared_data_dir()
+                 << "/togyz/*.pgn is absent (set -DKZ_SHARED_DATA=... to run this test)";
   struct Counts {
     int games = 0;
     int64_t positions = 0, rated_positions = 0;

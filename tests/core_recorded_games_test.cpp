@@ -29,9 +29,8 @@ std::vector<std::string> pgn_files() {
 TEST(RecordedGames, AllReplayWithEveryAnnotationConfirmed) {
   const auto files = pgn_files();
   if (files.empty())
-    GTEST_SKIP() << "no recorded games: " KZ_SHARED_DATA
-                    "/togyz/*.pgn is absent (set "
-                    "-DKZ_SHARED_DATA=... to run this test)";
+    GTEST_SKIP() << "no recorded games: " << test::configured_shared_data_dir()
+                 << "/togyz/*.pgn is absent (set -DKZ_SHARED_DATA=... to run this test)";
   const Position start = Position::start(GameSpec::togyz());
   int games = 0, plies = 0, landings = 0, tuzdyk_marks = 0, kazan_notes = 0;
   int zero_games = 0, over_games = 0, decided_games = 0;

@@ -12,6 +12,7 @@
 #include "nn/inference_network.h"
 #include "nn/network_flops.h"
 #include "nn_test_util.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
@@ -108,7 +109,7 @@ void expect_evaluator_matches(const Model& model, const GameSpec& spec, double m
 TEST(FoldedNetwork, ShippedModelsGiveTheReferenceOutputs) {
   for (const std::string name : {"togyz", "kalah"}) {
     SCOPED_TRACE(name);
-    Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/" + name + ".pt");
+    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
     const GameSpec spec = GameSpec::parse(model.meta.game);
     expect_fold_matches(model, spec, 1e-4);
     expect_evaluator_matches(model, spec, 1e-3);

@@ -84,7 +84,7 @@ TEST(HumanHead, ModelsWithoutTheHeadStillLoad) {
   EXPECT_FALSE(load_model(temp_path("plain.pt")).meta.network.human_policy_head);
   EXPECT_EQ(test::read_bytes(temp_path("plain.pt")).find("human"), std::string::npos);
   // The shipped model, from before the head.
-  const std::string shipped = std::string(KZ_SOURCE_DIR) + "/models/togyz.pt";
+  const std::string shipped = test::source_dir() + "/models/togyz.pt";
   Model m = load_model(shipped);
   EXPECT_FALSE(m.meta.network.human_policy_head);
   EXPECT_THROW(HumanPolicy{m}, ModelError);

@@ -161,7 +161,7 @@ TEST_F(ModelFileTest, RefusesBadFilesWithAMessage) {
 // (tests/data/togyz-tiny-libtorch-2.6.pt) load with whatever LibTorch this build uses,
 // their weights checksums hold, and they evaluate to proper distributions.
 TEST(ModelFileCompat, ModelsWrittenByOtherLibTorchVersionsLoad) {
-  const std::string root = KZ_SOURCE_DIR;
+  const std::string root = test::source_dir();
   int loaded = 0;
   for (const std::string& file : {root + "/models/togyz.pt", root + "/models/kalah.pt",
                                   root + "/tests/data/togyz-tiny-libtorch-2.6.pt"}) {

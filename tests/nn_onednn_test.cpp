@@ -13,6 +13,7 @@
 #include "nn/features.h"
 #include "nn/inference_network.h"
 #include "nn_test_util.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
@@ -104,7 +105,7 @@ TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
   for (const std::string name : {"togyz", "kalah"}) {
     SCOPED_TRACE(name);
-    Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/" + name + ".pt");
+    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
     const GameSpec spec = GameSpec::parse(model.meta.game);
     for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
   }
@@ -136,7 +137,7 @@ TEST(OnednnNetwork, EvaluatorProbabilitiesMatchTheReference) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
   // The shipped model, and a random one with the score distribution head (whose
   // expectation is the margin) and random batch norm statistics.
-  std::vector<Model> models{load_model(std::string(KZ_SOURCE_DIR) + "/models/togyz.pt")};
+  std::vector<Model> models{load_model(test::source_dir() + "/models/togyz.pt")};
   NetConfig config = test::tiny_net_config();
   config.score_distribution_head = true;
   models.push_back(make_random_model(GameSpec::parse("togyz"), config, 4));
@@ -179,7 +180,7 @@ TEST(OnednnNetwork, EvaluatorProbabilitiesMatchTheReference) {
 
 TEST(OnednnNetwork, ABatchEvaluatesLikeEachPositionAloneOnEveryThread) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
-  Model model = load_model(std::string(KZ_SOURCE_DIR) + "/models/togyz.pt");
+  Model model = load_model(test::source_dir() + "/models/togyz.pt");
   const GameSpec spec = GameSpec::parse(model.meta.game);
   const InferenceNetwork net(
       model.net, torch::kCPU,

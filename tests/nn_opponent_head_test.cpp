@@ -96,7 +96,7 @@ TEST(OpponentHead, ModelWithTheHeadRoundTrips) {
 // The shipped models (written before the head existed) load without it, and their
 // weights are the network's whole set (the checksum of the file holds).
 TEST(OpponentHead, OldModelsLoadWithoutTheHead) {
-  const std::string root = KZ_SOURCE_DIR;
+  const std::string root = test::source_dir();
   int loaded = 0;
   for (const std::string& file : {root + "/models/togyz.pt", root + "/models/kalah.pt",
                                   root + "/models/history/togyz-gen65.pt"}) {
@@ -113,7 +113,7 @@ TEST(OpponentHead, OldModelsLoadWithoutTheHead) {
 // keeps every other weight and statistic: the model plays exactly as before; the new
 // head is seeded; dropping it again gives the original weights back.
 TEST(OpponentHead, AddingTheHeadKeepsEverythingElse) {
-  const std::string root = KZ_SOURCE_DIR;
+  const std::string root = test::source_dir();
   const std::string file = root + "/models/togyz.pt";
   Model old =
       fs::exists(file) ? load_model(file) : make_random_model(GameSpec::togyz(), tiny(false), 9);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tests/test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/run_api.h"
 #include "train/run_status.h"
@@ -18,7 +19,7 @@
 namespace kz::cli::serve {
 namespace {
 
-const std::string kFixtureRun = std::string(KZ_SOURCE_DIR) + "/tests/data/run-view";
+const std::string kFixtureRun = test::source_dir() + "/tests/data/run-view";
 
 // The whole server (ServeApi) on an ephemeral port, watching `dirs`; no engine is asked.
 class RunServer {

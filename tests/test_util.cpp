@@ -10,6 +10,14 @@
 
 namespace kz::test {
 
+std::string configured_shared_data_dir() {
+  return KZ_SHARED_DATA;
+}
+
+std::string source_dir() {
+  return KZ_SOURCE_DIR;
+}
+
 std::string shared_data_dir() {
   const std::filesystem::path p(KZ_SHARED_DATA);
   std::error_code ec;
@@ -29,8 +37,12 @@ int run_command(const std::string& command, std::string* out, bool merge_stderr)
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+std::string bin_dir() {
+  return KZ_BIN_DIR;
+}
+
 std::string bin(const std::string& name) {
-  return std::string(KZ_BIN_DIR) + "/" + name;
+  return bin_dir() + "/" + name;
 }
 
 std::string temp_dir(const std::string& prefix) {

@@ -25,7 +25,7 @@ std::string read_text(const std::string& path) {
 }
 
 std::string source_file(const std::string& relative) {
-  return std::string(KZ_SOURCE_DIR) + "/" + relative;
+  return test::source_dir() + "/" + relative;
 }
 
 std::string error_of(const std::string& text, const std::string& source = "run.toml") {

@@ -13,7 +13,7 @@ namespace kz {
 namespace {
 
 std::string tiny_config() {
-  std::ifstream in(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  std::ifstream in(test::source_dir() + "/configs/tiny.toml");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

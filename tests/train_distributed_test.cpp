@@ -157,7 +157,7 @@ class DistributedTraining : public ::testing::Test {
     for (int s = 0; s < 3; ++s)
       test::write_random_shard(spec, rng, 8, dir_ + "/data/s" + std::to_string(s) + ".kzshard",
                                uint32_t(s));
-    train_ = test::bin("kumalak-train") + " --config " + std::string(KZ_SOURCE_DIR) +
+    train_ = test::bin("kumalak-train") + " --config " + test::source_dir() +
              "/configs/tiny.toml --data " + dir_ + "/data";
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -372,7 +372,7 @@ class FollowRanks : public DistributedTraining {
     for (const auto& e : fs::directory_iterator(dir_ + "/data"))
       fs::copy_file(e.path(), run + "/data/gen0000/" + e.path().filename().string());
     std::ofstream(dir_ + "/follow.toml")
-        << "extends = \"" << KZ_SOURCE_DIR << "/configs/tiny.toml\"\n"
+        << "extends = \"" << test::source_dir() << "/configs/tiny.toml\"\n"
         << "[follow]\ncandidate_every_steps = 10\nmax_samples_per_new_position = 100.0\n"
         << "poll_seconds = 0.2\n";
     return run;

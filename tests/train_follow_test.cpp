@@ -23,7 +23,7 @@ std::string bytes_of(const std::string& path) {
 }
 
 std::string tiny() {
-  return std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml";
+  return test::source_dir() + "/configs/tiny.toml";
 }
 
 TEST(FollowRun, CreatedOnceAndNeverRewritten) {
@@ -46,7 +46,7 @@ TEST(FollowRun, CreatedOnceAndNeverRewritten) {
 
   // Another game's config on this run: refused, naming both files.
   try {
-    open_follow_run(run, std::string(KZ_SOURCE_DIR) + "/configs/togyz.toml");
+    open_follow_run(run, test::source_dir() + "/configs/togyz.toml");
     ADD_FAILURE() << "another game's config was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("togyz.toml"), std::string::npos) << e.what();

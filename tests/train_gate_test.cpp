@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "test_util.h"
 #include "train/gate.h"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nn/inference_network.h"
+#include "tests/test_util.h"
 #include "train/config.h"
 #include "train/match.h"
 #include "train/selfplay.h"
@@ -38,7 +39,7 @@ SelfplayShards selfplay_through(InferenceBackend backend, const std::string& dir
   set_default_inference_backend(backend);
   std::filesystem::remove_all(dir);
   SelfplayOptions o;
-  o.config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  o.config = load_config(test::source_dir() + "/configs/tiny.toml");
   o.out_dir = dir;
   o.games = 8;
   o.generation = 1;
@@ -144,7 +145,7 @@ TEST(InferencePaths, GatingMatchThroughOneDnnAndLibTorchGivesTheSameResult) {
   auto match = [](InferenceBackend backend) {
     set_default_inference_backend(backend);
     MatchOptions o;
-    o.config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+    o.config = load_config(test::source_dir() + "/configs/tiny.toml");
     o.a = "init";
     o.b = "rollout";
     o.games = 8;

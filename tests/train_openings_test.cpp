@@ -62,7 +62,7 @@ TEST(SelfplayOpenings, PgnGamesAreCutAtThePlies) {
 // The recorded games of ../shared/data/togyz work as an openings file: every game that
 // replays gives a position, and cut at 10 plies many differ.
 TEST(SelfplayOpenings, RecordedTogyzGamesAsOpenings) {
-  const std::string path = std::string(KZ_SHARED_DATA) + "/togyz/tournament-2018.pgn";
+  const std::string path = test::configured_shared_data_dir() + "/togyz/tournament-2018.pgn";
   if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
   const std::vector<Position> openings = load_openings(path, GameSpec::togyz(), 10);
   EXPECT_GT(openings.size(), 500u);
@@ -80,7 +80,7 @@ TEST(SelfplayOpenings, RecordedTogyzGamesAsOpenings) {
 // its positions, the others from random plies; 1 starts every game from the file.
 TEST(SelfplayOpenings, FractionMixesFileAndRandomOpenings) {
   const std::string dir = test::temp_dir("kz-openings");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   // Two positions a random opening of one ply cannot reach (two plies from the start,
   // unless the first move gave another turn).
   std::mt19937_64 rng(3);

@@ -172,7 +172,7 @@ TEST(OpponentPolicy, ConfigKeys) {
 // the trained model has the head and trains on from it.
 TEST(OpponentPolicy, TrainsFromAModelWithoutTheHead) {
   const std::string dir = test::temp_dir("kz-opp-train");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   std::mt19937_64 rng(11);
   fs::create_directories(dir + "/data");
   test::write_random_shard(config.game, rng, 12, dir + "/data/a.kzshard");

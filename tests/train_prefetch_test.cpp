@@ -95,7 +95,7 @@ class TrainerPipeline : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = test::temp_dir("kz-trainer");
-    config_ = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+    config_ = load_config(test::source_dir() + "/configs/tiny.toml");
     std::mt19937_64 rng(5);
     fs::create_directories(dir_ + "/data");
     test::write_random_shard(config_.game, rng, 12, dir_ + "/data/a.kzshard");

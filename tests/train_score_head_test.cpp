@@ -62,7 +62,7 @@ TEST(ScoreHead, ModelWithTheHeadRoundTripsAndOldModelsHaveNone) {
   EXPECT_EQ(weights_checksum(back.net), weights_checksum(m.net));
   save_model(dir + "/plain.pt", make_random_model(spec, tiny(false), 5));
   EXPECT_EQ(test::read_bytes(dir + "/plain.pt").find("score_distribution"), std::string::npos);
-  const std::string root = KZ_SOURCE_DIR;
+  const std::string root = test::source_dir();
   for (const std::string& file : {root + "/models/togyz.pt", root + "/models/kalah.pt"}) {
     if (!fs::exists(file)) continue;
     const Model old = load_model(file);
@@ -124,7 +124,7 @@ TEST(ScoreHead, TheSearchsMarginIsTheDistributionsExpectation) {
 // to put its mass on -6 and +6, the classes of the rows' final margins.
 TEST(ScoreHead, TrainsOnTheFinalMargins) {
   const std::string dir = test::temp_dir("kz-score-train");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   const GameSpec spec = config.game;
   std::mt19937_64 rng(3);
   ShardWriter w(spec, 0);

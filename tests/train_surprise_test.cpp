@@ -57,7 +57,7 @@ TEST(PolicySurprise, CopiesFollowTheWeights) {
 // as their surprise says, copies next to each other, and about as many in total.
 TEST(PolicySurprise, SelfplayWritesSurprisingRowsMoreOften) {
   const std::string dir = test::temp_dir("kz-surprise");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   config.search_threads = 1;
   auto play = [&](float weight, const std::string& out) {
     SelfplayOptions o;

@@ -85,7 +85,7 @@ TEST(ValueTargets, ConfigKeyRangeAndDefault) {
 // validation loss is still measured against the game results (so it compares with w = 0).
 TEST(ValueTargets, TrainsWithTheBlend) {
   const std::string dir = test::temp_dir("kz-targets");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   std::mt19937_64 rng(5);
   fs::create_directories(dir + "/data");
   test::write_random_shard(config.game, rng, 12, dir + "/data/a.kzshard");

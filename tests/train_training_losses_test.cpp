@@ -125,7 +125,7 @@ TEST(TrainingLosses, MetricsNamesAndValues) {
 // A training run's metrics log: the columns every run so far wrote, in their order.
 TEST(TrainingLosses, TheTrainersMetricsColumns) {
   const std::string dir = test::temp_dir("kz-loss-columns");
-  RunConfig config = load_config(std::string(KZ_SOURCE_DIR) + "/configs/tiny.toml");
+  RunConfig config = load_config(test::source_dir() + "/configs/tiny.toml");
   std::mt19937_64 rng(11);
   fs::create_directories(dir + "/data");
   test::write_random_shard(config.game, rng, 40, dir + "/data/a.kzshard");
