@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -258,6 +259,15 @@ long long days_from_date(const std::string& date) {
   const unsigned doy = unsigned((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1);
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return (long long)era * 146097 + (long long)doe - 719468;
+}
+
+std::string utc_date_today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
 }
 
 size_t daily_puzzle_index(const std::string& date, size_t count) {

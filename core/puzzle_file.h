@@ -74,6 +74,9 @@ PuzzleSet parse_puzzle_text(const std::string& text, const std::string& source);
 // `count`: the same for everyone on that date. Throws ParseError for a date that is not
 // a real calendar date from 1970 to 9999.
 size_t daily_puzzle_index(const std::string& date, size_t count);
+// Today's date in UTC as "2026-12-02": the daily puzzle's date where none is given, one
+// clock for `kumalak puzzle --daily` and the page, so both show the same puzzle.
+std::string utc_date_today();
 // Days since 1970-01-01 of a date as above (the same checks).
 long long days_from_date(const std::string& date);
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "tests/serve_test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/engine_queue.h"
 #include "tools/serve/session.h"
@@ -71,50 +72,17 @@ class HeldPlayer : public Player {
 };
 
 // The API on an ephemeral port of this process, its engine answering with `players`.
-class InProcessServer {
- public:
-  InProcessServer(PlayerFactory players, int workers = 1) {
-    ServeApiOptions o;
-    o.max_sessions = 16;
-    o.engine.workers = workers;
-    o.engine.max_think_s = 5;
-    api_ = std::make_unique<ServeApi>(o, std::move(players));
-    configure_http(http_, 4, true);
-    api_->routes(http_);
-    port_ = bind_http(http_, "127.0.0.1", 0);
-    api_->start();
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~InProcessServer() {
-    http_.stop();
-    thread_.join();
-    api_->stop();
-  }
-  int port() const { return port_; }
-  const ServeApi& api() const { return *api_; }
-
-  // The status and body of a call.
-  std::pair<int, json> call(const std::string& method, const std::string& path,
-                            const json& body = json::object()) {
-    httplib::Client cli("127.0.0.1", port_);
-    cli.set_read_timeout(10, 0);
-    auto r = method == "GET" ? cli.Get(path.c_str())
-                             : cli.Post(path.c_str(), body.dump(), "application/json");
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
-  }
-
- private:
-  std::unique_ptr<ServeApi> api_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::thread thread_;
-};
+InProcessApi in_process_server(PlayerFactory players, int workers = 1) {
+  ServeApiOptions o;
+  o.max_sessions = 16;
+  o.engine.workers = workers;
+  o.engine.max_think_s = 5;
+  return InProcessApi(o, std::move(players));
+}
 
 TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
   // Togyz, Black to move with hole 1 empty: the stub's hole 1 is illegal.
-  InProcessServer server(
+  InProcessApi server = in_process_server(
       [](Task, const GameSpec&, Level) { return std::make_unique<FixedMovePlayer>(0); });
   ASSERT_GT(server.port(), 0);
   auto [status, s] =
@@ -148,7 +116,7 @@ TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
 }
 
 TEST(ServeEngineMove, ALegalMoveIsPlayed) {
-  InProcessServer server([](Task, const GameSpec&, Level) {
+  InProcessApi server = in_process_server([](Task, const GameSpec&, Level) {
     return std::make_unique<FixedMovePlayer>(FixedMovePlayer::kFirstLegal);
   });
   auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
@@ -171,7 +139,7 @@ TEST(ServeEngineMove, ALegalMoveIsPlayed) {
 TEST(ServeEngineQueue, CapacityFollowsTheWorkers) {
   constexpr int kWorkers = 10;
   std::atomic<int> thinking{0}, most{0};
-  InProcessServer server(
+  InProcessApi server = in_process_server(
       [&](Task, const GameSpec&, Level) {
         return std::make_unique<FixedMovePlayer>(FixedMovePlayer::kFirstLegal, &thinking, &most);
       },
@@ -191,7 +159,7 @@ TEST(ServeEngineQueue, CapacityFollowsTheWorkers) {
 TEST(ServeEngineQueue, OneTaskPerGameAtATime) {
   std::atomic<bool> release{false};
   std::atomic<int> started{0};
-  InProcessServer server([&](Task, const GameSpec&, Level) {
+  InProcessApi server = in_process_server([&](Task, const GameSpec&, Level) {
     return std::make_unique<HeldPlayer>(&release, &started);
   });
   auto [status, s] = server.call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}});

@@ -18,6 +18,7 @@
 
 #include "mcts/levels.h"
 #include "mcts/mcts_player.h"
+#include "tests/serve_test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/network_fronts.h"
 
@@ -181,29 +182,14 @@ class Server {
     o.engine.network_jobs = [this](Task t, const GameSpec& s, Level l) {
       return engines_.uses_network(t, s, l);
     };
-    api_ = std::make_unique<ServeApi>(o, engines_.factory());
-    configure_http(http_, 16, true);
-    api_->routes(http_);
-    port_ = bind_http(http_, "127.0.0.1", 0);
-    api_->start();
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~Server() {
-    http_.stop();
-    thread_.join();
-    api_->stop();
+    server_ = std::make_unique<InProcessApi>(o, engines_.factory(), 16);
   }
   const LevelEngines& engines() const { return engines_; }
 
   json call(const std::string& method, const std::string& path, const json& body = {}) {
-    httplib::Client cli("127.0.0.1", port_);
-    cli.set_read_timeout(30, 0);
-    auto r = method == "GET" ? cli.Get(path.c_str())
-                             : cli.Post(path.c_str(), body.dump(), "application/json");
-    EXPECT_TRUE(r && r->status == 200)
-        << method << " " << path << ": " << (r ? r->body : std::string("no answer"));
-    return r ? json::parse(r->body, nullptr, false) : json();
+    auto [status, answer] = server_->call(method, path, body, 30);
+    EXPECT_EQ(status, 200) << method << " " << path << ": " << answer.dump();
+    return answer;
   }
   std::string new_game() {
     return call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"]
@@ -222,10 +208,7 @@ class Server {
 
  private:
   LevelEngines engines_;
-  std::unique_ptr<ServeApi> api_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::thread thread_;
+  std::unique_ptr<InProcessApi> server_;
 };
 
 TEST_F(ServeSearchSlots, AGameKeepsItsSearchTreeBetweenMoves) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/puzzle_file.h"
+#include "tests/serve_test_util.h"
 #include "tests/test_util.h"
 #include "tools/serve/http.h"
 #include "tools/serve/puzzle_api.h"
@@ -27,39 +28,29 @@ const char* kPuzzleFile =
 
 const char* kStart = "9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w";
 
+// The puzzle routes on a local server, reading the puzzle file above through
+// KZ_MODELS_DIR (set for the server's lifetime).
 class PuzzleServer {
  public:
-  PuzzleServer() {
-    dir_ = test::temp_dir("serve-puzzles");
-    std::filesystem::create_directories(dir_ + "/puzzles");
-    test::write_bytes(dir_ + "/puzzles/togyz.txt", kPuzzleFile);
-    setenv("KZ_MODELS_DIR", dir_.c_str(), 1);
-    configure_http(http_, 2, true);
-    add_puzzle_routes(http_);
-    port_ = bind_http(http_, "127.0.0.1", 0);
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~PuzzleServer() {
-    http_.stop();
-    thread_.join();
-    unsetenv("KZ_MODELS_DIR");
-  }
-  int port() const { return port_; }
+  PuzzleServer()
+      : dir_(models_dir()), http_(2, [](httplib::Server& http) { add_puzzle_routes(http); }) {}
+  ~PuzzleServer() { unsetenv("KZ_MODELS_DIR"); }
+  int port() const { return http_.port(); }
   std::pair<int, json> call(const std::string& method, const std::string& path,
                             const json& body = json::object()) {
-    httplib::Client cli("127.0.0.1", port_);
-    auto r = method == "GET" ? cli.Get(path.c_str())
-                             : cli.Post(path.c_str(), body.dump(), "application/json");
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
+    return http_.call(method, path, body);
   }
 
  private:
+  static std::string models_dir() {
+    const std::string dir = test::temp_dir("serve-puzzles");
+    std::filesystem::create_directories(dir + "/puzzles");
+    test::write_bytes(dir + "/puzzles/togyz.txt", kPuzzleFile);
+    setenv("KZ_MODELS_DIR", dir.c_str(), 1);
+    return dir;
+  }
   std::string dir_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::thread thread_;
+  LocalHttpServer http_;
 };
 
 }  // namespace

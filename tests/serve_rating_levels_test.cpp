@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "tests/serve_test_util.h"
 #include "tools/serve/api.h"
 
 namespace kz::cli::serve {
@@ -66,37 +67,12 @@ class StubRatings : public RatingLevels {
   }
 };
 
+// The API with stub players and stub rating levels (800..2200 in Togyz, none in Kalah).
 class RatedServer {
  public:
-  RatedServer() {
-    ServeApiOptions o;
-    o.max_sessions = 8;
-    o.engine.workers = 1;
-    o.engine.max_think_s = 5;
-    o.engine.ratings = std::make_shared<StubRatings>();
-    api_ = std::make_unique<ServeApi>(o, [](Task, const GameSpec&, Level level) {
-      return std::make_unique<NamedPlayer>(std::string("stub-") + level_name(level), 2);
-    });
-    configure_http(http_, 4, true);
-    api_->routes(http_);
-    port_ = bind_http(http_, "127.0.0.1", 0);
-    api_->start();
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~RatedServer() {
-    http_.stop();
-    thread_.join();
-    api_->stop();
-  }
   std::pair<int, json> call(const std::string& method, const std::string& path,
                             const json& body = json::object()) {
-    httplib::Client cli("127.0.0.1", port_);
-    cli.set_read_timeout(10, 0);
-    auto r = method == "GET" ? cli.Get(path.c_str())
-                             : cli.Post(path.c_str(), body.dump(), "application/json");
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
+    return server_.call(method, path, body);
   }
   // The state once the engine's task has ended.
   json settled(const std::string& id) {
@@ -111,10 +87,18 @@ class RatedServer {
   }
 
  private:
-  std::unique_ptr<ServeApi> api_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::thread thread_;
+  static ServeApiOptions options() {
+    ServeApiOptions o;
+    o.max_sessions = 8;
+    o.engine.workers = 1;
+    o.engine.max_think_s = 5;
+    o.engine.ratings = std::make_shared<StubRatings>();
+    return o;
+  }
+  InProcessApi server_{options(), [](Task, const GameSpec&, Level level) {
+                         return std::make_unique<NamedPlayer>(
+                             std::string("stub-") + level_name(level), 2);
+                       }};
 };
 
 TEST(ServeRatingLevels, TheLevelFieldTakesTheRangeEndsAndRefusesPastThem) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tests/serve_test_util.h"
 #include "tests/test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/run_api.h"
@@ -33,27 +34,12 @@ class RunServer {
       read_dirs_.push_back(dir);
       return json(reader_.read(dir, 1800000000000));
     };
-    api_ =
-        std::make_unique<ServeApi>(o, [](Task, const GameSpec&, Level) -> std::unique_ptr<Player> {
+    server_ = std::make_unique<InProcessApi>(
+        o, [](Task, const GameSpec&, Level) -> std::unique_ptr<Player> {
           throw std::logic_error("no engine in these tests");
         });
-    configure_http(http_, 4, true);
-    api_->routes(http_);
-    port_ = bind_http(http_, "127.0.0.1", 0);
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
-    while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ~RunServer() {
-    http_.stop();
-    thread_.join();
-  }
-  std::pair<int, json> get(const std::string& path) {
-    httplib::Client cli("127.0.0.1", port_);
-    cli.set_read_timeout(10, 0);
-    auto r = cli.Get(path.c_str());
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
-  }
+  std::pair<int, json> get(const std::string& path) { return server_->call("GET", path); }
   // The folders the reader was asked to read, in order.
   std::vector<std::string> read_dirs() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -64,10 +50,7 @@ class RunServer {
   std::mutex mutex_;
   std::vector<std::string> read_dirs_;
   RunStatusReader reader_;
-  std::unique_ptr<ServeApi> api_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::thread thread_;
+  std::unique_ptr<InProcessApi> server_;
 };
 
 TEST(ServeRunApi, AnswersTheFixtureRunWithItsDamagedFilesCounted) {

@@ -267,15 +267,6 @@ struct PuzzleOptions {
   std::string lang;     // --lang: the language of what the player reads
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 // The move as a person names it: "hole 9 (99)" in Togyz, "pit 3" in Kalah.
 std::string move_name(const Position& pos, int move) {
   using i18n::tr;
@@ -367,7 +358,7 @@ int run_puzzle(const PuzzleOptions& opt) {
     index = size_t(std::mt19937_64(seed)() % set.puzzles.size());
   } else {
     try {
-      index = daily_puzzle_index(opt.date.empty() ? today_utc() : opt.date, set.puzzles.size());
+      index = daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
     } catch (const ParseError& e) {
       std::cerr << "kumalak puzzle: " << e.what() << "\n";
       return 2;

@@ -1,7 +1,6 @@
 #include "tools/serve/puzzle_api.h"
 
 #include <algorithm>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,15 +48,6 @@ class PuzzleLibrary {
   std::map<std::string, PuzzleSet> sets_;  // never erased: references stay valid
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 const Puzzle& find_puzzle(const PuzzleSet& set, const std::string& id) {
   for (const Puzzle& z : set.puzzles)
     if (z.id == id) return z;
@@ -99,7 +89,7 @@ void add_puzzle_routes(httplib::Server& http) {
       if (!seed || *seed < 0) throw ApiError(400, i18n::tr("random: expected a whole number seed"));
       index = size_t(std::mt19937_64(uint64_t(*seed))() % set.puzzles.size());
     } else {
-      const std::string day = date.empty() ? today_utc() : date;
+      const std::string day = date.empty() ? utc_date_today() : date;
       index = daily_puzzle_index(day, set.puzzles.size());  // ParseError: 400
       extra["date"] = day;
     }
