@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/model_file.h"
+#include "nn/model_summary.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -17,20 +18,9 @@ void register_model_info(CLI::App& app, int& exit_code) {
     for (const auto& f : *files) {
       try {
         Model m = load_model(f);
-        nlohmann::ordered_json j = {
-            {"file", f},
-            {"game", m.meta.game},
-            {"generation", m.meta.generation},
-            {"training_steps", m.meta.training_steps},
-            {"feature_version", m.meta.feature_version},
-            {"channels", m.meta.network.channels},
-            {"blocks", m.meta.network.blocks},
-            {"opponent_policy_head", m.meta.network.opponent_policy_head},
-            {"score_distribution_head", m.meta.network.score_distribution_head},
-            {"parameters", m.net->parameter_count()},
-            {"weights_checksum", std::to_string(weights_checksum(m.net))},
-            {"created", m.meta.created},
-            {"note", m.meta.note}};
+        nlohmann::ordered_json j = {{"file", f}};
+        j.update(model_summary_json(m.meta, weights_checksum(m.net)));
+        j["parameters"] = m.net->parameter_count();
         std::cout << j.dump() << "\n";
       } catch (const std::exception& e) {
         std::cerr << "kumalak model-info: " << e.what() << "\n";

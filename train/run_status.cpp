@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/model_header.h"
+#include "nn/model_summary.h"
 #include "train/elo.h"
 #include "train/gate.h"
 #include "train/metrics_log.h"
@@ -309,20 +310,10 @@ ojson RunStatusReader::read(const std::string& run_dir_arg, int64_t now_unix_ms)
       try {
         std::string bytes;
         const CheckedModel m = read_checked_model(path, bytes);
-        c.value = {{"file", std::string(kModelsDir) + "/" + file.filename().string()},
-                   {"game", m.meta.game},
-                   {"generation", m.meta.generation},
-                   {"training_steps", m.meta.training_steps},
-                   {"feature_version", m.meta.feature_version},
-                   {"channels", m.meta.network.channels},
-                   {"blocks", m.meta.network.blocks},
-                   {"opponent_policy_head", m.meta.network.opponent_policy_head},
-                   {"score_distribution_head", m.meta.network.score_distribution_head},
-                   {"weights_checksum", std::to_string(m.weights_checksum)},
-                   {"created", m.meta.created},
-                   {"note", m.meta.note},
-                   {"bytes", stamp.size},
-                   {"modified_unix_ms", stamp.mtime_ns / 1000000}};
+        c.value = {{"file", std::string(kModelsDir) + "/" + file.filename().string()}};
+        c.value.update(model_summary_json(m.meta, m.weights_checksum));
+        c.value["bytes"] = stamp.size;
+        c.value["modified_unix_ms"] = stamp.mtime_ns / 1000000;
       } catch (const std::exception& e) {
         c.problem = e.what();
       }
