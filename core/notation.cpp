@@ -1,5 +1,6 @@
 #include "core/notation.h"
 
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <iterator>
@@ -150,14 +151,21 @@ std::string GameRecord::describe() const {
 std::vector<GameRecord> read_pgn_file(const std::string& path) {
   // A directory opens as a stream on Linux and then fails inside the read (with an
   // exception the callers never expected), so it is refused by name first.
-  if (const std::string why = why_not_a_file(path); !why.empty())
-    throw ParseError("cannot open '" + path + "': " + why);
+  // Said in the player's language: a player names these files (analyze, play --record).
+  using i18n::tr;
+  if (const std::string why = why_not_a_file(path); !why.empty()) {
+    std::error_code ec;
+    throw ParseError(
+        std::filesystem::is_directory(path, ec)
+            ? tr("cannot open '{path}': it is a directory, not a file", {{"path", path}})
+            : tr("cannot open '{path}': no such file", {{"path", path}}));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError("cannot open '" + path + "'");
+  if (!in) throw ParseError(tr("cannot open '{path}'", {{"path", path}}));
   try {
     return read_pgn(in, path);
   } catch (const std::ios_base::failure& e) {
-    throw ParseError("cannot read '" + path + "': " + e.what());
+    throw ParseError(tr("cannot read '{path}': {error}", {{"path", path}, {"error", e.what()}}));
   }
 }
 
@@ -167,6 +175,9 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
   GameRecord cur;
   bool have = false, in_moves = false;
   int line = 1;
+  // Said in the player's language: a player meets these loading a record (analyze, the
+  // page's "Load game record"). The file and line are no words, so they lead as they are.
+  using i18n::tr;
   auto where = [&](int l) { return source + ":" + std::to_string(l) + ": "; };
   auto begin_game = [&] {
     if (!have) {
@@ -205,13 +216,13 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
       const size_t q1 = text.find('"', i);
       if (q1 == std::string::npos || q1 > eol) {
         const size_t end = std::min(text.find(']', i), eol);
-        throw ParseError(where(line) + "tag '" + text.substr(i + 1, end - i - 1) +
-                         "' must look like [Name \"value\"]");
+        throw ParseError(where(line) + tr("tag '{tag}' must look like [Name \"value\"]",
+                                          {{"tag", text.substr(i + 1, end - i - 1)}}));
       }
       std::string name = text.substr(i + 1, q1 - i - 1);
       while (!name.empty() && is_space(name.back())) name.pop_back();
       while (!name.empty() && is_space(name.front())) name.erase(name.begin());
-      if (name.empty()) throw ParseError(where(line) + "tag without a name");
+      if (name.empty()) throw ParseError(where(line) + tr("tag without a name"));
       std::string value;
       size_t k = q1 + 1;
       for (; k < eol && text[k] != '"'; ++k) {
@@ -229,11 +240,13 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
                                       : text.rfind('"', last_close);
         if (last_quote == std::string::npos || last_quote <= q1)
           throw ParseError(
-              where(line) + "tag " + name +
-              (k < eol ? " without a closing ']'" : ": the value's '\"' is never closed"));
+              where(line) +
+              (k < eol ? tr("tag {name} without a closing ']'", {{"name", name}})
+                       : tr("tag {name}: the value's '\"' is never closed", {{"name", name}})));
         for (size_t m = last_quote + 1; m < last_close; ++m)
           if (!is_space(text[m]))
-            throw ParseError(where(line) + "tag " + name + ": text after the value's closing '\"'");
+            throw ParseError(where(line) + tr("tag {name}: text after the value's closing '\"'",
+                                              {{"name", name}}));
         value = text.substr(q1 + 1, last_quote - q1 - 1);
         close = last_close;
       }
@@ -243,7 +256,9 @@ std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
     }
     if (c == '{') {
       const size_t close = text.find('}', i);
-      if (close == std::string::npos) throw ParseError(where(line) + "comment '{' is never closed");
+      if (close == std::string::npos)
+        throw ParseError(where(line) +
+                         tr("comment '{brace}' is never closed", {{"brace", std::string("{")}}));
       for (size_t k = i; k < close; ++k) line += text[k] == '\n';
       std::string comment = text.substr(i + 1, close - i - 1);
       i = close + 1;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -228,10 +229,19 @@ PuzzleSet parse_puzzle_text(const std::string& text, const std::string& source) 
 }
 
 PuzzleSet read_puzzle_file(const std::string& path) {
-  if (auto why = why_not_a_file(path); !why.empty())
-    throw ParseError(path + ":0: cannot read the puzzle file: " + why);
+  // A player names the file (kumalak puzzle --file): said in the player's language. What
+  // is wrong inside one is for whoever built it, and stays English.
+  using i18n::tr;
+  if (auto why = why_not_a_file(path); !why.empty()) {
+    std::error_code ec;
+    throw ParseError(
+        std::filesystem::is_directory(path, ec)
+            ? tr("{path}:0: cannot read the puzzle file: it is a directory, not a file",
+                 {{"path", path}})
+            : tr("{path}:0: cannot read the puzzle file: no such file", {{"path", path}}));
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path + ":0: cannot open the puzzle file");
+  if (!in) throw ParseError(tr("{path}:0: cannot open the puzzle file", {{"path", path}}));
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_puzzle_text(ss.str(), path);

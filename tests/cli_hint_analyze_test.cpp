@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/test_util.h"
 
@@ -204,6 +206,43 @@ TEST(CliAnalyze, BadArguments) {
   EXPECT_EQ(test::run_command(kumalak() + " analyze " + dir + "/bad.pgn --depth 2", &out, true), 1);
   EXPECT_NE(out.find("ply 5"), std::string::npos) << out;
   EXPECT_NE(out.find("C vs D"), std::string::npos) << "the good game is still analysed";
+  std::filesystem::remove_all(dir);
+}
+
+// What a player meets giving analyze a record that does not read or is not there is
+// said in the player's language, after the file and line (no words).
+TEST(CliAnalyze, RecordErrorsInThePlayersLanguage) {
+  const std::string dir = test::temp_dir("analyze");
+  std::ofstream(dir + "/tag.pgn") << "[White \"A\"]\n[Black \"B\"\n\n1. 76 *\n";
+  std::ofstream(dir + "/comment.pgn") << "[White \"A\"]\n\n1. 76 {never\nclosed 98\n";
+  std::ofstream(dir + "/empty.pgn") << "\n";
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--lang kk " + dir + "/tag.pgn", dir + "/tag.pgn:2: Black тегінде жабатын ']' жоқ"},
+      {"--lang ru " + dir + "/comment.pgn", dir + "/comment.pgn:3: комментарий '{' не закрыт"},
+      {"--lang ky " + dir + "/missing.pgn", "'" + dir + "/missing.pgn' ачылбады: мындай файл жок"},
+      {"--lang kk " + dir, "'" + dir + "' ашылмады: бұл файл емес, қалта"},
+      {"--lang ru " + dir + "/empty.pgn", "в '" + dir + "/empty.pgn' нет ни одной партии"},
+      {"--lang ky " + dir + "/tag.pgn --games 3-1", "--games: '3-1' — жараксыз аралык"},
+  };
+  for (const Case& c : cases) {
+    std::string out;
+    EXPECT_NE(test::run_command(kumalak() + " analyze --depth 2 " + c.args, &out, true), 0)
+        << c.args;
+    EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
+    // Nothing in Latin letters but the command's name, the files' and the tag's.
+    std::string rest = out;
+    for (const std::string name :
+         {dir + "/tag.pgn", dir + "/comment.pgn", dir + "/missing.pgn", dir + "/empty.pgn", dir,
+          std::string("kumalak analyze"), std::string("--games"), std::string("Black")})
+      for (size_t at; (at = rest.find(name)) != std::string::npos;) rest.erase(at, name.size());
+    EXPECT_EQ(rest.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+              std::string::npos)
+        << c.args << "\n"
+        << out;
+  }
   std::filesystem::remove_all(dir);
 }
 

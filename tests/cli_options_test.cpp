@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -131,6 +132,11 @@ TEST(CliOptions, OutOfRangeValuesAreRefusedNamingTheOptionAndItsRange) {
       {"kumalak", "analyze x.pgn --movetime nan",
        "--movetime: 'nan' is not a number in 0..1000000"},
       {"kumalak", "play --hint-movetime -1", "--hint-movetime: '-1' is not a number in 0..1000000"},
+      {"kumalak", "puzzle --seed 18446744073709551615", ""},
+      {"kumalak", "puzzle --seed 18446744073709551616",
+       "--seed: '18446744073709551616' is not a whole number in 0..18446744073709551615"},
+      {"kumalak", "puzzle --seed -1",
+       "--seed: '-1' is not a whole number in 0..18446744073709551615"},
       {"kumalak", "levels-match --time-scale 0.001", ""},
       {"kumalak", "levels-match --time-scale 0",
        "--time-scale: '0' is not a number in 0..1000 (0 excluded)"},
@@ -165,6 +171,110 @@ TEST(CliOptions, OutOfRangeValuesAreRefusedNamingTheOptionAndItsRange) {
                                                           << r.out;
     }
   }
+}
+
+// The Latin words of `text` of three letters or more, but for an option's name (--level), a
+// quoted value ('godlike': the player's own) and the values a command line takes, which
+// stay as written in every language (docs/i18n.md).
+std::vector<std::string> english_words(const std::string& text) {
+  static const std::set<std::string> kValues = {
+      "beginner", "easy",  "medium",   "hard",  "expert", "perfect", "togyz", "kalah",
+      "bantumi",  "empty", "standard", "white", "black",  "south",   "north", "PGN"};
+  std::vector<std::string> words;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\'') {
+      quoted = !quoted;
+      ++i;
+    } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {
+      while (i < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '-'))
+        ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
+      const std::string word = text.substr(i, j - i);
+      if (!quoted && word.size() >= 3 && !kValues.count(word)) words.push_back(word);
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return words;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+// The player's commands (play, hint, analyze, puzzle) choose their language before the
+// command line is read, so that what CLI11 refuses while reading it (an option's check,
+// an unknown option, a value left out) is said in --lang's or the environment's language,
+// with the same exit status as in English; the other commands stay English.
+TEST(CliOptions, APlayersCommandLineIsRefusedInThePlayersLanguage) {
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"LANGUAGE=ru kumalak play --level godlike",
+       "--level: неизвестный уровень 'godlike' (ожидалось beginner"},
+      {"LANGUAGE= LC_ALL= LANG=ru_RU.UTF-8 kumalak hint --moves 7 --level godlike",
+       "--level: неизвестный уровень 'godlike'"},
+      {"kumalak play --lang ru --game kalah:10,4",
+       "--game: в Калахе лунок на сторону должно быть 1..9, а не 10"},
+      {"kumalak hint --lang kk --depth 65", "--depth: '65' — 0..64 аралығындағы бүтін сан емес"},
+      {"kumalak hint --lang=ky --count 0", "--count: '0' — 1..1000000 аралыгындагы бүтүн сан эмес"},
+      {"LANGUAGE=kk kumalak analyze x.pgn --movetime nan",
+       "--movetime: 'nan' — 0..1000000 аралығындағы сан емес"},
+      {"kumalak play --lang ru --hint-movetime -1",
+       "--hint-movetime: '-1' — не число из промежутка 0..1000000"},
+      {"kumalak puzzle --lang ky --nope", "Күтүлбөгөн аргумент: --nope"},
+      {"kumalak play --lang kk --levle 3 extra", "Күтілмеген аргументтер: --levle 3 extra"},
+      {"kumalak play --lang ru --seed", "для --seed нужно значение"},
+      {"kumalak play --lang ru --seed many", "--seed: 'many' — недопустимое значение"},
+      {"kumalak analyze --lang kk", "Жазба файлы берілмеген: ойындардың PGN файлдарын атаңыз."},
+  };
+  for (const Case& c : cases) {
+    // The same command line in English, for its exit status.
+    std::string english_args = c.args;
+    for (const std::string lang : {"--lang ru", "--lang kk", "--lang ky", "--lang=ky"})
+      if (const size_t at = english_args.find(lang); at != std::string::npos)
+        english_args.replace(at, lang.size(), "--lang en");
+    const size_t exe = english_args.find("kumalak");
+    english_args = english_args.substr(exe);
+    CliRun english;
+    english.status = test::run_command(
+        "LANGUAGE=en " + test::bin("") + english_args + " </dev/null", &english.out, true);
+    CliRun r;
+    r.status = test::run_command(c.args.substr(0, c.args.find("kumalak")) + test::bin("") +
+                                     c.args.substr(c.args.find("kumalak")) + " </dev/null",
+                                 &r.out, true);
+    EXPECT_NE(r.status, 0) << c.args << "\n" << r.out;
+    EXPECT_EQ(r.status, english.status) << c.args << "\n" << r.out << "\n" << english.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(joined(english_words(r.out)), "") << c.args << "\n" << r.out;
+    EXPECT_NE(english.out.find("Run with --help for more information."), std::string::npos)
+        << english_args << "\n"
+        << english.out;
+  }
+  // A bad value is exit status 2 in every language.
+  EXPECT_EQ(run("kumalak", "play --lang ru --level godlike").status, 2);
+  // Commands without --lang speak English whatever the environment says.
+  CliRun r;
+  r.status = test::run_command("LANGUAGE=ru " + test::bin("kumalak") + " engine --level godlike",
+                               &r.out, true);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--level: unknown level 'godlike'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Run with --help for more information."), std::string::npos) << r.out;
+  // An unknown language is English with the note, said once.
+  r = run("kumalak", "play --lang xx --level godlike");
+  EXPECT_NE(r.out.find("--level: unknown level 'godlike'"), std::string::npos) << r.out;
+  const size_t note = r.out.find("note: no translation for language 'xx'");
+  EXPECT_NE(note, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("note: no translation", note + 1), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "tests/serve_test_util.h"
@@ -80,6 +81,16 @@ InProcessApi in_process_server(PlayerFactory players, int workers = 1) {
   return InProcessApi(o, std::move(players));
 }
 
+// The status and body of a GET in the language `lang` (the page's Accept-Language).
+std::pair<int, json> get_in(const InProcessApi& server, const std::string& path,
+                            const std::string& lang) {
+  httplib::Client cli("127.0.0.1", server.port());
+  cli.set_read_timeout(10, 0);
+  auto r = cli.Get(path.c_str(), {{"Accept-Language", lang}});
+  if (!r) return {0, json()};
+  return {r->status, json::parse(r->body, nullptr, false)};
+}
+
 TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
   // Togyz, Black to move with hole 1 empty: the stub's hole 1 is illegal.
   InProcessApi server = in_process_server(
@@ -133,6 +144,44 @@ TEST(ServeEngineMove, ALegalMoveIsPlayed) {
   ASSERT_EQ(r.second["moves"].size(), 1u) << r.second.dump();
   EXPECT_EQ(r.second["moves"][0]["pit"], 1);
   EXPECT_EQ(r.second["message"], "engine played 1");
+}
+
+// Throws whatever it is asked: an engine that fails (a model that cannot be read, ...).
+class FailingPlayer : public Player {
+ public:
+  std::string name() const override { return "failing"; }
+  ThinkResult think(const Position&, const ThinkLimits&) override {
+    throw std::runtime_error("boom");
+  }
+};
+
+// The failure is said in the language of the request that reads the state, the engine's
+// own error after the colon, until another message replaces it.
+TEST(ServeEngineMove, AFailedEngineIsSaidInTheRequestsLanguage) {
+  InProcessApi server = in_process_server(
+      [](Task, const GameSpec&, Level) { return std::make_unique<FailingPlayer>(); });
+  auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
+  ASSERT_EQ(status, 200) << s.dump();
+  const std::string state = "/api/state?session=" + s["session"].get<std::string>();
+  std::pair<int, json> r;
+  for (int i = 0; i < 400; ++i) {
+    r = server.call("GET", state);
+    if (r.first != 200 || r.second["engine"]["task"] == "") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(r.first, 200) << r.second.dump();
+  EXPECT_EQ(r.second["engine_failed"], true) << r.second.dump();
+  EXPECT_EQ(r.second["message"], "the engine failed: boom");
+  r = get_in(server, state, "ru");
+  EXPECT_EQ(r.second["engine_failed"], true) << r.second.dump();
+  EXPECT_EQ(r.second["message"], "сбой программы: boom");
+  r = get_in(server, state, "kk");
+  EXPECT_EQ(r.second["message"], "бағдарлама істен шықты: boom");
+  // A new game's (the player moving first) is no failure.
+  r = server.call("POST", "/api/new",
+                  {{"session", s["session"]}, {"game", "kalah"}, {"human", "south"}});
+  ASSERT_EQ(r.first, 200) << r.second.dump();
+  EXPECT_EQ(r.second["engine_failed"], false) << r.second.dump();
 }
 
 // More workers than the protocol's old fixed table of 8: every one runs a job at once.

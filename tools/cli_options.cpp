@@ -1,6 +1,9 @@
 #include "tools/cli_options.h"
 
+#include <charconv>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "core/i18n.h"
 #include "core/numbers.h"
@@ -13,11 +16,14 @@ namespace kz::cli {
 
 namespace {
 
-std::string real_range_text(double lo, double hi, Ends ends) {
-  std::string text = number_text(lo) + ".." + number_text(hi);
-  if (ends == Ends::kNotLow) text += " (" + number_text(lo) + " excluded)";
-  if (ends == Ends::kNotHigh) text += " (" + number_text(hi) + " excluded)";
-  return text;
+// The range as --help shows it (English, like the rest of --help) or as an error says it
+// (`translate`: in the player's language, known only once the command line is read).
+std::string real_range_text(double lo, double hi, Ends ends, bool translate = false) {
+  const std::string range = number_text(lo) + ".." + number_text(hi);
+  if (ends == Ends::kBoth) return range;
+  const std::string excluded = number_text(ends == Ends::kNotLow ? lo : hi);
+  if (translate) return i18n::tr("{range} ({end} excluded)", {{"range", range}, {"end", excluded}});
+  return range + " (" + excluded + " excluded)";
 }
 
 // A validator that runs `check` on the option's text: "" accepts it, anything else is
@@ -37,8 +43,25 @@ CLI::Validator integer_range(int64_t lo, int64_t hi) {
           parse_integer(text, lo, hi, "");
           return "";
         } catch (const ParseError&) {
-          return "'" + text + "' is not a whole number in " + range;
+          return i18n::tr("'{value}' is not a whole number in {range}",
+                          {{"value", text}, {"range", range}});
         }
+      },
+      range);
+}
+
+CLI::Validator unsigned_range(uint64_t lo, uint64_t hi) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        // As parse_integer: the whole text, digits only (no sign, no spaces).
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (!text.empty() && text[0] != '-' && ec == std::errc() &&
+            end == text.data() + text.size() && value >= lo && value <= hi)
+          return "";
+        return i18n::tr("'{value}' is not a whole number in {range}",
+                        {{"value", text}, {"range", range}});
       },
       range);
 }
@@ -46,14 +69,15 @@ CLI::Validator integer_range(int64_t lo, int64_t hi) {
 CLI::Validator real_range(double lo, double hi, Ends ends) {
   const std::string range = real_range_text(lo, hi, ends);
   return CLI::Validator(
-      [lo, hi, ends, range](std::string& text) -> std::string {
+      [lo, hi, ends](std::string& text) -> std::string {
         try {
           const double value = parse_real(text, lo, hi, "");
           if ((ends == Ends::kNotLow && value == lo) || (ends == Ends::kNotHigh && value == hi))
             throw ParseError("an excluded end");
           return "";
         } catch (const ParseError&) {
-          return "'" + text + "' is not a number in " + range;
+          return i18n::tr("'{value}' is not a number in {range}",
+                          {{"value", text}, {"range", real_range_text(lo, hi, ends, true)}});
         }
       },
       range);
@@ -174,7 +198,114 @@ CLI::Option* add_lang_option(CLI::App* cmd, std::string& lang) {
 }
 
 void apply_language(const std::string& lang) {
+  // choose_language notes an unknown language on stderr: once, though both
+  // choose_language_before_parsing and the command apply the same --lang.
+  static std::optional<std::string> applied;
+  if (applied == lang) return;
+  applied = lang;
   i18n::set_language(i18n::choose_language(lang));
+}
+
+void choose_language_before_parsing(const CLI::App& app, int argc, const char* const* argv) {
+  // The subcommand is the first word that is not an option (`kumalak` itself takes none
+  // but --help).
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') ++i;
+  if (i >= argc) return;
+  const CLI::App* command = nullptr;
+  try {
+    command = app.get_subcommand(argv[i]);
+  } catch (const CLI::OptionNotFound&) {
+    return;
+  }
+  if (command->get_option_no_throw("--lang") == nullptr) return;
+  // As CLI11 reads it: `--lang X` or `--lang=X`, the last one winning; nothing after
+  // `--` is an option. A misreading here is put right by the command's own
+  // apply_language once the command line is parsed.
+  std::string lang;
+  for (++i; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--lang" && i + 1 < argc)
+      lang = argv[++i];
+    else if (arg.starts_with("--lang="))
+      lang = std::string(arg.substr(7));
+  }
+  apply_language(lang);
+}
+
+namespace {
+
+// `text` with `prefix` in front and `suffix` behind, without them (nullopt otherwise).
+std::optional<std::string> between(const std::string& text, std::string_view prefix,
+                                   std::string_view suffix = {}) {
+  if (text.size() < prefix.size() + suffix.size() || !text.starts_with(prefix) ||
+      !text.ends_with(suffix))
+    return std::nullopt;
+  return text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
+}
+
+// Whether `e` is a `Type` (by its class: get_name() is the command's name for some, such
+// as ExtrasError).
+template <class Type>
+bool is(const CLI::Error& e) {
+  return dynamic_cast<const Type*>(&e) != nullptr;
+}
+
+// The sentence of a CLI11 error in the player's language, or "" when it is none that
+// a player of play, hint, analyze or puzzle plausibly meets. CLI11 (2.x) gives its errors
+// only as English text, so the known ones are read back by their wording
+// (CLI/Error.hpp); an unknown one stays English.
+std::string translated_parse_error(const CLI::Error& e) {
+  using i18n::tr;
+  const std::string what = e.what();
+  if (is<CLI::ValidationError>(e)) return what;  // "--option: " + the check's own tr sentence
+  if (is<CLI::ExtrasError>(e)) {
+    if (auto args = between(what, "The following argument was not expected: "))
+      return tr("The following argument was not expected: {args}", {{"args", *args}});
+    if (auto args = between(what, "The following arguments were not expected: "))
+      return tr("The following arguments were not expected: {args}", {{"args", *args}});
+  }
+  if (is<CLI::ArgumentMismatch>(e)) {
+    // "--level: 1 required TEXT missing": an option at the end without its value.
+    const size_t colon = what.find(": ");
+    if (colon != std::string::npos && what.ends_with(" missing") &&
+        what.find(" required ", colon) != std::string::npos)
+      return tr("{option} needs a value", {{"option", what.substr(0, colon)}});
+  }
+  if (is<CLI::ConversionError>(e)) {
+    if (auto rest = between(what, "Could not convert: ")) {
+      const size_t eq = rest->find(" = ");
+      if (eq != std::string::npos)
+        return tr("{option}: '{value}' is not a value this option takes",
+                  {{"option", rest->substr(0, eq)}, {"value", rest->substr(eq + 3)}});
+    }
+    if (auto option = between(what, "", ": too many inputs for a flag"))
+      return tr("{option} is a switch: it takes no value", {{"option", *option}});
+    if (auto option = between(what, "", ": Should be true/false or a number"))
+      return tr("{option} is a switch: it takes no value", {{"option", *option}});
+  }
+  if (is<CLI::RequiredError>(e)) {
+    // analyze's record files are its one required argument a player can leave out.
+    if (what == "files is required") return tr("No record file given: name the games' PGN files.");
+    if (auto option = between(what, "", " is required"); option && option->starts_with("--"))
+      return tr("{option} is required", {{"option", *option}});
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string failure_message(const CLI::App* app, const CLI::Error& e) {
+  if (i18n::current_language() == "en") return CLI::FailureMessage::simple(app, e);
+  std::string text = translated_parse_error(e);
+  if (text.empty()) return CLI::FailureMessage::simple(app, e);
+  text += "\n";
+  if (app->get_help_ptr() != nullptr)
+    text += i18n::tr("Run with {help} for more information.",
+                     {{"help", app->get_help_ptr()->get_name()}}) +
+            "\n";
+  return text;
 }
 
 }  // namespace kz::cli

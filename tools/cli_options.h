@@ -7,6 +7,7 @@
 #include <concepts>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace kz::cli {
 
@@ -27,12 +28,17 @@ namespace kz::cli {
 enum class Ends { kBoth, kNotLow, kNotHigh };
 
 CLI::Validator integer_range(int64_t lo, int64_t hi);
+// For 64-bit unsigned options (a seed: 0..2^64-1), whose top does not fit in int64_t.
+CLI::Validator unsigned_range(uint64_t lo, uint64_t hi);
 CLI::Validator real_range(double lo, double hi, Ends ends = Ends::kBoth);
 
 // in_range(1, 256) for whole-number options, in_range(0.0, 1e6) for real ones.
 template <std::integral T>
 CLI::Validator in_range(T lo, T hi) {
-  return integer_range(int64_t(lo), int64_t(hi));
+  if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t))
+    return unsigned_range(uint64_t(lo), uint64_t(hi));
+  else
+    return integer_range(int64_t(lo), int64_t(hi));
 }
 inline CLI::Validator in_range(double lo, double hi, Ends ends = Ends::kBoth) {
   return real_range(lo, hi, ends);
@@ -77,6 +83,16 @@ CLI::Option* add_seed_option(CLI::App* cmd, uint64_t& seed);
 CLI::Option* add_lang_option(CLI::App* cmd, std::string& lang);
 // Sets the process's language from a --lang value ("" = the environment's).
 void apply_language(const std::string& lang);
+// Before CLI11 reads the command line: when its subcommand takes --lang, sets the
+// language from the --lang value in argv (else the environment's), so that what CLI11
+// says while parsing (an option's check refusing a value, an unknown option) is in the
+// player's language too. Commands without --lang stay English.
+void choose_language_before_parsing(const CLI::App& app, int argc, const char* const* argv);
+// CLI11's failure message (set with App::failure_message): its own simple message in
+// English; in another language, the errors a player meets (a value an option refuses, an
+// unknown or extra argument, a value left out or not of the option's type, a required
+// one missing) and the "Run with --help" line in that language.
+std::string failure_message(const CLI::App* app, const CLI::Error& e);
 
 // ---- Options of kumalak-train, kumalak-gate and kumalak-selfplay --------------------
 

@@ -50,15 +50,17 @@ std::vector<std::pair<int, int>> parse_ranges(const std::string& text) {
     std::istringstream ps(part);
     if (part.find('-') != std::string::npos) {
       if (!(ps >> a >> dash >> b) || dash != '-' || !ps.eof())
-        throw ParseError("--games: '" + part + "' is not a range like 1-3");
+        throw ParseError(i18n::tr("--games: '{part}' is not a range like 1-3", {{"part", part}}));
     } else {
-      if (!(ps >> a) || !ps.eof()) throw ParseError("--games: '" + part + "' is not a number");
+      if (!(ps >> a) || !ps.eof())
+        throw ParseError(i18n::tr("--games: '{part}' is not a number", {{"part", part}}));
       b = a;
     }
-    if (a < 1 || b < a) throw ParseError("--games: '" + part + "' is not a valid range");
+    if (a < 1 || b < a)
+      throw ParseError(i18n::tr("--games: '{part}' is not a valid range", {{"part", part}}));
     out.emplace_back(a, b);
   }
-  if (out.empty()) throw ParseError("--games: empty");
+  if (out.empty()) throw ParseError(i18n::tr("--games: empty"));
   return out;
 }
 
@@ -129,7 +131,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     return 2;
   }
   if (opt.files.empty()) {
-    std::cerr << "kumalak analyze: give a PGN file\n";
+    std::cerr << "kumalak analyze: " << i18n::tr("give a PGN file") << "\n";
     return 2;
   }
   auto wanted = [&](int n) {
@@ -178,7 +180,8 @@ int run_analyze(const AnalyzeOptions& opt) {
       continue;
     }
     if (games.empty()) {
-      std::cerr << "kumalak analyze: '" << file << "' holds no game\n";
+      std::cerr << "kumalak analyze: " << i18n::tr("'{file}' holds no game", {{"file", file}})
+                << "\n";
       status = 1;
     }
     for (const auto& g : games) {
@@ -228,7 +231,7 @@ int run_analyze(const AnalyzeOptions& opt) {
   }
   // Nothing reaches standard output unless some game was analysed.
   if (analysed == 0) {
-    if (status == 0) std::cerr << "kumalak analyze: no game selected\n";
+    if (status == 0) std::cerr << "kumalak analyze: " << i18n::tr("no game selected") << "\n";
     return 1;
   }
   if (analysed > 1) {

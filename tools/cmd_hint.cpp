@@ -105,8 +105,8 @@ int run_hint(const HintOptions& opt) {
   try {
     spec = GameSpec::parse(opt.game);
     if (rating && opt.rating > 0 && opt.rating != *rating)
-      throw ParseError("--rating " + std::to_string(opt.rating) + " and --level " + opt.level +
-                       " name two ratings: give one");
+      throw ParseError(tr("--rating {rating} and --level {level} name two ratings: give one",
+                          {{"rating", opt.rating}, {"level", opt.level}}));
     if (rating)
       human_policy = load_human_level(spec, *rating, opt.human_model);
     else

@@ -1,8 +1,11 @@
 // kumalak play: a person against the engine in the terminal. Reads one command per
 // line, so it can be driven through a pipe as well as typed; on end of input it leaves
 // cleanly. See docs/play.md.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -360,6 +363,26 @@ class PlaySession {
                                            .white = human_ == 0 ? "Human" : engine,
                                            .black = human_ == 1 ? "Human" : engine,
                                            .annotator = ""});
+    // The usual reasons, said in the player's language; the system's own words (English)
+    // only for the rare others.
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+    if (std::filesystem::is_directory(file, ec)) {
+      std::cout << tr("Could not save: '{file}' is a folder", {{"file", file}}) << "\n";
+      return;
+    }
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+      std::cout << tr("Could not save: there is no folder '{folder}'",
+                      {{"folder", folder.string()}})
+                << "\n";
+      return;
+    }
+    if (access(folder.empty() ? "." : folder.c_str(), W_OK) != 0) {
+      std::cout << tr("Could not save: the folder '{folder}' cannot be written to",
+                      {{"folder", folder.empty() ? std::string(".") : folder.string()}})
+                << "\n";
+      return;
+    }
     try {
       write_file_atomically(file, [&](std::ostream& out) { out << text; });
       std::cout << trn("Saved {n} ply to {file}.", "Saved {n} plies to {file}.",
@@ -537,9 +560,12 @@ int run_play(const PlayOptions& opt) {
     return 2;
   }
   if (!rating && level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
-    std::cerr << "kumalak play: no network for " << spec.name() << " (models/"
-              << model_file_stem(spec) << ".pt); level " << level_name(level)
-              << " uses the alpha-beta engine\n";
+    std::cerr << "kumalak play: "
+              << tr("no network for {game} ({file}); level {level} uses the alpha-beta engine",
+                    {{"game", spec.name()},
+                     {"file", "models/" + model_file_stem(spec) + ".pt"},
+                     {"level", std::string(level_name(level))}})
+              << "\n";
   try {
     PlaySession session(opt, spec, start, level, human, human_policy, rating.value_or(0));
     return session.run();

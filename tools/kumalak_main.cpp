@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "nn/allocator.h"
+#include "tools/cli_options.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -23,6 +24,10 @@ int main(int argc, char** argv) {
   kz::cli::register_human_eval(app, exit_code);
   kz::cli::register_puzzles(app, exit_code);
   kz::cli::register_human_train(app, exit_code);
+  // The player's commands (those with --lang) speak the player's language from the first
+  // message on, the command line's own errors included.
+  kz::cli::choose_language_before_parsing(app, argc, argv);
+  app.failure_message(kz::cli::failure_message);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

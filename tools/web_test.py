@@ -10,7 +10,8 @@ the day's puzzle with a tap on a hole and opens "Learn from your mistakes" (the
 accuracy; each side's "played like a R [lo, hi]" in the language), and on each of these views checks that the holes are at least 40 px and on
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
-keyed by). Registered with CTest (tests/CMakeLists.txt);
+keyed by), the server's errors included: a position that cannot be set up and a record
+that does not read. Registered with CTest (tests/CMakeLists.txt);
 tools/install-deps.sh installs what it needs.
 
   tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
@@ -370,6 +371,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole9))
     error_toast_check(driver, wait, By, lang, english)
+    broken_record_check(driver, wait, By, lang, english, os.path.dirname(record))
     click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
@@ -508,6 +510,26 @@ def error_toast_check(driver, wait, By, lang, english):
             fail("en: the error message reads %r" % text)
     else:
         no_english_left(driver, lang, "an error message", english)
+    driver.execute_script("document.getElementById('toast').hidden = true")
+
+
+def broken_record_check(driver, wait, By, lang, english, folder):
+    """A record that does not read (a tag without a name) loaded with "Load game record":
+    the server's error names where ("the uploaded record:1:") and what, in the page's
+    language."""
+    path = os.path.join(folder, "broken-%s.pgn" % lang)
+    with open(path, "w") as f:
+        f.write('[ "A"]\n\n1. 76 *\n')
+    driver.find_element(By.ID, "load").send_keys(path)
+    wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed())
+    text = driver.find_element(By.ID, "toast").text
+    if lang == "en":
+        if text != "the uploaded record:1: tag without a name":
+            fail("en: the broken record's message reads %r" % text)
+    else:
+        if ":1:" not in text:
+            fail("%s: the broken record's message does not name its line: %r" % (lang, text))
+        no_english_left(driver, lang, "a broken record's message", english)
     driver.execute_script("document.getElementById('toast').hidden = true")
 
 

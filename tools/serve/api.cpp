@@ -209,7 +209,7 @@ json ServeApi::load(const json& b) {
   const std::string text = str_field(b, "pgn", "", kMaxBodyBytes);
   if (text.empty()) throw ApiError(400, tr("'pgn' is missing: give the text of a game record"));
   std::istringstream in(text);
-  const std::vector<GameRecord> games = read_pgn(in, "the uploaded record");
+  const std::vector<GameRecord> games = read_pgn(in, tr("the uploaded record"));
   if (games.empty()) throw ApiError(400, tr("the record holds no game"));
   const long index = int_field(b, "index").value_or(1);
   if (index < 1 || size_t(index) > games.size())

@@ -251,6 +251,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
   ++s.version;
   if (!out.failure.empty()) {
     s.message = "the engine failed: " + out.failure;
+    s.engine_failure = out.failure;
     s.analysis_active = false;
     return;
   }

@@ -55,6 +55,9 @@ struct Session {
   std::optional<ThinkResult> progress;
   std::string engine_name;
   std::string message;  // the last thing worth telling (engine's move, a stopped search)
+  // The error of the engine's last failed job, kept to be said in each request's
+  // language while `message` is still the failure's (tools/serve/views.cpp).
+  std::string engine_failure;
   // Set when the engine did something it must never do (an illegal move): every call on
   // the session answers HTTP 500 with it until the game is changed (new, undo, load).
   std::string internal_error;

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/i18n.h"
 #include "core/notation.h"
 #include "mcts/advice.h"
 
@@ -124,6 +125,10 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
                  {"progress", s.progress ? progress_json(s.pos(), *s.progress) : json()}};
   if (s.task != Task::kNone && !s.running) engine["queue_ahead"] = queue_ahead.value_or(0);
   const GameSpec& spec = s.spec();
+  // Until another message replaces it, the failure is said in this request's language
+  // (its error itself is the engine's, for a developer: English).
+  const bool engine_failed =
+      !s.engine_failure.empty() && s.message == "the engine failed: " + s.engine_failure;
   json out = {{"session", s.id},
               {"version", s.version},
               {"game", spec.name()},
@@ -137,7 +142,10 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
               {"board", board_json(s.pos())},
               {"moves", moves},
               {"engine", engine},
-              {"message", s.message},
+              {"message",
+               engine_failed ? i18n::tr("the engine failed: {error}", {{"error", s.engine_failure}})
+                             : s.message},
+              {"engine_failed", engine_failed},
               {"hint", s.hint.is_null() || s.hint_ply != s.game.plies() ? json() : s.hint}};
   // The worker wrote the reasons and the exact line in English; they are said again in
   // this request's language (core/i18n.h ScopedLanguage), from the position the hint is

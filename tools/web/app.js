@@ -206,115 +206,24 @@ function render() {
 }
 
 function drawBoard(s, b, last) {
-  const m = s.npits;
-  const bottom = humanSide(s) === 1 ? 1 : 0;
-  const top = bottom ^ 1;
-  const grid = document.createElement("div");
-  grid.className = "board-grid";
-  const playable = !review && canPlay(s);
   const changedKey = review ? null : JSON.stringify(b.pits);
   const flash = shownPits && changedKey !== shownPits.key && !review;
-
-  const pit = (player, i) => {
-    const el = document.createElement("button");
-    el.type = "button";
-    el.className = "pit";
-    el.dataset.player = player;
-    el.dataset.pit = i + 1;
-    const isTuzdyk = s.togyz && b.tuzdyk[player ^ 1] === i + 1;
-    el.textContent = isTuzdyk ? "X" : b.pits[player][i];
-    const at = { side: sideTitle(s, player), hole: i + 1, n: b.pits[player][i] };
-    let title = s.togyz ? tr("{side}'s hole {hole}: {n}", at) : tr("{side}'s pit {hole}: {n}", at);
-    if (isTuzdyk) {
-      el.classList.add("tuzdyk");
-      el.dataset.tuzdyk = tr("tuzdyk");
-      title = tr("{side}'s hole {hole} is {owner}'s tuzdyk", { ...at, owner: sideTitle(s, player ^ 1) });
-    }
-    if (last && last.mover === player && last.pit === i + 1) el.classList.add("from");
-    else if (last && last.landing[0] === player && last.landing[1] === i + 1) el.classList.add("land");
-    if (flash && shownPits.pits[player][i] !== b.pits[player][i]) el.classList.add("changed");
-    if (hintedPit && !review && player === b.to_move && hintedPit === i + 1) el.classList.add("hinted");
-    const legal = player === b.to_move && b.legal.includes(i + 1);
-    if (playable && legal) {
-      el.classList.add("playable");
-      el.addEventListener("click", () => play(i + 1));
-    } else {
-      el.disabled = !legal || !playable;
-    }
-    el.title = title;
-    return el;
-  };
-  const nums = (reversed) => {
-    const row = [];
-    for (let k = 0; k < m; ++k) {
-      const d = document.createElement("div");
-      d.className = "nums";
-      d.textContent = reversed ? m - k : k + 1;
-      row.push(d);
-    }
-    return row;
-  };
-  const store = (player) => {
-    const d = document.createElement("div");
-    d.className = "store";
-    d.dataset.store = player;
-    const side = sideTitle(s, player);
-    const who = humanSide(s) === player ? tr("{side} (you)", { side })
-      : humanSide(s) >= 0 ? tr("{side} (engine)", { side }) : side;
-    const mark = b.to_move === player && !b.decided ? " to-move" : "";
-    d.innerHTML = "";
-    const small = document.createElement("small");
-    small.textContent = who;
-    if (mark) small.className = "to-move";
-    d.append(small, document.createTextNode(String(b.stores[player])));
-    if (last && last.landing[0] === -1 && last.mover === player) d.classList.add("land");
-    d.title = s.togyz ? tr("{side}'s kazan", { side }) : tr("{side}'s store", { side });
-    return d;
-  };
-
-  if (s.togyz) {
-    grid.style.gridTemplateColumns = `repeat(${m}, auto)`;
-    nums(true).forEach((e) => grid.append(e));
-    for (let k = 0; k < m; ++k) grid.append(pit(top, m - 1 - k));
-    const kaz = document.createElement("div");
-    kaz.className = "kazans";
-    kaz.style.gridColumn = `1 / span ${m}`;
-    kaz.append(store(top), store(bottom));
-    grid.append(kaz);
-    for (let k = 0; k < m; ++k) grid.append(pit(bottom, k));
-    nums(false).forEach((e) => grid.append(e));
-  } else {
-    // Each player's store is on their right: the top player's on the left of the board.
-    // Where each part sits is style.css's (.board-grid.kalah): on a phone a board of 7-9
-    // pits has no room for the stores beside the rows, so they go between them.
-    grid.classList.add("kalah");
-    if (m >= 7) grid.classList.add("many-pits");
-    grid.style.setProperty("--pits", m);
-    const numsRow = (reversed, where) => {
-      const corner = () => Object.assign(document.createElement("div"), { className: `nums corner ${where}` });
-      grid.append(corner());
-      nums(reversed).forEach((e) => { e.classList.add(where); grid.append(e); });
-      grid.append(corner());
-    };
-    numsRow(true, "top");
-    const left = store(top);
-    left.classList.add("left");
-    grid.append(left);
-    for (let k = 0; k < m; ++k) {
-      const p = pit(top, m - 1 - k);
-      p.classList.add("top");
-      grid.append(p);
-    }
-    const right = store(bottom);
-    right.classList.add("right");
-    grid.append(right);
-    for (let k = 0; k < m; ++k) {
-      const p = pit(bottom, k);
-      p.classList.add("bottom");
-      grid.append(p);
-    }
-    numsRow(false, "bottom");
-  }
+  const grid = boardGrid(b, {
+    togyz: s.togyz,
+    npits: s.npits,
+    bottom: humanSide(s) === 1 ? 1 : 0,
+    side: (p) => sideTitle(s, p),
+    storeLabel: (p) => {
+      const side = sideTitle(s, p);
+      return humanSide(s) === p ? tr("{side} (you)", { side })
+        : humanSide(s) >= 0 ? tr("{side} (engine)", { side }) : side;
+    },
+    markToMove: true,
+    play: !review && canPlay(s) ? play : null,
+    last,
+    changed: (p, i) => flash && shownPits.pits[p][i] !== b.pits[p][i],
+    hinted: (p, i) => hintedPit && !review && p === b.to_move && hintedPit === i + 1,
+  });
   $("board").replaceChildren(grid);
   if (!review) shownPits = { key: changedKey, pits: b.pits };
   $("legend").innerHTML = "";
@@ -359,7 +268,7 @@ function drawStatus(s) {
     parts.push(s.togyz ? tr("{side} to move: tap a hole.", { side: sideTitle(s, b.to_move) })
       : tr("{side} to move: tap a pit.", { side: sideTitle(s, b.to_move) }));
   }
-  if (s.message && s.message.startsWith("the engine failed")) parts.push(s.message);
+  if (s.engine_failed) parts.push(s.message);
   const text = parts.join(" ");
   $("status").textContent = text;
 }
@@ -694,9 +603,7 @@ const infoReady = api("GET", "/api/info").then((info) => {
   fillRatingOptions();
 }, () => {});
 
-$("lang").addEventListener("change", async () => {
-  localStorage.setItem("kz-lang", $("lang").value);
-  await setLanguage($("lang").value);
+const languageReady = startLanguageMenu(async () => {
   fillRatingOptions();
   // Ask again so that the server says the hint's reasons in the new language.
   if (session) await poll();
@@ -705,8 +612,7 @@ $("lang").addEventListener("change", async () => {
 
 // Resume this tab's game, or start one, in the reader's language.
 (async () => {
-  $("lang").value = initialLanguage();
-  await setLanguage($("lang").value);
+  await languageReady;
   await infoReady;
   if (session) {
     try {

@@ -7,9 +7,12 @@
 // The catalogs are the same GNU gettext catalogs as the terminal's (tools/po/*.po),
 // served by `kumalak serve` as JSON at /api/lang/{code}. The language is the one chosen
 // in the page's menu (kept in localStorage), else the first of navigator.languages that
-// has a catalog, else English. index.html's static text is marked with data-i18n (the
+// has a catalog, else English. The pages' static text is marked with data-i18n (the
 // element's text), data-i18n-title, data-i18n-aria-label and data-i18n-placeholder.
 
+// The Language menu's entries, in its order: each language named in itself, so that a
+// reader finds theirs in any language.
+const i18nMenu = [['kk', 'Қазақша'], ['ky', 'Кыргызча'], ['ru', 'Русский'], ['en', 'English']];
 const i18nLanguages = ['en', 'kk', 'ru', 'ky'];
 const i18nState = {lang: 'en', messages: {}, plural: null};
 
@@ -130,6 +133,35 @@ async function setLanguage(lang) {
   i18nState.plural = catalog.plural || null;
   document.documentElement.lang = lang;
   translatePage();
+}
+
+// Builds the Language menu (a <select id="lang"> with its label) into the page's
+// element #lang-menu, the same on every page, and starts the page in the reader's
+// language. A choice is kept in localStorage (shared by the board and the Run view),
+// set, and then `onChange` is awaited (the page redraws what it drew in words).
+// Resolves once the first language is set.
+function startLanguageMenu(onChange) {
+  const holder = document.getElementById('lang-menu');
+  const label = document.createElement('span');
+  label.dataset.i18n = 'Language';
+  label.textContent = tr('Language');
+  const menu = document.createElement('select');
+  menu.id = 'lang';
+  for (const [code, name] of i18nMenu) {
+    const option = document.createElement('option');
+    option.value = code;
+    option.lang = code;
+    option.textContent = name;
+    menu.append(option);
+  }
+  holder.replaceChildren(label, menu);
+  menu.value = initialLanguage();
+  menu.addEventListener('change', async () => {
+    localStorage.setItem('kz-lang', menu.value);
+    await setLanguage(menu.value);
+    await onChange();
+  });
+  return setLanguage(menu.value);
 }
 
 function translatePage(root = document) {

@@ -3,7 +3,8 @@
 // POST /api/puzzle/check) with the engine's reasons, the line played out, and the
 // player's Glicko-2 puzzle rating kept in this browser (localStorage), never on the
 // server; after an analysis, the player's accuracy and own mistakes and blunders as
-// puzzles (POST /api/puzzle/try), judged but not rated. Self-contained: index.html only gives it a button and an empty section.
+// puzzles (POST /api/puzzle/try), judged but not rated. Self-contained but for the
+// board's drawing (board.js): index.html only gives it a button and an empty section.
 "use strict";
 
 (() => {
@@ -161,57 +162,14 @@
 
   // --- Drawing ----------------------------------------------------------------------
   function side(p, player) {
-    return p.togyz ? (player === 0 ? tr("White") : tr("Black")) : (player === 0 ? tr("South") : tr("North"));
+    return boardSideName(p.togyz, player);
   }
+  // The board (board.js) with the puzzle's side to move at the bottom; its legal holes
+  // answer the puzzle while `playable`.
   function drawBoard(p, b, playable) {
-    const m = p.npits, bottom = p.board.to_move, top = bottom ^ 1;
-    const grid = document.createElement("div");
-    grid.className = "board-grid";
-    grid.style.gridTemplateColumns = `repeat(${m}, auto)`;
-    const pit = (player, i) => {
-      const e = document.createElement("button");
-      e.type = "button";
-      e.className = "pit";
-      e.dataset.player = player;
-      e.dataset.pit = i + 1;
-      const isTuzdyk = p.togyz && b.tuzdyk[player ^ 1] === i + 1;
-      e.textContent = isTuzdyk ? "X" : b.pits[player][i];
-      if (isTuzdyk) e.classList.add("tuzdyk");
-      const legal = playable && player === b.to_move && b.legal.includes(i + 1);
-      if (legal) {
-        e.classList.add("playable");
-        e.addEventListener("click", () => answer(i + 1));
-      } else {
-        e.disabled = true;
-      }
-      return e;
-    };
-    const nums = (reversed) => {
-      for (let k = 0; k < m; ++k) {
-        const d = document.createElement("div");
-        d.className = "nums";
-        d.textContent = reversed ? m - k : k + 1;
-        grid.append(d);
-      }
-    };
-    const store = (player) => {
-      const d = document.createElement("div");
-      d.className = "store";
-      const small = document.createElement("small");
-      small.textContent = side(p, player);
-      d.append(small, document.createTextNode(String(b.stores[player])));
-      return d;
-    };
-    nums(true);
-    for (let k = 0; k < m; ++k) grid.append(pit(top, m - 1 - k));
-    const stores = document.createElement("div");
-    stores.className = "kazans";
-    stores.style.gridColumn = `1 / span ${m}`;
-    stores.append(store(top), store(bottom));
-    grid.append(stores);
-    for (let k = 0; k < m; ++k) grid.append(pit(bottom, k));
-    nums(false);
-    el("puzzle-board").replaceChildren(grid);
+    el("puzzle-board").replaceChildren(boardGrid(b, {
+      togyz: p.togyz, npits: p.npits, bottom: p.board.to_move, play: playable ? answer : null,
+    }));
   }
 
   // --- Loading and answering ----------------------------------------------------------

@@ -307,18 +307,13 @@ function draw(run) {
   ]));
 }
 
-$("lang").addEventListener("change", async () => {
-  localStorage.setItem("kz-lang", $("lang").value);
-  await setLanguage($("lang").value);
-  document.title = tr("KumalakZero: training run");
-  if (lastRun) draw(lastRun);
-});
-
 // In the language the board page chose (the same localStorage key), else the browser's.
 (async () => {
   try {
-    $("lang").value = initialLanguage();
-    await setLanguage($("lang").value);
+    await startLanguageMenu(() => {
+      document.title = tr("KumalakZero: training run");
+      if (lastRun) draw(lastRun);
+    });
     document.title = tr("KumalakZero: training run");
     if (await loadRuns()) refresh();
   } catch (e) {
