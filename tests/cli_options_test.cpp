@@ -232,7 +232,7 @@ TEST(CliOptions, APlayersCommandLineIsRefusedInThePlayersLanguage) {
       {"kumalak play --lang ru --hint-movetime -1",
        "--hint-movetime: '-1' — не число из промежутка 0..1000000"},
       {"kumalak puzzle --lang ky --nope", "Күтүлбөгөн аргумент: --nope"},
-      {"kumalak play --lang kk --levle 3 extra", "Күтілмеген аргументтер: --levle 3 extra"},
+      {"kumalak play --lang kk --levle 3 9", "Күтілмеген аргументтер: 9 3 --levle"},
       {"kumalak play --lang ru --seed", "для --seed нужно значение"},
       {"kumalak play --lang ru --seed many", "--seed: 'many' — недопустимое значение"},
       {"kumalak analyze --lang kk", "Жазба файлы берілмеген: ойындардың PGN файлдарын атаңыз."},
