@@ -234,7 +234,7 @@ TEST(CliAnalyze, RecordErrorsInThePlayersLanguage) {
     EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
     // Nothing in Latin letters but the command's name, the files' and the tag's.
     std::string rest = out;
-    for (const std::string name :
+    for (const std::string& name :
          {dir + "/tag.pgn", dir + "/comment.pgn", dir + "/missing.pgn", dir + "/empty.pgn", dir,
           std::string("kumalak analyze"), std::string("--games"), std::string("Black")})
       for (size_t at; (at = rest.find(name)) != std::string::npos;) rest.erase(at, name.size());
