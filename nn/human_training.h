@@ -126,17 +126,4 @@ struct ValueAccuracy {
 ValueAccuracy value_accuracy(Model& model, const std::vector<HumanSample>& samples,
                              const std::vector<HumanSide>& sides);
 
-// The model's own value head (value_conv, value_bn, value_fc, wdl_out; the tower and
-// every other head stay as they are) trained to answer what `teacher`'s value head
-// answers, for the value term's Q: per sample, one legal child of its position drawn
-// at random (Q judges children, bad moves' too), the cross-entropy of the model's
-// win/draw/loss to the teacher's probabilities, one pass, Adam at `learning_rate`
-// decayed along a cosine to a tenth, batches of `batch`. A human model's tower
-// fine-tuned on moves alone no longer feeds its value head what it was trained on
-// (docs/human.md measures it); this gives it back a value without shipping a second
-// network. `after_batch(done, mean loss)` for a progress line.
-void distill_value_head(Model& model, Model& teacher, const std::vector<HumanSample>& samples,
-                        double learning_rate = 1e-3, int batch = 256, uint64_t seed = 1,
-                        const std::function<void(int64_t, double)>& after_batch = {});
-
 }  // namespace kz

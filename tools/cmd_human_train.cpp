@@ -39,8 +39,6 @@ struct HumanTrainCliOptions {
   // Fit the rating-dependent value term's weights (HumanHeadInfo::value_weights) on the
   // train fold after training (or, with --epochs 0, on the --init model as it is).
   bool fit_value_weights = false;
-  // Before fitting them: the model's value head distilled from this model's (empty: not).
-  std::string distill_value;
 };
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
@@ -58,21 +56,8 @@ void print_betas(const HumanHeadInfo& info) {
 
 // Fits the value weights of `model` on `train` and reports the validation fit with them.
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
-                    const GameSpec& spec, const std::string& distill_from) {
+                    const GameSpec& spec) {
   model.meta.human.value_weights.clear();
-  if (!distill_from.empty()) {
-    Model teacher = load_model(distill_from, &spec);
-    Progress::Options po;
-    po.unit = "positions";
-    po.line_interval_s = 10;
-    Progress progress("human-train: value head from " + distill_from, int64_t(train.samples.size()),
-                      po);
-    distill_value_head(model, teacher, train.samples, 1e-3, 256, 1, [&](int64_t done, double loss) {
-      progress.set_field("loss", loss);
-      progress.set_done(done);
-    });
-    progress.finish();
-  }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
   {
@@ -190,7 +175,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     // and with --fit-value-weights the value term fitted to the head as it is.
     if (opt.fit_value_weights) {
       try {
-        fit_value_term(model, train, validation, spec, opt.distill_value);
+        fit_value_term(model, train, validation, spec);
       } catch (const std::exception& e) {
         std::cerr << "kumalak human-train: " << e.what() << "\n";
         return 1;
@@ -244,7 +229,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   try {
     train_human_policy(model, train.samples, to);
     if (opt.fit_value_weights) {
-      fit_value_term(model, train, validation, spec, opt.distill_value);
+      fit_value_term(model, train, validation, spec);
       report("with the value term", model);
       save_model(opt.out, model);
       std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
@@ -296,10 +281,6 @@ void register_human_train(CLI::App& app, int& exit_code) {
                 "fit the rating-dependent value term (how much a player of each rating "
                 "prefers the moves the model's value head rates higher) on the train fold "
                 "after training; with --epochs 0, to the --init model's head as it is");
-  cmd->add_option("--distill-value", opt->distill_value,
-                  "with --fit-value-weights: first train the model's value head (the term's "
-                  "Q) to answer as this model's does, one pass over a random child of every "
-                  "train position (e.g. models/togyz.pt)");
   cmd->add_flag("!--no-titled", opt->titled,
                 "leave out titled over-the-board players (unrated sides of games without a "
                 "TimeControl tag); by default they are a class of their own");
