@@ -67,6 +67,10 @@ std::vector<std::array<float, kMaxPits>> HumanPolicy::probabilities(
   const int m = positions[0].npits;
   const auto r = human_rating_tensor(info(), ratings, titled);
   auto logits = model_.net->human_policy(model_.net->trunk(features(positions)), r, m);
+  if (!info().value_weights.empty()) {
+    const auto w = torch::tensor(info().value_weights, torch::kFloat32);
+    logits = logits + r.matmul(w).unsqueeze(1) * move_value_tensor(positions);
+  }
   logits = logits.masked_fill(legal_mask(positions).logical_not(), -1e30);
   const auto probs = torch::softmax(logits, 1).contiguous();
   const float* p = probs.data_ptr<float>();
@@ -85,6 +89,10 @@ std::vector<std::vector<double>> HumanPolicy::move_logprobs(std::span<const Posi
   const int m = positions[0].npits;
   const auto r = human_rating_tensor(info(), ratings);
   auto logits = model_.net->human_policy_grid(model_.net->trunk(features(positions)), r, m);
+  if (!info().value_weights.empty()) {
+    const auto w = torch::tensor(info().value_weights, torch::kFloat32);
+    logits = logits + r.matmul(w).view({-1, 1, 1}) * move_value_tensor(positions).unsqueeze(0);
+  }
   logits = logits.masked_fill(legal_mask(positions).logical_not().unsqueeze(0), -1e30);
   const auto logp = torch::log_softmax(logits, 2).contiguous();  // [G, B, m]
   const float* p = logp.data_ptr<float>();
@@ -92,6 +100,71 @@ std::vector<std::vector<double>> HumanPolicy::move_logprobs(std::span<const Posi
   for (size_t g = 0; g < ratings.size(); ++g)
     for (size_t b = 0; b < B; ++b) out[g][b] = p[(g * B + b) * size_t(m) + size_t(moves[b])];
   return out;
+}
+
+torch::Tensor HumanPolicy::move_value_tensor(std::span<const Position> positions) {
+  const int64_t B = int64_t(positions.size());
+  const int m = B ? positions[0].npits : 0;
+  auto q = torch::zeros({B, int64_t(m)}, torch::kFloat32);
+  if (B == 0) return q;
+  float* qp = q.data_ptr<float>();
+  // Every child the network must judge; a finished or decided one is scored exactly.
+  std::vector<Position> children;
+  std::vector<std::pair<size_t, int>> where;  // (row, pit) of each child asked
+  std::vector<char> flip;                     // the child's mover is the opponent
+  children.reserve(size_t(B) * size_t(m));
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const Position& pos = positions[i];
+    for (uint32_t mm = pos.legal_mask(); mm; mm &= mm - 1) {
+      const int k = __builtin_ctz(mm);
+      Position child = pos;
+      child.play(k);
+      const bool opponent = child.to_move != pos.to_move;
+      if (child.is_over() || child.is_decided()) {
+        const Outcome o = child.outcome();
+        const float white = o == Outcome::kWhiteWins ? 1.f : o == Outcome::kBlackWins ? -1.f : 0.f;
+        qp[i * size_t(m) + size_t(k)] = pos.to_move == 0 ? white : -white;
+        continue;
+      }
+      children.push_back(child);
+      where.emplace_back(i, k);
+      flip.push_back(opponent);
+    }
+  }
+  if (children.empty()) return q;
+  const auto out = model_.net->forward(features(children), m);
+  const auto wdl = torch::softmax(out.wdl_logits, 1).contiguous();
+  const float* p = wdl.data_ptr<float>();
+  for (size_t c = 0; c < children.size(); ++c) {
+    const float v = p[c * 3] - p[c * 3 + 2];  // win - loss, the child's mover's view
+    qp[where[c].first * size_t(m) + size_t(where[c].second)] = flip[c] ? -v : v;
+  }
+  return q;
+}
+
+std::vector<std::array<float, kMaxPits>> HumanPolicy::move_values(
+    std::span<const Position> positions) {
+  std::vector<std::array<float, kMaxPits>> out(positions.size());
+  if (positions.empty()) return out;
+  c10::InferenceMode guard;
+  const int m = positions[0].npits;
+  const auto q = move_value_tensor(positions).contiguous();
+  const float* p = q.data_ptr<float>();
+  for (size_t i = 0; i < positions.size(); ++i)
+    for (int k = 0; k < m; ++k) out[i][size_t(k)] = p[i * size_t(m) + size_t(k)];
+  return out;
+}
+
+torch::Tensor HumanPolicy::head_logprobs(std::span<const Position> positions,
+                                         std::span<const int> ratings,
+                                         std::span<const char> titled) {
+  c10::InferenceMode guard;
+  const int m = positions.empty() ? 0 : positions[0].npits;
+  if (positions.empty()) return torch::zeros({0, 0});
+  const auto r = human_rating_tensor(info(), ratings, titled);
+  auto logits = model_.net->human_policy(model_.net->trunk(features(positions)), r, m);
+  logits = logits.masked_fill(legal_mask(positions).logical_not(), -1e30);
+  return torch::log_softmax(logits, 1).contiguous();
 }
 
 }  // namespace kz

@@ -2,6 +2,9 @@
 // probabilities of a human player of a given rating, and the log-probability of the
 // moves players actually made at each rating of a grid (for the rating estimate,
 // nn/human_rating.h). Every answer is over legal moves only (illegal moves get 0).
+// Where the model has value weights (HumanHeadInfo::value_weights), every answer includes
+// the rating-dependent value term: p(m | R) proportional to p_head(m | R) *
+// exp(beta(R) * Q(m)), Q(m) the model's own value of the position after m (move_values).
 #pragma once
 
 #include <array>
@@ -37,9 +40,22 @@ class HumanPolicy {
                                                  std::span<const int> moves,
                                                  const std::vector<int>& ratings);
 
+  // Q(m) of the value term for every pit: the model's own value head's win minus loss
+  // probability of the position after m, from the mover's view (-1..1; the exact result
+  // where m ends or decides the game); 0 for illegal moves. One network call over every
+  // child of every position.
+  std::vector<std::array<float, kMaxPits>> move_values(std::span<const Position> positions);
+
+  // The head's own log-probabilities, without the value term, at a rating (and titled
+  // flag; empty: none titled) per position: [B, m], illegal moves -inf-like. For fitting
+  // the value weights (fit_value_weights, nn/human_training.h).
+  torch::Tensor head_logprobs(std::span<const Position> positions, std::span<const int> ratings,
+                              std::span<const char> titled);
+
  private:
   torch::Tensor features(std::span<const Position> positions) const;
   torch::Tensor legal_mask(std::span<const Position> positions) const;
+  torch::Tensor move_value_tensor(std::span<const Position> positions);  // [B, m]
   Model model_;
 };
 

@@ -25,7 +25,25 @@ std::string human_head_problem(const HumanHeadInfo& h) {
     }
     if (total == 0) return "human rating prior counts no player";
   }
+  if (!h.value_weights.empty()) {
+    if (h.value_weights.size() != size_t(kHumanRatingInputs))
+      return "human.value_weights has " + std::to_string(h.value_weights.size()) +
+             " numbers, the rating inputs are " + std::to_string(kHumanRatingInputs);
+    for (float w : h.value_weights)
+      if (!std::isfinite(w) || std::abs(w) > kHumanMaxValueWeight)
+        return "human.value_weights holds " + std::to_string(w) +
+               ", not a finite number of magnitude at most " +
+               std::to_string(int(kHumanMaxValueWeight));
+  }
   return "";
+}
+
+double human_value_beta(const HumanHeadInfo& h, int rating, bool titled) {
+  if (h.value_weights.empty()) return 0;
+  const auto in = human_rating_inputs(h, rating, titled);
+  double beta = 0;
+  for (size_t i = 0; i < in.size(); ++i) beta += double(h.value_weights[i]) * in[i];
+  return beta;
 }
 
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& h, int rating,

@@ -34,18 +34,35 @@ struct HumanHeadInfo {
   // kHumanPriorBinWidth-point bin from rating_min up (empty: none, models from before
   // it; the rating estimate is then the maximum-likelihood one).
   std::vector<int> rating_prior;
+  // The rating-dependent value term (empty: none, models from before it): the human
+  // policy at rating R is p(m | R) proportional to p_head(m | R) * exp(beta(R) * Q(m)),
+  // where Q(m) is the model's own value head's evaluation of the position after move m
+  // from the mover's view (win minus loss probability, -1..1) and beta(R) is these
+  // kHumanRatingInputs weights dotted with human_rating_inputs(R) (human_value_beta).
+  // Fitted by maximum likelihood on the train fold (fit_value_weights,
+  // nn/human_training.h; docs/human.md).
+  std::vector<float> value_weights;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
 inline constexpr int kHumanPriorBinWidth = 100;
+// A value weight beyond this is no fit but a broken file: beta = 100 already turns a
+// difference of 0.1 in Q into a factor e^10 between two moves.
+inline constexpr float kHumanMaxValueWeight = 100.f;
 
-// "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max) and the
-// prior, if any, has one count >= 0 per bin of the range and not all of them 0; else why not.
+// "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), the
+// prior, if any, has one count >= 0 per bin of the range and not all of them 0, and the
+// value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
+// kHumanMaxValueWeight; else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The head's inputs for rating R (clamped to the range) or a titled player.
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& info, int rating,
                                                           bool titled = false);
+
+// beta(R) of the value term: info.value_weights . human_rating_inputs(R) (0 without
+// value weights).
+double human_value_beta(const HumanHeadInfo& info, int rating, bool titled = false);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

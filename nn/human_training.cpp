@@ -1,9 +1,11 @@
 #include "nn/human_training.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "nn/features.h"
 
@@ -13,6 +15,17 @@ bool titled_side(const GameRecord& record, const RatedGame& rated, int side) {
   return rated.sides[size_t(side)].status == RatingStatus::kMissing &&
          record.tag("TimeControl", "\x01") == "\x01";
 }
+
+namespace {
+// A side's result from a record's result ("1-0", "0-1", "1/2-1/2"): 1, 0.5 or 0; -1 else.
+float game_score(const std::string& result, int side) {
+  const float white = result == "1-0"       ? 1.f
+                      : result == "0-1"     ? 0.f
+                      : result == "1/2-1/2" ? 0.5f
+                                            : -1.f;
+  return white < 0 ? -1.f : side == 0 ? white : 1.f - white;
+}
+}  // namespace
 
 HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, const GameSpec& spec,
                           FoldSelection fold, bool titled) {
@@ -41,7 +54,7 @@ HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, con
           continue;
         }
         side_index[s] = int(data.sides.size());
-        data.sides.push_back({r.rated() ? r.rating : 0, is_titled, 0});
+        data.sides.push_back({r.rated() ? r.rating : 0, is_titled, 0, game_score(g.result, s)});
       }
       Position pos = start;
       for (int move : replay.moves) {
@@ -238,6 +251,201 @@ HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples)
     fit.loglik /= double(fit.positions);
   }
   return fit;
+}
+
+ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSample>& samples,
+                                  double l2) {
+  ValueWeightsFit fit;
+  const size_t N = samples.size();
+  fit.positions = int64_t(N);
+  constexpr int R = kHumanRatingInputs;
+  if (N == 0) {
+    fit.weights.assign(size_t(R), 0.f);
+    return fit;
+  }
+  const int m = samples[0].position.npits;
+  // Per sample: the head's log-probability and Q of every pit (illegal: Q = 0 and a
+  // log-probability of -inf, left out), the rating inputs and the move.
+  std::vector<float> lp(N * size_t(m)), q(N * size_t(m)), rin(N * size_t(R));
+  std::vector<uint32_t> legal(N);
+  constexpr size_t kChunk = 512;
+  std::vector<Position> positions;
+  std::vector<int> ratings;
+  std::vector<char> titled;
+  for (size_t first = 0; first < N; first += kChunk) {
+    const size_t n = std::min(kChunk, N - first);
+    positions.clear();
+    ratings.clear();
+    titled.clear();
+    for (size_t i = first; i < first + n; ++i) {
+      positions.push_back(samples[i].position);
+      ratings.push_back(samples[i].rating);
+      titled.push_back(samples[i].titled);
+    }
+    const auto head = policy.head_logprobs(positions, ratings, titled);
+    const float* h = head.data_ptr<float>();
+    std::copy(h, h + n * size_t(m), lp.begin() + int64_t(first * size_t(m)));
+    const auto values = policy.move_values(positions);
+    for (size_t j = 0; j < n; ++j) {
+      const HumanSample& s = samples[first + j];
+      legal[first + j] = s.position.legal_mask();
+      for (int k = 0; k < m; ++k) q[(first + j) * size_t(m) + size_t(k)] = values[j][size_t(k)];
+      const auto in = human_rating_inputs(policy.info(), s.rating, s.titled);
+      std::copy(in.begin(), in.end(), rin.begin() + int64_t((first + j) * size_t(R)));
+    }
+  }
+  // The mean log-likelihood at w, and (when asked) its gradient and Hessian.
+  auto evaluate = [&](const std::array<double, R>& w, std::array<double, R>* grad,
+                      std::array<double, R * R>* hess) {
+    double ll = 0;
+    if (grad) grad->fill(0);
+    if (hess) hess->fill(0);
+    for (size_t i = 0; i < N; ++i) {
+      const float* r = &rin[i * size_t(R)];
+      double beta = 0;
+      for (int a = 0; a < R; ++a) beta += w[size_t(a)] * r[a];
+      double zmax = -1e300;
+      double z[kMaxPits];
+      for (uint32_t mm = legal[i]; mm; mm &= mm - 1) {
+        const int k = __builtin_ctz(mm);
+        z[k] = lp[i * size_t(m) + size_t(k)] + beta * q[i * size_t(m) + size_t(k)];
+        zmax = std::max(zmax, z[k]);
+      }
+      double sum = 0, eq = 0, eq2 = 0;
+      for (uint32_t mm = legal[i]; mm; mm &= mm - 1) {
+        const int k = __builtin_ctz(mm);
+        const double e = std::exp(z[k] - zmax);
+        const double qk = q[i * size_t(m) + size_t(k)];
+        sum += e;
+        eq += e * qk;
+        eq2 += e * qk * qk;
+      }
+      eq /= sum;
+      eq2 /= sum;
+      const int move = samples[i].move;
+      ll += z[move] - zmax - std::log(sum);
+      if (grad) {
+        // d ll / d w = r (Q(move) - E[Q]).
+        const double g = q[i * size_t(m) + size_t(move)] - eq;
+        for (int a = 0; a < R; ++a) (*grad)[size_t(a)] += g * r[a];
+      }
+      if (hess) {
+        // d2 ll / dw2 = - r r^T Var[Q].
+        const double v = std::max(0.0, eq2 - eq * eq);
+        for (int a = 0; a < R; ++a)
+          for (int b = 0; b < R; ++b) (*hess)[size_t(a * R + b)] -= v * r[a] * r[b];
+      }
+    }
+    const double n = double(N);
+    ll /= n;
+    double penalty = 0;
+    for (int a = 0; a < R; ++a) penalty += 0.5 * l2 * w[size_t(a)] * w[size_t(a)];
+    if (grad)
+      for (int a = 0; a < R; ++a) (*grad)[size_t(a)] = (*grad)[size_t(a)] / n - l2 * w[size_t(a)];
+    if (hess)
+      for (int a = 0; a < R; ++a)
+        for (int b = 0; b < R; ++b)
+          (*hess)[size_t(a * R + b)] = (*hess)[size_t(a * R + b)] / n - (a == b ? l2 : 0.0);
+    return std::pair<double, double>(ll, ll - penalty);
+  };
+  std::array<double, R> w{};
+  std::array<double, R> grad{};
+  std::array<double, R * R> hess{};
+  auto [ll, objective] = evaluate(w, &grad, &hess);
+  fit.loglik_before = ll;
+  constexpr int kMaxIterations = 50;
+  for (int it = 0; it < kMaxIterations; ++it) {
+    // Solve (-H) d = g by Gaussian elimination with partial pivoting; -H is positive
+    // definite (the penalty makes it so even along the inputs' dependence).
+    std::array<double, R*(R + 1)> a{};
+    for (int i = 0; i < R; ++i) {
+      for (int j = 0; j < R; ++j) a[size_t(i * (R + 1) + j)] = -hess[size_t(i * R + j)];
+      a[size_t(i * (R + 1) + R)] = grad[size_t(i)];
+    }
+    for (int c = 0; c < R; ++c) {
+      int piv = c;
+      for (int i = c + 1; i < R; ++i)
+        if (std::abs(a[size_t(i * (R + 1) + c)]) > std::abs(a[size_t(piv * (R + 1) + c)])) piv = i;
+      if (piv != c)
+        for (int j = 0; j <= R; ++j)
+          std::swap(a[size_t(c * (R + 1) + j)], a[size_t(piv * (R + 1) + j)]);
+      const double d = a[size_t(c * (R + 1) + c)];
+      if (std::abs(d) < 1e-300) break;
+      for (int i = 0; i < R; ++i) {
+        if (i == c) continue;
+        const double f = a[size_t(i * (R + 1) + c)] / d;
+        for (int j = c; j <= R; ++j) a[size_t(i * (R + 1) + j)] -= f * a[size_t(c * (R + 1) + j)];
+      }
+    }
+    std::array<double, R> step{};
+    double largest = 0;
+    for (int i = 0; i < R; ++i) {
+      step[size_t(i)] = a[size_t(i * (R + 1) + R)] / a[size_t(i * (R + 1) + i)];
+      largest = std::max(largest, std::abs(step[size_t(i)]));
+    }
+    if (!std::isfinite(largest)) break;
+    // Backtracking: halve the step until the penalised objective does not fall.
+    double t = 1;
+    bool moved = false;
+    for (int half = 0; half < 30; ++half, t *= 0.5) {
+      std::array<double, R> next = w;
+      for (int i = 0; i < R; ++i) next[size_t(i)] += t * step[size_t(i)];
+      const auto [nll, nobj] = evaluate(next, nullptr, nullptr);
+      if (nobj >= objective) {
+        w = next;
+        moved = true;
+        break;
+      }
+    }
+    ++fit.iterations;
+    if (!moved) break;
+    std::tie(ll, objective) = evaluate(w, &grad, &hess);
+    if (t * largest < 1e-5) break;
+  }
+  fit.loglik_after = ll;
+  fit.weights.resize(size_t(R));
+  for (int a = 0; a < R; ++a)
+    fit.weights[size_t(a)] = float(
+        std::clamp(w[size_t(a)], double(-kHumanMaxValueWeight), double(kHumanMaxValueWeight)));
+  return fit;
+}
+
+ValueAccuracy value_accuracy(Model& model, const std::vector<HumanSample>& samples,
+                             const std::vector<HumanSide>& sides) {
+  ValueAccuracy acc;
+  constexpr size_t kChunk = 512;
+  std::vector<const HumanSample*> chunk;
+  c10::InferenceMode guard;
+  model.net->eval();
+  auto flush = [&] {
+    if (chunk.empty()) return;
+    const int64_t L = ring_length(chunk[0]->position);
+    auto f = torch::empty({int64_t(chunk.size()), kNumPlanes, L}, torch::kFloat32);
+    const size_t per = size_t(kNumPlanes * L);
+    for (size_t i = 0; i < chunk.size(); ++i)
+      encode_features(chunk[i]->position, std::span<float>(f.data_ptr<float>() + per * i, per));
+    const auto out = model.net->forward(f, chunk[0]->position.npits);
+    const auto wdl = torch::softmax(out.wdl_logits, 1).contiguous();
+    const float* p = wdl.data_ptr<float>();
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      const double expected = p[i * 3] + 0.5 * p[i * 3 + 1];
+      const double score = sides[size_t(chunk[i]->side)].score;
+      acc.brier += (expected - score) * (expected - score);
+      if (score != 0.5) acc.right += (expected > 0.5) == (score > 0.5);
+      acc.decisive += score != 0.5;
+      ++acc.positions;
+    }
+    chunk.clear();
+  };
+  for (const HumanSample& s : samples) {
+    if (sides[size_t(s.side)].score < 0) continue;
+    chunk.push_back(&s);
+    if (chunk.size() == kChunk) flush();
+  }
+  flush();
+  if (acc.positions) acc.brier /= double(acc.positions);
+  if (acc.decisive) acc.right /= double(acc.decisive);
+  return acc;
 }
 
 }  // namespace kz

@@ -31,6 +31,7 @@ struct HumanSide {
   int rating = 0;
   bool titled = false;
   int moves = 0;
+  float score = -1;  // the side's result: 1 won, 0.5 drawn, 0 lost; -1 unknown
 };
 
 struct HumanData {
@@ -93,5 +94,36 @@ struct HumanFit {
   double top1 = 0, loglik = 0;
 };
 HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples);
+
+// The value term's weights (HumanHeadInfo::value_weights) fitted to `samples` by
+// maximum likelihood: with the head's log-probabilities at each player's own rating and
+// Q (HumanPolicy::move_values) computed once, the mean log-likelihood of the played moves
+// under p(m) proportional to p_head(m) * exp(beta(R) * Q(m)), beta(R) = w . rating inputs,
+// is maximised over w by Newton's method (it is concave in w), with an L2 penalty of
+// `l2` x (number of samples) on w: the rating inputs are linearly dependent (the straight
+// line is a sum of hats), and the penalty picks the smallest of the equally good w.
+// `policy`'s own value weights, if any, are ignored (the head alone is the base).
+struct ValueWeightsFit {
+  std::vector<float> weights;
+  double loglik_before = 0;  // mean over the samples, the head alone
+  double loglik_after = 0;   // with the fitted term
+  int iterations = 0;
+  int64_t positions = 0;
+};
+ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSample>& samples,
+                                  double l2 = 1e-6);
+
+// How well a model's own value head predicts the results of the games of `samples`
+// (each side's score, HumanSide::score; sides without a result are left out): the mean
+// squared error of the expected score (win + draw / 2, the mover's view) of the
+// position before each move (Brier score: 0.25 for always saying 50 %), and the share
+// of the decisive games' positions whose expected score is on the winner's side of 0.5.
+// Which network's value the value term can trust (docs/human.md).
+struct ValueAccuracy {
+  int64_t positions = 0, decisive = 0;
+  double brier = 0, right = 0;
+};
+ValueAccuracy value_accuracy(Model& model, const std::vector<HumanSample>& samples,
+                             const std::vector<HumanSide>& sides);
 
 }  // namespace kz

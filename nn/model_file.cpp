@@ -93,6 +93,8 @@ void save_model(const std::string& path, const Model& model) {
                     {"rating_mean", model.meta.human.rating_mean}};
       if (!model.meta.human.rating_prior.empty())
         j["human"]["rating_prior"] = model.meta.human.rating_prior;
+      if (!model.meta.human.value_weights.empty())
+        j["human"]["value_weights"] = model.meta.human.value_weights;
     }
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;

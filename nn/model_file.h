@@ -13,7 +13,9 @@
 //                        human_policy_head (each only when true; absent = false)}
 //     human             with the human policy head only: {rating_min, rating_max,
 //                        rating_mean}, the ratings it was trained on, and rating_prior
-//                        (optional): train-fold sides per 100-point bin (nn/human_rating.h)
+//                        (optional): train-fold sides per 100-point bin (nn/human_rating.h),
+//                        value_weights (optional): the kHumanRatingInputs weights of the
+//                        rating-dependent value term beta(R) (nn/human_rating.h)
 //     generation        self-play generation (0 = the random initial net)
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order

@@ -64,6 +64,22 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
       // Absent in models from before the prior: none.
       if (h.contains("rating_prior"))
         meta.human.rating_prior = h.at("rating_prior").get<std::vector<int>>();
+      // Absent in models from before the value term: none.
+      if (h.contains("value_weights")) {
+        const auto& w = h.at("value_weights");
+        if (!w.is_array())
+          throw ModelError(where + "malformed human head in its metadata: human.value_weights " +
+                           "is not an array of numbers");
+        for (const auto& x : w) {
+          if (!x.is_number())
+            throw ModelError(where + "malformed human head in its metadata: " +
+                             "human.value_weights holds " + x.dump() + ", not a number");
+          meta.human.value_weights.push_back(x.get<float>());
+        }
+        if (meta.human.value_weights.empty())
+          throw ModelError(
+              where + "malformed human head in its metadata: " + "human.value_weights is empty");
+      }
       if (const std::string why = human_head_problem(meta.human); !why.empty())
         throw ModelError(where + "malformed human head in its metadata: " + why);
     }

@@ -3,11 +3,13 @@
 // moves were drawn at.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "nn/features.h"
 #include "nn/human_policy.h"
 #include "nn/human_rating.h"
 #include "nn/human_training.h"
@@ -18,7 +20,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -293,9 +295,211 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}}), "");
+}
+
+}  // namespace
+}  // namespace kz
+
+namespace kz {
+namespace {
+
+// Positions with at least two legal moves, so that a move choice says something.
+std::vector<Position> choice_positions(int n, uint64_t seed) {
+  std::vector<Position> out;
+  for (const Position& p : test::random_positions(GameSpec::togyz(), 3 * n, seed))
+    if (p.legal_count() >= 2 && int(out.size()) < n) out.push_back(p);
+  return out;
+}
+
+// The head's answer as HumanPolicy computed it before the value term: the masked softmax
+// of the head's logits, nothing else.
+std::vector<std::array<float, kMaxPits>> head_alone(Model& m, const std::vector<Position>& ps,
+                                                    int rating) {
+  c10::InferenceMode guard;
+  const int64_t L = ring_length(ps[0]);
+  auto f = torch::empty({int64_t(ps.size()), kNumPlanes, L}, torch::kFloat32);
+  const size_t per = size_t(kNumPlanes * L);
+  auto legal = torch::zeros({int64_t(ps.size()), 9}, torch::kBool);
+  for (size_t i = 0; i < ps.size(); ++i) {
+    encode_features(ps[i], std::span<float>(f.data_ptr<float>() + per * i, per));
+    for (int k = 0; k < 9; ++k) legal[int64_t(i)][k] = bool(ps[i].legal_mask() >> k & 1);
+  }
+  const std::vector<int> ratings(ps.size(), rating);
+  auto logits = m.net->human_policy(m.net->trunk(f), human_rating_tensor(m.meta.human, ratings), 9);
+  const auto probs = torch::softmax(logits.masked_fill(legal.logical_not(), -1e30), 1).contiguous();
+  std::vector<std::array<float, kMaxPits>> out(ps.size());
+  for (size_t i = 0; i < ps.size(); ++i)
+    for (int k = 0; k < 9; ++k)
+      out[i][size_t(k)] =
+          ps[i].legal_mask() >> k & 1 ? probs.data_ptr<float>()[i * 9 + size_t(k)] : 0.f;
+  return out;
+}
+
+// Synthetic players whose preference for the moves the value head rates higher grows
+// with their rating (beta from -B at 800 to +B at 2200, drawn through the head's own
+// probabilities): the fit recovers an increasing beta, close to the truth, and the
+// model with it predicts their moves better than the head alone.
+TEST(HumanValueTerm, FitRecoversABetaThatRisesWithTheRating) {
+  Model m = tiny_human_model(21);
+  const auto positions = choice_positions(3000, 23);
+  // A random network's value barely differs between children: sharpen its value head
+  // until Q spreads over a fair part of -1..1, so that a plausible beta shows.
+  auto mean_spread = [&](HumanPolicy& p) {
+    const auto q = p.move_values(positions);
+    double spread = 0;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      float lo = 2, hi = -2;
+      for (uint32_t mm = positions[i].legal_mask(); mm; mm &= mm - 1) {
+        const int k = __builtin_ctz(mm);
+        lo = std::min(lo, q[i][size_t(k)]);
+        hi = std::max(hi, q[i][size_t(k)]);
+      }
+      spread += hi - lo;
+    }
+    return spread / double(positions.size());
+  };
+  double spread = 0;
+  for (int i = 0; i < 12; ++i) {
+    HumanPolicy p(m);
+    if ((spread = mean_spread(p)) > 0.2) break;
+    torch::NoGradGuard no_grad;
+    m.net->wdl_out->weight.mul_(3);
+  }
+  HumanPolicy policy(m);
+  const auto q = policy.move_values(positions);
+  ASSERT_GT(spread, 0.2);
+  const double B = 3 / spread;
+  auto true_beta = [&](int r) { return B * (2.0 * (r - 800) / 1400 - 1); };
+  std::mt19937_64 rng(29);
+  std::vector<HumanSample> samples;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const int r = 800 + int(rng() % 1401);
+    const std::vector<int> rs{r};
+    const auto lp = policy.head_logprobs(std::span<const Position>(&positions[i], 1), rs, {});
+    std::array<double, kMaxPits> w{};
+    double sum = 0;
+    for (uint32_t mm = positions[i].legal_mask(); mm; mm &= mm - 1) {
+      const int k = __builtin_ctz(mm);
+      sum += w[size_t(k)] = std::exp(lp[0][k].item<double>() + true_beta(r) * q[i][size_t(k)]);
+    }
+    double u = std::uniform_real_distribution<double>(0, sum)(rng);
+    int move = -1;
+    for (uint32_t mm = positions[i].legal_mask(); mm; mm &= mm - 1) {
+      move = __builtin_ctz(mm);
+      if ((u -= w[size_t(move)]) <= 0) break;
+    }
+    samples.push_back({positions[i], move, r, false, 0});
+  }
+  const ValueWeightsFit fit = fit_value_weights(policy, samples);
+  ASSERT_EQ(fit.weights.size(), size_t(kHumanRatingInputs));
+  EXPECT_GT(fit.loglik_after, fit.loglik_before + 0.01);
+  HumanHeadInfo info = kInfo;
+  info.value_weights = fit.weights;
+  double previous = -1e9;
+  for (int r : {800, 1200, 1500, 1800, 2200}) {
+    const double beta = human_value_beta(info, r);
+    EXPECT_GT(beta, previous) << "at " << r;
+    EXPECT_NEAR(beta, true_beta(r), 0.35 * B) << "at " << r;
+    previous = beta;
+  }
+  EXPECT_LT(human_value_beta(info, 800), 0);
+  EXPECT_GT(human_value_beta(info, 2200), 0);
+
+  // The model with the fitted term predicts these players better than the head alone.
+  Model with = m;
+  with.meta.human.value_weights = fit.weights;
+  HumanPolicy fitted(with);
+  EXPECT_GT(human_fit(fitted, samples).loglik, human_fit(policy, samples).loglik + 0.01);
+}
+
+// Without value weights a human model answers exactly (bitwise) as the head alone did.
+TEST(HumanValueTerm, ModelsWithoutValueWeightsAnswerAsBefore) {
+  Model m = tiny_human_model(31);
+  ASSERT_TRUE(m.meta.human.value_weights.empty());
+  HumanPolicy policy(m);
+  const auto positions = choice_positions(40, 33);
+  for (int r : {800, 1437, 2200}) {
+    const auto before = head_alone(m, positions, r);
+    const auto now = policy.probabilities(positions, r);
+    for (size_t i = 0; i < positions.size(); ++i)
+      for (int k = 0; k < 9; ++k)
+        EXPECT_EQ(std::bit_cast<uint32_t>(now[i][size_t(k)]),
+                  std::bit_cast<uint32_t>(before[i][size_t(k)]));
+  }
+}
+
+// With value weights: probabilities over the legal moves sum to 1 (illegal ones are 0),
+// move_logprobs agrees with them, the term changes the answer, and the weights
+// round-trip through the model file.
+TEST(HumanValueTerm, ProbabilitiesWithTheTermSumToOneAndRoundTrip) {
+  Model m = tiny_human_model(41);
+  m.meta.human.value_weights = {0.5f, -2.f, -1.f, 0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 1.5f};
+  HumanPolicy with(m);
+  Model plain_model = m;
+  plain_model.meta.human.value_weights.clear();
+  HumanPolicy plain(plain_model);
+  const auto positions = choice_positions(30, 43);
+  std::vector<int> moves;
+  for (const Position& p : positions) moves.push_back(__builtin_ctz(p.legal_mask()));
+  const std::vector<int> grid{800, 1500, 2200};
+  const auto logp = with.move_logprobs(positions, moves, grid);
+  double changed = 0;
+  for (size_t g = 0; g < grid.size(); ++g) {
+    const auto probs = with.probabilities(positions, grid[g]);
+    const auto head = plain.probabilities(positions, grid[g]);
+    for (size_t i = 0; i < positions.size(); ++i) {
+      double sum = 0;
+      for (int k = 0; k < 9; ++k) {
+        if (positions[i].legal_mask() >> k & 1)
+          sum += probs[i][size_t(k)];
+        else
+          EXPECT_EQ(probs[i][size_t(k)], 0.f);
+        changed += std::abs(probs[i][size_t(k)] - head[i][size_t(k)]);
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+      EXPECT_NEAR(logp[g][i], std::log(probs[i][size_t(moves[i])]), 1e-4);
+    }
+  }
+  EXPECT_GT(changed, 0.01);
+
+  const std::string path = temp_path("human-value.pt");
+  save_model(path, m);
+  EXPECT_EQ(load_model(path).meta.human.value_weights, m.meta.human.value_weights);
+  HumanPolicy back(load_model(path));
+  EXPECT_EQ(back.probabilities(positions, 1234), with.probabilities(positions, 1234));
+}
+
+// A malformed value-weights entry is refused with a message that names it.
+TEST(HumanValueTerm, MalformedValueWeightsAreRefusedByName) {
+  Model m = tiny_human_model(51);
+  m.meta.human.value_weights = {0.5f, -2.f, -1.f, 0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 1.5f};
+  const std::string path = temp_path("human-value-ok.pt");
+  save_model(path, m);
+  const std::string bytes = test::read_bytes(path);
+  ASSERT_NE(bytes.find("\"value_weights\":[0.5,-2.0,"), std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[-2.0,"},        // 9 numbers
+      {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[\"x\",-2.0,"},  // not a number
+      {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[5e2,-2.0,"},    // implausible
+      {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":{\"a\":[-2.0,"},
+  };
+  int i = 0;
+  for (const auto& [from, to] : cases) {
+    std::string changed = test::with_metadata(bytes, from, to);
+    // An object instead of the array: close it where the array closed.
+    if (to.find('{') != std::string::npos) changed = test::with_metadata(changed, "1.5]", "1.5]}");
+    const std::string file = temp_path("bad-value-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << changed;
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find("human.value_weights"), std::string::npos)
+        << from << " -> " << to << ": " << why;
+  }
+  HumanHeadInfo bad = kInfo;
+  bad.value_weights.assign(kHumanRatingInputs, std::nanf(""));
+  EXPECT_NE(human_head_problem(bad).find("human.value_weights"), std::string::npos);
 }
 
 }  // namespace

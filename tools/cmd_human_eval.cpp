@@ -374,6 +374,9 @@ int run_human_eval(const HumanEvalOptions& opt) {
     if (human) {
       j["human_model"] = human_path;
       j["blind_rating"] = human->info().rating_mean;
+      // Whether the human columns include the rating-dependent value term
+      // (HumanHeadInfo::value_weights, docs/human.md).
+      j["human_value_term"] = !human->info().value_weights.empty();
       j["rating_estimate"] = estimates.posterior ? "posterior" : "maximum_likelihood";
       j["rating_mae"] = estimates.mae;
       j["baseline_mae"] = estimates.baseline_mae;

@@ -36,7 +36,63 @@ struct HumanTrainCliOptions {
   bool fine_tune = false;
   bool rating_temperature = false;
   int64_t positions_per_epoch = 0;
+  // Fit the rating-dependent value term's weights (HumanHeadInfo::value_weights) on the
+  // train fold after training (or, with --epochs 0, on the --init model as it is).
+  bool fit_value_weights = false;
 };
+
+// The value term's beta(R) at these ratings, for the log and docs/human.md.
+void print_betas(const HumanHeadInfo& info) {
+  std::string line = "kumalak human-train: value term beta(R):";
+  for (int r = 800; r <= 2200; r += 200) {
+    char part[48];
+    std::snprintf(part, sizeof part, " %d: %.3f", r, human_value_beta(info, r));
+    line += part;
+  }
+  char part[48];
+  std::snprintf(part, sizeof part, "; titled: %.3f", human_value_beta(info, 0, true));
+  std::cerr << line << part << "\n";
+}
+
+// Fits the value weights of `model` on `train` and reports the validation fit with them.
+void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
+                    const GameSpec& spec) {
+  model.meta.human.value_weights.clear();
+  // Which value the term can trust: the human model's own head against the shipped
+  // model's, on the validation games' results.
+  {
+    const ValueAccuracy own = value_accuracy(model, validation.samples, validation.sides);
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "value head vs the validation games' results: this model's Brier %.4f, "
+                  "winner's side %.2f %% (%lld positions)",
+                  own.brier, 100 * own.right, (long long)own.positions);
+    std::cerr << "kumalak human-train: " << line;
+    const std::string shipped = shipped_model_path(spec);
+    if (!shipped.empty()) {
+      try {
+        Model reference = load_model(shipped, &spec);
+        const ValueAccuracy ref = value_accuracy(reference, validation.samples, validation.sides);
+        std::snprintf(line, sizeof line, "; %s's Brier %.4f, winner's side %.2f %%",
+                      shipped.c_str(), ref.brier, 100 * ref.right);
+        std::cerr << line;
+      } catch (const std::exception& e) {
+        std::cerr << "; " << e.what();
+      }
+    }
+    std::cerr << "\n";
+  }
+  HumanPolicy policy(model);
+  const ValueWeightsFit fit = fit_value_weights(policy, train.samples);
+  model.meta.human.value_weights = fit.weights;
+  char line[240];
+  std::snprintf(line, sizeof line,
+                "value weights fitted on %lld train positions in %d Newton steps: train "
+                "log-likelihood %.4f -> %.4f",
+                (long long)fit.positions, fit.iterations, fit.loglik_before, fit.loglik_after);
+  std::cerr << "kumalak human-train: " << line << "\n";
+  print_betas(model.meta.human);
+}
 
 int run_human_train(const HumanTrainCliOptions& opt) {
   GameSpec spec;
@@ -115,10 +171,27 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   };
   report("before training", model);
   if (opt.epochs == 0) {
-    // Only the prior of the rating estimate (nn/human_rating.h) written into the model.
+    // Only the prior of the rating estimate (nn/human_rating.h) written into the model,
+    // and with --fit-value-weights the value term fitted to the head as it is.
+    if (opt.fit_value_weights) {
+      try {
+        fit_value_term(model, train, validation, spec);
+      } catch (const std::exception& e) {
+        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        return 1;
+      }
+      report("with the value term", model);
+    }
     save_model(opt.out, model);
     std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
     return 0;
+  }
+  // Value weights fitted to the head's old answers would not fit the trained head's.
+  if (!model.meta.human.value_weights.empty()) {
+    model.meta.human.value_weights.clear();
+    std::cerr << "kumalak human-train: the --init model's value weights are dropped (they "
+                 "were fitted to its head before this training"
+              << (opt.fit_value_weights ? "; fitted again after it" : "") << ")\n";
   }
   HumanTrainOptions to;
   to.epochs = opt.epochs;
@@ -155,6 +228,12 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   };
   try {
     train_human_policy(model, train.samples, to);
+    if (opt.fit_value_weights) {
+      fit_value_term(model, train, validation, spec);
+      report("with the value term", model);
+      save_model(opt.out, model);
+      std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
+    }
   } catch (const std::exception& e) {
     std::cerr << "kumalak human-train: " << e.what() << "\n";
     return 1;
@@ -198,6 +277,10 @@ void register_human_train(CLI::App& app, int& exit_code) {
   cmd->add_flag("--rating-temperature", opt->rating_temperature,
                 "let the rating also set the head's temperature (how sure a player's choice "
                 "is; a model without it gets it, started at 1)");
+  cmd->add_flag("--fit-value-weights", opt->fit_value_weights,
+                "fit the rating-dependent value term (how much a player of each rating "
+                "prefers the moves the model's value head rates higher) on the train fold "
+                "after training; with --epochs 0, to the --init model's head as it is");
   cmd->add_flag("!--no-titled", opt->titled,
                 "leave out titled over-the-board players (unrated sides of games without a "
                 "TimeControl tag); by default they are a class of their own");
