@@ -63,6 +63,29 @@ TEST(CliHumanLevel, RefusesARatingOutsideTheRangeNamingIt) {
   }
 }
 
+// The refusals a player meets on the command line, in the player's language.
+TEST(CliHumanLevel, RefusalsAreInThePlayersLanguage) {
+  std::string out;
+  EXPECT_EQ(kumalak("hint --lang ru --moves 1 --level 5000", &out), 2) << out;
+  EXPECT_NE(out.find("уровень 5000: уровень по рейтингу должен лежать в диапазоне модели игры "
+                     "людей 800..2200"),
+            std::string::npos)
+      << out;
+  out.clear();
+  EXPECT_EQ(kumalak("play --lang kk --game kalah --level 1200 </dev/null", &out), 2) << out;
+  EXPECT_NE(out.find("1200 деңгейі: рейтинг бойынша деңгейге kalah:6,4 үшін адамдар ойынының "
+                     "үлгісі керек (models/kalah-human.pt"),
+            std::string::npos)
+      << out;
+  out.clear();
+  EXPECT_EQ(
+      kumalak("hint --lang ky --moves 1 --level 1200 --human-model /nonexistent/none.pt", &out), 2)
+      << out;
+  EXPECT_NE(out.find("1200 деңгээли: '/nonexistent/none.pt' адамдардын оюнунун модели жок"),
+            std::string::npos)
+      << out;
+}
+
 TEST(CliHumanLevel, RefusesARatingWithoutAHumanModel) {
   std::string out;
   EXPECT_EQ(kumalak("play --game kalah --level 1200 </dev/null", &out), 2) << out;

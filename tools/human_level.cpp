@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/i18n.h"
 #include "core/numbers.h"
 #include "mcts/levels.h"
 #include "nn/human_rating.h"
@@ -23,28 +24,34 @@ std::string shipped_human_model_path(const GameSpec& spec) {
 
 std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
                                               const std::string& human_model) {
-  const std::string level = "level " + std::to_string(rating);
+  using i18n::tr;
   std::string path = human_model;
   if (path.empty()) {
     path = shipped_human_model_path(spec);
     if (path.empty())
-      throw ParseError(level + ": a rating level needs a human model for " + spec.name() +
-                       " (models/" + model_file_stem(spec) +
-                       "-human.pt, KZ_MODELS_DIR or --human-model), and there is none");
+      throw ParseError(
+          tr("level {rating}: a rating level needs a human model for {game} "
+             "({file}, KZ_MODELS_DIR or --human-model), and there is none",
+             {{"rating", rating},
+              {"game", spec.name()},
+              {"file", "models/" + model_file_stem(spec) + "-human.pt"}}));
   } else if (!std::filesystem::is_regular_file(path)) {
-    throw ParseError(level + ": the human model '" + path + "' does not exist");
+    throw ParseError(tr("level {rating}: the human model '{file}' does not exist",
+                        {{"rating", rating}, {"file", path}}));
   }
   std::shared_ptr<HumanPolicy> policy;
   try {
     policy = std::make_shared<HumanPolicy>(load_model(path, &spec));
   } catch (const std::exception& e) {
-    throw ParseError(level + ": " + path + ": " + e.what());
+    throw ParseError(tr("level {rating}: the human model '{file}' cannot be used: {error}",
+                        {{"rating", rating}, {"file", path}, {"error", e.what()}}));
   }
   const HumanHeadInfo& info = policy->info();
   if (rating < info.rating_min || rating > info.rating_max)
-    throw ParseError(level + ": a rating level must lie in the human model's range " +
-                     std::to_string(info.rating_min) + ".." + std::to_string(info.rating_max) +
-                     " (" + path + ")");
+    throw ParseError(tr(
+        "level {rating}: a rating level must lie in the human model's range "
+        "{min}..{max} ({file})",
+        {{"rating", rating}, {"min", info.rating_min}, {"max", info.rating_max}, {"file", path}}));
   return policy;
 }
 
