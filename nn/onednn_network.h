@@ -47,6 +47,11 @@ struct FoldedLayer {
   torch::Tensor weight, bias;
 };
 
+// How the features of one position lie in memory: kPlanesMajor [kNumPlanes][L] (what
+// encode_features writes and the LibTorch forward takes), kCellsMajor [L][kNumPlanes]
+// (encode_features_cells_major: the first convolution's own layout, read in place).
+enum class FeatureLayout { kPlanesMajor, kCellsMajor };
+
 // Every layer play evaluates (the opponent-policy head is never evaluated).
 struct FoldedWeights {
   struct Block {
@@ -79,11 +84,12 @@ class OnednnNetwork {
   NetOutput forward(const torch::Tensor& features, int pits) const;
   // The same on plain memory, with no LibTorch tensor made (what the evaluator calls: a
   // search's small batches pay for every operator): `features` [batch, kNumPlanes,
-  // length] fp32; writes the policy logits to `policy` [batch, pits] and the value
-  // heads to `heads` [batch, head_outputs()]: W/D/L logits, the margin, then the score
-  // distribution's logits when the network has that head.
+  // length] fp32 (kCellsMajor: [batch, length, kNumPlanes]); writes the policy logits to
+  // `policy` [batch, pits] and the value heads to `heads` [batch, head_outputs()]: W/D/L
+  // logits, the margin, then the score distribution's logits when the network has that
+  // head.
   void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
-               float* heads) const;
+               float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const;
   int64_t head_outputs() const;
 
   // kFp32 or kBf16: what the convolutions run in.
