@@ -12,9 +12,12 @@
 //   cached;
 // - a batch runs through the whole network in chunks of 64 positions per thread, so that
 //   one chunk's activations stay in the core's L2 cache from layer to layer;
-// - the fully connected layers (pooling bias, value head) are oneDNN matmuls, the
-//   global pooling and the residual bias add simple loops compiled for AVX-512 and
-//   AVX2 and chosen at run time.
+// - the fully connected layers (pooling bias, value head), the policy's 1-wide output,
+//   the global pooling and the pooling bias add are loops of our own on 16-float
+//   vectors, compiled for AVX-512, AVX2 and plain x86-64 and chosen at run time (as
+//   oneDNN primitives these small layers were mostly call overhead);
+// - features may come channels last (FeatureLayout::kCellsMajor, what the evaluator
+//   encodes), read in place by the first convolution.
 //
 // bf16: with InferencePrecision::kBf16 the convolutions take bf16 activations and
 // weights (accumulating in fp32; biases, pooling, heads and the fully connected layers
