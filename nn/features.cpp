@@ -4,11 +4,18 @@
 
 namespace kz {
 
-void encode_features(const Position& pos, std::span<float> out) {
+namespace {
+
+// Both layouts from one encoder: `kCellsMajor` writes [L][kNumPlanes] instead of
+// [kNumPlanes][L].
+template <bool kCellsMajor>
+void encode(const Position& pos, std::span<float> out) {
   const int m = pos.npits;
   const int L = 2 * m;
   std::fill(out.begin(), out.begin() + kNumPlanes * L, 0.f);
-  auto at = [&](int plane, int cell) -> float& { return out[size_t(plane) * L + cell]; };
+  auto at = [&](int plane, int cell) -> float& {
+    return kCellsMajor ? out[size_t(cell) * kNumPlanes + plane] : out[size_t(plane) * L + cell];
+  };
   const int me = pos.to_move, them = me ^ 1;
   const int total = pos.total_stones();
   const float per_pit = float(total) / float(2 * m);  // initial stones per pit
@@ -72,7 +79,17 @@ void encode_features(const Position& pos, std::span<float> out) {
       float(pos.variant == Variant::kKalahEmpty),
   };
   for (int g = 0; g < 7; ++g)
-    std::fill_n(out.begin() + size_t(kPlaneMyStore + g) * L, L, globals[g]);
+    for (int c = 0; c < L; ++c) at(kPlaneMyStore + g, c) = globals[g];
+}
+
+}  // namespace
+
+void encode_features(const Position& pos, std::span<float> out) {
+  encode<false>(pos, out);
+}
+
+void encode_features_cells_major(const Position& pos, std::span<float> out) {
+  encode<true>(pos, out);
 }
 
 }  // namespace kz

@@ -70,4 +70,9 @@ inline int ring_length(const Position& pos) {
 // Writes kNumPlanes * ring_length(pos) floats (plane-major) into `out`.
 void encode_features(const Position& pos, std::span<float> out);
 
+// The same planes cell-major, [ring_length(pos)][kNumPlanes]: the channels-last layout
+// the oneDNN forward's first convolution reads (OnednnNetwork::forward with
+// FeatureLayout::kCellsMajor), so that no transpose runs between the two.
+void encode_features_cells_major(const Position& pos, std::span<float> out);
+
 }  // namespace kz

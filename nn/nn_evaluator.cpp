@@ -117,9 +117,10 @@ void NnEvaluator::evaluate_onednn(const OnednnNetwork& net, std::span<const Posi
   for (int64_t i = 0; i < B; ++i) {
     if (positions[i].npits != m)
       throw std::invalid_argument("NnEvaluator: a batch mixes board sizes");
-    encode_features(positions[i], std::span<float>(features).subspan(per * i, per));
+    // Channels last, as the first convolution reads them: no transpose in the forward.
+    encode_features_cells_major(positions[i], std::span<float>(features).subspan(per * i, per));
   }
-  net.forward(features.data(), B, L, m, policy.data(), head.data());
+  net.forward(features.data(), B, L, m, policy.data(), head.data(), FeatureLayout::kCellsMajor);
   const bool distribution = score_margins_.defined();
   const int64_t margins = heads - 4;  // the score distribution's 2M+1 logits
   for (int64_t i = 0; i < B; ++i) {

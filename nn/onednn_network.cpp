@@ -57,7 +57,8 @@ OnednnNetwork::~OnednnNetwork() = default;
 NetOutput OnednnNetwork::forward(const torch::Tensor&, int) const {
   return {};
 }
-void OnednnNetwork::forward(const float*, int64_t, int64_t, int, float*, float*) const {}
+void OnednnNetwork::forward(const float*, int64_t, int64_t, int, float*, float*,
+                            FeatureLayout) const {}
 int64_t OnednnNetwork::head_outputs() const {
   return 0;
 }
@@ -124,66 +125,216 @@ inline uint16_t to_bf16(float f) {
 // chosen by the CPU at load time (the build itself targets plain x86-64).
 #define KZ_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-// mean[n][c] = average over the ring of y[n][l][c] (channels last).
-KZ_VECTOR_CLONES void ring_mean(const float* y, float* mean, int64_t n, int64_t length,
-                                int64_t channels) {
-  const float scale = 1.f / float(length);
-  for (int64_t i = 0; i < n; ++i) {
-    float* m = mean + i * channels;
-    for (int64_t c = 0; c < channels; ++c) m[c] = 0.f;
-    for (int64_t l = 0; l < length; ++l) {
-      const float* row = y + (i * length + l) * channels;
-      for (int64_t c = 0; c < channels; ++c) m[c] += row[c];
-    }
-    for (int64_t c = 0; c < channels; ++c) m[c] *= scale;
-  }
+// The work between the convolutions runs in loops of our own on the chunk (a few hundred
+// KB that stay in L2): as oneDNN matmuls the small fully connected layers (64 x 32 by
+// 32 x 32 for a chunk) cost 10-30 us each, nearly all call overhead, and the 1-wide
+// policy convolution ran as a strided 1152 x 16 by 16 x 1 matmul of 30-40 us.
+// Vectors of 16 floats (GCC's vector extension: one AVX-512 register, two AVX2 ones, four
+// SSE ones in the plain x86-64 clone) hold the sums in registers: the first version,
+// plain loops over arrays, spent most of its time in store-to-load chains through memory.
+// Widths that are not a multiple of 16 take plain scalar loops.
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v16u __attribute__((vector_size(64), aligned(4), may_alias));
+
+// Unaligned loads and stores, and ReLU, as macros: a function passing a vector by value
+// has an ABI that depends on AVX-512, which GCC warns about in the plain clone.
+#define KZ_LOAD16(p) (*reinterpret_cast<const v16u*>(p))
+#define KZ_STORE16(p, v) (*reinterpret_cast<v16u*>(p) = (v))
+#define KZ_RELU16(v) ((v) > v16{} ? (v) : v16{})
+
+inline float sum16(const v16& v) {
+  float s = 0.f;
+  for (int k = 0; k < 16; ++k) s += v[k];
+  return s;
 }
 
-// y[n][l][c] += bias[n][c], in place.
-KZ_VECTOR_CLONES void add_ring_bias(float* y, const float* bias, int64_t n, int64_t length,
-                                    int64_t channels) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float* b = bias + i * channels;
-    for (int64_t l = 0; l < length; ++l) {
-      float* row = y + (i * length + l) * channels;
-      for (int64_t c = 0; c < channels; ++c) row[c] += b[c];
-    }
-  }
-}
+// A fully connected layer's weights for dense_rows: `w` [outs][ins] (LibTorch's), `wt`
+// the same transposed [ins][outs], `bias` [outs].
+struct DenseWeights {
+  const float *w, *wt, *bias;
+  int64_t ins, outs;
+};
 
-// out[n][l][c] = bf16(y[n][l][c] + bias[n][c]).
-KZ_VECTOR_CLONES void add_ring_bias_to_bf16(const float* y, const float* bias, uint16_t* out,
-                                            int64_t n, int64_t length, int64_t channels) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float* b = bias + i * channels;
-    for (int64_t l = 0; l < length; ++l) {
-      const float* row = y + (i * length + l) * channels;
-      uint16_t* o = out + (i * length + l) * channels;
-      for (int64_t c = 0; c < channels; ++c) o[c] = to_bf16(row[c] + b[c]);
-    }
-  }
-}
-
-// pooled[n] = [mean over the ring of v[n][.][c] for every c, then max over the ring],
-// as the value head's torch::cat({v.mean(2), v.max(2)}, 1).
-// Cell l of position i starts at v + (i * length + l) * stride.
-KZ_VECTOR_CLONES void mean_max_pool(const float* v, float* pooled, int64_t n, int64_t length,
-                                    int64_t channels, int64_t stride) {
-  const float scale = 1.f / float(length);
-  for (int64_t i = 0; i < n; ++i) {
-    float* mean = pooled + i * 2 * channels;
-    float* mx = mean + channels;
-    const float* first = v + i * length * stride;
-    for (int64_t c = 0; c < channels; ++c) mean[c] = mx[c] = first[c];
-    for (int64_t l = 1; l < length; ++l) {
-      const float* row = first + l * stride;
-      for (int64_t c = 0; c < channels; ++c) {
-        mean[c] += row[c];
-        mx[c] = std::max(mx[c], row[c]);
+// out[r][o] = bias[o] + sum_i in[r][i] * w[o][i] for n rows (in: `ins` floats a row;
+// out: `out_stride` floats a row), then ReLU where asked.
+__attribute__((always_inline)) inline void dense_rows(const float* __restrict in, int64_t n,
+                                                      const DenseWeights& d, float* __restrict out,
+                                                      int64_t out_stride, bool relu) {
+  const int64_t ins = d.ins, outs = d.outs;
+  if (outs % 16 == 0) {
+    // Four rows at once per 16 outputs: eight independent sums in flight.
+    int64_t r = 0;
+    for (; r + 4 <= n; r += 4) {
+      const float* x = in + r * ins;
+      for (int64_t o = 0; o < outs; o += 16) {
+        const v16 b = KZ_LOAD16(d.bias + o);
+        v16 a0 = b, a1 = b, a2 = b, a3 = b;
+        for (int64_t i = 0; i < ins; ++i) {
+          const v16 w = KZ_LOAD16(d.wt + i * outs + o);
+          a0 += x[i] * w;
+          a1 += x[ins + i] * w;
+          a2 += x[2 * ins + i] * w;
+          a3 += x[3 * ins + i] * w;
+        }
+        if (relu) {
+          a0 = KZ_RELU16(a0);
+          a1 = KZ_RELU16(a1);
+          a2 = KZ_RELU16(a2);
+          a3 = KZ_RELU16(a3);
+        }
+        float* y = out + r * out_stride + o;
+        KZ_STORE16(y, a0);
+        KZ_STORE16(y + out_stride, a1);
+        KZ_STORE16(y + 2 * out_stride, a2);
+        KZ_STORE16(y + 3 * out_stride, a3);
       }
     }
-    for (int64_t c = 0; c < channels; ++c) mean[c] *= scale;
+    for (; r < n; ++r) {
+      const float* x = in + r * ins;
+      for (int64_t o = 0; o < outs; o += 16) {
+        v16 a = KZ_LOAD16(d.bias + o);
+        for (int64_t i = 0; i < ins; ++i) a += x[i] * KZ_LOAD16(d.wt + i * outs + o);
+        KZ_STORE16(out + r * out_stride + o, relu ? KZ_RELU16(a) : a);
+      }
+    }
+    return;
   }
+  // Few outputs (the W/D/L, margin and score layer): a dot product each.
+  for (int64_t r = 0; r < n; ++r) {
+    const float* x = in + r * ins;
+    for (int64_t o = 0; o < outs; ++o) {
+      const float* w = d.w + o * ins;
+      float s;
+      int64_t i = 0;
+      if (ins >= 16) {
+        v16 a = {};
+        for (; i + 16 <= ins; i += 16) a += KZ_LOAD16(x + i) * KZ_LOAD16(w + i);
+        s = sum16(a);
+      } else {
+        s = 0.f;
+      }
+      for (; i < ins; ++i) s += x[i] * w[i];
+      s += d.bias[o];
+      out[r * out_stride + o] = relu ? std::max(s, 0.f) : s;
+    }
+  }
+}
+
+// mean[i][c] = average over the ring of y[i][l][c] (cell l of position i at
+// y + (i * length + l) * stride), and where `mx` is given mx[i][c] = its maximum; the
+// results `out_stride` floats a row.
+__attribute__((always_inline)) inline void ring_mean_max(const float* __restrict y, int64_t n,
+                                                         int64_t length, int64_t channels,
+                                                         int64_t stride, float* __restrict mean,
+                                                         float* __restrict mx, int64_t out_stride) {
+  const float scale = 1.f / float(length);
+  for (int64_t i = 0; i < n; ++i) {
+    const float* first = y + i * length * stride;
+    float* m = mean + i * out_stride;
+    float* x = mx ? mx + i * out_stride : nullptr;
+    int64_t c = 0;
+    for (; c + 16 <= channels; c += 16) {
+      // Two sums (even and odd cells) to halve the chain of additions.
+      v16 s0 = KZ_LOAD16(first + c), s1 = {}, hi = s0;
+      for (int64_t l = 1; l < length; ++l) {
+        const v16 v = KZ_LOAD16(first + l * stride + c);
+        if (l & 1)
+          s1 += v;
+        else
+          s0 += v;
+        if (x) hi = v > hi ? v : hi;
+      }
+      KZ_STORE16(m + c, (s0 + s1) * scale);
+      if (x) KZ_STORE16(x + c, hi);
+    }
+    for (; c < channels; ++c) {
+      float s = first[c], hi = first[c];
+      for (int64_t l = 1; l < length; ++l) {
+        const float v = first[l * stride + c];
+        s += v;
+        hi = std::max(hi, v);
+      }
+      m[c] = s * scale;
+      if (x) x[c] = hi;
+    }
+  }
+}
+
+// The global pooling bias of a block on a chunk of n positions, y [n][length][channels]:
+// y[i][l][c] += pool_fc(mean over the ring of y[i])[c], in place (fp32), or written to
+// `out` as bf16 (the next convolution's input in the bf16 path) when `out` is given.
+// `scratch`: 2 * n * channels floats.
+KZ_VECTOR_CLONES void pooling_bias(float* __restrict y, uint16_t* __restrict out, int64_t n,
+                                   int64_t length, int64_t channels, const DenseWeights& fc,
+                                   float* __restrict scratch) {
+  float* mean = scratch;
+  float* bias = scratch + n * channels;
+  ring_mean_max(y, n, length, channels, channels, mean, nullptr, channels);
+  dense_rows(mean, n, fc, bias, channels, false);
+  const int64_t cells = length * channels;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* b = bias + i * channels;
+    float* first = y + i * cells;
+    if (out) {
+      uint16_t* o = out + i * cells;
+      for (int64_t l = 0; l < length; ++l)
+        for (int64_t c = 0; c < channels; ++c)
+          o[l * channels + c] = to_bf16(first[l * channels + c] + b[c]);
+    } else if (channels % 16 == 0) {
+      for (int64_t l = 0; l < length; ++l)
+        for (int64_t c = 0; c < channels; c += 16) {
+          float* p = first + l * channels + c;
+          KZ_STORE16(p, KZ_LOAD16(p) + KZ_LOAD16(b + c));
+        }
+    } else {
+      for (int64_t l = 0; l < length; ++l)
+        for (int64_t c = 0; c < channels; ++c) first[l * channels + c] += b[c];
+    }
+  }
+}
+
+// The heads after their first (shared) convolution, for `count` positions of hh
+// [count][length][stride], each cell the policy's `policy_channels` then the value's
+// `value_channels` (ReLU already applied):
+// - policy[i][p] = policy_b + sum_c hh[i][p][c] * policy_w[c] for the mover's `pits`
+//   cells (the 1-wide policy convolution, only where a logit is read);
+// - the value: mean- and max-pool over the ring (as torch::cat({v.mean(2), v.max(2)})),
+//   value_fc with ReLU, then the stacked W/D/L, margin and score layer into
+//   heads[i][0..head.outs).
+// `scratch`: count * (2 * value_channels + value_fc.outs) floats.
+struct HeadWeights {
+  const float *policy_w, *policy_b;  // [policy_channels], [1]
+  int64_t policy_channels, value_channels;
+  DenseWeights value_fc, head;
+};
+
+KZ_VECTOR_CLONES void heads_after_conv(const float* __restrict hh, int64_t count, int64_t length,
+                                       int64_t stride, int64_t pits, const HeadWeights& w,
+                                       float* __restrict policy, float* __restrict heads,
+                                       float* __restrict scratch) {
+  const int64_t P = w.policy_channels, V = w.value_channels;
+  for (int64_t i = 0; i < count; ++i) {
+    const float* cells = hh + i * length * stride;
+    for (int64_t p = 0; p < pits; ++p) {
+      const float* cell = cells + p * stride;
+      float logit;
+      int64_t c = 0;
+      if (P >= 16) {
+        v16 a = {};
+        for (; c + 16 <= P; c += 16) a += KZ_LOAD16(cell + c) * KZ_LOAD16(w.policy_w + c);
+        logit = sum16(a);
+      } else {
+        logit = 0.f;
+      }
+      for (; c < P; ++c) logit += cell[c] * w.policy_w[c];
+      policy[i * pits + p] = logit + w.policy_b[0];
+    }
+  }
+  float* pooled = scratch;  // [count][2V]: means, then maxima
+  float* hidden = scratch + count * 2 * V;
+  ring_mean_max(hh + P, count, length, V, stride, pooled, pooled + V, 2 * V);
+  dense_rows(pooled, count, w.value_fc, hidden, w.value_fc.outs, true);
+  dense_rows(hidden, count, w.head, heads, w.head.outs, false);
 }
 
 // x0[i][l][c] = features[i][c][l] (the encoder's planes by cell to oneDNN's channels
@@ -201,14 +352,19 @@ KZ_VECTOR_CLONES void planes_to_channels_last(const float* features, float* x0, 
   std::memset(x0 + count * planes * length, 0, size_t((n - count) * planes * length) * 4);
 }
 
+// The same to bf16; `cells_major`: the features are channels last already.
 KZ_VECTOR_CLONES void planes_to_channels_last_bf16(const float* features, uint16_t* x0,
                                                    int64_t count, int64_t n, int64_t planes,
-                                                   int64_t length) {
-  for (int64_t i = 0; i < count; ++i) {
-    const float* f = features + i * planes * length;
-    uint16_t* o = x0 + i * planes * length;
-    for (int64_t l = 0; l < length; ++l)
-      for (int64_t c = 0; c < planes; ++c) o[l * planes + c] = to_bf16(f[c * length + l]);
+                                                   int64_t length, bool cells_major) {
+  if (cells_major) {
+    for (int64_t j = 0; j < count * planes * length; ++j) x0[j] = to_bf16(features[j]);
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      const float* f = features + i * planes * length;
+      uint16_t* o = x0 + i * planes * length;
+      for (int64_t l = 0; l < length; ++l)
+        for (int64_t c = 0; c < planes; ++c) o[l * planes + c] = to_bf16(f[c * length + l]);
+    }
   }
   std::memset(x0 + count * planes * length, 0, size_t((n - count) * planes * length) * 2);
 }
@@ -242,7 +398,7 @@ dnnl::primitive_attr attributes(bool sum, bool relu) {
 
 }  // namespace
 
-// One layer's weights and bias as oneDNN memory, the weights in every layout a
+// One convolution's weights and bias as oneDNN memory, the weights in every layout a
 // primitive asked for (one, in practice).
 struct PackedLayer {
   FoldedLayer source;
@@ -251,24 +407,17 @@ struct PackedLayer {
   memory::desc source_desc;  // the weights as LibTorch holds them
 
   PackedLayer() = default;
-  PackedLayer(const FoldedLayer& layer, bool convolution) {
+  explicit PackedLayer(const FoldedLayer& layer) {
     source.weight = layer.weight.detach().to(torch::kCPU, torch::kFloat32).contiguous();
     source.bias = layer.bias.detach().to(torch::kCPU, torch::kFloat32).contiguous();
     const auto& w = source.weight;
-    if (convolution) {
-      source_desc = memory::desc({w.size(0), w.size(1), w.size(2)}, dt::f32, tag::oiw);
-    } else {
-      // A matmul's weights are [in, out]; LibTorch's [out, in] is that, column-major.
-      source_desc = memory::desc({w.size(1), w.size(0)}, dt::f32, tag::ba);
-    }
-    const memory::dims bias_dims =
-        convolution ? memory::dims{w.size(0)} : memory::dims{1, w.size(0)};
-    bias = memory(memory::desc(bias_dims, dt::f32, convolution ? tag::x : tag::ab), cpu_engine(),
+    source_desc = memory::desc({w.size(0), w.size(1), w.size(2)}, dt::f32, tag::oiw);
+    bias = memory(memory::desc({w.size(0)}, dt::f32, tag::x), cpu_engine(),
                   source.bias.data_ptr<float>());
   }
   int64_t out() const { return source.weight.size(0); }
   int64_t in() const { return source.weight.size(1); }
-  int64_t kernel() const { return source.weight.dim() == 3 ? source.weight.size(2) : 1; }
+  int64_t kernel() const { return source.weight.size(2); }
 
   // The weights in layout `want`, reordered once (callers hold the network's mutex).
   memory weights_as(const memory::desc& want) {
@@ -284,17 +433,30 @@ struct PackedLayer {
   }
 };
 
+// A fully connected layer for dense_rows: weights [out][in] and transposed [in][out].
+struct DenseLayer {
+  torch::Tensor w, wt, bias;
+  DenseLayer() = default;
+  explicit DenseLayer(const FoldedLayer& layer)
+      : w(layer.weight.detach().to(torch::kCPU, torch::kFloat32).contiguous()),
+        wt(w.t().contiguous()),
+        bias(layer.bias.detach().to(torch::kCPU, torch::kFloat32).contiguous()) {}
+  int64_t in() const { return w.size(1); }
+  int64_t out() const { return w.size(0); }
+  DenseWeights weights() const {
+    return {w.data_ptr<float>(), wt.data_ptr<float>(), bias.data_ptr<float>(), in(), out()};
+  }
+};
+
 struct OnednnNetwork::Impl {
   // The primitives for one batch bucket, and the weights in the layouts they want.
   struct Plan {
     int64_t n = 0;
     dnnl::convolution_forward input_conv, conv1, conv2, heads_conv;
-    dnnl::matmul pool_fc, policy_out, value_fc, head;
-    memory::desc x0_md, x_md, y_md, yb_md, mean_md, bias_md, hh_md, ph_rows_md, po_md, vp_md, vf_md,
-        h_md;
+    memory::desc x0_md, x_md, y_md, yb_md, hh_md;
     memory input_w;
-    std::vector<memory> conv1_w, conv2_w, pool_w;
-    memory heads_w, policy_out_w, value_fc_w, head_w;
+    std::vector<memory> conv1_w, conv2_w;
+    memory heads_w;
     size_t scratchpad_bytes = 0;
   };
 
@@ -305,8 +467,14 @@ struct OnednnNetwork::Impl {
   // The policy and value heads' first convolutions (both kernel 1, over the tower's
   // output) as one: their weights stacked, [policy + value channels, C, 1]; the policy's
   // channels come first in each cell of its output.
-  PackedLayer input, heads_conv, policy_out, value_fc, head;
-  std::vector<PackedLayer> conv1, conv2, pool_fc;
+  PackedLayer input, heads_conv;
+  std::vector<PackedLayer> conv1, conv2;
+  // The fully connected layers and the 1-wide policy convolution run as loops of our
+  // own (dense_row): pool_fc per block; the value head's value_fc and the W/D/L, margin
+  // and score outputs stacked into one layer, `head`.
+  std::vector<DenseLayer> pool_fc;
+  DenseLayer value_fc, head;
+  torch::Tensor policy_w, policy_b;  // [policy_channels], [1]
   std::string implementation;
 
   std::mutex mutex;  // guards plans and the layers' packed weights
@@ -328,16 +496,6 @@ struct OnednnNetwork::Impl {
                                             dnnl::algorithm::convolution_direct, src_md, weights_md,
                                             bias_md, dst_md, {1}, {pad}, {pad});
     return {d, attributes(sum, relu), cpu_engine()};
-  }
-
-  // `row_stride`: floats from one source row to the next (0: layer.in(), dense).
-  dnnl::matmul::primitive_desc matmul_desc(int64_t rows, const PackedLayer& layer, bool relu,
-                                           int64_t row_stride = 0) const {
-    const memory::desc src_md({rows, layer.in()}, dt::f32,
-                              memory::dims{row_stride > 0 ? row_stride : layer.in(), 1});
-    const memory::desc dst_md({rows, layer.out()}, dt::f32, tag::ab);
-    const dnnl::matmul::desc d(src_md, layer.source_desc, layer.bias.get_desc(), dst_md);
-    return {d, attributes(false, relu), cpu_engine()};
   }
 
   Plan& plan(int64_t n, int64_t length, int threads) {
@@ -362,19 +520,14 @@ struct OnednnNetwork::Impl {
     if (!conv1.empty()) {
       const auto conv1_pd = track(conv_desc(n, length, conv1[0], act, dt::f32, false, true));
       const auto conv2_pd = track(conv_desc(n, length, conv2[0], act, act, true, true));
-      const auto pool_pd = track(matmul_desc(n, pool_fc[0], false));
       p->conv1 = dnnl::convolution_forward(conv1_pd);
       p->conv2 = dnnl::convolution_forward(conv2_pd);
-      p->pool_fc = dnnl::matmul(pool_pd);
       for (size_t b = 0; b < conv1.size(); ++b) {
         p->conv1_w.push_back(conv1[b].weights_as(conv1_pd.weights_desc()));
         p->conv2_w.push_back(conv2[b].weights_as(conv2_pd.weights_desc()));
-        p->pool_w.push_back(pool_fc[b].weights_as(pool_pd.weights_desc()));
       }
       p->y_md = conv1_pd.dst_desc();
       p->yb_md = conv2_pd.src_desc();
-      p->mean_md = pool_pd.src_desc();
-      p->bias_md = pool_pd.dst_desc();
       if (implementation.empty()) implementation = conv2_pd.impl_info_str();
     } else if (implementation.empty()) {
       implementation = input_pd.impl_info_str();
@@ -384,21 +537,6 @@ struct OnednnNetwork::Impl {
     p->heads_conv = dnnl::convolution_forward(heads_pd);
     p->heads_w = heads_conv.weights_as(heads_pd.weights_desc());
     p->hh_md = heads_pd.dst_desc();
-    // The policy's channels of every cell: rows of that output, heads_conv.out() apart.
-    const auto policy_out_pd = track(matmul_desc(n * length, policy_out, false, heads_conv.out()));
-    p->policy_out = dnnl::matmul(policy_out_pd);
-    p->policy_out_w = policy_out.weights_as(policy_out_pd.weights_desc());
-    p->ph_rows_md = policy_out_pd.src_desc();
-    p->po_md = policy_out_pd.dst_desc();
-    const auto value_fc_pd = track(matmul_desc(n, value_fc, true));
-    p->value_fc = dnnl::matmul(value_fc_pd);
-    p->value_fc_w = value_fc.weights_as(value_fc_pd.weights_desc());
-    p->vp_md = value_fc_pd.src_desc();
-    p->vf_md = value_fc_pd.dst_desc();
-    const auto head_pd = track(matmul_desc(n, head, false));
-    p->head = dnnl::matmul(head_pd);
-    p->head_w = head.weights_as(head_pd.weights_desc());
-    p->h_md = head_pd.dst_desc();
     p->scratchpad_bytes = scratch;
     slot = std::move(p);
     return *slot;
@@ -413,21 +551,23 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
     throw std::runtime_error("bf16 inference needs a CPU with avx512_bf16");
   Impl& m = *impl_;
   m.precision = precision;
-  m.input = PackedLayer(w.input, true);
+  m.input = PackedLayer(w.input);
   for (const auto& b : w.tower) {
-    m.conv1.emplace_back(b.conv1, true);
-    m.conv2.emplace_back(b.conv2, true);
-    m.pool_fc.emplace_back(b.pool_fc, false);
+    m.conv1.emplace_back(b.conv1);
+    m.conv2.emplace_back(b.conv2);
+    m.pool_fc.emplace_back(b.pool_fc);
   }
   if (w.policy.weight.size(2) != 1 || w.value.weight.size(2) != 1)
     throw std::invalid_argument(
         "OnednnNetwork: the policy and value heads' convolutions must "
         "have kernel 1");
   m.heads_conv = PackedLayer({torch::cat({w.policy.weight, w.value.weight}, 0),
-                              torch::cat({w.policy.bias, w.value.bias}, 0)},
-                             true);
-  m.policy_out = PackedLayer({w.policy_out.weight.reshape({1, -1}), w.policy_out.bias}, false);
-  m.value_fc = PackedLayer(w.value_fc, false);
+                              torch::cat({w.policy.bias, w.value.bias}, 0)});
+  m.policy_w = w.policy_out.weight.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}).clone();
+  m.policy_b = w.policy_out.bias.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}).clone();
+  if (m.policy_w.size(0) != w.policy.weight.size(0) || m.policy_b.size(0) != 1)
+    throw std::invalid_argument("OnednnNetwork: the policy head's output must be one channel");
+  m.value_fc = DenseLayer(w.value_fc);
   // The W/D/L, margin and score outputs read the same hidden layer: one matmul of their
   // weights stacked, [3 + 1 + score, hidden].
   std::vector<torch::Tensor> weights{w.wdl.weight, w.margin.weight},
@@ -437,7 +577,7 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
     weights.push_back(w.score.weight);
     biases.push_back(w.score.bias);
   }
-  m.head = PackedLayer({torch::cat(weights, 0), torch::cat(biases, 0)}, false);
+  m.head = DenseLayer({torch::cat(weights, 0), torch::cat(biases, 0)});
   m.channels = m.input.out();
   m.policy_channels = w.policy.weight.size(0);
   m.value_channels = w.value.weight.size(0);
@@ -477,7 +617,7 @@ NetOutput OnednnNetwork::forward(const torch::Tensor& features, int pits) const 
 }
 
 void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int pits,
-                            float* policy_out, float* heads_out) const {
+                            float* policy_out, float* heads_out, FeatureLayout layout) const {
   Impl& m = *impl_;
   // Debian's oneDNN runs on OpenMP, whose thread count is per calling thread (all cores
   // on a thread that never set it): give it LibTorch's (torch::set_num_threads) on every
@@ -489,7 +629,7 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
   // Per-thread buffers, shared by every network this thread runs (calls never overlap
   // on one thread, and the outputs are copied out before returning).
   struct Buffers {
-    AlignedBuffer x0, x, y, yb, mean, bias, hh, po, vp, vf, h, scratchpad;
+    AlignedBuffer x0, x, y, yb, hh, scratchpad, loops;
   };
   thread_local Buffers buf;
   thread_local dnnl::stream stream(cpu_engine());
@@ -508,15 +648,28 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
     const int64_t count = std::min(chunk, batch - first);
     const int64_t n = batch_bucket(count);
     Impl::Plan& p = m.plan(n, L, threads);
-    memory x0 = mem(p.x0_md, buf.x0), x = mem(p.x_md, buf.x);
-    // Padded with zero positions up to the bucket.
-    if (m.precision == InferencePrecision::kBf16)
-      planes_to_channels_last_bf16(features + size_t(first) * per,
-                                   static_cast<uint16_t*>(x0.get_data_handle()), count, n,
-                                   kNumPlanes, L);
-    else
-      planes_to_channels_last(features + size_t(first) * per,
-                              static_cast<float*>(x0.get_data_handle()), count, n, kNumPlanes, L);
+    memory x = mem(p.x_md, buf.x);
+    const float* chunk_features = features + size_t(first) * per;
+    const bool cells_major = layout == FeatureLayout::kCellsMajor;
+    memory x0;
+    // Padded with zero positions up to the bucket. fp32 features that are channels last
+    // already and fill the bucket are read where they are (oneDNN only reads a source).
+    if (m.precision == InferencePrecision::kBf16) {
+      x0 = mem(p.x0_md, buf.x0);
+      planes_to_channels_last_bf16(chunk_features, static_cast<uint16_t*>(x0.get_data_handle()),
+                                   count, n, kNumPlanes, L, cells_major);
+    } else if (cells_major && count == n) {
+      x0 = memory(p.x0_md, engine, const_cast<float*>(chunk_features));
+    } else if (cells_major) {
+      x0 = mem(p.x0_md, buf.x0);
+      float* data = static_cast<float*>(x0.get_data_handle());
+      std::memcpy(data, chunk_features, size_t(count) * per * sizeof(float));
+      std::memset(data + size_t(count) * per, 0, size_t(n - count) * per * sizeof(float));
+    } else {
+      x0 = mem(p.x0_md, buf.x0);
+      planes_to_channels_last(chunk_features, static_cast<float*>(x0.get_data_handle()), count, n,
+                              kNumPlanes, L);
+    }
     memory scratchpad(dnnl::memory::desc({int64_t(p.scratchpad_bytes)}, dt::u8, tag::x), engine,
                       buf.scratchpad.get(std::max<size_t>(p.scratchpad_bytes, 64)));
     auto conv = [&](dnnl::convolution_forward& prim, memory& src, memory& weights, memory& bias,
@@ -527,13 +680,11 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
                             {DNNL_ARG_DST, dst},
                             {DNNL_ARG_SCRATCHPAD, scratchpad}});
     };
-    auto matmul = [&](dnnl::matmul& prim, memory& src, memory& weights, memory& bias, memory& dst) {
-      prim.execute(stream, {{DNNL_ARG_SRC, src},
-                            {DNNL_ARG_WEIGHTS, weights},
-                            {DNNL_ARG_BIAS, bias},
-                            {DNNL_ARG_DST, dst},
-                            {DNNL_ARG_SCRATCHPAD, scratchpad}});
-    };
+    // The loops' rows (a block's means and biases; the value head's pooling and hidden
+    // layer).
+    float* loop_scratch = static_cast<float*>(
+        buf.loops.get(size_t(n * std::max(2 * m.channels, 2 * m.value_channels + m.value_hidden)) *
+                      sizeof(float)));
 
     conv(p.input_conv, x0, p.input_w, m.input.bias, x);
 
@@ -541,47 +692,30 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
       memory y = mem(p.y_md, buf.y);
       const bool bf16 = m.precision == InferencePrecision::kBf16;
       memory yb = bf16 ? mem(p.yb_md, buf.yb) : y;
-      memory mean = mem(p.mean_md, buf.mean), bias = mem(p.bias_md, buf.bias);
       float* y_data = static_cast<float*>(y.get_data_handle());
-      float* mean_data = static_cast<float*>(mean.get_data_handle());
-      float* bias_data = static_cast<float*>(bias.get_data_handle());
-      const int64_t C = m.channels;
+      uint16_t* yb_data = bf16 ? static_cast<uint16_t*>(yb.get_data_handle()) : nullptr;
       for (size_t b = 0; b < m.conv1.size(); ++b) {
         conv(p.conv1, x, p.conv1_w[b], m.conv1[b].bias, y);
         // The global pooling bias: y += pool_fc(mean over the ring of y).
-        ring_mean(y_data, mean_data, n, L, C);
-        matmul(p.pool_fc, mean, p.pool_w[b], m.pool_fc[b].bias, bias);
-        if (bf16)
-          add_ring_bias_to_bf16(y_data, bias_data, static_cast<uint16_t*>(yb.get_data_handle()), n,
-                                L, C);
-        else
-          add_ring_bias(y_data, bias_data, n, L, C);
+        pooling_bias(y_data, yb_data, n, L, m.channels, m.pool_fc[b].weights(), loop_scratch);
         // x = relu(conv2(y) + x): the residual stream is the destination it sums into.
         conv(p.conv2, yb, p.conv2_w[b], m.conv2[b].bias, x);
       }
     }
 
     // Both heads' first convolution at once; the policy's channels come first in a cell.
-    memory hh = mem(p.hh_md, buf.hh), po = mem(p.po_md, buf.po);
+    memory hh = mem(p.hh_md, buf.hh);
     conv(p.heads_conv, x, p.heads_w, m.heads_conv.bias, hh);
-    memory ph_rows(p.ph_rows_md, engine, hh.get_data_handle());
-    matmul(p.policy_out, ph_rows, p.policy_out_w, m.policy_out.bias, po);
-
-    memory vp = mem(p.vp_md, buf.vp), vf = mem(p.vf_md, buf.vf), h = mem(p.h_md, buf.h);
-    stream.wait();  // the pooling below reads the value's channels on this thread
-    mean_max_pool(static_cast<const float*>(hh.get_data_handle()) + m.policy_channels,
-                  static_cast<float*>(vp.get_data_handle()), n, L, m.value_channels,
-                  m.heads_conv.out());
-    matmul(p.value_fc, vp, p.value_fc_w, m.value_fc.bias, vf);
-    matmul(p.head, vf, p.head_w, m.head.bias, h);
-    stream.wait();
-
-    const float* po_data = static_cast<const float*>(po.get_data_handle());
-    float* policy_data = policy_out + first * pits;
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(policy_data + i * pits, po_data + i * L, size_t(pits) * sizeof(float));
-    std::memcpy(heads_out + first * m.head_outputs, h.get_data_handle(),
-                size_t(count * m.head_outputs) * sizeof(float));
+    stream.wait();  // the loops below read its output on this thread
+    const HeadWeights hw{m.policy_w.data_ptr<float>(),
+                         m.policy_b.data_ptr<float>(),
+                         m.policy_channels,
+                         m.value_channels,
+                         m.value_fc.weights(),
+                         m.head.weights()};
+    heads_after_conv(static_cast<const float*>(hh.get_data_handle()), count, L, m.heads_conv.out(),
+                     pits, hw, policy_out + first * pits, heads_out + first * m.head_outputs,
+                     loop_scratch);
   }
 }
 

@@ -12,9 +12,12 @@
 //   cached;
 // - a batch runs through the whole network in chunks of 64 positions per thread, so that
 //   one chunk's activations stay in the core's L2 cache from layer to layer;
-// - the fully connected layers (pooling bias, value head) are oneDNN matmuls, the
-//   global pooling and the residual bias add simple loops compiled for AVX-512 and
-//   AVX2 and chosen at run time.
+// - the fully connected layers (pooling bias, value head), the policy's 1-wide output,
+//   the global pooling and the pooling bias add are loops of our own on 16-float
+//   vectors, compiled for AVX-512, AVX2 and plain x86-64 and chosen at run time (as
+//   oneDNN primitives these small layers were mostly call overhead);
+// - features may come channels last (FeatureLayout::kCellsMajor, what the evaluator
+//   encodes), read in place by the first convolution.
 //
 // bf16: with InferencePrecision::kBf16 the convolutions take bf16 activations and
 // weights (accumulating in fp32; biases, pooling, heads and the fully connected layers
@@ -46,6 +49,11 @@ std::string to_string(InferencePrecision precision);
 struct FoldedLayer {
   torch::Tensor weight, bias;
 };
+
+// How the features of one position lie in memory: kPlanesMajor [kNumPlanes][L] (what
+// encode_features writes and the LibTorch forward takes), kCellsMajor [L][kNumPlanes]
+// (encode_features_cells_major: the first convolution's own layout, read in place).
+enum class FeatureLayout { kPlanesMajor, kCellsMajor };
 
 // Every layer play evaluates (the opponent-policy head is never evaluated).
 struct FoldedWeights {
@@ -79,11 +87,12 @@ class OnednnNetwork {
   NetOutput forward(const torch::Tensor& features, int pits) const;
   // The same on plain memory, with no LibTorch tensor made (what the evaluator calls: a
   // search's small batches pay for every operator): `features` [batch, kNumPlanes,
-  // length] fp32; writes the policy logits to `policy` [batch, pits] and the value
-  // heads to `heads` [batch, head_outputs()]: W/D/L logits, the margin, then the score
-  // distribution's logits when the network has that head.
+  // length] fp32 (kCellsMajor: [batch, length, kNumPlanes]); writes the policy logits to
+  // `policy` [batch, pits] and the value heads to `heads` [batch, head_outputs()]: W/D/L
+  // logits, the margin, then the score distribution's logits when the network has that
+  // head.
   void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
-               float* heads) const;
+               float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const;
   int64_t head_outputs() const;
 
   // kFp32 or kBf16: what the convolutions run in.

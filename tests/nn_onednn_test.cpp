@@ -124,8 +124,11 @@ TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
       randomise_batch_norms(model.net, seed + 100);
       for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
     }
-    // No residual block at all, and 32 channels (the shipped width).
-    for (const NetConfig c : {NetConfig{16, 0, 8, 8, 16}, NetConfig{32, 3, 32, 32, 64}}) {
+    // No residual block at all, 32 channels (the shipped width), and widths that are
+    // not multiples of 16 (the loops' vector and scalar parts: 24 channels, a policy of
+    // 20, a value of 12 and 24 hidden units).
+    for (const NetConfig c :
+         {NetConfig{16, 0, 8, 8, 16}, NetConfig{32, 3, 32, 32, 64}, NetConfig{24, 2, 20, 12, 24}}) {
       Model model = make_random_model(spec, c, 9);
       randomise_batch_norms(model.net, 9);
       for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
@@ -204,6 +207,48 @@ TEST(OnednnNetwork, ABatchEvaluatesLikeEachPositionAloneOnEveryThread) {
     });
   for (auto& t : threads) t.join();
   for (double w : worst) EXPECT_LT(w, kFp32Tolerance);
+}
+
+// The evaluator's layout: features encoded cells-major (channels last) and read in place
+// give the same outputs as the plane-major features the forward transposes itself.
+TEST(OnednnNetwork, CellsMajorFeaturesGiveTheSameOutputs) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  for (const std::string name : {"togyz", "kalah"}) {
+    SCOPED_TRACE(name);
+    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
+    const GameSpec spec = GameSpec::parse(model.meta.game);
+    for (InferencePrecision p : precisions()) {
+      const InferenceNetwork net(model.net, torch::kCPU,
+                                 InferenceOptions{InferenceBackend::kOneDnn, p});
+      const OnednnNetwork& onednn = *net.onednn();
+      // 3 and 37 are padded up to their buckets; 64 fills one; 150 runs as three chunks.
+      for (int batch : {1, 3, 37, 64, 150}) {
+        SCOPED_TRACE(batch);
+        const std::vector<Position> positions = test::random_positions(spec, batch, 60 + batch);
+        const int L = 2 * spec.pits;
+        const size_t per = size_t(kNumPlanes) * L;
+        std::vector<float> planes(per * batch), cells(per * batch);
+        for (int i = 0; i < batch; ++i) {
+          encode_features(positions[i], std::span<float>(planes).subspan(per * i, per));
+          encode_features_cells_major(positions[i], std::span<float>(cells).subspan(per * i, per));
+          for (int c = 0; c < kNumPlanes; ++c)
+            for (int l = 0; l < L; ++l)
+              ASSERT_EQ(cells[per * i + size_t(l) * kNumPlanes + c],
+                        planes[per * i + size_t(c) * L + l]);
+        }
+        const int64_t heads = onednn.head_outputs();
+        std::vector<float> policy_a(size_t(batch) * spec.pits), policy_b(policy_a.size());
+        std::vector<float> heads_a(size_t(batch * heads)), heads_b(heads_a.size());
+        onednn.forward(planes.data(), batch, L, spec.pits, policy_a.data(), heads_a.data(),
+                       FeatureLayout::kPlanesMajor);
+        onednn.forward(cells.data(), batch, L, spec.pits, policy_b.data(), heads_b.data(),
+                       FeatureLayout::kCellsMajor);
+        // The same numbers reach the same primitives: equal to the bit.
+        EXPECT_EQ(policy_a, policy_b);
+        EXPECT_EQ(heads_a, heads_b);
+      }
+    }
+  }
 }
 
 TEST(OnednnNetwork, PrecisionChoices) {
