@@ -358,7 +358,8 @@ int run_puzzle(const PuzzleOptions& opt) {
     index = size_t(std::mt19937_64(seed)() % set.puzzles.size());
   } else {
     try {
-      index = daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
+      index =
+          daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
     } catch (const ParseError& e) {
       std::cerr << "kumalak puzzle: " << e.what() << "\n";
       return 2;
