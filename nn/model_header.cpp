@@ -1,5 +1,6 @@
 #include "nn/model_header.h"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -74,7 +75,14 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
           if (!x.is_number())
             throw ModelError(where + "malformed human head in its metadata: " +
                              "human.value_weights holds " + x.dump() + ", not a number");
-          meta.human.value_weights.push_back(x.get<float>());
+          // Read as a double and bounded before narrowing: a double beyond float's range
+          // does not convert to float (undefined behaviour), and human_head_problem's
+          // limit is far inside it.
+          const double v = x.get<double>();
+          if (!std::isfinite(v) || std::abs(v) > 1e6)
+            throw ModelError(where + "malformed human head in its metadata: " +
+                             "human.value_weights holds " + x.dump() + ", out of range");
+          meta.human.value_weights.push_back(float(v));
         }
         if (meta.human.value_weights.empty())
           throw ModelError(

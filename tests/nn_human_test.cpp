@@ -484,6 +484,7 @@ TEST(HumanValueTerm, MalformedValueWeightsAreRefusedByName) {
       {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[-2.0,"},        // 9 numbers
       {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[\"x\",-2.0,"},  // not a number
       {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[5e2,-2.0,"},    // implausible
+      {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":[1e300,-2.0,"},  // beyond float
       {"\"value_weights\":[0.5,-2.0,", "\"value_weights\":{\"a\":[-2.0,"},
   };
   int i = 0;
