@@ -222,14 +222,15 @@ void train_human_policy(Model& model, const std::vector<HumanSample>& samples,
   model.net->eval();
 }
 
-HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples) {
-  HumanFit fit;
-  constexpr size_t kBatch = 512;
+namespace {
+
+// The positions, ratings and titled flags of samples[first, first + n): one batched call
+// of the human policy.
+struct SampleBatch {
   std::vector<Position> positions;
   std::vector<int> ratings;
   std::vector<char> titled;
-  for (size_t first = 0; first < samples.size(); first += kBatch) {
-    const size_t n = std::min(kBatch, samples.size() - first);
+  void fill(const std::vector<HumanSample>& samples, size_t first, size_t n) {
     positions.clear();
     ratings.clear();
     titled.clear();
@@ -238,7 +239,19 @@ HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples)
       ratings.push_back(samples[i].rating);
       titled.push_back(samples[i].titled);
     }
-    const auto probs = policy.probabilities(positions, ratings, titled);
+  }
+};
+
+}  // namespace
+
+HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples) {
+  HumanFit fit;
+  constexpr size_t kBatch = 512;
+  SampleBatch batch;
+  for (size_t first = 0; first < samples.size(); first += kBatch) {
+    const size_t n = std::min(kBatch, samples.size() - first);
+    batch.fill(samples, first, n);
+    const auto probs = policy.probabilities(batch.positions, batch.ratings, batch.titled);
     for (size_t j = 0; j < n; ++j) {
       const HumanSample& s = samples[first + j];
       fit.top1 += top_human_move(probs[j], s.position) == s.move;
@@ -269,23 +282,14 @@ ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSa
   std::vector<float> lp(N * size_t(m)), q(N * size_t(m)), rin(N * size_t(R));
   std::vector<uint32_t> legal(N);
   constexpr size_t kChunk = 512;
-  std::vector<Position> positions;
-  std::vector<int> ratings;
-  std::vector<char> titled;
+  SampleBatch batch;
   for (size_t first = 0; first < N; first += kChunk) {
     const size_t n = std::min(kChunk, N - first);
-    positions.clear();
-    ratings.clear();
-    titled.clear();
-    for (size_t i = first; i < first + n; ++i) {
-      positions.push_back(samples[i].position);
-      ratings.push_back(samples[i].rating);
-      titled.push_back(samples[i].titled);
-    }
-    const auto head = policy.head_logprobs(positions, ratings, titled);
+    batch.fill(samples, first, n);
+    const auto head = policy.head_logprobs(batch.positions, batch.ratings, batch.titled);
     const float* h = head.data_ptr<float>();
     std::copy(h, h + n * size_t(m), lp.begin() + int64_t(first * size_t(m)));
-    const auto values = policy.move_values(positions);
+    const auto values = policy.move_values(batch.positions);
     for (size_t j = 0; j < n; ++j) {
       const HumanSample& s = samples[first + j];
       legal[first + j] = s.position.legal_mask();

@@ -105,12 +105,7 @@ TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
   const std::string id = s["session"];
   const std::string state = "/api/state?session=" + id;
   // Polls until the engine's job has ended.
-  std::pair<int, json> r;
-  for (int i = 0; i < 400; ++i) {
-    r = server.call("GET", state);
-    if (r.first != 200 || r.second["engine"]["task"] == "") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::pair<int, json> r = server.settled_state(id, 400);
   ASSERT_EQ(r.first, 500) << r.second.dump();
   const std::string error = r.second.value("error", "");
   EXPECT_NE(error.find("internal error"), std::string::npos) << error;
@@ -132,13 +127,7 @@ TEST(ServeEngineMove, ALegalMoveIsPlayed) {
   });
   auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
   ASSERT_EQ(status, 200) << s.dump();
-  const std::string state = "/api/state?session=" + s["session"].get<std::string>();
-  std::pair<int, json> r;
-  for (int i = 0; i < 400; ++i) {
-    r = server.call("GET", state);
-    if (r.first != 200 || r.second["engine"]["task"] == "") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::pair<int, json> r = server.settled_state(s["session"].get<std::string>(), 400);
   ASSERT_EQ(r.first, 200) << r.second.dump();
   // South's pit 1 (4 seeds) ends in pit 5: North's turn.
   ASSERT_EQ(r.second["moves"].size(), 1u) << r.second.dump();
@@ -162,13 +151,9 @@ TEST(ServeEngineMove, AFailedEngineIsSaidInTheRequestsLanguage) {
       [](Task, const GameSpec&, Level) { return std::make_unique<FailingPlayer>(); });
   auto [status, s] = server.call("POST", "/api/new", {{"game", "kalah"}, {"human", "north"}});
   ASSERT_EQ(status, 200) << s.dump();
-  const std::string state = "/api/state?session=" + s["session"].get<std::string>();
-  std::pair<int, json> r;
-  for (int i = 0; i < 400; ++i) {
-    r = server.call("GET", state);
-    if (r.first != 200 || r.second["engine"]["task"] == "") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::string session = s["session"].get<std::string>();
+  const std::string state = "/api/state?session=" + session;
+  std::pair<int, json> r = server.settled_state(session, 400);
   ASSERT_EQ(r.first, 200) << r.second.dump();
   EXPECT_EQ(r.second["engine_failed"], true) << r.second.dump();
   EXPECT_EQ(r.second["message"], "the engine failed: boom");
@@ -223,12 +208,7 @@ TEST(ServeEngineQueue, OneTaskPerGameAtATime) {
   EXPECT_EQ(busy, 409) << "running";
   EXPECT_NE(refused.value("error", "").find("hint"), std::string::npos) << refused.dump();
   release = true;
-  std::pair<int, json> r;
-  for (int i = 0; i < 400; ++i) {
-    r = server.call("GET", "/api/state?session=" + id.get<std::string>());
-    if (r.first != 200 || r.second["engine"]["task"] == "") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::pair<int, json> r = server.settled_state(id.get<std::string>(), 400);
   ASSERT_EQ(r.second["engine"]["task"], "") << r.second.dump();
   EXPECT_EQ(server.call("POST", "/api/hint", {{"session", id}}).first, 200) << "idle again";
 }

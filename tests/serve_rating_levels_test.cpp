@@ -76,14 +76,9 @@ class RatedServer {
   }
   // The state once the engine's task has ended.
   json settled(const std::string& id) {
-    std::pair<int, json> r;
-    for (int i = 0; i < 500; ++i) {
-      r = call("GET", "/api/state?session=" + id);
-      if (r.first != 200 || r.second["engine"]["task"] == "") break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    EXPECT_EQ(r.first, 200) << r.second.dump();
-    return r.second;
+    const auto [status, state] = server_.settled_state(id);
+    EXPECT_EQ(status, 200) << state.dump();
+    return state;
   }
 
  private:

@@ -78,6 +78,18 @@ class InProcessApi {
   int port() const { return http_->port(); }
   const ServeApi& api() const { return *api_; }
 
+  // The status and state of `session` once its engine's task has ended (or the first
+  // answer that is not 200), polled every 10 ms for at most `tries` times.
+  std::pair<int, nlohmann::json> settled_state(const std::string& session, int tries = 500) const {
+    std::pair<int, nlohmann::json> r;
+    for (int i = 0; i < tries; ++i) {
+      r = call("GET", "/api/state?session=" + session);
+      if (r.first != 200 || r.second["engine"]["task"] == "") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return r;
+  }
+
   // As LocalHttpServer::call.
   std::pair<int, nlohmann::json> call(const std::string& method, const std::string& path,
                                       const nlohmann::json& body = nlohmann::json::object(),
