@@ -61,6 +61,12 @@ struct GameSpec {
 // Outcome from White's / South's (player 0's) point of view.
 enum class Outcome : int8_t { kOngoing = 2, kWhiteWins = 1, kDraw = 0, kBlackWins = -1 };
 
+// A game's result for `player` (0 = White): +1 won, 0 drawn (or not decided), -1 lost.
+inline int outcome_score(Outcome o, int player) {
+  const int white = o == Outcome::kWhiteWins ? 1 : o == Outcome::kBlackWins ? -1 : 0;
+  return player == 0 ? white : -white;
+}
+
 struct alignas(16) Position {
   // pits[p * 9 + i] = stones in player p's hole i+1 (player 0 = White/South). For Kalah
   // with m < 9 only indexes 0..m-1 of each row are used; the rest stay 0.

@@ -21,9 +21,7 @@ void RolloutEvaluator::evaluate(std::span<const Position> positions, std::span<E
       while (!p.is_decided()) {
         p.play(random_legal_move(p, rng));
       }
-      const Outcome o = p.outcome();
-      const int white = o == Outcome::kWhiteWins ? 1 : o == Outcome::kBlackWins ? -1 : 0;
-      const int mine = me == 0 ? white : -white;
+      const int mine = outcome_score(p.outcome(), me);
       wins += mine > 0;
       draws += mine == 0;
       losses += mine < 0;

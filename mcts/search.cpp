@@ -13,8 +13,7 @@ namespace {
 // Result of a finished or decided game, as (value, draw, margin) for `player`.
 void outcome_for(const Position& pos, int player, float& value, float& draw, float& margin) {
   const Outcome o = pos.outcome();
-  const float white_value = o == Outcome::kWhiteWins ? 1.f : o == Outcome::kBlackWins ? -1.f : 0.f;
-  value = player == 0 ? white_value : -white_value;
+  value = float(outcome_score(o, player));
   draw = o == Outcome::kDraw ? 1.f : 0.f;
   margin = float(player == 0 ? pos.margin() : -pos.margin());
 }

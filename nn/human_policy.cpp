@@ -121,9 +121,7 @@ torch::Tensor HumanPolicy::move_value_tensor(std::span<const Position> positions
       child.play(k);
       const bool opponent = child.to_move != pos.to_move;
       if (child.is_over() || child.is_decided()) {
-        const Outcome o = child.outcome();
-        const float white = o == Outcome::kWhiteWins ? 1.f : o == Outcome::kBlackWins ? -1.f : 0.f;
-        qp[i * size_t(m) + size_t(k)] = pos.to_move == 0 ? white : -white;
+        qp[i * size_t(m) + size_t(k)] = float(outcome_score(child.outcome(), pos.to_move));
         continue;
       }
       children.push_back(child);

@@ -87,9 +87,7 @@ TEST(Mcts, ResultListsEveryLegalMoveAndAPrincipalVariation) {
 // Plain minimax with memo: value for the side to move (+1, 0, -1).
 int minimax(const Position& pos, std::map<std::pair<uint64_t, std::string>, int>& memo) {
   if (pos.is_over() || pos.is_decided()) {
-    const Outcome o = pos.outcome();
-    const int white = o == Outcome::kWhiteWins ? 1 : o == Outcome::kBlackWins ? -1 : 0;
-    return pos.to_move == 0 ? white : -white;
+    return outcome_score(pos.outcome(), pos.to_move);
   }
   const auto key = std::make_pair(pos.hash(), pos.to_string());
   if (auto it = memo.find(key); it != memo.end()) return it->second;
