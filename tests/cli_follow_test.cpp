@@ -83,17 +83,9 @@ bool wait_for(F ready, double seconds) {
 TEST(Follow, TwoWorkersTrainerGatekeeperSurviveKillsAndLoseNoGame) {
   const std::string dir = test::temp_dir("kz-follow");
   const std::string run = dir + "/run";
-  // tiny.toml, with candidates every few steps and a gate that always promotes: the SPRT
-  // can only accept H1 (elo0/elo1 far below any result) or continue, and then the score
-  // rule accepts any score. The test checks the plumbing, not learning.
-  const std::string cfg = dir + "/follow.toml";
-  {
-    std::ofstream out(cfg);
-    out << "extends = \"" << test::source_dir() << "/configs/tiny.toml\"\n"
-        << "[gate]\npromote_min_score = 0.0\nelo0 = -3000.0\nelo1 = -2990.0\n"
-        << "[follow]\ncandidate_every_steps = 10\nmax_samples_per_new_position = 4.0\n"
-        << "poll_seconds = 0.2\n";
-  }
+  // configs/tiny-follow.toml: candidates every few steps and a gate that always promotes.
+  // The test checks the plumbing, not learning.
+  const std::string cfg = test::source_dir() + "/configs/tiny-follow.toml";
   const std::string common = " --follow " + run + " --config " + cfg;
   Proc w1{test::bin("kumalak-selfplay") + common + " --worker w1", dir + "/w1.log"};
   Proc w2{test::bin("kumalak-selfplay") + common + " --worker w2", dir + "/w2.log"};

@@ -117,18 +117,12 @@ done
 ((ready)) || fail "node $node not idle within 30 s: $(sinfo 2>&1)"
 echo "slurm_test: cluster up ($(sinfo -h -o '%P %D %t %c' | head -n 1))"
 
-# tiny.toml with candidates every few steps and a gate that always promotes (as
-# tests/cli_follow_test.cpp): the plumbing is tested, not learning.
+# configs/tiny-follow.toml: candidates every few steps and a gate that always promotes
+# (the plumbing is tested, not learning), polling less often than the local test does.
 cfg="$tmp/follow.toml"
 cat >"$cfg" <<EOF
-extends = "$src/configs/tiny.toml"
-[gate]
-promote_min_score = 0.0
-elo0 = -3000.0
-elo1 = -2990.0
+extends = "$src/configs/tiny-follow.toml"
 [follow]
-candidate_every_steps = 10
-max_samples_per_new_position = 4.0
 poll_seconds = 0.5
 EOF
 run="$tmp/run"

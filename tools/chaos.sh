@@ -55,19 +55,11 @@ run="$dir/run"
 if [[ -z "$config" ]]; then
   config="$dir/chaos.toml"
   cat >"$config" <<EOF
-extends = "$here/configs/tiny.toml"
+extends = "$here/configs/tiny-follow.toml"
 # tiny's 4 games a shard make some 2,000 shard files a second on 2 workers, and reading
 # them all back dominates the check; 200 a shard keeps many writes in flight to kill.
 [selfplay]
 games_per_shard = 200
-[gate]
-promote_min_score = 0.0
-elo0 = -3000.0
-elo1 = -2990.0
-[follow]
-candidate_every_steps = 10
-max_samples_per_new_position = 4.0
-poll_seconds = 0.2
 EOF
 fi
 

@@ -20,12 +20,11 @@ Exit status 0 when every check passed; a missing browser or driver is a failure.
 import argparse
 import os
 import json
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
+
+from web_browser import desktop_driver, phone_driver, require_browser, start_server, stop_server
 
 
 def fail(message):
@@ -43,36 +42,16 @@ def main():
     ap.add_argument("--timeout", type=float, default=30, help="seconds for each wait")
     args = ap.parse_args()
 
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support.ui import WebDriverWait
-    except ImportError:
-        fail("python3-selenium is missing (tools/install-deps.sh installs it)")
-    for exe in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
-        if not os.path.exists(exe):
-            fail(exe + " is missing: install chromium and chromium-driver (tools/install-deps.sh)")
+    require_browser(fail)
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     run = os.path.join(tempfile.mkdtemp(prefix="kz-run-view-"), os.path.basename(args.run.rstrip("/")))
     shutil.copytree(args.run, run)
-    server = subprocess.Popen([args.kumalak, "serve", "--port", "0", "--workers", "1",
-                               "--run", run], stdout=subprocess.PIPE, text=True)
+    server, url = start_server(fail, args.kumalak, "--run", run)
     driver = None
     try:
-        banner = server.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
-        if not m:
-            fail("no address in the server's first line: " + repr(banner))
-        url = "http://127.0.0.1:%s/" % m.group(1)
-
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1280,1700", "--no-first-run", "--disable-extensions"):
-            opts.add_argument(a)
-        opts.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="kz-chromium-"))
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+        driver = desktop_driver(1280, 1700)
         driver.set_page_load_timeout(args.timeout)
         wait = WebDriverWait(driver, args.timeout)
         text = lambda id_: driver.find_element(By.ID, id_).text
@@ -159,7 +138,7 @@ def main():
         driver = None
 
         # On a phone (Chromium's mobile emulation, 360 px wide, touch).
-        driver = phone_driver(webdriver, Service)
+        driver = phone_driver()
         driver.set_page_load_timeout(args.timeout)
         driver.get(url + "run.html")
         WebDriverWait(driver, args.timeout).until(
@@ -175,26 +154,8 @@ def main():
     finally:
         if driver:
             driver.quit()
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
         shutil.rmtree(os.path.dirname(run), ignore_errors=True)
-
-
-def phone_driver(webdriver, Service):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--no-first-run", "--disable-extensions",
-              "--user-data-dir=" + tempfile.mkdtemp(prefix="kz-chromium-")):
-        opts.add_argument(a)
-    opts.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2, "touch": True},
-        "userAgent": "Mozilla/5.0 (Linux; Android 13; Phone) AppleWebKit/537.36 "
-                     "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
 # Each table and chart that does not fit the screen, unless a box of its own (a card,

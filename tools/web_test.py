@@ -24,13 +24,13 @@ import argparse
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
+
+from web_browser import desktop_driver, phone_driver, require_browser, start_server, stop_server
 
 LANGUAGES = ("kk", "ru", "ky", "en")
 # Latin words a translated page may show: the program's and the format's names, and
@@ -113,40 +113,18 @@ def main():
     ap.add_argument("--analysis-level", default="medium", help="engine level of the analysis")
     args = ap.parse_args()
 
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support.ui import Select, WebDriverWait
-    except ImportError:
-        fail("python3-selenium is missing (tools/install-deps.sh installs it)")
-    for exe in ("/usr/bin/chromium", "/usr/bin/chromedriver"):
-        if not os.path.exists(exe):
-            fail(exe + " is missing: install chromium and chromium-driver (tools/install-deps.sh)")
+    require_browser(fail)
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     env = dict(os.environ)
     if args.models:
         env["KZ_MODELS_DIR"] = args.models
-    server = subprocess.Popen([args.kumalak, "serve", "--port", "0", "--workers", "1"],
-                              stdout=subprocess.PIPE, text=True, env=env)
+    server, url = start_server(fail, args.kumalak, env=env)
     driver = None
     try:
-        banner = server.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
-        if not m:
-            fail("no address in the server's first line: " + repr(banner))
-        url = "http://127.0.0.1:%s/" % m.group(1)
-
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
-            opts.add_argument(a)
         profile = tempfile.mkdtemp(prefix="kz-chromium-")
-        opts.add_argument("--user-data-dir=" + profile)
-        opts.add_argument("--lang=en-US")
-        opts.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+        driver = desktop_driver(1280, 900, profile, lang="en-US")
         driver.set_page_load_timeout(args.timeout)
         wait = WebDriverWait(driver, args.timeout)
 
@@ -238,7 +216,7 @@ def main():
             fail("the analysis does not say how each side played: %r" % played_like)
         # Click the chart: the board shows an earlier position.
         chart = driver.find_element(By.ID, "analysis-chart")
-        webdriver.ActionChains(driver).move_to_element_with_offset(chart, 0, 0).click().perform()
+        webdriver_click_at(driver, chart)
         wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
         shot("serve-analysis.png")
 
@@ -309,7 +287,7 @@ def main():
 
         english = english_words(url)
         for lang in LANGUAGES:
-            driver = phone_driver(webdriver, Service, profile + "-" + lang)
+            driver = phone_driver(profile + "-" + lang)
             phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
@@ -321,11 +299,7 @@ def main():
     finally:
         if driver:
             driver.quit()
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
 
 
 def english_words(url):
@@ -337,19 +311,6 @@ def english_words(url):
     for msgid in catalog["messages"]:
         words.update(re.findall(r"[A-Za-z]{3,}", re.sub(r"\{\w+\}", " ", msgid)))
     return words - ALLOWED_LATIN
-
-
-def phone_driver(webdriver, Service, profile):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--no-first-run", "--disable-extensions", "--user-data-dir=" + profile):
-        opts.add_argument(a)
-    opts.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": 360, "height": 780, "pixelRatio": 2, "touch": True},
-        "userAgent": "Mozilla/5.0 (Linux; Android 13; Phone) AppleWebKit/537.36 "
-                     "(KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
 def phone_check(driver, wait, By, Select, url, lang, english, screenshots, record):
