@@ -277,5 +277,51 @@ TEST(CliOptions, APlayersCommandLineIsRefusedInThePlayersLanguage) {
   EXPECT_EQ(r.out.find("note: no translation", note + 1), std::string::npos) << r.out;
 }
 
+// A player's --help in their language: the descriptions, CLI11's labels and type names
+// translated, the descriptions in one column counted in characters (Cyrillic letters are
+// two bytes); what stays Latin is what is typed (option names and values, file and
+// variable names) and the names PlayOK, MCTS, PGN, JSON and UTC.
+TEST(CliOptions, APlayersHelpIsInThePlayersLanguage) {
+  static const std::set<std::string> kTyped = {
+      "kumalak",  "play",   "analyze", "models", "GAME",   "human", "docs",     "puzzles",
+      "puzzle",   "rating", "txt",     "XDG",    "CONFIG", "HOME",  "LANGUAGE", "ALL",
+      "MESSAGES", "LANG",   "PlayOK",  "MCTS",   "JSON",   "UTC",   "hint",     "eval"};
+  for (const std::string command : {"play", "hint", "analyze", "puzzle"}) {
+    for (const std::string lang : {"kk", "ru", "ky"}) {
+      const CliRun r = run("kumalak", command + " --lang " + lang + " --help");
+      ASSERT_EQ(r.status, 0) << command << " " << lang << "\n" << r.out;
+      // The usage line names the program by the path it was run with.
+      std::string text = r.out;
+      if (const size_t at = text.find(test::bin("kumalak")); at != std::string::npos)
+        text.erase(at, test::bin("kumalak").size());
+      std::vector<std::string> left;
+      for (const std::string& word : english_words(text))
+        if (!kTyped.count(word)) left.push_back(word);
+      EXPECT_EQ(joined(left), "") << command << " " << lang << "\n" << r.out;
+      std::set<size_t> description_columns;
+      for (const std::string& line : lines_of(r.out)) {
+        if (line.rfind("  -", 0) != 0) continue;
+        const size_t gap = line.find("  ", 2);
+        if (gap == std::string::npos) continue;  // the description is on the next line
+        const size_t start = line.find_first_not_of(' ', gap);
+        size_t characters = 0;
+        for (size_t i = 0; i < start; ++i)
+          characters += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+        description_columns.insert(characters);
+      }
+      EXPECT_EQ(description_columns.size(), 1u) << command << " " << lang << "\n" << r.out;
+    }
+  }
+  // English is CLI11's own help, unchanged.
+  const CliRun english = run("kumalak", "hint --lang en --help");
+  EXPECT_NE(english.out.find("Usage: "), std::string::npos) << english.out;
+  EXPECT_NE(english.out.find("-h,--help                   Print this help message and exit"),
+            std::string::npos)
+      << english.out;
+  EXPECT_NE(english.out.find("--depth INT:0..64           search with the alpha-beta engine"),
+            std::string::npos)
+      << english.out;
+}
+
 }  // namespace
 }  // namespace kz

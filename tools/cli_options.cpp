@@ -109,12 +109,13 @@ CLI::Option* add_kalah_game_option(CLI::App* cmd, std::string& game) {
 
 CLI::Option* add_level_option(CLI::App* cmd, std::string& level, bool ratings) {
   return cmd
-      ->add_option("--level", level,
-                   ratings ? "engine strength: beginner, easy, medium, hard or expert (or 1..5), "
-                             "perfect (Kalah), or a PlayOK rating such as 1200 (Togyz, with the "
-                             "human model: plays like a player of that rating)"
-                           : "engine strength: beginner, easy, medium, hard or expert (or 1..5), "
-                             "or perfect (Kalah)")
+      ->add_option(
+          "--level", level,
+          ratings ? tr_noop("engine strength: beginner, easy, medium, hard or expert (or 1..5), "
+                            "perfect (Kalah), or a PlayOK rating such as 1200 (Togyz, with the "
+                            "human model: plays like a player of that rating)")
+                  : tr_noop("engine strength: beginner, easy, medium, hard or expert (or 1..5), "
+                            "or perfect (Kalah)"))
       ->capture_default_str()
       ->check(text_check([ratings](const std::string& text) {
         if (ratings && parse_rating_level(text)) return std::string();
@@ -130,22 +131,24 @@ CLI::Option* add_level_option(CLI::App* cmd, std::string& level, bool ratings) {
 CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
   return cmd->add_option(
       "--model", model,
-      "network model for the MCTS engine (default: the shipped models/GAME.pt, for hard and "
-      "expert)");
+      tr_noop(
+          "network model for the MCTS engine (default: the shipped models/GAME.pt, for hard and "
+          "expert)"));
 }
 
 CLI::Option* add_movetime_option(CLI::App* cmd, double& seconds) {
   return cmd
       ->add_option("--movetime", seconds,
-                   "seconds the engine thinks per move (0: the level's own budget)")
+                   tr_noop("seconds the engine thinks per move (0: the level's own budget)"))
       ->check(in_range(0.0, kMaxMoveTimeSeconds));
 }
 
 CLI::Option* add_depth_option(CLI::App* cmd, int& plies) {
   return cmd
-      ->add_option("--depth", plies,
-                   "search with the alpha-beta engine to this depth in plies (0: the level's "
-                   "engine)")
+      ->add_option(
+          "--depth", plies,
+          tr_noop("search with the alpha-beta engine to this depth in plies (0: the level's "
+                  "engine)"))
       ->check(in_range(0, kMaxSearchDepth));
 }
 
@@ -156,7 +159,7 @@ CLI::Option* add_time_scale_option(CLI::App* cmd, double& scale) {
 
 CLI::Option* add_seed_option(CLI::App* cmd, uint64_t& seed) {
   return cmd->add_option("--seed", seed,
-                         "seed of the random openings and of the levels' randomness");
+                         tr_noop("seed of the random openings and of the levels' randomness"));
 }
 
 CLI::Option* add_config_option(CLI::App& app, std::string& path) {
@@ -192,9 +195,10 @@ void add_help_config_flag(CLI::App& app) {
 }
 
 CLI::Option* add_lang_option(CLI::App* cmd, std::string& lang) {
-  return cmd->add_option("--lang", lang,
-                         "language of the output: en, kk, ru or ky (default: from LANGUAGE, "
-                         "LC_ALL, LC_MESSAGES, LANG)");
+  return cmd->add_option(
+      "--lang", lang,
+      tr_noop("language of the output: en, kk, ru or ky (default: from LANGUAGE, "
+              "LC_ALL, LC_MESSAGES, LANG)"));
 }
 
 void apply_language(const std::string& lang) {
@@ -206,13 +210,93 @@ void apply_language(const std::string& lang) {
   i18n::set_language(i18n::choose_language(lang));
 }
 
-void choose_language_before_parsing(const CLI::App& app, int argc, const char* const* argv) {
+namespace {
+
+// Code points in UTF-8 `text`: the columns it takes in a terminal (Cyrillic letters are
+// two bytes each, one column).
+size_t columns(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// CLI11's help in the language chosen (CLI11 2.x's Formatter, whose labels, group names
+// and type names are English words): each description marked with tr_noop is looked up
+// as a message id; what has no translation (a description of a developer's option)
+// stays as written. Columns are counted in characters, not bytes.
+class TranslatedHelp : public CLI::Formatter {
+ public:
+  TranslatedHelp() {
+    using i18n::tr;
+    for (const char* key :
+         {tr_noop("Usage"), tr_noop("OPTIONS"), tr_noop("Positionals"), tr_noop("REQUIRED")})
+      label(key, tr(key));
+  }
+
+  std::string make_description(const CLI::App* app) const override {
+    const std::string text = i18n::tr(app->get_description());
+    return text.empty() ? text : text + "\n";
+  }
+
+  std::string make_group(std::string group, bool is_positional,
+                         std::vector<const CLI::Option*> opts) const override {
+    // "Options" is CLI11's default group; "Positionals" comes through get_label.
+    if (group == "Options") group = i18n::tr(tr_noop("Options"));
+    return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+  }
+
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    // A positional's name (analyze's `files`) is a word, not something typed.
+    return is_positional ? i18n::tr(opt->get_name())
+                         : CLI::Formatter::make_option_name(opt, is_positional);
+  }
+
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    // The type name, possibly with its check's range ("INT:0..64"), leads: its word is
+    // translated, the range kept.
+    std::string text = CLI::Formatter::make_option_opts(opt);
+    for (const char* type : {tr_noop("TEXT"), tr_noop("INT"), tr_noop("UINT"), tr_noop("FLOAT")}) {
+      const std::string word = std::string(" ") + type;
+      if (text.starts_with(word) && (text.size() == word.size() || text[word.size()] == ':' ||
+                                     text[word.size()] == '=' || text[word.size()] == ' ')) {
+        text = " " + i18n::tr(type) + text.substr(word.size());
+        break;
+      }
+    }
+    return text;
+  }
+
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    static constexpr const char* kHelpFlag = tr_noop("Print this help message and exit");
+    (void)kHelpFlag;  // CLI11's own description of -h,--help: here for the catalogs
+    return i18n::tr(opt->get_description());
+  }
+
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    const std::string name = "  " + make_option_name(opt, is_positional) + make_option_opts(opt);
+    const std::string desc = make_option_desc(opt);
+    const size_t width = get_column_width(), used = columns(name);
+    std::string out = name;
+    if (!desc.empty()) {
+      out += used >= width ? "\n" + std::string(width, ' ') : std::string(width - used, ' ');
+      for (const char c : desc) {
+        out += c;
+        if (c == '\n') out += std::string(width, ' ');
+      }
+    }
+    return out + "\n";
+  }
+};
+
+}  // namespace
+
+void choose_language_before_parsing(CLI::App& app, int argc, const char* const* argv) {
   // The subcommand is the first word that is not an option (`kumalak` itself takes none
   // but --help).
   int i = 1;
   while (i < argc && argv[i][0] == '-') ++i;
   if (i >= argc) return;
-  const CLI::App* command = nullptr;
+  CLI::App* command = nullptr;
   try {
     command = app.get_subcommand(argv[i]);
   } catch (const CLI::OptionNotFound&) {
@@ -232,6 +316,7 @@ void choose_language_before_parsing(const CLI::App& app, int argc, const char* c
       lang = std::string(arg.substr(7));
   }
   apply_language(lang);
+  command->formatter(std::make_shared<TranslatedHelp>());
 }
 
 namespace {

@@ -46,6 +46,13 @@ inline CLI::Validator in_range(double lo, double hi, Ends ends = Ends::kBoth) {
 
 // ---- Options of `kumalak`'s subcommands ---------------------------------------------
 
+// Marks a command's or an option's description for the catalogs (tools/po/extract.sh
+// reads tr_noop): declared in English, said in the player's language when the --help
+// of a command with --lang is printed.
+constexpr const char* tr_noop(const char* msgid) {
+  return msgid;
+}
+
 // --game: togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty (GameSpec::parse); a name
 // it refuses is refused while parsing, with GameSpec::parse's message.
 CLI::Option* add_game_option(CLI::App* cmd, std::string& game);
@@ -53,7 +60,8 @@ CLI::Option* add_game_option(CLI::App* cmd, std::string& game);
 // Kumalak is refused (it cannot be solved).
 CLI::Option* add_kalah_game_option(CLI::App* cmd, std::string& game);
 // The help texts of the two, for the test that every command shows the same one.
-inline constexpr const char* kGameHelp = "togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty";
+inline constexpr const char* kGameHelp =
+    tr_noop("togyz, kalah, bantumi, kalah:M,N or kalah:M,N,empty");
 inline constexpr const char* kKalahGameHelp = "kalah, bantumi, kalah:M,N or kalah:M,N,empty";
 
 // --level: the engine's strength (mcts/levels.h parse_level); `level` holds the
@@ -86,8 +94,10 @@ void apply_language(const std::string& lang);
 // Before CLI11 reads the command line: when its subcommand takes --lang, sets the
 // language from the --lang value in argv (else the environment's), so that what CLI11
 // says while parsing (an option's check refusing a value, an unknown option) is in the
-// player's language too. Commands without --lang stay English.
-void choose_language_before_parsing(const CLI::App& app, int argc, const char* const* argv);
+// player's language too, and its --help is printed in that language (the descriptions
+// marked with tr_noop, the labels and the type names). Commands without --lang stay
+// English.
+void choose_language_before_parsing(CLI::App& app, int argc, const char* const* argv);
 // CLI11's failure message (set with App::failure_message): its own simple message in
 // English; in another language, the errors a player meets (a value an option refuses, an
 // unknown or extra argument, a value left out or not of the option's type, a required

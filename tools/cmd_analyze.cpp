@@ -261,18 +261,20 @@ int run_analyze(const AnalyzeOptions& opt) {
 
 void register_analyze(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<AnalyzeOptions>();
-  auto* cmd = app.add_subcommand("analyze", "Annotate recorded games with the engine's judgement");
-  cmd->add_option("files", opt->files, "PGN files")->required();
+  auto* cmd =
+      app.add_subcommand("analyze", tr_noop("Annotate recorded games with the engine's judgement"));
+  cmd->add_option(tr_noop("files"), opt->files, tr_noop("PGN files"))->required();
   add_game_option(cmd, opt->game);
   add_level_option(cmd, opt->level);
   add_model_option(cmd, opt->model);
-  cmd->add_option("--human-model", opt->human_model,
-                  "human policy model for each player's rating estimate (default: the shipped "
-                  "models/GAME-human.pt, Togyz)");
+  cmd->add_option(
+      "--human-model", opt->human_model,
+      tr_noop("human policy model for each player's rating estimate (default: the shipped "
+              "models/GAME-human.pt, Togyz)"));
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
-  cmd->add_option("--output,-o", opt->output, "write the annotated PGN here");
-  cmd->add_option("--games", opt->games, "which games of each file, e.g. 1-3 or 2,5");
+  cmd->add_option("--output,-o", opt->output, tr_noop("write the annotated PGN here"));
+  cmd->add_option("--games", opt->games, tr_noop("which games of each file, e.g. 1-3 or 2,5"));
   add_lang_option(cmd, opt->lang);
   cmd->callback([opt, &exit_code] { exit_code = run_analyze(*opt); });
 }

@@ -207,25 +207,26 @@ int run_hint(const HintOptions& opt) {
 
 void register_hint(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<HintOptions>();
-  auto* cmd = app.add_subcommand("hint", "The best moves in a position, with reasons");
+  auto* cmd = app.add_subcommand("hint", tr_noop("The best moves in a position, with reasons"));
   add_game_option(cmd, opt->game);
-  cmd->add_option("--position", opt->position, "the position string");
-  cmd->add_option("--moves", opt->moves, "moves from the start: the mover's pit numbers")
+  cmd->add_option("--position", opt->position, tr_noop("the position string"));
+  cmd->add_option("--moves", opt->moves, tr_noop("moves from the start: the mover's pit numbers"))
       ->each([opt](const std::string&) { opt->moves_given = true; });
-  cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->add_flag("--json", opt->json, tr_noop("print one JSON object"));
   add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
   cmd->add_option("--human-model", opt->human_model,
-                  "human policy model of a rating level (default: the shipped "
-                  "models/GAME-human.pt)");
+                  tr_noop("human policy model of a rating level (default: the shipped "
+                          "models/GAME-human.pt)"));
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
   add_lang_option(cmd, opt->lang);
   cmd->add_option("--rating", opt->rating,
-                  "also say what most players of this PlayOK rating play here (Togyz, with "
-                  "the human model)")
+                  tr_noop("also say what most players of this PlayOK rating play here (Togyz, with "
+                          "the human model)"))
       ->check(in_range(1, 100000));
-  cmd->add_option("--count", opt->count, "how many moves to show")->check(in_range(1, 1000000));
+  cmd->add_option("--count", opt->count, tr_noop("how many moves to show"))
+      ->check(in_range(1, 1000000));
   cmd->callback([opt, &exit_code] { exit_code = run_hint(*opt); });
 }
 

@@ -579,20 +579,22 @@ int run_play(const PlayOptions& opt) {
 
 void register_play(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<PlayOptions>();
-  auto* cmd = app.add_subcommand("play", "Play against the engine in the terminal");
+  auto* cmd = app.add_subcommand("play", tr_noop("Play against the engine in the terminal"));
   add_game_option(cmd, opt->game);
   add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
   cmd->add_option("--human-model", opt->human_model,
-                  "human policy model of a rating level (default: the shipped "
-                  "models/GAME-human.pt)");
-  cmd->add_option("--human", opt->human, "your side: white or black (Kalah: south or north)");
-  cmd->add_option("--engine-plays", opt->engine_plays, "the engine's side, instead of --human");
+                  tr_noop("human policy model of a rating level (default: the shipped "
+                          "models/GAME-human.pt)"));
+  cmd->add_option("--human", opt->human,
+                  tr_noop("your side: white or black (Kalah: south or north)"));
+  cmd->add_option("--engine-plays", opt->engine_plays,
+                  tr_noop("the engine's side, instead of --human"));
   add_seed_option(cmd, opt->seed);
   add_movetime_option(cmd, opt->movetime);
-  cmd->add_option("--hint-movetime", opt->hint_movetime, "seconds for hint and eval")
+  cmd->add_option("--hint-movetime", opt->hint_movetime, tr_noop("seconds for hint and eval"))
       ->check(in_range(0.0, kMaxMoveTimeSeconds));
-  cmd->add_option("--position", opt->position, "start from this position string");
+  cmd->add_option("--position", opt->position, tr_noop("start from this position string"));
   add_lang_option(cmd, opt->lang);
   cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
 }

@@ -502,17 +502,19 @@ void register_puzzles(CLI::App& app, int& exit_code) {
 
   auto popt = std::make_shared<PuzzleOptions>();
   auto* puzzle = app.add_subcommand(
-      "puzzle", "Solve a puzzle: the day's by default; your rating kept (docs/puzzles.md)");
+      "puzzle",
+      tr_noop("Solve a puzzle: the day's by default; your rating kept (docs/puzzles.md)"));
   add_game_option(puzzle, popt->game);
-  puzzle->add_option("--file", popt->file, "the puzzle file (default: the shipped one)");
-  puzzle->add_option("--id", popt->id, "the puzzle of this id");
-  puzzle->add_flag("--random", popt->random, "a random puzzle instead of the day's");
-  puzzle->add_option("--seed", popt->seed, "--random's seed (default: the clock)")
+  puzzle->add_option("--file", popt->file, tr_noop("the puzzle file (default: the shipped one)"));
+  puzzle->add_option("--id", popt->id, tr_noop("the puzzle of this id"));
+  puzzle->add_flag("--random", popt->random, tr_noop("a random puzzle instead of the day's"));
+  puzzle->add_option("--seed", popt->seed, tr_noop("--random's seed (default: the clock)"))
       ->check(in_range(uint64_t(0), std::numeric_limits<uint64_t>::max()));
   puzzle->add_option("--date", popt->date,
-                     "the daily puzzle of this date (YYYY-MM-DD; default today, UTC)");
-  puzzle->add_option("--ratings", popt->ratings,
-                     "the rating file (default: $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt)");
+                     tr_noop("the daily puzzle of this date (YYYY-MM-DD; default today, UTC)"));
+  puzzle->add_option(
+      "--ratings", popt->ratings,
+      tr_noop("the rating file (default: $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt)"));
   add_lang_option(puzzle, popt->lang);
   puzzle->callback([popt, &exit_code] { exit_code = run_puzzle(*popt); });
 }

@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 find core mcts tools -name '*.cpp' -o -name '*.h' | grep -v '^tools/po/' | LC_ALL=C sort > "$tmp/cpp"
 ls tools/web/*.js | LC_ALL=C sort > "$tmp/js"
-common=(--from-code=UTF-8 --keyword= --keyword=tr --keyword=trn:1,2 --add-location=file
+common=(--from-code=UTF-8 --keyword= --keyword=tr --keyword=tr_noop --keyword=trn:1,2 --add-location=file
         --package-name=KumalakZero --msgid-bugs-address=" " --force-po --sort-by-file --no-wrap)
 xgettext "${common[@]}" --language=C++ --files-from="$tmp/cpp" -o "$tmp/cpp.pot"
 xgettext "${common[@]}" --language=JavaScript --files-from="$tmp/js" -o "$tmp/js.pot"
