@@ -136,6 +136,12 @@ CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
           "expert)"));
 }
 
+CLI::Option* add_human_model_option(CLI::App* cmd, std::string& model) {
+  return cmd->add_option("--human-model", model,
+                         tr_noop("human policy model of a rating level (default: the shipped "
+                                 "models/GAME-human.pt)"));
+}
+
 CLI::Option* add_movetime_option(CLI::App* cmd, double& seconds) {
   return cmd
       ->add_option("--movetime", seconds,

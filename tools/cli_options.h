@@ -72,6 +72,9 @@ CLI::Option* add_level_option(CLI::App* cmd, std::string& level, bool ratings = 
 
 // --model: the network of the MCTS levels (hard, expert); "" = the shipped one.
 CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
+// --human-model: the human policy model of the rating levels (--level 1200); "" = the
+// shipped models/GAME-human.pt.
+CLI::Option* add_human_model_option(CLI::App* cmd, std::string& model);
 
 // The thinking budgets: --movetime in seconds (0..kMaxMoveTimeSeconds, 0 = the level's
 // own budget) and --depth in plies (0..kMaxSearchDepth, 0 = the level's engine; more

@@ -215,9 +215,7 @@ void register_hint(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", opt->json, tr_noop("print one JSON object"));
   add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
-  cmd->add_option("--human-model", opt->human_model,
-                  tr_noop("human policy model of a rating level (default: the shipped "
-                          "models/GAME-human.pt)"));
+  add_human_model_option(cmd, opt->human_model);
   add_movetime_option(cmd, opt->movetime);
   add_depth_option(cmd, opt->depth);
   add_lang_option(cmd, opt->lang);

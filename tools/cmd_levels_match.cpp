@@ -570,8 +570,7 @@ void register_levels_match(CLI::App& app, int& exit_code) {
                   "play one pair, A against B (score from A's side); each a level or a "
                   "PlayOK rating of the human model, e.g. --a 1400 --b 1200");
   cmd->add_option("--b", opt->b, "the level or rating A plays against (with --a)");
-  cmd->add_option("--human-model", opt->human_model,
-                  "the human model of rating levels (default: the shipped one)");
+  add_human_model_option(cmd, opt->human_model);
   cmd->add_option("--max-plies", opt->max_plies, "stop a game after this many plies")
       ->check(in_range(1, 100000));
   add_model_option(cmd, opt->model);

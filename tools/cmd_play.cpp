@@ -583,9 +583,7 @@ void register_play(CLI::App& app, int& exit_code) {
   add_game_option(cmd, opt->game);
   add_level_option(cmd, opt->level, /*ratings=*/true);
   add_model_option(cmd, opt->model);
-  cmd->add_option("--human-model", opt->human_model,
-                  tr_noop("human policy model of a rating level (default: the shipped "
-                          "models/GAME-human.pt)"));
+  add_human_model_option(cmd, opt->human_model);
   cmd->add_option("--human", opt->human,
                   tr_noop("your side: white or black (Kalah: south or north)"));
   cmd->add_option("--engine-plays", opt->engine_plays,
