@@ -120,7 +120,12 @@ InferencePrecision default_inference_precision() {
   std::lock_guard lock(default_precision_mutex);
   if (!default_precision) {
     const char* env = std::getenv("KUMALAK_PRECISION");
-    default_precision = env && *env ? parse_inference_precision(env) : InferencePrecision::kFp32;
+    try {
+      default_precision = env && *env ? parse_inference_precision(env) : InferencePrecision::kAuto;
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("environment variable KUMALAK_PRECISION: ") +
+                                  e.what());
+    }
   }
   return *default_precision;
 }

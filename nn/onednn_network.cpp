@@ -39,6 +39,11 @@ std::string to_string(InferencePrecision precision) {
   return "?";
 }
 
+InferencePrecision resolve_inference_precision(InferencePrecision precision) {
+  if (precision != InferencePrecision::kAuto) return precision;
+  return onednn_bf16_supported() ? InferencePrecision::kBf16 : InferencePrecision::kFp32;
+}
+
 #ifndef KZ_HAVE_ONEDNN
 
 bool onednn_compiled() {
@@ -78,7 +83,14 @@ bool onednn_compiled() {
 bool onednn_bf16_supported() {
   static const bool supported = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bf16") != 0;
+    if (__builtin_cpu_supports("avx512bf16") == 0) return false;
+    // The ISAs are bit masks, each holding the ones below it: avx512_core_bf16's bits
+    // are all set in it and in avx512_core_amx, not in avx512_core or avx2_vnni. A cap
+    // below bf16 (ONEDNN_MAX_CPU_ISA=AVX512_CORE) would leave bf16 convolutions to
+    // oneDNN's slow reference kernels, or to none.
+    const auto effective = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    return (effective & bf16) == bf16;
   }();
   return supported;
 }
@@ -545,10 +557,12 @@ struct OnednnNetwork::Impl {
 
 OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precision)
     : impl_(std::make_unique<Impl>()) {
-  if (precision == InferencePrecision::kAuto)
-    precision = onednn_bf16_supported() ? InferencePrecision::kBf16 : InferencePrecision::kFp32;
+  precision = resolve_inference_precision(precision);
   if (precision == InferencePrecision::kBf16 && !onednn_bf16_supported())
-    throw std::runtime_error("bf16 inference needs a CPU with avx512_bf16");
+    throw std::runtime_error(
+        "bf16 inference needs a CPU with avx512_bf16 and oneDNN allowed to use it "
+        "(ONEDNN_MAX_CPU_ISA at least AVX512_CORE_BF16); KUMALAK_PRECISION=fp32 or auto runs "
+        "without");
   Impl& m = *impl_;
   m.precision = precision;
   m.input = PackedLayer(w.input);

@@ -36,7 +36,7 @@
 
 namespace kz {
 
-// Arithmetic of the network's convolutions. kAuto: bf16 where the CPU has it
+// Arithmetic of the network's convolutions. kAuto: bf16 where the CPU and oneDNN run it
 // (onednn_bf16_supported()), fp32 elsewhere.
 enum class InferencePrecision { kAuto, kFp32, kBf16 };
 
@@ -69,9 +69,16 @@ struct FoldedWeights {
 // Whether this build has the oneDNN path (libdnnl-dev found at configure time).
 bool onednn_compiled();
 
-// Whether the CPU runs oneDNN's bf16 convolutions natively (avx512_bf16 or AMX):
-// without, kAuto means fp32 and kBf16 is refused.
+// Whether oneDNN runs bf16 convolutions natively here: the CPU has avx512_bf16 and
+// oneDNN may use it (dnnl::get_effective_cpu_isa() at least avx512_core_bf16, which the
+// environment variable ONEDNN_MAX_CPU_ISA can cap: AVX512_CORE has no bf16). Without,
+// kAuto means fp32 and kBf16 is refused. Decided once per process, at the first call.
 bool onednn_bf16_supported();
+
+// The precision `precision` runs in on the oneDNN path: kAuto becomes kBf16 where
+// onednn_bf16_supported(), else kFp32; kFp32 and kBf16 stay as they are (kBf16 where it
+// cannot run is refused when the network is built, not here).
+InferencePrecision resolve_inference_precision(InferencePrecision precision);
 
 class OnednnNetwork {
  public:

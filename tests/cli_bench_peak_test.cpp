@@ -10,13 +10,16 @@
 namespace kz {
 namespace {
 
-nlohmann::json bench(const std::string& args) {
+// The bench's command line; `environment`: variables set for it (after KUMALAK_PRECISION
+// is taken away, so that the default precision is the build's own).
+std::string bench_command(const std::string& args, const std::string& environment = "") {
+  return "env -u KUMALAK_PRECISION " + environment + " " + test::bin("kumalak") +
+         " bench --game kalah --seconds 0.6 --channels 8 --blocks 1 --batch 32 --threads 1 " + args;
+}
+
+nlohmann::json bench(const std::string& args, const std::string& environment = "") {
   std::string out;
-  const int status = test::run_command(
-      test::bin("kumalak") +
-          " bench --game kalah --seconds 0.6 --channels 8 --blocks 1 --batch 32 --threads 1 " +
-          args,
-      &out);
+  const int status = test::run_command(bench_command(args, environment), &out);
   EXPECT_EQ(status, 0) << out;
   return nlohmann::json::parse(out.substr(0, out.find('\n')));
 }
@@ -47,10 +50,14 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
       EXPECT_LT(j["onednn_bf16_net_of_bf16_peak"].get<double>(), 1.0);
     }
   }
-  // The oneDNN path where the build has it (it names its kernel), else null.
+  // The oneDNN path where the build has it (it names its kernel), else null; by default
+  // in bf16 exactly where --peak could run the bf16 forward, else in fp32.
   EXPECT_TRUE(j.contains("onednn_fp32_net_evals_per_s"));
   if (!j["onednn_fp32_net_evals_per_s"].is_null()) {
-    EXPECT_NE(j["inference"].get<std::string>().find("onednn fp32"), std::string::npos) << j.dump();
+    const std::string precision = j["onednn_bf16_net_evals_per_s"].is_null() ? "fp32" : "bf16";
+    EXPECT_EQ(j["precision"], precision) << j.dump();
+    EXPECT_NE(j["inference"].get<std::string>().find("onednn " + precision), std::string::npos)
+        << j.dump();
   }
   EXPECT_EQ(j["bf16_peak_isa"] == "absent", j["bf16_peak_gflops"].is_null());
 }
@@ -58,7 +65,33 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
 TEST(BenchPeak, BackendAndPrecisionChooseTheForward) {
   const nlohmann::json j = bench("--backend libtorch --precision bf16");
   EXPECT_EQ(j["inference"], "libtorch fp32") << j.dump();
+  EXPECT_EQ(j["precision"], "fp32") << j.dump();
   EXPECT_NE(test::run_command(test::bin("kumalak") + " bench --precision fp16", nullptr), 0);
+  // KUMALAK_PRECISION sets the default; --precision wins over it.
+  const nlohmann::json fp32 = bench("", "KUMALAK_PRECISION=fp32");
+  EXPECT_EQ(fp32["precision"], "fp32") << fp32.dump();
+  const nlohmann::json asked = bench("--precision fp32", "KUMALAK_PRECISION=bf16");
+  EXPECT_EQ(asked["precision"], "fp32") << asked.dump();
+  // A bad value is refused with the variable's name, not a crash.
+  std::string out;
+  EXPECT_EQ(test::run_command(bench_command("", "KUMALAK_PRECISION=fp16"), &out, true), 1);
+  EXPECT_NE(out.find("KUMALAK_PRECISION"), std::string::npos) << out;
+  EXPECT_NE(out.find("fp16"), std::string::npos) << out;
+}
+
+// oneDNN capped below bf16 (ONEDNN_MAX_CPU_ISA=AVX512_CORE: AVX-512 without its bf16
+// instructions) on a CPU that has them: the default, auto, runs fp32 instead of failing,
+// and bf16 asked for is refused with the reason.
+TEST(BenchPeak, TheDefaultIsFp32WhereBf16IsAbsent) {
+  const std::string capped = "ONEDNN_MAX_CPU_ISA=AVX512_CORE";
+  const nlohmann::json j = bench("", capped);
+  EXPECT_EQ(j["precision"], "fp32") << j.dump();
+  if (j["inference"].get<std::string>().rfind("onednn", 0) == 0) {
+    EXPECT_NE(j["inference"].get<std::string>().find("onednn fp32"), std::string::npos) << j.dump();
+    std::string out;
+    EXPECT_EQ(test::run_command(bench_command("--precision bf16", capped), &out, true), 1);
+    EXPECT_NE(out.find("ONEDNN_MAX_CPU_ISA"), std::string::npos) << out;
+  }
 }
 
 TEST(BenchPeak, NoFoldRunsTheUnfoldedNetwork) {

@@ -256,6 +256,14 @@ TEST(OnednnNetwork, PrecisionChoices) {
   EXPECT_EQ(parse_inference_precision("bf16"), InferencePrecision::kBf16);
   EXPECT_EQ(parse_inference_precision("auto"), InferencePrecision::kAuto);
   EXPECT_THROW(parse_inference_precision("fp16"), std::invalid_argument);
+  for (const char* name : {"auto", "fp32", "bf16"})
+    EXPECT_EQ(to_string(parse_inference_precision(name)), name);
+  // auto resolves per machine; the others stay as asked.
+  const InferencePrecision resolved =
+      onednn_bf16_supported() ? InferencePrecision::kBf16 : InferencePrecision::kFp32;
+  EXPECT_EQ(resolve_inference_precision(InferencePrecision::kAuto), resolved);
+  EXPECT_EQ(resolve_inference_precision(InferencePrecision::kFp32), InferencePrecision::kFp32);
+  EXPECT_EQ(resolve_inference_precision(InferencePrecision::kBf16), InferencePrecision::kBf16);
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
   const GameSpec spec = GameSpec::parse("togyz");
   Model model = make_random_model(spec, test::tiny_net_config(), 3);
@@ -276,6 +284,29 @@ TEST(OnednnNetwork, PrecisionChoices) {
       model.net, torch::kCPU,
       InferenceOptions{InferenceBackend::kLibTorch, InferencePrecision::kBf16});
   EXPECT_EQ(libtorch.precision(), InferencePrecision::kFp32);
+}
+
+// Unless KUMALAK_PRECISION says otherwise the default is auto, and the evaluator built
+// with the defaults runs (and names) what auto resolves to here.
+TEST(OnednnNetwork, TheDefaultIsAutoAndRunsWhatItResolvesTo) {
+  const char* env = std::getenv("KUMALAK_PRECISION");
+  if (env && *env) GTEST_SKIP() << "KUMALAK_PRECISION=" << env << " sets the default";
+  EXPECT_EQ(default_inference_precision(), InferencePrecision::kAuto);
+  EXPECT_EQ(InferenceOptions{}.precision, InferencePrecision::kAuto);
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  const GameSpec spec = GameSpec::parse("togyz");
+  Model model = make_random_model(spec, test::tiny_net_config(), 3);
+  const NnEvaluator evaluator(model);
+  if (evaluator.inference().backend() != InferenceBackend::kOneDnn)
+    GTEST_SKIP() << "the default backend here is " << evaluator.inference().describe();
+  const InferencePrecision resolved = resolve_inference_precision(InferencePrecision::kAuto);
+  EXPECT_EQ(evaluator.inference().precision(), resolved);
+  EXPECT_NE(evaluator.inference().describe().find("onednn " + to_string(resolved)),
+            std::string::npos)
+      << evaluator.inference().describe();
+  EXPECT_EQ(evaluator.describe().find(" bf16") != std::string::npos,
+            resolved == InferencePrecision::kBf16)
+      << evaluator.describe();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "core/checksum.h"
 #include "core/position.h"
+#include "nn/inference_network.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
 
@@ -29,9 +30,29 @@ inline std::vector<Position> random_positions(const GameSpec& spec, int n, uint6
   return out;
 }
 
-// The evaluator's outputs for `positions`, in one batch.
+// Sets the process's default inference precision (nn/inference_network.h) for one
+// test's scope and puts the one before back however the test ends. The default is auto
+// (bf16 on CPUs that have it): tests that hold the forward to the fp32 reference with
+// fp32 tolerances, or compare runs through two backends, pin kFp32 with it.
+class PrecisionGuard {
+ public:
+  explicit PrecisionGuard(InferencePrecision precision) {
+    set_default_inference_precision(precision);
+  }
+  ~PrecisionGuard() { set_default_inference_precision(saved_); }
+  PrecisionGuard(const PrecisionGuard&) = delete;
+  PrecisionGuard& operator=(const PrecisionGuard&) = delete;
+
+ private:
+  InferencePrecision saved_ = default_inference_precision();
+};
+
+// The evaluator's outputs for `positions`, in one batch, on the default backend in fp32:
+// the tests that call it compare against the model's own forward or against another
+// network's outputs with fp32 tolerances.
 inline std::vector<EvalOutput> evaluate(Model model, const std::vector<Position>& positions) {
-  NnEvaluator eval(std::move(model));
+  NnEvaluator eval(std::move(model), torch::kCPU,
+                   InferenceOptions{default_inference_backend(), InferencePrecision::kFp32});
   std::vector<EvalOutput> out(positions.size());
   eval.evaluate(positions, out);
   return out;

@@ -3,7 +3,9 @@
 // forward and through LibTorch's (folded, and the model's own unfolded forward), the
 // tiny config's self-play plays legal games, writes shards of the same format and
 // agrees within the network outputs' fp32 tolerance (docs/performance.md); a gating
-// match gives the same result.
+// match gives the same result. Those comparisons pin fp32 (the LibTorch paths have no
+// bf16); self-play in the default precision (auto: bf16 where the CPU has it) repeats
+// itself to the bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "nn/inference_network.h"
+#include "tests/nn_test_util.h"
 #include "tests/test_util.h"
 #include "train/config.h"
 #include "train/match.h"
@@ -88,6 +91,7 @@ void expect_legal_games(const SelfplayShards& s, const std::string& path) {
 
 TEST(InferencePaths, SelfplayThroughOneDnnAndLibTorchAgreeWithinTolerance) {
   BackendGuard guard;
+  const test::PrecisionGuard fp32(InferencePrecision::kFp32);
   const std::string base = ::testing::TempDir() + "kz_inference_paths";
   const SelfplayShards onednn = selfplay_through(InferenceBackend::kOneDnn, base + "/onednn");
   for (const InferenceBackend other : {InferenceBackend::kLibTorch, InferenceBackend::kReference}) {
@@ -142,6 +146,7 @@ TEST(InferencePaths, SelfplayThroughOneDnnAndLibTorchAgreeWithinTolerance) {
 
 TEST(InferencePaths, GatingMatchThroughOneDnnAndLibTorchGivesTheSameResult) {
   BackendGuard guard;
+  const test::PrecisionGuard fp32(InferencePrecision::kFp32);
   auto match = [](InferenceBackend backend) {
     set_default_inference_backend(backend);
     MatchOptions o;
@@ -160,6 +165,43 @@ TEST(InferencePaths, GatingMatchThroughOneDnnAndLibTorchGivesTheSameResult) {
   EXPECT_EQ(onednn.wdl.losses, libtorch.wdl.losses);
   EXPECT_EQ(onednn.plies, libtorch.plies);
   EXPECT_EQ(onednn.pairs.counts, libtorch.pairs.counts);
+}
+
+// The default precision, auto, changes self-play's numbers (bf16 where the CPU has it),
+// not its reproducibility: the same seed plays the same games with the same root values,
+// to the bit.
+TEST(InferencePaths, SelfplayInTheDefaultPrecisionRepeatsItself) {
+  BackendGuard guard;
+  const test::PrecisionGuard automatic(InferencePrecision::kAuto);
+  const std::string base = ::testing::TempDir() + "kz_inference_repeat";
+  const SelfplayShards a = selfplay_through(InferenceBackend::kOneDnn, base + "/a");
+  const SelfplayShards b = selfplay_through(InferenceBackend::kOneDnn, base + "/b");
+  expect_legal_games(a, "first");
+  EXPECT_EQ(a.report.games_played, 8);
+  EXPECT_EQ(b.report.games_played, 8);
+  ASSERT_EQ(a.games.size(), b.games.size());
+  size_t rows = 0;
+  for (size_t g = 0; g < a.games.size(); ++g) {
+    ASSERT_EQ(a.games[g].size(), b.games[g].size()) << "game " << g;
+    for (size_t i = 0; i < a.games[g].size(); ++i) {
+      const ShardRow &x = a.games[g][i], &y = b.games[g][i];
+      ASSERT_EQ(x.pos, y.pos) << "game " << g << " row " << i;
+      EXPECT_EQ(x.played_move, y.played_move) << "game " << g << " row " << i;
+      EXPECT_EQ(x.visits, y.visits);
+      EXPECT_EQ(x.policy, y.policy) << "game " << g << " row " << i;
+      EXPECT_EQ(x.root_win, y.root_win) << "game " << g << " row " << i;
+      EXPECT_EQ(x.root_draw, y.root_draw);
+      EXPECT_EQ(x.root_loss, y.root_loss);
+      EXPECT_EQ(x.root_margin, y.root_margin) << "game " << g << " row " << i;
+      EXPECT_EQ(x.result, y.result);
+      EXPECT_EQ(x.final_margin, y.final_margin);
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 0u);
+  std::cout << "  self-play in "
+            << to_string(resolve_inference_precision(default_inference_precision()))
+            << " twice: " << rows << " rows, equal to the bit\n";
 }
 
 // The process-wide default is the one switch: it reaches the evaluators self-play and

@@ -25,7 +25,8 @@
 //   fold_batch_norm     whether the network ran with its batch norms folded into the
 //                       convolutions (nn/inference_network.h; --no-fold: unfolded)
 //   inference           the forward that ran: backend, precision and oneDNN's kernel
-//                       ("onednn fp32 (jit:avx512_core)"; --backend, --precision)
+//                       ("onednn bf16 (jit:avx512_core_bf16)"; --backend, --precision)
+//   precision           the precision that ran, auto resolved: "fp32" or "bf16"
 //   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
 //   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
 // With --tree-only, only the tree's own speed (run_tree_bench() lists its keys).
@@ -97,7 +98,7 @@ struct BenchOptions {
   // against the folded inference path that play uses.
   bool no_fold = false;
   // The forward's backend (onednn, libtorch, reference; --no-fold is reference) and the
-  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or fp32);
+  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or auto);
   // empty: default_inference_backend() (KUMALAK_BACKEND or onednn).
   std::string backend;
   std::string precision;
@@ -498,6 +499,7 @@ int run_bench(const BenchOptions& o) {
   const double flops = double(forward_flops_per_position(model.net->config, L));
   j["fold_batch_norm"] = inference.folded();
   j["inference"] = evaluator.inference().describe();
+  j["precision"] = to_string(evaluator.inference().precision());
   j["net_flops_per_position"] = int64_t(flops);
   j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
@@ -541,8 +543,8 @@ void register_bench(CLI::App& app, int& exit_code) {
                   "default: KUMALAK_BACKEND, else onednn")
       ->check(CLI::IsMember({"onednn", "libtorch", "reference"}));
   cmd->add_option("--precision", opt->precision,
-                  "the oneDNN path's arithmetic: auto (bf16 where the CPU has it), fp32 or bf16 "
-                  "(default: KUMALAK_PRECISION, else fp32)")
+                  "the oneDNN path's arithmetic: auto (bf16 where the CPU and oneDNN have it, "
+                  "else fp32), fp32 or bf16 (default: KUMALAK_PRECISION, else auto)")
       ->check(CLI::IsMember({"auto", "fp32", "bf16"}));
   cmd->add_flag("--peak", opt->peak,
                 "also measure the CPU's fp32/bf16 peak and the network's convolutions and "

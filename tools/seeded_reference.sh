@@ -10,6 +10,11 @@
 #
 # usage: seeded_reference.sh SRC_ROOT BUILD_DIR OUT_DIR
 set -euo pipefail
+# The network's default precision is auto: bf16 on CPUs with avx512_bf16, fp32 elsewhere,
+# so the defaults' outputs depend on the machine. The reference runs fp32 unless the
+# caller sets KUMALAK_PRECISION: the same on every machine, and comparable with builds
+# from before auto was the default.
+export KUMALAK_PRECISION="${KUMALAK_PRECISION:-fp32}"
 src=$(realpath "$1"); b=$(realpath "$2"); out=$3
 rm -rf "$out"; mkdir -p "$out"; out=$(realpath "$out")
 cd "$out"
