@@ -189,7 +189,7 @@ std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& g
   for (size_t i = 0; i < bins; ++i)
     for (size_t j = 0; j < bins; ++j)
       density[i * bins + j] =
-          0.5 * (h.rating_pair_prior[i * bins + j] + h.rating_pair_prior[j * bins + i]);
+          0.5 * (double(h.rating_pair_prior[i * bins + j]) + h.rating_pair_prior[j * bins + i]);
   const int reach = int(std::ceil(3 * kPairPriorSmoothingBins));
   std::vector<double> kernel(size_t(2 * reach + 1));
   for (int k = -reach; k <= reach; ++k)

@@ -76,9 +76,9 @@ struct BinStats {
   double human_loglik = 0, blind_loglik = 0;  // sums over positions
 };
 
-// One side of one game of the fold (White's at an even index, Black's after it).
+// One side of one game of the fold (White's at an even index, Black's after it); only a
+// rated side's moves are samples, so only a rated side that moved has a log-likelihood.
 struct EvalSide {
-  bool rated = false;
   int rating = 0;
   int moves = 0;
   std::vector<double> loglik;  // over the estimate's grid: the sum over its moves
@@ -222,8 +222,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       ++games;
       for (const auto& side : rated.sides) unrated.add(side);
       const int first_side = int(sides.size());
-      for (const auto& side : rated.sides)
-        sides.push_back({side.rated(), side.rated() ? side.rating : 0, 0, {}});
+      for (const auto& side : rated.sides) sides.push_back({side.rated() ? side.rating : 0, 0, {}});
       Position pos = start;
       for (int move : replay.moves) {
         const SideRating& mover = rated.sides[pos.to_move];
