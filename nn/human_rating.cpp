@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace kz {
+
+int human_prior_bins(const HumanHeadInfo& h) {
+  return (h.rating_max - h.rating_min + kHumanPriorBinWidth - 1) / kHumanPriorBinWidth;
+}
 
 std::string human_head_problem(const HumanHeadInfo& h) {
   if (h.rating_min < 100 || h.rating_max > 3500 || h.rating_min >= h.rating_max)
@@ -13,7 +18,7 @@ std::string human_head_problem(const HumanHeadInfo& h) {
   if (h.rating_mean < h.rating_min || h.rating_mean > h.rating_max)
     return "human mean rating " + std::to_string(h.rating_mean) + " is outside its range";
   if (!h.rating_prior.empty()) {
-    const int bins = (h.rating_max - h.rating_min + kHumanPriorBinWidth - 1) / kHumanPriorBinWidth;
+    const int bins = human_prior_bins(h);
     if (int(h.rating_prior.size()) != bins)
       return "human rating prior has " + std::to_string(h.rating_prior.size()) +
              " bins, the range " + std::to_string(h.rating_min) + ".." +
@@ -24,6 +29,20 @@ std::string human_head_problem(const HumanHeadInfo& h) {
       total += c;
     }
     if (total == 0) return "human rating prior counts no player";
+  }
+  if (!h.rating_pair_prior.empty()) {
+    const size_t bins = size_t(human_prior_bins(h));
+    if (h.rating_pair_prior.size() != bins * bins)
+      return "human.rating_pair_prior has " + std::to_string(h.rating_pair_prior.size()) +
+             " counts, the range " + std::to_string(h.rating_min) + ".." +
+             std::to_string(h.rating_max) + " has " + std::to_string(bins) + " x " +
+             std::to_string(bins) + " = " + std::to_string(bins * bins) + " pairs of bins";
+    long long total = 0;
+    for (int c : h.rating_pair_prior) {
+      if (c < 0) return "human.rating_pair_prior has a negative count (" + std::to_string(c) + ")";
+      total += c;
+    }
+    if (total == 0) return "human.rating_pair_prior counts no game";
   }
   if (!h.value_weights.empty()) {
     if (h.value_weights.size() != size_t(kHumanRatingInputs))
@@ -82,32 +101,28 @@ std::vector<double> rating_log_prior(const HumanHeadInfo& h, const std::vector<i
   return out;
 }
 
-RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
-                                         const std::vector<double>& ll,
-                                         const std::vector<double>& log_prior) {
-  if (log_prior.empty()) return estimate_rating(grid, ll);
-  if (grid.empty() || grid.size() != ll.size() || grid.size() != log_prior.size())
-    throw std::invalid_argument(
-        "estimate_rating_posterior: grid, log-likelihoods and prior differ");
+namespace {
+
+// A posterior given as (unnormalised) masses at the grid's points: its median and
+// 2.5 % / 97.5 % quantiles, each point's mass spread evenly over the half-way marks to
+// its neighbours (the grid's ends at the ends); `loglik` the log-likelihood at the point
+// of highest mass.
+RatingEstimate summarise_posterior(const std::vector<int>& grid, const std::vector<double>& mass,
+                                   const std::vector<double>& ll) {
   const size_t n = grid.size();
-  std::vector<double> lp(n);
-  for (size_t i = 0; i < n; ++i) lp[i] = ll[i] + log_prior[i];
-  const size_t best = size_t(std::max_element(lp.begin(), lp.end()) - lp.begin());
+  const size_t best = size_t(std::max_element(mass.begin(), mass.end()) - mass.begin());
   RatingEstimate e;
   e.loglik = ll[best];
   if (n == 1) {
     e.rating = e.low = e.high = grid[0];
     return e;
   }
-  // Point i's mass covers [edge[i], edge[i + 1]]: the half-way marks to its neighbours
-  // (the grid's ends at the ends), spread evenly.
   std::vector<double> edge(n + 1);
   edge[0] = grid[0];
   edge[n] = grid[n - 1];
   for (size_t i = 1; i < n; ++i) edge[i] = 0.5 * (grid[i - 1] + grid[i]);
-  std::vector<double> mass(n);
   double total = 0;
-  for (size_t i = 0; i < n; ++i) total += mass[i] = std::exp(lp[i] - lp[best]);
+  for (double m : mass) total += m;
   auto quantile = [&](double q) {
     double below = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -121,6 +136,109 @@ RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
   e.low = quantile(0.025);
   e.high = quantile(0.975);
   return e;
+}
+
+// Where rating r falls among the prior's bins' centres: the two bins around it and the
+// weight of the upper one (flat beyond the outer centres: both bins the same).
+struct BinPosition {
+  size_t lower = 0, upper = 0;
+  double f = 0;
+};
+BinPosition bin_position(const HumanHeadInfo& h, size_t bins, int r) {
+  const double x = (r - h.rating_min) / double(kHumanPriorBinWidth) - 0.5;
+  if (x <= 0) return {0, 0, 0};
+  if (x >= double(bins - 1)) return {bins - 1, bins - 1, 0};
+  const size_t i = size_t(x);
+  return {i, i + 1, x - double(i)};
+}
+
+}  // namespace
+
+RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
+                                         const std::vector<double>& ll,
+                                         const std::vector<double>& log_prior) {
+  if (log_prior.empty()) return estimate_rating(grid, ll);
+  if (grid.empty() || grid.size() != ll.size() || grid.size() != log_prior.size())
+    throw std::invalid_argument(
+        "estimate_rating_posterior: grid, log-likelihoods and prior differ");
+  const size_t n = grid.size();
+  std::vector<double> lp(n);
+  for (size_t i = 0; i < n; ++i) lp[i] = ll[i] + log_prior[i];
+  const double top = *std::max_element(lp.begin(), lp.end());
+  std::vector<double> mass(n);
+  for (size_t i = 0; i < n; ++i) mass[i] = std::exp(lp[i] - top);
+  return summarise_posterior(grid, mass, ll);
+}
+
+std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& grid,
+                                                       const std::vector<double>& ll_white,
+                                                       const std::vector<double>& ll_black,
+                                                       const HumanHeadInfo& h) {
+  if (h.rating_pair_prior.empty()) {
+    const std::vector<double> log_prior = rating_log_prior(h, grid);
+    return {estimate_rating_posterior(grid, ll_white, log_prior),
+            estimate_rating_posterior(grid, ll_black, log_prior)};
+  }
+  if (grid.empty() || grid.size() != ll_white.size() || grid.size() != ll_black.size())
+    throw std::invalid_argument("estimate_ratings_jointly: grid and log-likelihoods differ");
+  const size_t bins = size_t(human_prior_bins(h));
+  if (h.rating_pair_prior.size() != bins * bins)
+    throw std::invalid_argument("estimate_ratings_jointly: " + human_head_problem(h));
+  // The smoothed density per pair of bins: symmetric counts, a separable Gaussian, + 1/2.
+  std::vector<double> density(bins * bins);
+  for (size_t i = 0; i < bins; ++i)
+    for (size_t j = 0; j < bins; ++j)
+      density[i * bins + j] =
+          0.5 * (double(h.rating_pair_prior[i * bins + j]) + h.rating_pair_prior[j * bins + i]);
+  const int reach = int(std::ceil(3 * kPairPriorSmoothingBins));
+  std::vector<double> kernel(size_t(2 * reach + 1));
+  for (int k = -reach; k <= reach; ++k)
+    kernel[size_t(k + reach)] =
+        std::exp(-0.5 * (k / kPairPriorSmoothingBins) * (k / kPairPriorSmoothingBins));
+  // One dimension at a time: out[i][j] from in[i + k][j] (rows) or in[i][j + k] (columns).
+  auto smooth = [&](const std::vector<double>& in, bool along_rows) {
+    std::vector<double> out(in.size());
+    for (size_t i = 0; i < bins; ++i)
+      for (size_t j = 0; j < bins; ++j) {
+        double sum = 0, weight = 0;
+        for (int k = -reach; k <= reach; ++k) {
+          const long at = long(along_rows ? i : j) + k;
+          if (at < 0 || at >= long(bins)) continue;
+          const double w = kernel[size_t(k + reach)];
+          sum += w * (along_rows ? in[size_t(at) * bins + j] : in[i * bins + size_t(at)]);
+          weight += w;
+        }
+        out[i * bins + j] = sum / weight;
+      }
+    return out;
+  };
+  density = smooth(smooth(density, true), false);
+  for (double& d : density) d += 0.5;
+
+  const size_t n = grid.size();
+  std::vector<BinPosition> at(n);
+  for (size_t g = 0; g < n; ++g) at[g] = bin_position(h, bins, grid[g]);
+  auto pair_density = [&](const BinPosition& a, const BinPosition& b) {
+    auto cell = [&](size_t i, size_t j) { return density[i * bins + j]; };
+    return (1 - a.f) * ((1 - b.f) * cell(a.lower, b.lower) + b.f * cell(a.lower, b.upper)) +
+           a.f * ((1 - b.f) * cell(a.upper, b.lower) + b.f * cell(a.upper, b.upper));
+  };
+  std::vector<double> lp(n * n);
+  double top = -std::numeric_limits<double>::infinity();
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) {
+      const double v = std::log(pair_density(at[a], at[b])) + ll_white[a] + ll_black[b];
+      lp[a * n + b] = v;
+      top = std::max(top, v);
+    }
+  std::vector<double> white(n, 0.0), black(n, 0.0);
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) {
+      const double m = std::exp(lp[a * n + b] - top);
+      white[a] += m;
+      black[b] += m;
+    }
+  return {summarise_posterior(grid, white, ll_white), summarise_posterior(grid, black, ll_black)};
 }
 
 std::vector<int> human_rating_grid(const HumanHeadInfo& h, int step) {

@@ -42,6 +42,13 @@ struct HumanHeadInfo {
   // Fitted by maximum likelihood on the train fold (fit_value_weights,
   // nn/human_training.h; docs/human.md).
   std::vector<float> value_weights;
+  // The two-sided prior over the ratings of one game's two players (empty: none, models
+  // from before it): how many train-fold games with both sides rated (neither titled)
+  // had White in bin i and Black in bin j, the bins rating_prior's, flattened row by
+  // row (entry i * bins + j; White/Black ordered as recorded). PlayOK pairs players of
+  // similar ratings, so each side's moves also tell about the other's rating:
+  // estimate_ratings_jointly uses it.
+  std::vector<int> rating_pair_prior;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -50,9 +57,13 @@ inline constexpr int kHumanPriorBinWidth = 100;
 // difference of 0.1 in Q into a factor e^10 between two moves.
 inline constexpr float kHumanMaxValueWeight = 100.f;
 
+// The number of kHumanPriorBinWidth-point bins of `info`'s range (the last one may be cut).
+int human_prior_bins(const HumanHeadInfo& info);
+
 // "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), the
-// prior, if any, has one count >= 0 per bin of the range and not all of them 0, and the
-// value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
+// prior, if any, has one count >= 0 per bin of the range and not all of them 0, the pair
+// prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0, and
+// the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
 // kHumanMaxValueWeight; else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
@@ -92,6 +103,30 @@ std::vector<double> rating_log_prior(const HumanHeadInfo& info, const std::vecto
 RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
                                          const std::vector<double>& loglik,
                                          const std::vector<double>& log_prior);
+
+// Both sides' estimates of one game, White's first, from each side's log-likelihoods over
+// `grid` (as estimate_rating_posterior), with the model's two-sided prior
+// (HumanHeadInfo::rating_pair_prior): the posterior over the pairs (R_white, R_black) is
+// prior(R_white, R_black) x likelihood_white(R_white) x likelihood_black(R_black) at
+// the grid's points, and each side's estimate is its marginal's median and 2.5 % /
+// 97.5 % quantiles (each point's mass spread as estimate_rating_posterior spreads it),
+// `loglik` its own log-likelihood at the point of its marginal's highest mass. The
+// prior's density at a pair of ratings:
+//   - the counts are made symmetric ((C + C^T) / 2: who has White does not depend on the
+//     ratings, and a game then counts in both of its cells' halves),
+//   - smoothed by a Gaussian of kPairPriorSmoothingBins bins in each dimension (cut at 3
+//     standard deviations and renormalised at the range's edges, so a border cell keeps
+//     its scale),
+//   - plus one half in every cell (no pair is impossible),
+//   - read as a density bilinear between the bins' centres and flat beyond the outer
+//     ones (rating_log_prior's reading, in two dimensions).
+// Without a pair prior in `info`: each side's estimate_rating_posterior with the
+// one-sided prior (rating_log_prior), as when the two are estimated apart.
+inline constexpr double kPairPriorSmoothingBins = 1.0;
+std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& grid,
+                                                       const std::vector<double>& loglik_white,
+                                                       const std::vector<double>& loglik_black,
+                                                       const HumanHeadInfo& info);
 
 // The ratings min, min + step, ..., max of a head's range (max always included).
 std::vector<int> human_rating_grid(const HumanHeadInfo& info, int step);

@@ -54,7 +54,8 @@ HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, con
           continue;
         }
         side_index[s] = int(data.sides.size());
-        data.sides.push_back({r.rated() ? r.rating : 0, is_titled, 0, game_score(g.result, s)});
+        data.sides.push_back(
+            {r.rated() ? r.rating : 0, is_titled, 0, game_score(g.result, s), data.games, s});
       }
       Position pos = start;
       for (int move : replay.moves) {
@@ -81,14 +82,29 @@ int mean_rating(const std::vector<HumanSample>& samples) {
 
 std::vector<int> rating_prior_counts(const std::vector<HumanSide>& sides,
                                      const HumanHeadInfo& info) {
-  const int bins =
-      (info.rating_max - info.rating_min + kHumanPriorBinWidth - 1) / kHumanPriorBinWidth;
-  std::vector<int> counts(size_t(std::max(bins, 1)), 0);
+  std::vector<int> counts(size_t(std::max(human_prior_bins(info), 1)), 0);
   for (const HumanSide& side : sides) {
     if (side.titled) continue;
     const int bin = std::clamp((side.rating - info.rating_min) / kHumanPriorBinWidth, 0,
                                int(counts.size()) - 1);
     ++counts[size_t(bin)];
+  }
+  return counts;
+}
+
+std::vector<int> rating_pair_prior_counts(const std::vector<HumanSide>& sides,
+                                          const HumanHeadInfo& info) {
+  const int bins = std::max(human_prior_bins(info), 1);
+  std::vector<int> counts(size_t(bins) * size_t(bins), 0);
+  auto bin = [&](int rating) {
+    return size_t(std::clamp((rating - info.rating_min) / kHumanPriorBinWidth, 0, bins - 1));
+  };
+  // A game's sides are consecutive, White's first.
+  for (size_t i = 0; i + 1 < sides.size(); ++i) {
+    const HumanSide &white = sides[i], &black = sides[i + 1];
+    if (white.game != black.game || white.color != 0 || black.color != 1) continue;
+    if (white.titled || black.titled) continue;
+    ++counts[bin(white.rating) * size_t(bins) + bin(black.rating)];
   }
   return counts;
 }

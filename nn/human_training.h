@@ -31,7 +31,9 @@ struct HumanSide {
   int rating = 0;
   bool titled = false;
   int moves = 0;
-  float score = -1;  // the side's result: 1 won, 0.5 drawn, 0 lost; -1 unknown
+  float score = -1;   // the side's result: 1 won, 0.5 drawn, 0 lost; -1 unknown
+  int64_t game = -1;  // which game of the fold it played (counting the games read), and
+  int color = 0;      // as White (0) or Black (1): the pair prior pairs the two sides
 };
 
 struct HumanData {
@@ -59,6 +61,13 @@ int mean_rating(const std::vector<HumanSample>& samples);
 // in the nearest bin. Each side counts once, however many moves it made.
 std::vector<int> rating_prior_counts(const std::vector<HumanSide>& sides,
                                      const HumanHeadInfo& info);
+
+// The two-sided prior (HumanHeadInfo::rating_pair_prior): the games whose two sides are
+// both rated (neither titled, neither missing) per pair of kHumanPriorBinWidth-point
+// bins, White's bin x Black's, flattened row by row; a rating outside the range counted
+// in the nearest bin, as rating_prior_counts.
+std::vector<int> rating_pair_prior_counts(const std::vector<HumanSide>& sides,
+                                          const HumanHeadInfo& info);
 
 struct HumanTrainOptions {
   int epochs = 3;               // passes over the training samples

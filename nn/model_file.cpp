@@ -95,6 +95,8 @@ void save_model(const std::string& path, const Model& model) {
         j["human"]["rating_prior"] = model.meta.human.rating_prior;
       if (!model.meta.human.value_weights.empty())
         j["human"]["value_weights"] = model.meta.human.value_weights;
+      if (!model.meta.human.rating_pair_prior.empty())
+        j["human"]["rating_pair_prior"] = model.meta.human.rating_pair_prior;
     }
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;

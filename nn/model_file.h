@@ -15,7 +15,10 @@
 //                        rating_mean}, the ratings it was trained on, and rating_prior
 //                        (optional): train-fold sides per 100-point bin (nn/human_rating.h),
 //                        value_weights (optional): the kHumanRatingInputs weights of the
-//                        rating-dependent value term beta(R) (nn/human_rating.h)
+//                        rating-dependent value term beta(R) (nn/human_rating.h),
+//                        rating_pair_prior (optional): train-fold games per pair of those
+//                        bins, White's bin x Black's, flattened row by row
+//                        (nn/human_rating.h)
 //     generation        self-play generation (0 = the random initial net)
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order

@@ -65,6 +65,26 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
       // Absent in models from before the prior: none.
       if (h.contains("rating_prior"))
         meta.human.rating_prior = h.at("rating_prior").get<std::vector<int>>();
+      // Absent in models from before the two-sided prior: none.
+      if (h.contains("rating_pair_prior")) {
+        const auto& counts = h.at("rating_pair_prior");
+        const std::string malformed = where + "malformed human head in its metadata: ";
+        if (!counts.is_array())
+          throw ModelError(malformed + "human.rating_pair_prior is not an array of counts");
+        for (const auto& x : counts) {
+          // Read wide and bounded before narrowing to int.
+          const bool fits = x.is_number_unsigned()
+                                ? x.get<uint64_t>() <= uint64_t(INT32_MAX)
+                                : x.is_number_integer() && x.get<int64_t>() >= INT32_MIN &&
+                                      x.get<int64_t>() <= INT32_MAX;
+          if (!fits)
+            throw ModelError(malformed + "human.rating_pair_prior holds " + x.dump() +
+                             ", not a whole count");
+          meta.human.rating_pair_prior.push_back(int(x.get<int64_t>()));
+        }
+        if (meta.human.rating_pair_prior.empty())
+          throw ModelError(malformed + "human.rating_pair_prior is empty");
+      }
       // Absent in models from before the value term: none.
       if (h.contains("value_weights")) {
         const auto& w = h.at("value_weights");

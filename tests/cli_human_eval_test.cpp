@@ -1,15 +1,19 @@
 // End-to-end: runs the built `kumalak human-eval` on small rated Togyz records written
 // here and checks its JSON (bins, counts, skipped games, unrated sides by reason), the
-// fold filter against core/rated_games.h's split, the searched sample, the table, and
-// the refusal of a file that does not exist.
+// fold filter against core/rated_games.h's split, the searched sample, the table, the
+// refusal of a file that does not exist, and `kumalak human-train --epochs 0` writing the
+// train fold's two-sided rating prior that human-eval then estimates with.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/rated_games.h"
 #include "tests/test_util.h"
@@ -187,6 +191,58 @@ TEST_F(HumanEval, NoRatedPositionIsAnError) {
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("no position of a rated player"), std::string::npos) << r.err;
+}
+
+// The metadata JSON of a model file (nn/model_file.h: its length at byte 12, the JSON
+// from byte 28).
+json model_metadata(const std::string& path) {
+  const std::string bytes = test::read_bytes(path);
+  if (bytes.size() < 28) return json();
+  uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);
+  return json::parse(bytes.substr(28, length));
+}
+
+// `human-train --epochs 0` writes the train fold's pair prior (games per White bin x Black
+// bin) into a model without touching its weights, and leaves it out with
+// --no-pair-prior; human-eval then estimates both sides jointly.
+TEST_F(HumanEval, HumanTrainWritesTheTrainFoldsPairPrior) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += game(std::to_string(i), "1300", "1650", kFourPlies);
+  const std::string pgn = write("pairs.pgn", text);
+  int train_games = 0;
+  for (const auto& g : read_pgn_file(pgn)) train_games += read_rated_game(g).fold == Fold::kTrain;
+  ASSERT_GT(train_games, 0);
+  const std::string shipped = test::source_dir() + "/models/togyz-human.pt";
+  auto human_train = [&](const std::string& out, const std::string& extra) {
+    std::string output;
+    const int status =
+        test::run_command(test::bin("kumalak") + " human-train --init " + shipped +
+                              " --epochs 0 --out " + out + extra + " " + pgn + " 2>&1",
+                          &output);
+    EXPECT_EQ(status, 0) << output;
+  };
+  const std::string with = dir_ + "/with.pt", without = dir_ + "/without.pt";
+  human_train(with, "");
+  human_train(without, " --no-pair-prior");
+  const json a = model_metadata(with), b = model_metadata(without), s = model_metadata(shipped);
+  ASSERT_TRUE(a.contains("human")) << a.dump();
+  EXPECT_EQ(a["weights_checksum"], s["weights_checksum"]);
+  const std::vector<int> pairs = a["human"]["rating_pair_prior"].get<std::vector<int>>();
+  ASSERT_EQ(pairs.size(), 14u * 14u);         // 800..2200 in 100-point bins
+  EXPECT_EQ(pairs[5 * 14 + 8], train_games);  // White 1300-1399, Black 1600-1699
+  int total = 0;
+  for (int c : pairs) total += c;
+  EXPECT_EQ(total, train_games);
+  EXPECT_FALSE(b["human"].contains("rating_pair_prior")) << b.dump();
+  EXPECT_EQ(b["human"]["rating_prior"], a["human"]["rating_prior"]);
+
+  const CliRun joint = run("--json --fold all --human-model " + with + " " + pgn);
+  const CliRun single = run("--json --fold all --human-model " + without + " " + pgn);
+  ASSERT_EQ(joint.status, 0) << joint.err;
+  ASSERT_EQ(single.status, 0) << single.err;
+  EXPECT_EQ(json::parse(joint.out)["rating_estimate"], "joint_posterior");
+  EXPECT_EQ(json::parse(single.out)["rating_estimate"], "posterior");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // moves were drawn at.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -20,7 +21,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -295,9 +296,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}}), "");
 }
 
 }  // namespace
@@ -501,6 +502,168 @@ TEST(HumanValueTerm, MalformedValueWeightsAreRefusedByName) {
   HumanHeadInfo bad = kInfo;
   bad.value_weights.assign(kHumanRatingInputs, std::nanf(""));
   EXPECT_NE(human_head_problem(bad).find("human.value_weights"), std::string::npos);
+}
+
+// The two-sided prior (HumanHeadInfo::rating_pair_prior): PlayOK pairs players of similar
+// ratings, 1,000..2,000 here; the synthetic games' two ratings differ by at most 150.
+HumanHeadInfo correlated_info() {
+  HumanHeadInfo info = kInfo;
+  const size_t bins = size_t(human_prior_bins(info));
+  info.rating_prior.assign(bins, 0);
+  info.rating_pair_prior.assign(bins * bins, 0);
+  std::mt19937_64 rng(5);
+  for (int game = 0; game < 4000; ++game) {
+    const int white = std::uniform_int_distribution<int>(1000, 1999)(rng);
+    const int black =
+        std::clamp(white + std::uniform_int_distribution<int>(-150, 150)(rng), 1000, 1999);
+    const size_t w = size_t((white - info.rating_min) / kHumanPriorBinWidth);
+    const size_t b = size_t((black - info.rating_min) / kHumanPriorBinWidth);
+    ++info.rating_prior[w];
+    ++info.rating_prior[b];
+    ++info.rating_pair_prior[w * bins + b];
+  }
+  return info;
+}
+
+// The summed log-likelihood over `grid` of `moves` moves of the synthetic player of
+// RecoversTheRatingSyntheticMovesWereDrawnAt, rated `truth`.
+std::vector<double> synthetic_loglik(const std::vector<int>& grid, int truth, int moves,
+                                     std::mt19937_64& rng) {
+  auto p_best = [](double r) { return 1 / (1 + std::exp(-(r - 1500) / 300)); };
+  std::vector<double> ll(grid.size(), 0.0);
+  for (int move = 0; move < moves; ++move) {
+    const bool best = std::uniform_real_distribution<double>(0, 1)(rng) < p_best(truth);
+    for (size_t g = 0; g < grid.size(); ++g) {
+      const double p = p_best(grid[g]);
+      ll[g] += std::log(best ? p : (1 - p) / 2);
+    }
+  }
+  return ll;
+}
+
+TEST(JointRatingEstimate, RecoversBothSidesSyntheticRatings) {
+  const HumanHeadInfo info = correlated_info();
+  ASSERT_EQ(human_head_problem(info), "");
+  const std::vector<int> grid = human_rating_grid(info, 25);
+  std::mt19937_64 rng(8);
+  for (const auto& [white, black] :
+       std::vector<std::pair<int, int>>{{1200, 1300}, {1500, 1450}, {1800, 1700}}) {
+    const auto ll_white = synthetic_loglik(grid, white, 400, rng);
+    const auto ll_black = synthetic_loglik(grid, black, 400, rng);
+    const auto e = estimate_ratings_jointly(grid, ll_white, ll_black, info);
+    EXPECT_NEAR(e[0].rating, white, 150) << white << " - " << black;
+    EXPECT_NEAR(e[1].rating, black, 150) << white << " - " << black;
+    for (int c = 0; c < 2; ++c) {
+      const int truth = c == 0 ? white : black;
+      EXPECT_LE(e[size_t(c)].low, truth);
+      EXPECT_GE(e[size_t(c)].high, truth);
+      EXPECT_LT(e[size_t(c)].low, e[size_t(c)].rating);
+      EXPECT_GT(e[size_t(c)].high, e[size_t(c)].rating);
+    }
+  }
+}
+
+// Two sides whose moves alone put them 600 points apart: a prior that says the two are
+// close pulls each towards the other; a prior that says nothing about the pair (every
+// pair of bins alike) leaves the one-sided answers.
+TEST(JointRatingEstimate, CorrelatedPriorPullsTheTwoSidesTogether) {
+  const HumanHeadInfo info = correlated_info();
+  const std::vector<int> grid = human_rating_grid(info, 25);
+  std::vector<double> ll_white(grid.size()), ll_black(grid.size());
+  for (size_t g = 0; g < grid.size(); ++g) {
+    ll_white[g] = -0.5 * std::pow((grid[g] - 1200) / 200.0, 2);
+    ll_black[g] = -0.5 * std::pow((grid[g] - 1800) / 200.0, 2);
+  }
+  const std::vector<double> log_prior = rating_log_prior(info, grid);
+  const RatingEstimate white_alone = estimate_rating_posterior(grid, ll_white, log_prior);
+  const RatingEstimate black_alone = estimate_rating_posterior(grid, ll_black, log_prior);
+  const auto joint = estimate_ratings_jointly(grid, ll_white, ll_black, info);
+  EXPECT_GT(joint[0].rating, white_alone.rating + 50);
+  EXPECT_LT(joint[1].rating, black_alone.rating - 50);
+  EXPECT_LT(joint[1].rating - joint[0].rating, black_alone.rating - white_alone.rating - 150);
+  EXPECT_LT(joint[0].low, joint[0].rating);
+  EXPECT_GT(joint[1].high, joint[1].rating);
+
+  // Every pair alike, the one-sided prior flat: the joint posterior factorises.
+  HumanHeadInfo flat = info;
+  flat.rating_prior.assign(flat.rating_prior.size(), 10);
+  flat.rating_pair_prior.assign(flat.rating_pair_prior.size(), 10);
+  const std::vector<double> flat_prior = rating_log_prior(flat, grid);
+  const auto apart = estimate_ratings_jointly(grid, ll_white, ll_black, flat);
+  const RatingEstimate w = estimate_rating_posterior(grid, ll_white, flat_prior);
+  const RatingEstimate b = estimate_rating_posterior(grid, ll_black, flat_prior);
+  EXPECT_NEAR(apart[0].rating, w.rating, 1e-6);
+  EXPECT_NEAR(apart[0].low, w.low, 1e-6);
+  EXPECT_NEAR(apart[1].rating, b.rating, 1e-6);
+  EXPECT_NEAR(apart[1].high, b.high, 1e-6);
+
+  // No pair prior: each side's one-sided posterior, exactly.
+  HumanHeadInfo one_sided = info;
+  one_sided.rating_pair_prior.clear();
+  const auto fallback = estimate_ratings_jointly(grid, ll_white, ll_black, one_sided);
+  EXPECT_EQ(fallback[0].rating, white_alone.rating);
+  EXPECT_EQ(fallback[1].high, black_alone.high);
+}
+
+TEST(RatingPairPrior, CountsGamesOfTwoRatedSidesOnceInTheirCell) {
+  // game 1: 805 (White) - 1450; game 2: titled White - 1200 (not counted); game 3: only
+  // Black rated (not counted); game 4: 2500 (White, above the range) - 650 (below).
+  // {rating, titled, moves, score, game, color}
+  std::vector<HumanSide> sides{{805, false, 40, 1, 1, 0},  {1450, false, 40, 0, 1, 1},
+                               {0, true, 30, 0, 3, 0},     {1200, false, 30, 1, 3, 1},
+                               {1300, false, 20, 0, 4, 1}, {2500, false, 50, 1, 5, 0},
+                               {650, false, 50, 0, 5, 1}};
+  const std::vector<int> counts = rating_pair_prior_counts(sides, kInfo);
+  ASSERT_EQ(counts.size(), 14u * 14u);
+  EXPECT_EQ(counts[0 * 14 + 6], 1);
+  EXPECT_EQ(counts[13 * 14 + 0], 1);
+  int total = 0;
+  for (int c : counts) total += c;
+  EXPECT_EQ(total, 2);
+}
+
+// The pair prior travels in the model file; a model without one loads without one; a
+// malformed one is refused with a message that names it.
+TEST(HumanHead, ModelFileRoundTripsThePairPriorAndRefusesABrokenOne) {
+  Model m = tiny_human_model(61);
+  const std::string plain = temp_path("human-no-pair.pt");
+  save_model(plain, m);
+  EXPECT_EQ(test::read_bytes(plain).find("rating_pair_prior"), std::string::npos);
+  EXPECT_TRUE(load_model(plain).meta.human.rating_pair_prior.empty());
+
+  const size_t cells = 14 * 14;
+  m.meta.human.rating_pair_prior.assign(cells, 0);
+  for (size_t i = 0; i < cells; ++i) m.meta.human.rating_pair_prior[i] = int(i % 5) + 1;
+  m.meta.human.rating_pair_prior.back() = 77;
+  const std::string path = temp_path("human-pair.pt");
+  save_model(path, m);
+  EXPECT_EQ(load_model(path).meta.human, m.meta.human);
+  const std::string bytes = test::read_bytes(path);
+  const std::string head = "\"rating_pair_prior\":[1,";
+  ASSERT_NE(bytes.find(head), std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {head, "\"rating_pair_prior\":["},             // 195 counts
+      {head, "\"rating_pair_prior\":[-1,"},          // negative
+      {head, "\"rating_pair_prior\":[1.5,"},         // not whole
+      {head, "\"rating_pair_prior\":[\"x\","},       // not a number
+      {head, "\"rating_pair_prior\":[3000000000,"},  // beyond int
+      {head, "\"rating_pair_prior\":{\"a\":[1,"},    // not an array
+  };
+  int i = 0;
+  for (const auto& [from, to] : cases) {
+    std::string changed = test::with_metadata(bytes, from, to);
+    if (to.find('{') != std::string::npos) changed = test::with_metadata(changed, "77]", "77]}");
+    const std::string file = temp_path("bad-pair-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << changed;
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find("human.rating_pair_prior"), std::string::npos)
+        << from << " -> " << to << ": " << why;
+  }
+  HumanHeadInfo zero = kInfo;
+  zero.rating_pair_prior.assign(cells, 0);
+  EXPECT_NE(human_head_problem(zero).find("counts no game"), std::string::npos);
+  zero.rating_pair_prior.assign(cells - 1, 1);
+  EXPECT_NE(human_head_problem(zero).find("196 pairs of bins"), std::string::npos);
 }
 
 }  // namespace

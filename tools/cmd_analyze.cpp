@@ -3,6 +3,7 @@
 // expected margin after the move, and the engine's move where it preferred another),
 // marking inaccuracies, mistakes and blunders, then prints a summary per player. How a
 // move is judged is mcts/analysis.h's (shared with `kumalak serve`).
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -90,13 +91,12 @@ std::string mistakes_as_puzzles(const Position& start, const std::vector<int>& m
   return out;
 }
 
-// `side`'s rating estimated from its moves by the human policy head (played_like in
-// tools/human_level.h, as `kumalak serve`'s analysis), and for each of its moves the
+// `side`'s rating estimated from its moves by the human policy head (`like`: played_like_both
+// in tools/human_level.h, as `kumalak serve`'s analysis), and for each of its moves the
 // probability that a player of that rating plays it.
-std::string human_rating_lines(HumanPolicy& policy, const Position& start,
-                               const std::vector<int>& moves, int side) {
+std::string human_rating_lines(const std::optional<PlayedLike>& like, const Position& start,
+                               const std::vector<int>& moves) {
   using i18n::tr;
-  const std::optional<PlayedLike> like = played_like(policy, start, moves, side);
   if (!like) return "";
   std::string out = "    " +
                     tr("Played like a {rating} [{low}, {high}].",
@@ -215,6 +215,9 @@ int run_analyze(const AnalyzeOptions& opt) {
                             {"black", names[1]},
                             {"result", g.result}}) +
                  "\n";
+      // Both sides' ratings at once: jointly where the human model has the pair prior.
+      std::array<std::optional<PlayedLike>, 2> like;
+      if (human) like = played_like_both(*human, start, rr.moves);
       for (int p = 0; p < 2; ++p) {
         const std::initializer_list<i18n::Arg> args = {{"name", names[p]},
                                                        {"stats", side[p].line()}};
@@ -225,7 +228,7 @@ int run_analyze(const AnalyzeOptions& opt) {
         if (!by_player.count(names[p])) player_order.push_back(names[p]);
         by_player[names[p]].add(side[p]);
         summary += mistakes_as_puzzles(start, rr.moves, ga, p);
-        if (human) summary += human_rating_lines(*human, start, rr.moves, p);
+        summary += human_rating_lines(like[size_t(p)], start, rr.moves);
       }
     }
   }

@@ -10,9 +10,11 @@
 // head, --human-model; by default models/<game>-human.pt where it exists), every sample
 // is also scored by the human policy at the player's own rating ("human") and at the
 // model's one mean rating ("blind"), and every side of 40 moves or more gets its rating
-// estimated from its moves (nn/human_rating.h), compared with its recorded rating.
+// estimated from its moves (nn/human_rating.h), compared with its recorded rating: both
+// sides of a game jointly where the model has the two-sided prior and both are rated.
 // docs/human.md has the data, the split and the figures.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -74,7 +76,8 @@ struct BinStats {
   double human_loglik = 0, blind_loglik = 0;  // sums over positions
 };
 
-// One rated side of one game of the fold.
+// One side of one game of the fold (White's at an even index, Black's after it); only a
+// rated side's moves are samples, so only a rated side that moved has a log-likelihood.
 struct EvalSide {
   int rating = 0;
   int moves = 0;
@@ -82,14 +85,17 @@ struct EvalSide {
 };
 
 // How the rating estimates of the sides with enough moves compare with their ratings.
-// The rating estimate over the sides: the model's own (the posterior with the model's
-// prior where it has one, else the maximum likelihood) and the maximum-likelihood one beside
-// it; `coverage`: the share of sides whose recorded rating lies in the estimate's 95 %
-// interval.
+// The rating estimate over the sides: the model's own (with the two-sided prior where the
+// model has it and both sides are rated, else the posterior with the one-sided prior
+// where it has one, else the maximum likelihood), and beside it the one-sided ("single":
+// each side's moves alone, with the one-sided prior where there is one) and the
+// maximum-likelihood ones; `coverage`: the share of sides whose recorded rating lies in
+// the estimate's 95 % interval.
 struct EstimateSummary {
-  int64_t sides = 0;
-  bool posterior = false;
+  int64_t sides = 0, joint_sides = 0;
+  bool posterior = false, pair_prior = false;
   double mae = 0, baseline_mae = 0, spearman = 0, coverage = 0, width = 0;
+  double single_mae = 0, single_spearman = 0, single_coverage = 0, single_width = 0;
   double ml_mae = 0, ml_spearman = 0, ml_coverage = 0, ml_width = 0;
 };
 
@@ -283,8 +289,9 @@ int run_human_eval(const HumanEvalOptions& opt) {
         b.blind_top1 += top_human_move(blind[i], s.position) == s.move;
         b.human_loglik += std::log(std::max(double(own[i][size_t(s.move)]), kMinProbability));
         b.blind_loglik += std::log(std::max(double(blind[i][size_t(s.move)]), kMinProbability));
+        // Every rated side's moves count (a short side's still tell about its opponent
+        // through the pair prior); only sides of kMinEstimateMoves or more are scored.
         EvalSide& side = sides[size_t(s.side)];
-        if (side.moves < kMinEstimateMoves) continue;
         if (side.loglik.empty()) side.loglik.assign(grid.size(), 0.0);
         for (size_t g = 0; g < grid.size(); ++g) side.loglik[g] += over_grid[g][i];
       }
@@ -292,30 +299,49 @@ int run_human_eval(const HumanEvalOptions& opt) {
     }
     const std::vector<double> log_prior = rating_log_prior(info, grid);
     estimates.posterior = !log_prior.empty();
-    std::vector<double> recorded, estimated, ml_estimated;
-    for (const EvalSide& side : sides) {
-      if (side.loglik.empty()) continue;
-      const RatingEstimate e = estimate_rating_posterior(grid, side.loglik, log_prior);
-      const RatingEstimate ml = estimate_rating(grid, side.loglik);
-      recorded.push_back(side.rating);
-      estimated.push_back(e.rating);
-      ml_estimated.push_back(ml.rating);
-      estimates.mae += std::abs(e.rating - side.rating);
-      estimates.coverage += e.low <= side.rating && side.rating <= e.high;
-      estimates.width += e.high - e.low;
-      estimates.ml_mae += std::abs(ml.rating - side.rating);
-      estimates.ml_coverage += ml.low <= side.rating && side.rating <= ml.high;
-      estimates.ml_width += ml.high - ml.low;
-      estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
+    estimates.pair_prior = !info.rating_pair_prior.empty();
+    std::vector<double> recorded, estimated, single_estimated, ml_estimated;
+    for (size_t white = 0; white + 1 < sides.size(); white += 2) {
+      const EvalSide* game[2] = {&sides[white], &sides[white + 1]};
+      // Jointly where the model has the pair prior and both sides are rated with moves;
+      // else each side from its own moves.
+      const bool joint =
+          estimates.pair_prior && !game[0]->loglik.empty() && !game[1]->loglik.empty();
+      std::array<RatingEstimate, 2> together{};
+      if (joint) together = estimate_ratings_jointly(grid, game[0]->loglik, game[1]->loglik, info);
+      for (int c = 0; c < 2; ++c) {
+        const EvalSide& side = *game[c];
+        if (side.loglik.empty() || side.moves < kMinEstimateMoves) continue;
+        const RatingEstimate single = estimate_rating_posterior(grid, side.loglik, log_prior);
+        const RatingEstimate e = joint ? together[size_t(c)] : single;
+        const RatingEstimate ml = estimate_rating(grid, side.loglik);
+        estimates.joint_sides += joint;
+        recorded.push_back(side.rating);
+        estimated.push_back(e.rating);
+        single_estimated.push_back(single.rating);
+        ml_estimated.push_back(ml.rating);
+        estimates.mae += std::abs(e.rating - side.rating);
+        estimates.coverage += e.low <= side.rating && side.rating <= e.high;
+        estimates.width += e.high - e.low;
+        estimates.single_mae += std::abs(single.rating - side.rating);
+        estimates.single_coverage += single.low <= side.rating && side.rating <= single.high;
+        estimates.single_width += single.high - single.low;
+        estimates.ml_mae += std::abs(ml.rating - side.rating);
+        estimates.ml_coverage += ml.low <= side.rating && side.rating <= ml.high;
+        estimates.ml_width += ml.high - ml.low;
+        estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
+      }
     }
     estimates.sides = int64_t(recorded.size());
     if (estimates.sides > 0) {
       const double n = double(estimates.sides);
       for (double* v :
            {&estimates.mae, &estimates.baseline_mae, &estimates.coverage, &estimates.width,
+            &estimates.single_mae, &estimates.single_coverage, &estimates.single_width,
             &estimates.ml_mae, &estimates.ml_coverage, &estimates.ml_width})
         *v /= n;
       estimates.spearman = spearman_correlation(recorded, estimated);
+      estimates.single_spearman = spearman_correlation(recorded, single_estimated);
       estimates.ml_spearman = spearman_correlation(recorded, ml_estimated);
     }
   }
@@ -377,12 +403,19 @@ int run_human_eval(const HumanEvalOptions& opt) {
       // Whether the human columns include the rating-dependent value term
       // (HumanHeadInfo::value_weights, docs/human.md).
       j["human_value_term"] = !human->info().value_weights.empty();
-      j["rating_estimate"] = estimates.posterior ? "posterior" : "maximum_likelihood";
+      j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
+                             : estimates.posterior ? "posterior"
+                                                   : "maximum_likelihood";
+      j["joint_sides"] = estimates.joint_sides;
       j["rating_mae"] = estimates.mae;
       j["baseline_mae"] = estimates.baseline_mae;
       j["rating_spearman"] = estimates.spearman;
       j["rating_coverage"] = estimates.coverage;
       j["rating_interval_width"] = estimates.width;
+      j["single_rating_mae"] = estimates.single_mae;
+      j["single_rating_spearman"] = estimates.single_spearman;
+      j["single_rating_coverage"] = estimates.single_coverage;
+      j["single_rating_interval_width"] = estimates.single_width;
       j["ml_rating_mae"] = estimates.ml_mae;
       j["ml_rating_spearman"] = estimates.ml_spearman;
       j["ml_rating_coverage"] = estimates.ml_coverage;
@@ -446,10 +479,20 @@ int run_human_eval(const HumanEvalOptions& opt) {
                   "moves: MAE %.0f (predicting the mean: %.0f), Spearman %.3f, 95 %% interval "
                   "holds the rating for %.0f %%\n",
                   human_path.c_str(), human->info().rating_mean,
-                  estimates.posterior ? "posterior with the model's prior" : "maximum likelihood",
+                  estimates.pair_prior  ? "both sides jointly, with the model's pair prior"
+                  : estimates.posterior ? "posterior with the model's prior"
+                                        : "maximum likelihood",
                   (long long)estimates.sides, kMinEstimateMoves, estimates.mae,
                   estimates.baseline_mae, estimates.spearman, 100 * estimates.coverage);
     std::cout << line;
+    if (estimates.pair_prior) {
+      std::snprintf(line, sizeof line,
+                    "  %lld sides jointly; each side alone (one-sided prior): MAE %.0f, "
+                    "Spearman %.3f, interval holds %.0f %%\n",
+                    (long long)estimates.joint_sides, estimates.single_mae,
+                    estimates.single_spearman, 100 * estimates.single_coverage);
+      std::cout << line;
+    }
     if (estimates.posterior) {
       std::snprintf(line, sizeof line,
                     "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",

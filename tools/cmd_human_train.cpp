@@ -39,6 +39,8 @@ struct HumanTrainCliOptions {
   // Fit the rating-dependent value term's weights (HumanHeadInfo::value_weights) on the
   // train fold after training (or, with --epochs 0, on the --init model as it is).
   bool fit_value_weights = false;
+  // Write the two-sided prior over a game's two ratings (HumanHeadInfo::rating_pair_prior).
+  bool pair_prior = true;
 };
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
@@ -148,8 +150,18 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   // weights were trained for it.
   if (model.meta.network.human_policy_head) info = model.meta.human;
   info.rating_prior = rating_prior_counts(train.sides, info);
+  info.rating_pair_prior.clear();
+  int64_t paired_games = 0;
+  if (opt.pair_prior) {
+    info.rating_pair_prior = rating_pair_prior_counts(train.sides, info);
+    for (int c : info.rating_pair_prior) paired_games += c;
+    // A fold without a game of two rated players has no pair prior to give (and an
+    // all-zero one would be refused on loading).
+    if (paired_games == 0) info.rating_pair_prior.clear();
+  }
   model = with_human_policy_head(model, info);
   model.meta.human.rating_prior = info.rating_prior;
+  model.meta.human.rating_pair_prior = info.rating_pair_prior;
   if (opt.rating_temperature) model = with_human_rating_temperature(model);
   if (model.meta.note.empty() || opt.epochs > 0)
     model.meta.note = "human policy head: kumalak human-train from " + init;
@@ -160,6 +172,10 @@ int run_human_train(const HumanTrainCliOptions& opt) {
             << validation.samples.size() << " validation positions (" << validation.games
             << " games); ratings " << info.rating_min << ".." << info.rating_max << ", mean "
             << info.rating_mean << "\n";
+  if (opt.pair_prior)
+    std::cerr << "kumalak human-train: rating pair prior: " << paired_games
+              << " train games with both sides rated"
+              << (paired_games == 0 ? " (none: no pair prior written)" : "") << "\n";
   auto report = [&](const std::string& when, Model& m) {
     HumanPolicy policy(m);
     const HumanFit fit = human_fit(policy, validation.samples);
@@ -281,6 +297,10 @@ void register_human_train(CLI::App& app, int& exit_code) {
                 "fit the rating-dependent value term (how much a player of each rating "
                 "prefers the moves the model's value head rates higher) on the train fold "
                 "after training; with --epochs 0, to the --init model's head as it is");
+  cmd->add_flag("!--no-pair-prior", opt->pair_prior,
+                "leave out the two-sided prior over a game's two ratings (by default the "
+                "train fold's games of two rated players are counted into the model, and "
+                "the rating estimate uses both sides' moves for each)");
   cmd->add_flag("!--no-titled", opt->titled,
                 "leave out titled over-the-board players (unrated sides of games without a "
                 "TimeControl tag); by default they are a class of their own");

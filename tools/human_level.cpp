@@ -110,37 +110,64 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   return r;
 }
 
-std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
-                                      std::span<const int> moves, int side) {
+std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
+                                                          const Position& start,
+                                                          std::span<const int> moves) {
+  // Both sides' positions in one network call; side[i] says whose each one is.
   std::vector<Position> positions;
-  std::vector<int> played, plies;
+  std::vector<int> played, plies, side;
   Position before = start;
   for (size_t ply = 0; ply < moves.size(); ++ply) {
     if (before.is_over() || !before.is_legal(moves[ply])) break;
-    if (before.to_move == side) {
-      positions.push_back(before);
-      played.push_back(moves[ply]);
-      plies.push_back(int(ply) + 1);
-    }
+    positions.push_back(before);
+    played.push_back(moves[ply]);
+    plies.push_back(int(ply) + 1);
+    side.push_back(before.to_move);
     before.play(moves[ply]);
   }
-  if (positions.empty()) return std::nullopt;
-  const std::vector<int> grid = human_rating_grid(policy.info(), 25);
+  std::array<std::optional<PlayedLike>, 2> out;
+  if (positions.empty()) return out;
+  const HumanHeadInfo& info = policy.info();
+  const std::vector<int> grid = human_rating_grid(info, 25);
   const auto logprobs = policy.move_logprobs(positions, played, grid);
-  std::vector<double> loglik(grid.size(), 0.0);
+  std::array<std::vector<double>, 2> loglik;
+  std::array<bool, 2> moved{false, false};
+  for (int s : side) moved[size_t(s)] = true;
+  for (int s = 0; s < 2; ++s)
+    if (moved[size_t(s)]) loglik[size_t(s)].assign(grid.size(), 0.0);
   for (size_t g = 0; g < grid.size(); ++g)
-    for (double lp : logprobs[g]) loglik[g] += lp;
-  // With the model's prior over ratings where it has one (nn/human_rating.h).
-  const RatingEstimate estimate =
-      estimate_rating_posterior(grid, loglik, rating_log_prior(policy.info(), grid));
-  PlayedLike out;
-  out.rating = int(std::lround(estimate.rating));
-  out.low = int(std::lround(estimate.low));
-  out.high = int(std::lround(estimate.high));
-  const auto probabilities = policy.probabilities(positions, out.rating);
+    for (size_t i = 0; i < positions.size(); ++i) loglik[size_t(side[i])][g] += logprobs[g][i];
+  // With the model's two-sided prior where it has one and both sides moved, else each
+  // side with the one-sided prior where there is one (nn/human_rating.h).
+  std::array<RatingEstimate, 2> estimate{};
+  if (moved[0] && moved[1]) {
+    estimate = estimate_ratings_jointly(grid, loglik[0], loglik[1], info);
+  } else {
+    const std::vector<double> log_prior = rating_log_prior(info, grid);
+    for (int s = 0; s < 2; ++s)
+      if (moved[size_t(s)])
+        estimate[size_t(s)] = estimate_rating_posterior(grid, loglik[size_t(s)], log_prior);
+  }
+  std::vector<int> rating_of(positions.size());
+  for (int s = 0; s < 2; ++s) {
+    if (!moved[size_t(s)]) continue;
+    PlayedLike& like = out[size_t(s)].emplace();
+    like.rating = int(std::lround(estimate[size_t(s)].rating));
+    like.low = int(std::lround(estimate[size_t(s)].low));
+    like.high = int(std::lround(estimate[size_t(s)].high));
+  }
+  for (size_t i = 0; i < positions.size(); ++i) rating_of[i] = out[size_t(side[i])]->rating;
+  const auto probabilities = policy.probabilities(positions, rating_of, {});
   for (size_t i = 0; i < positions.size(); ++i)
-    out.moves.push_back({plies[i], played[i], probabilities[i][size_t(played[i])]});
+    out[size_t(side[i])]->moves.push_back(
+        {plies[i], played[i], probabilities[i][size_t(played[i])]});
   return out;
+}
+
+std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
+                                      std::span<const int> moves, int side) {
+  if (side != 0 && side != 1) return std::nullopt;
+  return played_like_both(policy, start, moves)[size_t(side)];
 }
 
 std::optional<RatingRange> ShippedRatingLevels::range(const GameSpec& spec) {

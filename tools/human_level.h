@@ -3,6 +3,7 @@
 // rating with temperature 1. docs/levels.md says how they are chosen and what they cost.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,10 +47,19 @@ class HumanLevelPlayer : public Player {
   std::mt19937_64 rng_;
 };
 
-// How `side` played the game `moves` from `start` (tools/rating_levels.h PlayedLike): the
-// rating estimated over the head's range in steps of 25, and each of its moves'
-// probability at that rating. nullopt when `side` made no move. `kumalak analyze` and
-// `kumalak serve`'s analysis both say it.
+// How each side (White's first) played the game `moves` from `start`
+// (tools/rating_levels.h PlayedLike): its rating estimated over the head's range in steps
+// of 25, and each of its moves' probability at that rating; nullopt for a side that made
+// no move. Where the model has the two-sided prior (HumanHeadInfo::rating_pair_prior) and
+// both sides moved, the two are estimated jointly (estimate_ratings_jointly: PlayOK pairs
+// players of similar ratings, so each side's moves also tell about the other's); else
+// each from its own moves with the one-sided prior. `kumalak analyze` says it.
+std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
+                                                          const Position& start,
+                                                          std::span<const int> moves);
+
+// played_like_both's answer for `side` alone (nullopt for a side that made no move or is
+// neither 0 nor 1), so that `kumalak serve`'s analysis says what `kumalak analyze` says.
 std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
                                       std::span<const int> moves, int side);
 

@@ -28,9 +28,11 @@ struct HumanMove {
   float probability = 0;
 };
 
-// How one side of a game played, in the human model's eyes: the maximum-likelihood
-// rating of its moves with the 95 % interval (nn/human_rating.h estimate_rating), and for
-// each of its moves the probability that a player of that rating plays it.
+// How one side of a game played, in the human model's eyes: the rating estimated from its
+// moves with the 95 % interval (nn/human_rating.h: the posterior with the model's priors,
+// both sides jointly where it has the two-sided one; the maximum likelihood without a
+// prior), and for each of its moves the probability that a player of that rating plays
+// it.
 struct PlayedLike {
   int rating = 0, low = 0, high = 0;
   struct Move {
