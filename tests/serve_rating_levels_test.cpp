@@ -55,15 +55,18 @@ class StubRatings : public RatingLevels {
       if (pos.is_legal(m)) out.push_back({m, m == 6 ? 0.6f : 0.3f});
     return out;
   }
-  std::optional<PlayedLike> played_like(const GameSpec&, const Position&,
-                                        std::span<const int> moves, int side) override {
-    if (int(moves.size()) <= side) return std::nullopt;
-    PlayedLike like;
-    like.rating = side == 0 ? 1450 : 1700;
-    like.low = like.rating - 150;
-    like.high = like.rating + 150;
-    like.moves.push_back({side + 1, moves[size_t(side)], 0.5f});
-    return like;
+  std::array<std::optional<PlayedLike>, 2> played_like(const GameSpec&, const Position&,
+                                                       std::span<const int> moves) override {
+    std::array<std::optional<PlayedLike>, 2> out;
+    for (int side = 0; side < 2 && side < int(moves.size()); ++side) {
+      PlayedLike like;
+      like.rating = side == 0 ? 1450 : 1700;
+      like.low = like.rating - 150;
+      like.high = like.rating + 150;
+      like.moves.push_back({side + 1, moves[size_t(side)], 0.5f});
+      out[size_t(side)] = like;
+    }
+    return out;
   }
 };
 

@@ -164,12 +164,6 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
   return out;
 }
 
-std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
-                                      std::span<const int> moves, int side) {
-  if (side != 0 && side != 1) return std::nullopt;
-  return played_like_both(policy, start, moves)[size_t(side)];
-}
-
 std::optional<RatingRange> ShippedRatingLevels::range(const GameSpec& spec) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto known = ranges_.find(spec.name());
@@ -219,12 +213,11 @@ std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Po
   return human_moves(*p, pos, rating);
 }
 
-std::optional<PlayedLike> ShippedRatingLevels::played_like(const GameSpec& spec,
-                                                           const Position& start,
-                                                           std::span<const int> moves, int side) {
+std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
+    const GameSpec& spec, const Position& start, std::span<const int> moves) {
   const auto p = policy(spec);
-  if (!p) return std::nullopt;
-  return kz::played_like(*p, start, moves, side);
+  if (!p) return {};
+  return played_like_both(*p, start, moves);
 }
 
 }  // namespace kz

@@ -58,11 +58,6 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
                                                           const Position& start,
                                                           std::span<const int> moves);
 
-// played_like_both's answer for `side` alone (nullopt for a side that made no move or is
-// neither 0 nor 1), so that `kumalak serve`'s analysis says what `kumalak analyze` says.
-std::optional<PlayedLike> played_like(HumanPolicy& policy, const Position& start,
-                                      std::span<const int> moves, int side);
-
 // The rating levels of the shipped human models (shipped_human_model_path), each loaded
 // on first use and kept; for the engine protocol and `kumalak serve`. Thread-safe: the
 // policy's calls are inference only.
@@ -72,8 +67,8 @@ class ShippedRatingLevels : public RatingLevels {
   std::string expected_model(const GameSpec& spec) override;
   std::unique_ptr<Player> player(const GameSpec& spec, int rating, uint64_t seed) override;
   std::vector<HumanMove> moves(const GameSpec& spec, const Position& pos, int rating) override;
-  std::optional<PlayedLike> played_like(const GameSpec& spec, const Position& start,
-                                        std::span<const int> moves, int side) override;
+  std::array<std::optional<PlayedLike>, 2> played_like(const GameSpec& spec, const Position& start,
+                                                       std::span<const int> moves) override;
 
  private:
   // The loaded policy of `spec`'s game, or null when it has none (loaded once).

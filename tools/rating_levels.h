@@ -5,6 +5,7 @@
 // start them (tools/cmd_engine.cpp, tools/cmd_serve.cpp).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -55,10 +56,12 @@ class RatingLevels {
   virtual std::unique_ptr<Player> player(const GameSpec& spec, int rating, uint64_t seed) = 0;
   // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
   virtual std::vector<HumanMove> moves(const GameSpec& spec, const Position& pos, int rating) = 0;
-  // How `side` played the game `moves` from `start`; nullopt without a human model or
-  // when `side` made no move.
-  virtual std::optional<PlayedLike> played_like(const GameSpec& spec, const Position& start,
-                                                std::span<const int> moves, int side) = 0;
+  // How each side (White's first) played the game `moves` from `start`, estimated
+  // together (one side's moves also tell about the other's rating); nullopt without a
+  // human model or for a side that made no move.
+  virtual std::array<std::optional<PlayedLike>, 2> played_like(const GameSpec& spec,
+                                                               const Position& start,
+                                                               std::span<const int> moves) = 0;
 };
 
 // "" when `rating` is a level of `spec`'s game, else why not: the range it must lie in,

@@ -38,9 +38,9 @@ class StubRatingLevels : public kz::RatingLevels {
   std::vector<kz::HumanMove> moves(const kz::GameSpec&, const kz::Position&, int) override {
     return {};
   }
-  std::optional<kz::PlayedLike> played_like(const kz::GameSpec&, const kz::Position&,
-                                            std::span<const int>, int) override {
-    return std::nullopt;
+  std::array<std::optional<kz::PlayedLike>, 2> played_like(const kz::GameSpec&, const kz::Position&,
+                                                           std::span<const int>) override {
+    return {};
   }
 };
 

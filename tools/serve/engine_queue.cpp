@@ -219,9 +219,7 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
     if (job.task == Task::kHint && in.rating > 0)
       out.human_moves = options_.ratings->moves(in.spec, in.pos, in.rating);
     if (job.task == Task::kAnalysis && in.game.plies() > 0)
-      for (int side = 0; side < 2; ++side)
-        out.played_like[size_t(side)] =
-            options_.ratings->played_like(in.spec, in.game.start(), in.game.moves(), side);
+      out.played_like = options_.ratings->played_like(in.spec, in.game.start(), in.game.moves());
   } catch (const std::exception& e) {
     std::cerr << "kumalak serve: the human model failed: " << e.what() << std::endl;
   }
