@@ -1,0 +1,44 @@
+#!/bin/bash
+# tools/engine_match.py end to end: two engines over paired openings at level beginner
+# (fast), the record, a resumed match that plays only the missing games, and records it
+# refuses (a line that does not parse, another match's record) with the line named.
+#   tests/engine_match_test.sh SOURCE_DIR KUMALAK
+set -euo pipefail
+src=$1 kumalak=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+match=(python3 "$src/tools/engine_match.py" --a "$kumalak" --b "$kumalak" --level beginner
+       --movetime 20 --seed 3)
+fail() { echo "FAIL: $*"; exit 1; }
+
+"${match[@]}" --games 4 --record "$dir/m.jsonl" > "$dir/out1" || fail "the match failed: $(cat "$dir/out1")"
+grep -q '^game 4/4: ' "$dir/out1" || fail "no fourth game: $(cat "$dir/out1")"
+grep -Eq 'in 2 pairs, score [0-9.]+ %, Elo .*\(95 %, pentanomial\)$' "$dir/out1" ||
+  fail "no summary: $(cat "$dir/out1")"
+[[ $(wc -l < "$dir/m.jsonl") == 4 ]] || fail "the record has not 4 games"
+python3 - "$dir/m.jsonl" <<'PY' || fail "a recorded game is not a finished game"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [(r["pair"], r["a_white"]) for r in rows] == [(0, True), (0, False), (1, True), (1, False)]
+assert all(r["result"] in ("1-0", "0-1", "1/2-1/2") and r["moves"] for r in rows)
+assert rows[0]["opening"] == rows[1]["opening"] and len(rows[0]["opening"]) == 4
+assert rows[0]["opening"] != rows[2]["opening"]
+PY
+
+# Resumed to 6 games: the 4 recorded are read, 2 are played.
+"${match[@]}" --games 6 --record "$dir/m.jsonl" > "$dir/out2" || fail "the resumed match failed"
+[[ $(wc -l < "$dir/m.jsonl") == 6 ]] || fail "the resumed record has not 6 games"
+grep -q 'in 3 pairs' "$dir/out2" || fail "the resumed summary is not over 3 pairs: $(cat "$dir/out2")"
+
+# Refused records: the line is named, nothing is played, the file is left as it was.
+cp "$dir/m.jsonl" "$dir/bad.jsonl"
+echo '{"pair": 9, "a_white": true, "result": "1-0"' >> "$dir/bad.jsonl"
+if "${match[@]}" --games 8 --record "$dir/bad.jsonl" > "$dir/out3" 2>&1; then fail "a broken line was accepted"; fi
+grep -q "bad.jsonl:7: " "$dir/out3" || fail "the broken line is not named: $(cat "$dir/out3")"
+if python3 "$src/tools/engine_match.py" --a "$kumalak" --b "$kumalak" --level beginner \
+    --movetime 20 --seed 4 --games 8 --record "$dir/m.jsonl" > "$dir/out5" 2>&1; then
+  fail "another seed's record was accepted"
+fi
+grep -q "m.jsonl:1: 'seed' is 3, this match's is 4" "$dir/out5" || fail "no reason: $(cat "$dir/out5")"
+[[ $(wc -l < "$dir/m.jsonl") == 6 ]] || fail "a refused record was written to"
+echo "engine_match: all checks passed"

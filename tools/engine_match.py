@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""A match between two `kumalak` executables (two builds, or one build with other engine
+options) through the engine protocol (docs/protocol.md), over paired openings: each
+random opening is played twice with the colours swapped, so that the opening's bias
+cancels. Prints a line per game (running score, games/hour, ETA) and ends with the
+score and Elo of A with a 95 % interval over the pairs (pentanomial, as train/elo.h and
+`kumalak levels-match` report it).
+
+  tools/engine_match.py --a build/tools/kumalak --b /tmp/old/kumalak --games 200 \\
+                        [--level expert] [--movetime 1000] [--threads 1] [--game togyz]
+                        [--opening-plies 4] [--seed 7] [--a-option NAME=VALUE ...]
+                        [--b-option NAME=VALUE ...] [--record match.jsonl]
+
+--record keeps one JSON line per finished game and resumes a stopped match: the games
+already in it are not played again (the openings come from --seed, so they are the
+same). A record that does not belong to this match (another seed, opening length or
+game) or a line that does not parse is refused with its line number. The position of
+each game is kept by a third engine (A's executable), whose `d` command gives the legal
+moves and the result, so the script needs no rules of its own. Standard library only.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+
+class Engine:
+    """One `kumalak engine` process."""
+
+    def __init__(self, exe, level, threads, game, options):
+        self.exe = exe
+        self.p = subprocess.Popen([exe, "engine", "--level", level], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                  bufsize=1)
+        self.send("kumalak")
+        self.wait_for("kumalakok")
+        self.send(f"setoption name Game value {game}")
+        self.send(f"setoption name Threads value {threads}")
+        for name, value in options:
+            self.send(f"setoption name {name} value {value}")
+        self.send("isready")
+        self.wait_for("readyok")
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def wait_for(self, prefix):
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{self.exe}: the engine ended; its last lines: "
+                                   + "".join(lines[-5:]))
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def set_position(self, moves):
+        self.send("position startpos" + (" moves " + " ".join(map(str, moves)) if moves else ""))
+
+    def best_move(self, moves, movetime):
+        self.set_position(moves)
+        self.send(f"go movetime {movetime}")
+        words = self.wait_for("bestmove")[-1].split()
+        if len(words) < 2 or not words[1].isdigit():
+            raise RuntimeError(f"{self.exe}: no move in '{' '.join(words)}' after moves {moves}")
+        return int(words[1])
+
+    def state(self, moves):
+        """(legal moves, result or None) of the position after `moves`."""
+        self.set_position(moves)
+        self.send("d")
+        result = None
+        words = self.wait_for("legal")[-1].split()
+        legal = [] if words[1:] == ["none"] else [int(w) for w in words[1:]]
+        # "result" follows "legal" only when the game is decided.
+        self.send("isready")
+        for line in self.wait_for("readyok"):
+            if line.startswith("result "):
+                result = line.split()[1]
+        return legal, result
+
+    def close(self):
+        try:
+            self.send("quit")
+            self.p.wait(timeout=10)
+        except Exception:
+            self.p.kill()
+
+
+def opening(referee, rng, plies):
+    """A random opening of `plies` legal moves after which the game is still open."""
+    for _ in range(1000):
+        moves = []
+        for _ in range(plies):
+            legal, result = referee.state(moves)
+            if result or not legal:
+                break
+            moves.append(rng.choice(legal))
+        else:
+            legal, result = referee.state(moves)
+            if legal and not result:
+                return moves
+    raise RuntimeError(f"no open position after {plies} random plies in 1000 tries")
+
+
+def points_for_a(result, a_is_white):
+    white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[result]
+    return white if a_is_white else 1.0 - white
+
+
+def elo(score):
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def pentanomial(pairs):
+    """Mean score per game, its 95 % interval and Elo over complete pairs (A's points)."""
+    n = len(pairs)
+    if n == 0:
+        return None
+    per_game = [p / 2 for p in pairs]
+    mean = sum(per_game) / n
+    var = sum((x - mean) ** 2 for x in per_game) / n
+    se = math.sqrt(var / n)
+    lo, hi = max(0.0, mean - 1.96 * se), min(1.0, mean + 1.96 * se)
+    return mean, elo(mean), elo(lo), elo(hi)
+
+
+def read_record(path, header):
+    done = {}
+    if not path or not os.path.exists(path):
+        return done
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                key = (int(row["pair"]), bool(row["a_white"]))
+                if row["result"] not in ("1-0", "0-1", "1/2-1/2"):
+                    raise ValueError(f"result '{row['result']}'")
+                for field, value in header.items():
+                    if row.get(field) != value:
+                        raise ValueError(f"'{field}' is {row.get(field)!r}, this match's is "
+                                         f"{value!r}: another match's record")
+            except (ValueError, KeyError, TypeError) as e:
+                sys.exit(f"engine_match: {path}:{number}: {e}")
+            done[key] = row
+    return done
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True, help="the kumalak executable whose score is given")
+    ap.add_argument("--b", required=True, help="the kumalak executable it plays against")
+    ap.add_argument("--games", type=int, default=200, help="even: pairs of games")
+    ap.add_argument("--level", default="expert")
+    ap.add_argument("--movetime", type=int, default=1000, help="milliseconds a move")
+    ap.add_argument("--threads", type=int, default=1, help="search threads of each engine")
+    ap.add_argument("--game", default="togyz")
+    ap.add_argument("--opening-plies", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--max-plies", type=int, default=600, help="a game this long is a draw")
+    ap.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--record", help="JSON lines of the finished games; resumes a match")
+    a = ap.parse_args()
+    if a.games < 2 or a.games % 2:
+        ap.error("--games must be even and at least 2 (pairs of games)")
+    if a.movetime < 1 or a.opening_plies < 0 or a.threads < 1:
+        ap.error("--movetime and --threads must be positive, --opening-plies not negative")
+
+    def options(pairs, flag):
+        out = []
+        for text in pairs:
+            name, sep, value = text.partition("=")
+            if not sep or not name:
+                ap.error(f"{flag} '{text}': expected NAME=VALUE")
+            out.append((name, value))
+        return out
+
+    a_options, b_options = options(a.a_option, "--a-option"), options(a.b_option, "--b-option")
+    header = {"seed": a.seed, "opening_plies": a.opening_plies, "game": a.game}
+    done = read_record(a.record, header)
+    engines = {"A": Engine(a.a, a.level, a.threads, a.game, a_options),
+               "B": Engine(a.b, a.level, a.threads, a.game, b_options)}
+    referee = Engine(a.a, "beginner", 1, a.game, [])
+    rng = random.Random(a.seed)
+    pair_points = {}
+    played_now, started = 0, time.time()
+    to_play = sum(1 for i in range(a.games) if (i // 2, i % 2 == 0) not in done)
+    try:
+        for i in range(a.games):
+            pair, a_white = i // 2, i % 2 == 0
+            if a_white:
+                start = opening(referee, rng, a.opening_plies)
+            row = done.get((pair, a_white))
+            if row is None:
+                moves = list(start)
+                result = None
+                for e in engines.values():
+                    e.send("newgame")  # a fresh tree: nothing carried over from the last game
+                while result is None:
+                    legal, result = referee.state(moves)
+                    if result:
+                        break
+                    if len(moves) >= a.max_plies:
+                        result = "1/2-1/2"
+                        break
+                    white_to_move = len(moves) % 2 == 0
+                    mover = engines["A" if white_to_move == a_white else "B"]
+                    move = mover.best_move(moves, a.movetime)
+                    if move not in legal:
+                        raise RuntimeError(f"{mover.exe} played {move}, not legal after {moves}")
+                    moves.append(move)
+                row = dict(header, pair=pair, a_white=a_white, opening=start,
+                           moves=moves[len(start):], result=result)
+                if a.record:
+                    with open(a.record, "a", encoding="utf-8") as f:
+                        f.write(json.dumps(row) + "\n")
+                played_now += 1
+            pts = points_for_a(row["result"], a_white)
+            pair_points.setdefault(pair, []).append(pts)
+            games = sum(len(p) for p in pair_points.values())
+            total = sum(sum(p) for p in pair_points.values())
+            elapsed = time.time() - started
+            rate = played_now / elapsed * 3600 if played_now and elapsed > 0 else 0
+            eta = (to_play - played_now) / rate * 3600 if rate else 0
+            print(f"game {games}/{a.games}: pair {pair + 1}, A {'white' if a_white else 'black'},"
+                  f" {row['result']} ({len(row['moves'])} plies); A {total:g}/{games}"
+                  + (f"; {rate:.1f} games/h, ETA {eta / 60:.0f} min" if rate else ""),
+                  flush=True)
+    finally:
+        for e in list(engines.values()) + [referee]:
+            e.close()
+    complete = [sum(p) for p in pair_points.values() if len(p) == 2]
+    w = sum(1 for p in pair_points.values() for x in p if x == 1.0)
+    d = sum(1 for p in pair_points.values() for x in p if x == 0.5)
+    l = sum(1 for p in pair_points.values() for x in p if x == 0.0)
+    est = pentanomial(complete)
+    score, e, lo, hi = est
+    print(f"A ({a.a}) against B ({a.b}), {a.level} at {a.movetime} ms, Threads {a.threads}: "
+          f"{w}-{d}-{l} (W-D-L) in {len(complete)} pairs, score {100 * score:.1f} %, "
+          f"Elo {e:+.0f} [{lo:+.0f}, {hi:+.0f}] (95 %, pentanomial)")
+
+
+if __name__ == "__main__":
+    main()
