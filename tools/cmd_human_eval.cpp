@@ -84,19 +84,38 @@ struct EvalSide {
   std::vector<double> loglik;  // over the estimate's grid: the sum over its moves
 };
 
-// How the rating estimates of the sides with enough moves compare with their ratings.
-// The rating estimate over the sides: the model's own (with the two-sided prior where the
-// model has it and both sides are rated, else the posterior with the one-sided prior
-// where it has one, else the maximum likelihood), and beside it the one-sided ("single":
-// each side's moves alone, with the one-sided prior where there is one) and the
-// maximum-likelihood ones; `coverage`: the share of sides whose recorded rating lies in
-// the estimate's 95 % interval.
+// How one kind of rating estimate compares with the recorded ratings over the sides:
+// mean absolute error, rank correlation, `coverage` the share of sides whose recorded
+// rating lies in the estimate's 95 % interval, `width` the interval's mean width.
+struct EstimateErrors {
+  std::vector<double> estimated;  // one per side, in the order added
+  double mae = 0, spearman = 0, coverage = 0, width = 0;
+  void add(const RatingEstimate& e, int rating) {
+    estimated.push_back(e.rating);
+    mae += std::abs(e.rating - rating);
+    coverage += e.low <= rating && rating <= e.high;
+    width += e.high - e.low;
+  }
+  // The sums made means, and the correlation with `recorded` (as many, the same order).
+  void finish(const std::vector<double>& recorded) {
+    const double n = double(recorded.size());
+    mae /= n;
+    coverage /= n;
+    width /= n;
+    spearman = spearman_correlation(recorded, estimated);
+  }
+};
+
+// How the rating estimates of the sides with enough moves compare with their ratings:
+// the model's own (with the two-sided prior where the model has it and both sides are
+// rated, else the posterior with the one-sided prior where it has one, else the maximum
+// likelihood), and beside it the one-sided ("single": each side's moves alone, with the
+// one-sided prior where there is one) and the maximum-likelihood ones.
 struct EstimateSummary {
   int64_t sides = 0, joint_sides = 0;
   bool posterior = false, pair_prior = false;
-  double mae = 0, baseline_mae = 0, spearman = 0, coverage = 0, width = 0;
-  double single_mae = 0, single_spearman = 0, single_coverage = 0, single_width = 0;
-  double ml_mae = 0, ml_spearman = 0, ml_coverage = 0, ml_width = 0;
+  double baseline_mae = 0;  // predicting the model's mean rating for every side
+  EstimateErrors model, single, ml;
 };
 
 // Progress of a long pass on stderr: at most one line a second, and one at the end.
@@ -300,7 +319,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
     const std::vector<double> log_prior = rating_log_prior(info, grid);
     estimates.posterior = !log_prior.empty();
     estimates.pair_prior = !info.rating_pair_prior.empty();
-    std::vector<double> recorded, estimated, single_estimated, ml_estimated;
+    std::vector<double> recorded;
     for (size_t white = 0; white + 1 < sides.size(); white += 2) {
       const EvalSide* game[2] = {&sides[white], &sides[white + 1]};
       // Jointly where the model has the pair prior and both sides are rated with moves;
@@ -317,32 +336,17 @@ int run_human_eval(const HumanEvalOptions& opt) {
         const RatingEstimate ml = estimate_rating(grid, side.loglik);
         estimates.joint_sides += joint;
         recorded.push_back(side.rating);
-        estimated.push_back(e.rating);
-        single_estimated.push_back(single.rating);
-        ml_estimated.push_back(ml.rating);
-        estimates.mae += std::abs(e.rating - side.rating);
-        estimates.coverage += e.low <= side.rating && side.rating <= e.high;
-        estimates.width += e.high - e.low;
-        estimates.single_mae += std::abs(single.rating - side.rating);
-        estimates.single_coverage += single.low <= side.rating && side.rating <= single.high;
-        estimates.single_width += single.high - single.low;
-        estimates.ml_mae += std::abs(ml.rating - side.rating);
-        estimates.ml_coverage += ml.low <= side.rating && side.rating <= ml.high;
-        estimates.ml_width += ml.high - ml.low;
+        estimates.model.add(e, side.rating);
+        estimates.single.add(single, side.rating);
+        estimates.ml.add(ml, side.rating);
         estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
       }
     }
     estimates.sides = int64_t(recorded.size());
     if (estimates.sides > 0) {
-      const double n = double(estimates.sides);
-      for (double* v :
-           {&estimates.mae, &estimates.baseline_mae, &estimates.coverage, &estimates.width,
-            &estimates.single_mae, &estimates.single_coverage, &estimates.single_width,
-            &estimates.ml_mae, &estimates.ml_coverage, &estimates.ml_width})
-        *v /= n;
-      estimates.spearman = spearman_correlation(recorded, estimated);
-      estimates.single_spearman = spearman_correlation(recorded, single_estimated);
-      estimates.ml_spearman = spearman_correlation(recorded, ml_estimated);
+      estimates.baseline_mae /= double(estimates.sides);
+      for (EstimateErrors* errors : {&estimates.model, &estimates.single, &estimates.ml})
+        errors->finish(recorded);
     }
   }
   if (opt.search_visits > 0) {
@@ -407,19 +411,19 @@ int run_human_eval(const HumanEvalOptions& opt) {
                              : estimates.posterior ? "posterior"
                                                    : "maximum_likelihood";
       j["joint_sides"] = estimates.joint_sides;
-      j["rating_mae"] = estimates.mae;
+      j["rating_mae"] = estimates.model.mae;
       j["baseline_mae"] = estimates.baseline_mae;
-      j["rating_spearman"] = estimates.spearman;
-      j["rating_coverage"] = estimates.coverage;
-      j["rating_interval_width"] = estimates.width;
-      j["single_rating_mae"] = estimates.single_mae;
-      j["single_rating_spearman"] = estimates.single_spearman;
-      j["single_rating_coverage"] = estimates.single_coverage;
-      j["single_rating_interval_width"] = estimates.single_width;
-      j["ml_rating_mae"] = estimates.ml_mae;
-      j["ml_rating_spearman"] = estimates.ml_spearman;
-      j["ml_rating_coverage"] = estimates.ml_coverage;
-      j["ml_rating_interval_width"] = estimates.ml_width;
+      j["rating_spearman"] = estimates.model.spearman;
+      j["rating_coverage"] = estimates.model.coverage;
+      j["rating_interval_width"] = estimates.model.width;
+      j["single_rating_mae"] = estimates.single.mae;
+      j["single_rating_spearman"] = estimates.single.spearman;
+      j["single_rating_coverage"] = estimates.single.coverage;
+      j["single_rating_interval_width"] = estimates.single.width;
+      j["ml_rating_mae"] = estimates.ml.mae;
+      j["ml_rating_spearman"] = estimates.ml.spearman;
+      j["ml_rating_coverage"] = estimates.ml.coverage;
+      j["ml_rating_interval_width"] = estimates.ml.width;
       j["sides"] = estimates.sides;
     }
     j["positions"] = int64_t(samples.size());
@@ -482,21 +486,21 @@ int run_human_eval(const HumanEvalOptions& opt) {
                   estimates.pair_prior  ? "both sides jointly, with the model's pair prior"
                   : estimates.posterior ? "posterior with the model's prior"
                                         : "maximum likelihood",
-                  (long long)estimates.sides, kMinEstimateMoves, estimates.mae,
-                  estimates.baseline_mae, estimates.spearman, 100 * estimates.coverage);
+                  (long long)estimates.sides, kMinEstimateMoves, estimates.model.mae,
+                  estimates.baseline_mae, estimates.model.spearman, 100 * estimates.model.coverage);
     std::cout << line;
     if (estimates.pair_prior) {
       std::snprintf(line, sizeof line,
                     "  %lld sides jointly; each side alone (one-sided prior): MAE %.0f, "
                     "Spearman %.3f, interval holds %.0f %%\n",
-                    (long long)estimates.joint_sides, estimates.single_mae,
-                    estimates.single_spearman, 100 * estimates.single_coverage);
+                    (long long)estimates.joint_sides, estimates.single.mae,
+                    estimates.single.spearman, 100 * estimates.single.coverage);
       std::cout << line;
     }
     if (estimates.posterior) {
       std::snprintf(line, sizeof line,
                     "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",
-                    estimates.ml_mae, estimates.ml_spearman, 100 * estimates.ml_coverage);
+                    estimates.ml.mae, estimates.ml.spearman, 100 * estimates.ml.coverage);
       std::cout << line;
     }
   }

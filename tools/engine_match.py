@@ -27,38 +27,12 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from engine_threads_bench import Engine  # noqa: E402
 
-class Engine:
-    """One `kumalak engine` process."""
 
-    def __init__(self, exe, level, threads, game, options):
-        self.exe = exe
-        self.p = subprocess.Popen([exe, "engine", "--level", level], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                  bufsize=1)
-        self.send("kumalak")
-        self.wait_for("kumalakok")
-        self.send(f"setoption name Game value {game}")
-        self.send(f"setoption name Threads value {threads}")
-        for name, value in options:
-            self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.wait_for("readyok")
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def wait_for(self, prefix):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{self.exe}: the engine ended; its last lines: "
-                                   + "".join(lines[-5:]))
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
+class MatchEngine(Engine):
+    """An engine that plays and keeps score: positions, moves and the referee's `d`."""
 
     def set_position(self, moves):
         self.send("position startpos" + (" moves " + " ".join(map(str, moves)) if moves else ""))
@@ -84,13 +58,6 @@ class Engine:
             if line.startswith("result "):
                 result = line.split()[1]
         return legal, result
-
-    def close(self):
-        try:
-            self.send("quit")
-            self.p.wait(timeout=10)
-        except Exception:
-            self.p.kill()
 
 
 def opening(referee, rng, plies):
@@ -192,9 +159,10 @@ def main():
     a_options, b_options = options(a.a_option, "--a-option"), options(a.b_option, "--b-option")
     header = {"seed": a.seed, "opening_plies": a.opening_plies, "game": a.game}
     done = read_record(a.record, header)
-    engines = {"A": Engine(a.a, a.level, a.threads, a.game, a_options),
-               "B": Engine(a.b, a.level, a.threads, a.game, b_options)}
-    referee = Engine(a.a, "beginner", 1, a.game, [])
+    quiet = subprocess.DEVNULL
+    engines = {"A": MatchEngine(a.a, a.level, a.threads, a.game, a_options, quiet),
+               "B": MatchEngine(a.b, a.level, a.threads, a.game, b_options, quiet)}
+    referee = MatchEngine(a.a, "beginner", 1, a.game, stderr=quiet)
     rng = random.Random(a.seed)
     pair_points = {}
     played_now, started = 0, time.time()

@@ -19,13 +19,20 @@ def spin():
 
 
 class Engine:
-    def __init__(self, exe, level, threads, game):
+    """One `kumalak engine` process (also tools/engine_nodes_ab.py's and
+    tools/engine_match.py's): `options` are further (name, value) setoptions, `stderr`
+    where its standard error goes (None: this process's)."""
+
+    def __init__(self, exe, level, threads, game, options=(), stderr=None):
+        self.exe = exe
         self.p = subprocess.Popen([exe, "engine", "--level", level], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+                                  stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1)
         self.send("kumalak")
         self.wait_for("kumalakok")
         self.send(f"setoption name Game value {game}")
         self.send(f"setoption name Threads value {threads}")
+        for name, value in options:
+            self.send(f"setoption name {name} value {value}")
         self.send("isready")
         self.wait_for("readyok")
 
@@ -38,7 +45,8 @@ class Engine:
         while True:
             line = self.p.stdout.readline()
             if not line:
-                raise RuntimeError("engine ended: " + "".join(lines[-5:]))
+                raise RuntimeError(f"{self.exe}: the engine ended; its last lines: "
+                                   + "".join(lines[-5:]))
             lines.append(line)
             if line.startswith(prefix):
                 return lines
@@ -55,8 +63,11 @@ class Engine:
         return nodes, ms
 
     def close(self):
-        self.send("quit")
-        self.p.wait(timeout=10)
+        try:
+            self.send("quit")
+            self.p.wait(timeout=10)
+        except Exception:  # already ended, or hung: never mask the error being raised
+            self.p.kill()
 
 
 def main():
