@@ -19,6 +19,11 @@ double expected(double mu, double mu_j, double phi_j) {
 }
 }  // namespace
 
+double glicko2_expected_score(double rating, double opponent_rating, double opponent_deviation) {
+  return expected((rating - 1500.0) / kScale, (opponent_rating - 1500.0) / kScale,
+                  opponent_deviation / kScale);
+}
+
 Glicko2Rating glicko2_update(const Glicko2Rating& player, const std::vector<Glicko2Game>& games,
                              double tau) {
   // Step 2: to the Glicko-2 scale.

@@ -26,6 +26,11 @@ struct Glicko2Game {
 // suggests 0.3 to 1.2; 0.5 is its example's).
 inline constexpr double kGlicko2Tau = 0.5;
 
+// The expected score of a player of `rating` against an opponent of `opponent_rating`
+// known to within `opponent_deviation` (step 3's E, on the Glicko scale): the chance
+// that a player of `rating` solves a puzzle of `opponent_rating` in the rating updates.
+double glicko2_expected_score(double rating, double opponent_rating, double opponent_deviation);
+
 // The player's rating after one rating period with `games` (none: only the deviation
 // grows, step 6 alone). The deviation never exceeds 350 (the new player's).
 Glicko2Rating glicko2_update(const Glicko2Rating& player, const std::vector<Glicko2Game>& games,

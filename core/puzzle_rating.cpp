@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "core/atomic_file.h"
 #include "core/position.h"
+#include "core/puzzle_file.h"
 
 namespace kz {
 
@@ -87,6 +90,33 @@ void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings)
 
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved) {
   return glicko2_update(player, {{double(puzzle_rating), kPuzzleDeviation, solved ? 1.0 : 0.0}});
+}
+
+int puzzle_rating_from_chances(std::span<const int> ratings, std::span<const double> chances) {
+  if (ratings.empty() || ratings.size() != chances.size())
+    throw std::invalid_argument("a puzzle rating needs one chance per rating, and at least one");
+  double chance_sum = 0;
+  for (size_t i = 0; i < chances.size(); ++i) {
+    if (!(chances[i] >= 0.0 && chances[i] <= 1.0))
+      throw std::invalid_argument("the chance at rating " + std::to_string(ratings[i]) +
+                                  " is not a probability");
+    chance_sum += chances[i];
+  }
+  // The expected solves fall as the puzzle's rating rises, so the root is bracketed by
+  // the clamp range or lies outside it.
+  auto excess = [&](double puzzle_rating) {
+    double sum = 0;
+    for (int r : ratings) sum += glicko2_expected_score(r, puzzle_rating, kPuzzleDeviation);
+    return sum - chance_sum;
+  };
+  double low = kMinPuzzleRating, high = kMaxPuzzleRating;
+  if (excess(low) <= 0) return kMinPuzzleRating;
+  if (excess(high) >= 0) return kMaxPuzzleRating;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (low + high);
+    (excess(mid) > 0 ? low : high) = mid;
+  }
+  return int(std::lround(0.5 * (low + high)));
 }
 
 }  // namespace kz

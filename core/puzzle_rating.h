@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 
 #include "core/glicko2.h"
@@ -34,5 +35,18 @@ void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings)
 
 // The player's rating after solving (or failing) one puzzle of `puzzle_rating`.
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved);
+
+// A puzzle's rating from how often players of several ratings find its key move
+// (`chances[i]` for `ratings[i]`, e.g. the human policy's probability of the key move,
+// nn/puzzle_human_rating.h): the rating P at which the rating updates' own expected
+// score, glicko2_expected_score(R, P, kPuzzleDeviation), summed over `ratings`, equals
+// the chances summed: the logistic curve of the Glicko scale fitted to the chances, so
+// that a player of rating P finds the key move half the time. Fitted with the Glicko
+// scale's slope rather than the chances' own because the chances of a human model can
+// change too little with the rating to cross one half inside its range (docs/puzzles.md,
+// "Rating"). Rounded, clamped to kMinPuzzleRating..kMaxPuzzleRating (core/puzzle_file.h).
+// Throws std::invalid_argument when the spans are empty or differ in length, or a chance
+// is outside 0..1 or not a number.
+int puzzle_rating_from_chances(std::span<const int> ratings, std::span<const double> chances);
 
 }  // namespace kz

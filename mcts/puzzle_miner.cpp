@@ -201,7 +201,7 @@ std::optional<Puzzle> PuzzleMiner::confirm(const PuzzleCandidate& candidate) {
                                  : PuzzleTheme::kOnlyMove;
   z.gap = std::min(1.0, std::round(gap * 1000) / 1000);
   if (z.gap <= 0) return std::nullopt;
-  z.rating = puzzle_rating_for_visits(visits_to_find(pos, key.move));
+  if (options_.rate_by_search) z.rating = puzzle_rating_for_visits(visits_to_find(pos, key.move));
   char id[32];
   std::snprintf(id, sizeof id, "%c-%08llx", pos.is_togyz() ? 't' : 'k',
                 (unsigned long long)(pos.hash() & 0xffffffffull));

@@ -10,7 +10,8 @@
 // 2. confirm(): every legal move gets a search of its own (`confirm_visits`); the best
 //    must beat the second by `min_gap` and hold. In Kalah the exact solver must agree:
 //    solved, the same key move, and every other move gives stones away against perfect
-//    play. The puzzle's rating is the search effort that finds the key move (rate()).
+//    play. The puzzle's rating is the search effort that finds the key move
+//    (visits_to_find), unless a human model rates it afterwards.
 #pragma once
 
 #include <memory>
@@ -39,6 +40,9 @@ struct PuzzleMinerOptions {
   int64_t confirm_visits = 128;
   // The rating ladder's largest search (visits 1, 2, 4, ... up to this).
   int64_t max_rating_visits = 1024;
+  // Rate each puzzle by the ladder's search effort in confirm(); false leaves the rating
+  // at 1500 for the caller to set (by a human model: nn/puzzle_human_rating.h).
+  bool rate_by_search = true;
   // Plies of the solution line at most (the key move included).
   int max_line = 7;
   // Kalah: seconds the exact solver may spend on one position (all moves); a position

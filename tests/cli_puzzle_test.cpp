@@ -1,9 +1,13 @@
 // `kumalak puzzle` end to end: a hand-made puzzle file, answers typed on standard input,
-// the rating file under XDG_CONFIG_HOME; and `kumalak puzzles build` refusing bad input.
+// the rating file under XDG_CONFIG_HOME; `kumalak puzzles build` refusing bad input;
+// `puzzles rate` and `puzzles calibrate` on hand-made files and games.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "core/puzzle_file.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -121,7 +125,7 @@ TEST(CliPuzzle, BuildMinesATinyInput) {
   EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles build --game togyz --model " +
                                   test::source_dir() + "/models/togyz.pt --games-dir " + dir +
                                   "/games --min-ply 0 --count 5 --confirm-visits 16 " +
-                                  "--rating-visits 16 --out " + dir + "/out.txt",
+                                  "--rating-visits 16 --rated-by search --out " + dir + "/out.txt",
                               &out, true),
             3)
       << out;
@@ -141,6 +145,95 @@ TEST(CliPuzzle, BuildRefusesAMissingSource) {
                               &out, true),
             2);
   EXPECT_NE(out.find("give --games-dir and/or --selfplay-games"), std::string::npos) << out;
+}
+
+// The human model rates the hand-made puzzle: a rating in range, the file otherwise
+// unchanged and readable, the same rating every time; a missing model or another game's
+// file is refused.
+TEST(CliPuzzle, RateGivesThePuzzleTheHumanModelsRating) {
+  Fixture f;
+  const std::string rate = test::bin("kumalak") + " puzzles rate --human-model " +
+                           test::source_dir() + "/models/togyz-human.pt --in " + f.file;
+  std::string out;
+  ASSERT_EQ(test::run_command(rate + " --out " + f.dir + "/rated.txt", &out, true), 0) << out;
+  EXPECT_NE(out.find("rated 1 puzzles into " + f.dir + "/rated.txt"), std::string::npos) << out;
+  const std::string rated = test::read_bytes(f.dir + "/rated.txt");
+  const PuzzleSet set = parse_puzzle_text(rated, "rated.txt");
+  ASSERT_EQ(set.puzzles.size(), 1u);
+  EXPECT_GE(set.puzzles[0].rating, kMinPuzzleRating);
+  EXPECT_LE(set.puzzles[0].rating, kMaxPuzzleRating);
+  EXPECT_EQ(set.puzzles[0].source, "hand-made");
+  ASSERT_EQ(test::run_command(rate + " --out " + f.dir + "/again.txt", &out, true), 0) << out;
+  EXPECT_EQ(test::read_bytes(f.dir + "/again.txt"), rated);
+
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles rate --human-model " + f.dir +
+                                  "/none.pt --in " + f.file + " --out " + f.dir + "/x.txt",
+                              &out, true),
+            1);
+  EXPECT_NE(out.find("none.pt"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " puzzles rate --game kalah --in " + f.file +
+                                  " --out " + f.dir + "/x.txt",
+                              &out, true),
+            2);
+  EXPECT_NE(out.find("holds togyz puzzles, not kalah:6,4"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(f.dir + "/x.txt"));
+}
+
+// Three recorded games from the puzzle's position: a 1500 player found the key move, a
+// 1300 player did not, an unrated one does not count; puzzles from self-play or from a
+// game that is not there are counted apart.
+TEST(CliPuzzle, CalibrateJudgesTheRatingsOnWhatRatedPlayersDid) {
+  const std::string dir = test::temp_dir("cli-puzzles-calibrate");
+  std::filesystem::create_directories(dir + "/games");
+  const std::string fen = "0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w";
+  test::write_bytes(dir + "/games/tiny.pgn",
+                    "[Event \"a\"]\n[Date \"2026.01.02\"]\n[WhiteElo \"1500\"]\n"
+                    "[BlackElo \"1400\"]\n[FEN \"" +
+                        fen +
+                        "\"]\n\n1. 91 *\n\n"
+                        "[Event \"b\"]\n[Date \"2026.01.03\"]\n[WhiteElo \"1300\"]\n"
+                        "[BlackElo \"1400\"]\n[FEN \"" +
+                        fen +
+                        "\"]\n\n1. 89 *\n\n"
+                        "[Event \"c\"]\n[Date \"2026.01.04\"]\n[FEN \"" +
+                        fen + "\"]\n\n1. 91 *\n");
+  auto line = [&](const std::string& id, const std::string& source) {
+    return id + "\t" + fen + "\t9\twinning-line\t1400\t0.900\t" + source + "\n";
+  };
+  test::write_bytes(dir + "/p.txt", "kumalak-puzzles 1 togyz\n" +
+                                        line("t-1", "tiny.pgn game 1 (2026.01.02) ply 0") +
+                                        line("t-2", "tiny.pgn game 2 (2026.01.03) ply 0") +
+                                        line("t-3", "tiny.pgn game 3 (2026.01.04) ply 0") +
+                                        line("t-4", "tiny.pgn game 9 (2026.01.09) ply 0") +
+                                        line("t-5", "self-play seed 1 game 2 ply 7") + "end 5\n");
+  const std::string calibrate = test::bin("kumalak") + " puzzles calibrate --games-dir " + dir +
+                                "/games --puzzles " + dir + "/p.txt";
+  std::string out;
+  ASSERT_EQ(test::run_command(calibrate + " --puzzles " + dir + "/p.txt --json", &out, false), 0)
+      << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["games"], 3);
+  const auto& file = j["files"][0];
+  EXPECT_EQ(file["attempts"], 2);
+  EXPECT_DOUBLE_EQ(file["found"].get<double>(), 0.5);
+  EXPECT_EQ(file["skipped"]["player_unrated"], 1);
+  EXPECT_EQ(file["skipped"]["game_not_found"], 1);
+  EXPECT_EQ(file["skipped"]["not_from_a_recorded_game"], 1);
+  // A 1400 puzzle: the 1500 player was expected to find it a little more often than not (g(RD 80) =
+  // 0.96925, Glicko-2).
+  const double p1500 = 1 / (1 + std::pow(10, -100 / 400.0 * 0.96925));
+  const double p1300 = 1 / (1 + std::pow(10, 100 / 400.0 * 0.96925));
+  EXPECT_NEAR(file["log_loss"].get<double>(), -(std::log(p1500) + std::log(1 - p1300)) / 2, 1e-3);
+  EXPECT_LE(file["constant_log_loss"].get<double>(), file["log_loss"].get<double>() + 1e-9);
+  EXPECT_DOUBLE_EQ(file["ordering_auc"].get<double>(), 1.0);
+  ASSERT_EQ(j["paired"].size(), 1u);
+  EXPECT_EQ(j["paired"][0]["shared_attempts"], 2);
+  EXPECT_DOUBLE_EQ(j["paired"][0]["log_loss_difference"].get<double>(), 0.0);
+
+  ASSERT_EQ(test::run_command(calibrate, &out, false), 0) << out;
+  EXPECT_NE(out.find("2 attempts"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(calibrate + " --fold some", &out, true), 2);
+  EXPECT_NE(out.find("some"), std::string::npos) << out;
 }
 
 }  // namespace kz

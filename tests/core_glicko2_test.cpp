@@ -3,7 +3,13 @@
 // and to 1700/300, with tau 0.5 -> 1464.06, RD 151.52, volatility 0.05999.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
 #include "core/glicko2.h"
+#include "core/puzzle_file.h"
+#include "core/puzzle_rating.h"
 
 namespace kz {
 
@@ -32,6 +38,62 @@ TEST(Glicko2, SolvingAHardPuzzleGainsMoreThanAnEasyOne) {
   EXPECT_GT(hard, easy);
   EXPECT_GT(easy, 1500);
   EXPECT_LT(glicko2_update(player, {{1000, 60, 0}}).rating, 1500);
+}
+
+TEST(Glicko2, ExpectedScoreIsTheUpdatesOwn) {
+  EXPECT_NEAR(glicko2_expected_score(1500, 1500, 80), 0.5, 1e-12);
+  // 400 points above an opponent known exactly: 10 to 1, Elo's and Glicko's scale.
+  EXPECT_NEAR(glicko2_expected_score(1900, 1500, 0), 10.0 / 11.0, 1e-4);
+  // The opponent's deviation pulls the expectation towards one half.
+  EXPECT_LT(glicko2_expected_score(1900, 1500, 300), glicko2_expected_score(1900, 1500, 0));
+  // The update moves a win and a loss in the ratio of the misses, (1 - E) to E (up to
+  // the volatility, which a win and a loss change a little differently).
+  const Glicko2Rating player{1500, 100, 0.06};
+  const double e = glicko2_expected_score(1500, 1700, 80);
+  const double won = glicko2_update(player, {{1700, 80, 1}}).rating - 1500;
+  const double lost = glicko2_update(player, {{1700, 80, 0}}).rating - 1500;
+  EXPECT_NEAR(won / -lost, (1 - e) / e, 1e-4);
+}
+
+TEST(PuzzleRatingFromChances, APuzzleSolvedHalfTheTimeEverywhereIsRatedAtTheMiddle) {
+  const std::vector<int> ratings = {800, 1000, 1200, 1400, 1600, 1800, 2000, 2200};
+  EXPECT_EQ(puzzle_rating_from_chances(ratings, std::vector<double>(8, 0.5)), 1500);
+}
+
+TEST(PuzzleRatingFromChances, ChancesOnTheGlickoCurveGiveItsMidpointBack) {
+  const std::vector<int> ratings = {800, 1000, 1200, 1400, 1600, 1800, 2000, 2200};
+  for (int puzzle : {700, 1150, 1500, 1930, 2600}) {
+    std::vector<double> chances;
+    for (int r : ratings) chances.push_back(glicko2_expected_score(r, puzzle, kPuzzleDeviation));
+    EXPECT_EQ(puzzle_rating_from_chances(ratings, chances), puzzle) << puzzle;
+  }
+}
+
+TEST(PuzzleRatingFromChances, HigherChancesMakeAnEasierPuzzleAndTheRangeIsKept) {
+  const std::vector<int> ratings = {800, 1500, 2200};
+  int previous = kMaxPuzzleRating + 1;
+  for (double c : {0.0, 0.01, 0.2, 0.5, 0.76, 0.9, 0.99, 1.0}) {
+    const int r = puzzle_rating_from_chances(ratings, std::vector<double>(3, c));
+    EXPECT_LE(r, previous) << c;
+    EXPECT_GE(r, kMinPuzzleRating);
+    EXPECT_LE(r, kMaxPuzzleRating);
+    previous = r;
+  }
+  // Three in four at 1500 is about 200 points below it (Elo's 76 % for 200 points).
+  const int r = puzzle_rating_from_chances(std::vector<int>{1500}, std::vector<double>{0.76});
+  EXPECT_NEAR(r, 1300, 10);
+  EXPECT_EQ(puzzle_rating_from_chances(ratings, std::vector<double>(3, 1.0)), kMinPuzzleRating);
+  EXPECT_EQ(puzzle_rating_from_chances(ratings, std::vector<double>(3, 0.0)), kMaxPuzzleRating);
+}
+
+TEST(PuzzleRatingFromChances, RefusesWhatIsNoChance) {
+  const std::vector<int> two = {1000, 2000};
+  EXPECT_THROW(puzzle_rating_from_chances(two, std::vector<double>{0.5}), std::invalid_argument);
+  EXPECT_THROW(puzzle_rating_from_chances({}, {}), std::invalid_argument);
+  EXPECT_THROW(puzzle_rating_from_chances(two, std::vector<double>{0.5, 1.5}),
+               std::invalid_argument);
+  EXPECT_THROW(puzzle_rating_from_chances(two, std::vector<double>{0.5, std::nan("")}),
+               std::invalid_argument);
 }
 
 }  // namespace kz

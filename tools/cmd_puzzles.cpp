@@ -25,13 +25,16 @@
 #include "core/notation.h"
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
+#include "core/rated_games.h"
 #include "mcts/advice.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/puzzle_miner.h"
 #include "nn/model_evaluator.h"
+#include "nn/puzzle_human_rating.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -48,20 +51,31 @@ struct PuzzlesBuildOptions {
   int batch = 256;                      // positions per filter batch
   std::string out;                      // "" = the shipped puzzle file
   uint64_t seed = 1;
+  // What rates the puzzles: "human" (the human model's policy, nn/puzzle_human_rating.h),
+  // "search" (the search effort, PuzzleMiner) or "auto" (human where the game has a
+  // human model, search elsewhere).
+  std::string rated_by = "auto";
+  std::string human_model;   // "" = the shipped one
+  std::string fold = "all";  // the recorded games mined: train, validation or all
   PuzzleMinerOptions miner;
 };
 
 // Recorded games: every position from min_ply on, with its source.
 void add_recorded_positions(const std::string& dir, const GameSpec& spec, int min_ply,
-                            std::vector<PuzzleCandidate>& out, int& game_number) {
+                            FoldSelection fold, std::vector<PuzzleCandidate>& out,
+                            int& game_number) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".pgn") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     const std::string name = std::filesystem::path(file).filename().string();
-    int skipped = 0, used = 0;
+    int skipped = 0, used = 0, other_fold = 0;
     for (const GameRecord& g : read_pgn_file(file)) {
+      if (!fold_selected(fold, read_rated_game(g).fold)) {
+        ++other_fold;
+        continue;
+      }
       ReplayResult rr;
       Position start;
       try {
@@ -86,6 +100,7 @@ void add_recorded_positions(const std::string& dir, const GameSpec& spec, int mi
     }
     std::cerr << "kumalak puzzles build: " << name << ": " << used << " games";
     if (skipped) std::cerr << " (" << skipped << " refused by the rules, skipped)";
+    if (other_fold) std::cerr << " (" << other_fold << " of the other fold left out)";
     std::cerr << "\n";
   }
 }
@@ -156,6 +171,29 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     std::cerr << "kumalak puzzles build: give --games-dir and/or --selfplay-games\n";
     return 2;
   }
+  FoldSelection fold;
+  try {
+    fold = parse_fold_selection(opt.fold);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak puzzles build: --fold: " << e.what() << "\n";
+    return 2;
+  }
+  // The human model that rates the puzzles, loaded before the mining so that a missing
+  // or broken one is said at once.
+  std::unique_ptr<HumanPolicy> human;
+  const bool by_human = opt.rated_by == "human" ||
+                        (opt.rated_by == "auto" &&
+                         (!opt.human_model.empty() || !shipped_human_model_path(spec).empty()));
+  if (by_human) {
+    try {
+      human = load_human_policy(spec, opt.human_model);
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak puzzles build: --rated-by human: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  PuzzleMinerOptions miner_options = opt.miner;
+  miner_options.rate_by_search = !by_human;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -166,7 +204,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   try {
     evaluator = load_model_evaluator(spec, model, 1);
     for (const auto& dir : opt.games_dirs)
-      add_recorded_positions(dir, spec, opt.min_ply, positions, game_number);
+      add_recorded_positions(dir, spec, opt.min_ply, fold, positions, game_number);
     if (opt.selfplay_games > 0)
       add_selfplay_positions(*evaluator, spec, opt.selfplay_games, opt.min_ply, opt.seed, positions,
                              game_number);
@@ -188,7 +226,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
       return 1;
     }
   }
-  PuzzleMiner miner(spec, evaluator, opt.miner, solver.get());
+  PuzzleMiner miner(spec, evaluator, miner_options, solver.get());
   PuzzleSet set;
   set.spec = spec;
   std::map<int, int> per_game;
@@ -232,6 +270,15 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
         next_report = elapsed() + 10;
       }
     }
+  }
+  try {
+    if (human) {
+      const std::vector<int> ratings = human_puzzle_ratings(*human, set.puzzles);
+      for (size_t i = 0; i < ratings.size(); ++i) set.puzzles[i].rating = ratings[i];
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "kumalak puzzles build: rating by the human model: " << e.what() << "\n";
+    return 1;
   }
   std::stable_sort(set.puzzles.begin(), set.puzzles.end(),
                    [](const Puzzle& a, const Puzzle& b) { return a.rating < b.rating; });
@@ -493,12 +540,23 @@ void register_puzzles(CLI::App& app, int& exit_code) {
       ->add_option("--solver-seconds", opt->miner.solver_seconds,
                    "Kalah: seconds of the exact solver per position")
       ->check(in_range(0.01, 3600.0));
+  build
+      ->add_option("--rated-by", opt->rated_by,
+                   "what rates the puzzles: human (the human model's policy), search (the "
+                   "search effort) or auto (human where the game has a human model)")
+      ->check(CLI::IsMember({"auto", "human", "search"}));
+  build->add_option("--human-model", opt->human_model,
+                    "the human model that rates the puzzles (default: the shipped one)");
+  build->add_option("--fold", opt->fold,
+                    "the recorded games to mine: train, validation or all (the held-out split "
+                    "of core/rated_games.h)");
   build->add_option("--out,-o", opt->out, "the puzzle file (default: the shipped one)");
   add_seed_option(build, opt->seed);
   build->callback([opt, &exit_code] {
     opt->miner.seed = opt->seed;
     exit_code = run_puzzles_build(*opt);
   });
+  register_puzzles_rating(puzzles, exit_code);
 
   auto popt = std::make_shared<PuzzleOptions>();
   auto* puzzle = app.add_subcommand(

@@ -27,6 +27,8 @@ void register_serve(CLI::App& app, int& exit_code);
 void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
 void register_human_eval(CLI::App& app, int& exit_code);
 void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, puzzle
+// puzzles rate, puzzles calibrate, under register_puzzles's `puzzles`.
+void register_puzzles_rating(CLI::App* puzzles, int& exit_code);
 void register_human_train(CLI::App& app, int& exit_code);
 
 // `kumalak engine` on any stream of commands (register_engine passes std::cin and the

@@ -22,6 +22,14 @@ std::string shipped_human_model_path(const GameSpec& spec) {
   return std::filesystem::is_regular_file(path, ec) ? path.string() : "";
 }
 
+std::unique_ptr<HumanPolicy> load_human_policy(const GameSpec& spec, const std::string& path) {
+  const std::string file = path.empty() ? shipped_human_model_path(spec) : path;
+  if (file.empty())
+    throw std::runtime_error("no human model for " + spec.name() + " (models/" +
+                             model_file_stem(spec) + "-human.pt, KZ_MODELS_DIR or --human-model)");
+  return std::make_unique<HumanPolicy>(load_model(file, &spec));
+}
+
 std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
                                               const std::string& human_model) {
   using i18n::tr;

@@ -23,6 +23,11 @@ namespace kz {
 // (dir: $KZ_MODELS_DIR or "models", stem: model_file_stem()). "" when it does not exist.
 std::string shipped_human_model_path(const GameSpec& spec);
 
+// The human policy of `spec`'s game from `path`, else the shipped model, for the
+// commands that measure with it (puzzle ratings). Throws std::runtime_error when there is
+// neither, ModelError for a file that does not load or has no human head.
+std::unique_ptr<HumanPolicy> load_human_policy(const GameSpec& spec, const std::string& path);
+
 // The human policy for a level at `rating` in `spec`'s game, from `human_model` ("" = the
 // shipped one). Throws ParseError (a bad level, as the command line's other mistakes)
 // naming the missing model, or the model's range when `rating` lies outside it.
