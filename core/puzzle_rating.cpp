@@ -1,5 +1,6 @@
 #include "core/puzzle_rating.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -117,6 +118,39 @@ int puzzle_rating_from_chances(std::span<const int> ratings, std::span<const dou
     (excess(mid) > 0 ? low : high) = mid;
   }
   return int(std::lround(0.5 * (low + high)));
+}
+
+int PuzzleRatingScale::apply(int model_rating) const {
+  const long rating = std::lround(centre + spread * (model_rating - 1500.0));
+  return int(std::clamp<long>(rating, kMinPuzzleRating, kMaxPuzzleRating));
+}
+
+double attempts_log_loss(std::span<const PuzzleAttempt> attempts, const PuzzleRatingScale& scale) {
+  if (attempts.empty()) return 0;
+  double loss = 0;
+  for (const PuzzleAttempt& a : attempts) {
+    const double p = std::clamp(
+        glicko2_expected_score(a.player_rating, scale.apply(a.puzzle_rating), kPuzzleDeviation),
+        1e-6, 1 - 1e-6);
+    loss -= std::log(a.found ? p : 1 - p);
+  }
+  return loss / double(attempts.size());
+}
+
+PuzzleRatingScale fit_puzzle_rating_scale(std::span<const PuzzleAttempt> attempts) {
+  if (attempts.empty()) throw std::invalid_argument("no puzzle attempts to fit a scale to");
+  PuzzleRatingScale best;
+  double best_loss = attempts_log_loss(attempts, best);
+  for (int centre = 0; centre <= 2500; centre += 5)
+    for (int spread = 0; spread <= 150; ++spread) {
+      const PuzzleRatingScale scale{double(centre), spread / 100.0};
+      const double loss = attempts_log_loss(attempts, scale);
+      if (loss < best_loss) {
+        best_loss = loss;
+        best = scale;
+      }
+    }
+  return best;
 }
 
 }  // namespace kz

@@ -49,4 +49,34 @@ Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating
 // is outside 0..1 or not a number.
 int puzzle_rating_from_chances(std::span<const int> ratings, std::span<const double> chances);
 
+// How the human model's puzzle ratings above translate to what rated players do: a
+// player's chance of finding a key move varies less from puzzle to puzzle than the human
+// policy's chance of playing it, and the puzzles are easier for players than for the
+// policy, so the shipped ratings are centre + spread * (model's rating - 1500), fitted by
+// maximum likelihood on the real attempts of train-fold games (`kumalak puzzles
+// calibrate --fit-scale`, docs/puzzles.md "Rating") and checked on held-out ones.
+struct PuzzleRatingScale {
+  double centre = 1500;
+  double spread = 1;
+  // Rounded and clamped to kMinPuzzleRating..kMaxPuzzleRating.
+  int apply(int model_rating) const;
+};
+inline constexpr PuzzleRatingScale kHumanPuzzleRatingScale{1080, 0.42};
+
+// One real attempt at a puzzle: a player of `player_rating` found its key move or not.
+struct PuzzleAttempt {
+  int player_rating = 0;
+  int puzzle_rating = 0;
+  bool found = false;
+};
+// The mean negative log-likelihood of the attempts under the rating updates' expected
+// score (glicko2_expected_score with kPuzzleDeviation), each puzzle's rating put
+// through `scale`.
+double attempts_log_loss(std::span<const PuzzleAttempt> attempts,
+                         const PuzzleRatingScale& scale = {});
+// The scale of the least log_loss over centres 0..2500 in steps of 5 and spreads 0..1.5
+// in steps of 0.01 (a grid: the loss is cheap and the answer is read by people).
+// Throws std::invalid_argument for no attempts.
+PuzzleRatingScale fit_puzzle_rating_scale(std::span<const PuzzleAttempt> attempts);
+
 }  // namespace kz

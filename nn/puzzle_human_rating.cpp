@@ -4,8 +4,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/puzzle_rating.h"
-
 namespace kz {
 
 std::vector<int> human_puzzle_rating_grid(const HumanHeadInfo& info) {
@@ -42,11 +40,12 @@ std::vector<std::vector<double>> key_move_chances(HumanPolicy& policy,
   return chances;
 }
 
-std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles) {
+std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles,
+                                      const PuzzleRatingScale& scale) {
   const std::vector<int> grid = human_puzzle_rating_grid(policy.info());
   std::vector<int> ratings;
   for (const auto& chances : key_move_chances(policy, puzzles, grid))
-    ratings.push_back(puzzle_rating_from_chances(grid, chances));
+    ratings.push_back(scale.apply(puzzle_rating_from_chances(grid, chances)));
   return ratings;
 }
 

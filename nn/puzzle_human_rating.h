@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/puzzle_file.h"
+#include "core/puzzle_rating.h"
 #include "nn/human_policy.h"
 
 namespace kz {
@@ -26,7 +27,9 @@ std::vector<std::vector<double>> key_move_chances(HumanPolicy& policy,
                                                   const std::vector<int>& grid);
 
 // Every puzzle's rating from the human policy: puzzle_rating_from_chances over the
-// grid above.
-std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles);
+// grid above, put through `scale` (the shipped one: kHumanPuzzleRatingScale, fitted to
+// what rated players did; {} leaves the model's own rating).
+std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles,
+                                      const PuzzleRatingScale& scale = kHumanPuzzleRatingScale);
 
 }  // namespace kz

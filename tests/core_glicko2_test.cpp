@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -94,6 +95,37 @@ TEST(PuzzleRatingFromChances, RefusesWhatIsNoChance) {
                std::invalid_argument);
   EXPECT_THROW(puzzle_rating_from_chances(two, std::vector<double>{0.5, std::nan("")}),
                std::invalid_argument);
+}
+
+TEST(PuzzleRatingScale, MapsAroundTheCentreAndKeepsTheRange) {
+  const PuzzleRatingScale scale{1100, 0.5};
+  EXPECT_EQ(scale.apply(1500), 1100);
+  EXPECT_EQ(scale.apply(1900), 1300);
+  EXPECT_EQ(scale.apply(kMaxPuzzleRating), 1850);
+  EXPECT_EQ(PuzzleRatingScale{}.apply(1234), 1234);
+  EXPECT_EQ((PuzzleRatingScale{3000, 2}).apply(2900), kMaxPuzzleRating);
+  EXPECT_EQ((PuzzleRatingScale{0, 1}).apply(400), kMinPuzzleRating);
+}
+
+// Attempts drawn from the Glicko expectation with puzzles rated by a known scale: the
+// fit finds that scale back, and its loss is below the unscaled ratings'.
+TEST(PuzzleRatingScale, TheFitRecoversTheScaleAttemptsWereDrawnWith) {
+  const PuzzleRatingScale truth{1100, 0.4};
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> player(900, 2000), puzzle(400, 3000);
+  std::vector<PuzzleAttempt> attempts;
+  for (int i = 0; i < 20000; ++i) {
+    PuzzleAttempt a{player(rng), puzzle(rng), false};
+    const double p =
+        glicko2_expected_score(a.player_rating, truth.apply(a.puzzle_rating), kPuzzleDeviation);
+    a.found = std::uniform_real_distribution<double>(0, 1)(rng) < p;
+    attempts.push_back(a);
+  }
+  const PuzzleRatingScale fit = fit_puzzle_rating_scale(attempts);
+  EXPECT_NEAR(fit.centre, 1100, 30);
+  EXPECT_NEAR(fit.spread, 0.4, 0.05);
+  EXPECT_LT(attempts_log_loss(attempts, fit), attempts_log_loss(attempts));
+  EXPECT_THROW(fit_puzzle_rating_scale({}), std::invalid_argument);
 }
 
 }  // namespace kz

@@ -64,8 +64,12 @@ TEST(PuzzleHumanRating, ChancesAreThePolicysAndCommonMovesRateLower) {
     if (at_1500[0][m] < at_1500[0][rare]) rare = m;
   }
   EXPECT_LT(ratings[common], ratings[rare]);
+  const std::vector<int> raw = human_puzzle_ratings(policy, puzzles, PuzzleRatingScale{});
+  EXPECT_EQ(raw[rare], puzzle_rating_from_chances(grid, chances[rare]));
   for (int m = 0; m < 9; ++m) {
-    EXPECT_EQ(ratings[m], puzzle_rating_from_chances(grid, chances[m])) << m;
+    EXPECT_EQ(ratings[m],
+              kHumanPuzzleRatingScale.apply(puzzle_rating_from_chances(grid, chances[m])))
+        << m;
     EXPECT_GE(ratings[m], kMinPuzzleRating);
     EXPECT_LE(ratings[m], kMaxPuzzleRating);
   }

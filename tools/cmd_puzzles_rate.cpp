@@ -18,6 +18,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/notation.h"
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
@@ -35,6 +36,7 @@ struct RateOptions {
   std::string game = "togyz";
   std::string human_model;  // "" = the shipped one
   std::string in, out;      // "" = the shipped puzzle file
+  bool raw = false;         // the model's own ratings, without kHumanPuzzleRatingScale
 };
 
 int run_puzzles_rate(const RateOptions& opt) {
@@ -46,7 +48,8 @@ int run_puzzles_rate(const RateOptions& opt) {
     if (!(set.spec == spec))
       throw ParseError(in + ": holds " + set.spec.name() + " puzzles, not " + spec.name());
     auto policy = load_human_policy(spec, opt.human_model);
-    const std::vector<int> ratings = human_puzzle_ratings(*policy, set.puzzles);
+    const std::vector<int> ratings = human_puzzle_ratings(
+        *policy, set.puzzles, opt.raw ? PuzzleRatingScale{} : kHumanPuzzleRatingScale);
     std::vector<double> before, after;
     for (size_t i = 0; i < set.puzzles.size(); ++i) {
       before.push_back(set.puzzles[i].rating);
@@ -79,6 +82,8 @@ struct CalibrateOptions {
   std::vector<std::string> games_dirs;
   std::string fold = "all";
   bool json = false;
+  bool fit_scale = false;    // also fit a PuzzleRatingScale to each file's attempts
+  std::string attempts_csv;  // "" = none: every attempt of every file, for plots and fits
 };
 
 // One real attempt: the player of `rating` to move in the puzzle's position in its game,
@@ -164,9 +169,13 @@ double attempt_chance(int player_rating, double puzzle_rating) {
                     1 - 1e-6);
 }
 
-double log_loss(const Attempt& a, double puzzle_rating) {
-  const double p = attempt_chance(a.player_rating, puzzle_rating);
-  return -std::log(a.found ? p : 1 - p);
+PuzzleAttempt as_puzzle_attempt(const Attempt& a, int puzzle_rating) {
+  return {a.player_rating, puzzle_rating, a.found};
+}
+
+double log_loss(const Attempt& a, int puzzle_rating) {
+  const PuzzleAttempt one = as_puzzle_attempt(a, puzzle_rating);
+  return attempts_log_loss(std::span(&one, 1));
 }
 
 // The share of (found, missed) pairs in which the found puzzle's rating lies further
@@ -186,7 +195,7 @@ double ordering_auc(const std::vector<Attempt>& attempts) {
   return pairs > 0 ? good / pairs : 0;
 }
 
-nlohmann::json file_summary(const std::string& file, const FileAttempts& fa) {
+nlohmann::json file_summary(const std::string& file, const FileAttempts& fa, bool fit_scale) {
   const auto& at = fa.attempts;
   nlohmann::json j = {{"file", file}, {"attempts", at.size()}, {"skipped", fa.skipped}};
   if (at.empty()) return j;
@@ -232,6 +241,14 @@ nlohmann::json file_summary(const std::string& file, const FileAttempts& fa) {
                     {"found", count > 0 ? actual / count : 0}});
   }
   j["by_margin"] = bins;
+  if (fit_scale) {
+    std::vector<PuzzleAttempt> all;
+    for (const Attempt& a : at) all.push_back(as_puzzle_attempt(a, a.puzzle_rating));
+    const PuzzleRatingScale scale = fit_puzzle_rating_scale(all);
+    j["fitted_scale"] = {{"centre", scale.centre},
+                         {"spread", scale.spread},
+                         {"log_loss", attempts_log_loss(all, scale)}};
+  }
   return j;
 }
 
@@ -243,7 +260,7 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
     nlohmann::json out = {{"games", games.size()}, {"fold", opt.fold}};
     for (const auto& file : opt.puzzle_files) {
       per_file.push_back(real_attempts(read_puzzle_file(file), games, fold));
-      out["files"].push_back(file_summary(file, per_file.back()));
+      out["files"].push_back(file_summary(file, per_file.back(), opt.fit_scale));
     }
     // The files compared on the attempts they share (the same puzzle, rated two ways):
     // the mean log-loss difference of each file from the first, with a 95 % interval.
@@ -275,6 +292,15 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
         out["paired"].push_back(c);
       }
     }
+    if (!opt.attempts_csv.empty()) {
+      write_file_atomically(opt.attempts_csv, [&](std::ostream& csv) {
+        csv << "file,id,player_rating,puzzle_rating,found\n";
+        for (size_t f = 0; f < per_file.size(); ++f)
+          for (const Attempt& a : per_file[f].attempts)
+            csv << opt.puzzle_files[f] << "," << a.id << "," << a.player_rating << ","
+                << a.puzzle_rating << "," << int(a.found) << "\n";
+      });
+    }
     if (opt.json) {
       std::cout << out.dump(2) << "\n";
       return 0;
@@ -293,6 +319,11 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
           100 * f["found"].get<double>(), f["log_loss"].get<double>(),
           f["constant_rating"].get<int>(), f["constant_log_loss"].get<double>(),
           f["brier"].get<double>(), f["ordering_auc"].get<double>());
+      if (f.contains("fitted_scale"))
+        std::printf("  fitted scale: %.0f + %.2f x (rating - 1500), log-loss %.4f\n",
+                    f["fitted_scale"]["centre"].get<double>(),
+                    f["fitted_scale"]["spread"].get<double>(),
+                    f["fitted_scale"]["log_loss"].get<double>());
       for (const auto& b : f["by_margin"])
         if (b["attempts"].get<int>() > 0)
           std::printf(
@@ -334,6 +365,9 @@ void register_puzzles_rating(CLI::App* puzzles, int& exit_code) {
   rate->add_option("--in", ropt->in, "the puzzle file to rate (default: the shipped one)")
       ->check(CLI::ExistingFile);
   rate->add_option("--out,-o", ropt->out, "where the rated file goes (default: --in)");
+  rate->add_flag("--raw", ropt->raw,
+                 "the model's own ratings, without the scale fitted to what players did "
+                 "(to fit it again: puzzles calibrate --fit-scale)");
   rate->callback([ropt, &exit_code] { exit_code = run_puzzles_rate(*ropt); });
 
   auto copt = std::make_shared<CalibrateOptions>();
@@ -353,6 +387,12 @@ void register_puzzles_rating(CLI::App* puzzles, int& exit_code) {
                         "the games whose puzzles count: train, validation or all (the held-out "
                         "split of core/rated_games.h)");
   calibrate->add_flag("--json", copt->json, "one JSON object instead of text");
+  calibrate->add_flag("--fit-scale", copt->fit_scale,
+                      "also fit centre + spread x (rating - 1500) to each file's attempts by "
+                      "maximum likelihood");
+  calibrate->add_option("--attempts-csv", copt->attempts_csv,
+                        "also write every attempt to this CSV file (file, id, player_rating, "
+                        "puzzle_rating, found)");
   calibrate->callback([copt, &exit_code] { exit_code = run_puzzles_calibrate(*copt); });
 }
 
