@@ -65,6 +65,14 @@ double human_value_beta(const HumanHeadInfo& h, int rating, bool titled) {
   return beta;
 }
 
+double human_search_mix(const HumanHeadInfo& h, int rating, bool titled) {
+  if (h.search_mix_weights.empty()) return 0;
+  const auto in = human_rating_inputs(h, rating, titled);
+  double lambda = 0;
+  for (size_t i = 0; i < in.size(); ++i) lambda += double(h.search_mix_weights[i]) * in[i];
+  return std::clamp(lambda, 0.0, 1.0);
+}
+
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& h, int rating,
                                                           bool titled) {
   std::array<float, kHumanRatingInputs> in{};

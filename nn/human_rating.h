@@ -49,6 +49,15 @@ struct HumanHeadInfo {
   // similar ratings, so each side's moves also tell about the other's rating:
   // estimate_ratings_jointly uses it.
   std::vector<int> rating_pair_prior;
+  // The search mixture (empty: none, models from before it): a player of rating R plays
+  // the move of a search of search_mix_visits visits of the game's engine network with
+  // probability lambda(R) and otherwise as the human policy (value term included) says:
+  // p_mix(m | R) = (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], where
+  // lambda(R) = these kHumanRatingInputs weights dotted with human_rating_inputs(R),
+  // clamped to 0..1 (human_search_mix). Fitted by maximum likelihood on the train fold
+  // (fit_search_mix, nn/human_training.h; docs/human.md).
+  std::vector<float> search_mix_weights;
+  int search_mix_visits = 0;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -74,6 +83,10 @@ std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& i
 // beta(R) of the value term: info.value_weights . human_rating_inputs(R) (0 without
 // value weights).
 double human_value_beta(const HumanHeadInfo& info, int rating, bool titled = false);
+
+// lambda(R) of the search mixture: info.search_mix_weights . human_rating_inputs(R),
+// clamped to 0..1 (0 without search mixture weights).
+double human_search_mix(const HumanHeadInfo& info, int rating, bool titled = false);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "mcts/evaluator.h"
+#include "mcts/mcts_player.h"
 #include "mcts/player.h"
 #include "nn/human_policy.h"
 #include "tools/rating_levels.h"
@@ -31,6 +33,25 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
 
 // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating);
+
+// A small search of the engine's network (the expert's MCTS settings, a fixed number of
+// visits, no noise, a fresh tree every time), so that a rating level can play what a
+// player who calculates would: the search mixture (HumanHeadInfo::search_mix_weights).
+// Deterministic: the same position gives the same answer.
+struct SearchAnswer {
+  int best_move = -1;                 // the most visited move (-1: the game is over)
+  std::array<float, kMaxPits> share{};  // each pit's share of the root's visits
+};
+class HumanSearch {
+ public:
+  HumanSearch(const GameSpec& spec, std::shared_ptr<Evaluator> engine, int64_t visits);
+  SearchAnswer search(const Position& pos);
+  int64_t visits() const { return visits_; }
+
+ private:
+  int64_t visits_;
+  MctsPlayer player_;
+};
 
 // A Player whose move is drawn from the human policy at its rating (temperature 1), with
 // its own random generator seeded by `seed`, so a seeded game replays exactly. One
