@@ -65,15 +65,19 @@ inline constexpr int kHumanPriorBinWidth = 100;
 // A value weight beyond this is no fit but a broken file: beta = 100 already turns a
 // difference of 0.1 in Q into a factor e^10 between two moves.
 inline constexpr float kHumanMaxValueWeight = 100.f;
+// The most visits a search mixture may ask for: a rating level's move searches (or a
+// hint's "most players at R play") and must stay within tens of milliseconds.
+inline constexpr int kHumanMaxSearchMixVisits = 1024;
 
 // The number of kHumanPriorBinWidth-point bins of `info`'s range (the last one may be cut).
 int human_prior_bins(const HumanHeadInfo& info);
 
 // "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), the
 // prior, if any, has one count >= 0 per bin of the range and not all of them 0, the pair
-// prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0, and
+// prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0,
 // the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
-// kHumanMaxValueWeight; else why not.
+// kHumanMaxValueWeight, and the search mixture, if any, kHumanRatingInputs finite
+// weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits; else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The head's inputs for rating R (clamped to the range) or a titled player.

@@ -17,8 +17,8 @@
 #include "nn/human_training.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_file.h"
-#include "tools/human_level.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 #include "train/progress.h"
 
 namespace kz::cli {
@@ -47,7 +47,7 @@ struct HumanTrainCliOptions {
   // Fit the search mixture (HumanHeadInfo::search_mix_weights) with a search of this many
   // visits of the engine's network (0: no).
   int64_t search_mix_visits = 0;
-  int search_every = 5;       // the fit reads every K-th train position
+  int search_every = 5;      // the fit reads every K-th train position
   std::string engine_model;  // the searched network (empty: the game's shipped model)
 };
 
@@ -163,6 +163,9 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
       opt.engine_model.empty() ? shipped_model_path(spec) : opt.engine_model;
   if (engine_path.empty()) throw std::runtime_error("no engine model to search with");
   HumanSearch search(spec, load_model_evaluator(spec, engine_path, 1), opt.search_mix_visits);
+  // The mixture is fitted on top of the policy without one.
+  model.meta.human.search_mix_weights.clear();
+  model.meta.human.search_mix_visits = 0;
   HumanPolicy policy(model);
   const auto train_rows = search_mix_rows(policy, search, train.samples, opt.search_every, "train");
   const auto val_rows = search_mix_rows(policy, search, validation.samples, 1, "validation");
@@ -170,11 +173,18 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
     std::vector<SearchMixSample> mix;
     for (const MixRow& row : train_rows)
       mix.push_back({row.policy[size_t(row.sample->move)],
-                     search_probability(row.search, row.sample->move, shares),
-                     row.sample->rating, row.sample->titled});
+                     search_probability(row.search, row.sample->move, shares), row.sample->rating,
+                     row.sample->titled});
     const SearchMixFit fit = fit_search_mix(model.meta.human, mix);
     HumanHeadInfo info = model.meta.human;
     info.search_mix_weights = fit.weights;
+    info.search_mix_visits = int(opt.search_mix_visits);
+    // The model plays the best move's mixture (human_moves); the visit shares' fit is
+    // measured beside it only.
+    if (!shares) {
+      model.meta.human.search_mix_weights = info.search_mix_weights;
+      model.meta.human.search_mix_visits = info.search_mix_visits;
+    }
     char line[300];
     std::snprintf(line, sizeof line,
                   "search mixture (%s, %lld visits) fitted on %lld train positions in %d "

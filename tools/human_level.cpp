@@ -10,6 +10,7 @@
 #include "core/numbers.h"
 #include "mcts/levels.h"
 #include "nn/human_rating.h"
+#include "nn/model_evaluator.h"
 #include "nn/model_header.h"
 
 namespace kz {
@@ -55,8 +56,16 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
   return policy;
 }
 
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating) {
-  const auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
+std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+                                   HumanSearch* search) {
+  auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
+  const double lambda = search ? human_search_mix(policy.info(), rating) : 0.0;
+  if (lambda > 0) {
+    const int best = search->search(pos).best_move;
+    for (int k = 0; k < pos.npits; ++k)
+      probabilities[size_t(k)] =
+          float((1 - lambda) * probabilities[size_t(k)] + (k == best ? lambda : 0.0));
+  }
   std::vector<HumanMove> moves;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
     const int k = __builtin_ctz(mask);
@@ -95,15 +104,29 @@ SearchAnswer HumanSearch::search(const Position& pos) {
   for (const MoveEval& e : r.moves) total += e.visits;
   if (total > 0) {
     for (const MoveEval& e : r.moves)
-      if (e.move >= 0 && e.move < kMaxPits) answer.share[size_t(e.move)] = float(double(e.visits) / double(total));
+      if (e.move >= 0 && e.move < kMaxPits)
+        answer.share[size_t(e.move)] = float(double(e.visits) / double(total));
   } else if (r.best_move >= 0) {
     answer.share[size_t(r.best_move)] = 1.f;
   }
   return answer;
 }
 
-HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed)
-    : policy_(std::move(policy)), rating_(rating), rng_(seed) {}
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy) {
+  if (policy.info().search_mix_weights.empty()) return nullptr;
+  const std::string engine = shipped_model_path(spec);
+  if (engine.empty())
+    throw ParseError(
+        i18n::tr("the human model's search mixture needs the engine network for {game} ({file}), "
+                 "and there is none",
+                 {{"game", spec.name()}, {"file", "models/" + model_file_stem(spec) + ".pt"}}));
+  return std::make_shared<HumanSearch>(spec, load_model_evaluator(spec, engine, 1),
+                                       policy.info().search_mix_visits);
+}
+
+HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+                                   std::shared_ptr<HumanSearch> search)
+    : policy_(std::move(policy)), rating_(rating), rng_(seed), search_(std::move(search)) {}
 
 std::string HumanLevelPlayer::name() const {
   return "human-" + std::to_string(rating_);
@@ -113,7 +136,7 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   const auto start = std::chrono::steady_clock::now();
   ThinkResult r;
   if (pos.is_over()) return r;
-  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_);
+  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_, search_.get());
   // Temperature 1: each legal move with its own probability. The uniform draw is made
   // by hand (not std::discrete_distribution, whose algorithm the standard leaves to the
   // library) so that a seed gives the same game with every standard library.

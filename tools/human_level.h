@@ -31,15 +31,20 @@ std::string shipped_human_model_path(const GameSpec& spec);
 std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
                                               const std::string& human_model);
 
-// Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating);
+class HumanSearch;
+
+// Every legal move of `pos` at `rating`, most likely first (ties: the lower pit). With
+// `search` (the policy's model has a search mixture, human_level_search), the mixture
+// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move]; without, the policy alone.
+std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+                                   HumanSearch* search = nullptr);
 
 // A small search of the engine's network (the expert's MCTS settings, a fixed number of
 // visits, no noise, a fresh tree every time), so that a rating level can play what a
 // player who calculates would: the search mixture (HumanHeadInfo::search_mix_weights).
 // Deterministic: the same position gives the same answer.
 struct SearchAnswer {
-  int best_move = -1;                 // the most visited move (-1: the game is over)
+  int best_move = -1;                   // the most visited move (-1: the game is over)
   std::array<float, kMaxPits> share{};  // each pit's share of the root's visits
 };
 class HumanSearch {
@@ -53,12 +58,19 @@ class HumanSearch {
   MctsPlayer player_;
 };
 
+// The search of `policy`'s search mixture: a search of its visits over `spec`'s shipped
+// engine network; null when the model has no mixture. Throws ParseError naming the
+// missing engine model. Each player needs its own (a search is not thread-safe).
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy);
+
 // A Player whose move is drawn from the human policy at its rating (temperature 1), with
 // its own random generator seeded by `seed`, so a seeded game replays exactly. One
 // network call per move; limits are ignored (it does not search).
 class HumanLevelPlayer : public Player {
  public:
-  HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed);
+  // `search`: the policy's search mixture (human_level_search; null: none).
+  HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+                   std::shared_ptr<HumanSearch> search = nullptr);
   std::string name() const override;
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
 
@@ -66,6 +78,7 @@ class HumanLevelPlayer : public Player {
   std::shared_ptr<HumanPolicy> policy_;
   int rating_;
   std::mt19937_64 rng_;
+  std::shared_ptr<HumanSearch> search_;
 };
 
 // How each side (White's first) played the game `moves` from `start`
