@@ -68,6 +68,13 @@ void print_betas(const HumanHeadInfo& info) {
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
                     const GameSpec& spec) {
   model.meta.human.value_weights.clear();
+  // A search mixture was fitted on top of the old term: it goes with it.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_visits = 0;
+    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
+                 "on top of the value term fitted again now)\n";
+  }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
   {
@@ -351,7 +358,14 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
     return 0;
   }
-  // Value weights fitted to the head's old answers would not fit the trained head's.
+  // Value weights and a search mixture fitted to the head's old answers would not fit the
+  // trained head's.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_visits = 0;
+    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
+                 "to its head before this training)\n";
+  }
   if (!model.meta.human.value_weights.empty()) {
     model.meta.human.value_weights.clear();
     std::cerr << "kumalak human-train: the --init model's value weights are dropped (they "

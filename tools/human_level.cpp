@@ -120,8 +120,14 @@ std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const Huma
         i18n::tr("the human model's search mixture needs the engine network for {game} ({file}), "
                  "and there is none",
                  {{"game", spec.name()}, {"file", "models/" + model_file_stem(spec) + ".pt"}}));
-  return std::make_shared<HumanSearch>(spec, load_model_evaluator(spec, engine, 1),
-                                       policy.info().search_mix_visits);
+  std::shared_ptr<Evaluator> evaluator;
+  try {
+    evaluator = load_model_evaluator(spec, engine, 1);
+  } catch (const std::exception& e) {
+    throw ParseError(i18n::tr("the human model's search mixture cannot use {file}: {error}",
+                              {{"file", engine}, {"error", e.what()}}));
+  }
+  return std::make_shared<HumanSearch>(spec, std::move(evaluator), policy.info().search_mix_visits);
 }
 
 HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
@@ -169,7 +175,8 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
 
 std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
                                                           const Position& start,
-                                                          std::span<const int> moves) {
+                                                          std::span<const int> moves,
+                                                          HumanSearch* search) {
   // Both sides' positions in one network call; side[i] says whose each one is.
   std::vector<Position> positions;
   std::vector<int> played, plies, side;
@@ -186,7 +193,19 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
   if (positions.empty()) return out;
   const HumanHeadInfo& info = policy.info();
   const std::vector<int> grid = human_rating_grid(info, 25);
-  const auto logprobs = policy.move_logprobs(positions, played, grid);
+  auto logprobs = policy.move_logprobs(positions, played, grid);
+  // With the search mixture: whether each move was the search's, and lambda per rating.
+  std::vector<char> searched_move;
+  if (search && !info.search_mix_weights.empty()) {
+    for (size_t i = 0; i < positions.size(); ++i)
+      searched_move.push_back(search->search(positions[i]).best_move == played[i]);
+    for (size_t g = 0; g < grid.size(); ++g) {
+      const double lambda = human_search_mix(info, grid[g]);
+      for (size_t i = 0; i < positions.size(); ++i)
+        logprobs[g][i] = std::log(std::max(
+            (1 - lambda) * std::exp(logprobs[g][i]) + (searched_move[i] ? lambda : 0.0), 1e-300));
+    }
+  }
   std::array<std::vector<double>, 2> loglik;
   std::array<bool, 2> moved{false, false};
   for (int s : side) moved[size_t(s)] = true;
@@ -215,9 +234,14 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
   }
   for (size_t i = 0; i < positions.size(); ++i) rating_of[i] = out[size_t(side[i])]->rating;
   const auto probabilities = policy.probabilities(positions, rating_of, {});
-  for (size_t i = 0; i < positions.size(); ++i)
-    out[size_t(side[i])]->moves.push_back(
-        {plies[i], played[i], probabilities[i][size_t(played[i])]});
+  for (size_t i = 0; i < positions.size(); ++i) {
+    double p = probabilities[i][size_t(played[i])];
+    if (!searched_move.empty()) {
+      const double lambda = human_search_mix(info, rating_of[i]);
+      p = (1 - lambda) * p + (searched_move[i] ? lambda : 0.0);
+    }
+    out[size_t(side[i])]->moves.push_back({plies[i], played[i], float(p)});
+  }
   return out;
 }
 
@@ -260,21 +284,22 @@ std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int ra
                                                     uint64_t seed) {
   if (const std::string why = rating_level_problem(this, spec, rating); !why.empty())
     throw ParseError("level " + std::to_string(rating) + ": " + why);
-  return std::make_unique<HumanLevelPlayer>(policy(spec), rating, seed);
+  const auto p = policy(spec);
+  return std::make_unique<HumanLevelPlayer>(p, rating, seed, human_level_search(spec, *p));
 }
 
 std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Position& pos,
                                                   int rating) {
   const auto p = policy(spec);
   if (!p || pos.is_over()) return {};
-  return human_moves(*p, pos, rating);
+  return human_moves(*p, pos, rating, human_level_search(spec, *p).get());
 }
 
 std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
     const GameSpec& spec, const Position& start, std::span<const int> moves) {
   const auto p = policy(spec);
   if (!p) return {};
-  return played_like_both(*p, start, moves);
+  return played_like_both(*p, start, moves, human_level_search(spec, *p).get());
 }
 
 }  // namespace kz

@@ -88,9 +88,11 @@ class HumanLevelPlayer : public Player {
 // both sides moved, the two are estimated jointly (estimate_ratings_jointly: PlayOK pairs
 // players of similar ratings, so each side's moves also tell about the other's); else
 // each from its own moves with the one-sided prior. `kumalak analyze` says it.
+// With `search` (human_level_search), every probability is the search mixture's.
 std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
                                                           const Position& start,
-                                                          std::span<const int> moves);
+                                                          std::span<const int> moves,
+                                                          HumanSearch* search = nullptr);
 
 // The rating levels of the shipped human models (shipped_human_model_path), each loaded
 // on first use and kept; for the engine protocol and `kumalak serve`. Thread-safe: the
