@@ -21,7 +21,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}, {}, 0};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -296,9 +296,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}, {}, 0}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}, {}, 0}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}, {}, 0}), "");
 }
 
 }  // namespace

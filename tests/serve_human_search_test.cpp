@@ -21,7 +21,7 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, test::tiny_net_config(), 7);
   m.net->eval();
-  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}});
+  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0});
   HumanPolicy plain(m);
   Model with_mix = m;
   with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
@@ -51,7 +51,9 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
         sum += h.probability;
       }
       EXPECT_NEAR(sum, 1.0, 1e-5);
-      if (r == 2200) EXPECT_EQ(answer.front().move, best);  // 0.8 of the mass
+      if (r == 2200) {
+        EXPECT_EQ(answer.front().move, best);  // 0.8 of the mass
+      }
       ++checked;
     }
   }
