@@ -49,6 +49,15 @@ struct HumanHeadInfo {
   // similar ratings, so each side's moves also tell about the other's rating:
   // estimate_ratings_jointly uses it.
   std::vector<int> rating_pair_prior;
+  // The search mixture (empty: none, models from before it): a player of rating R plays
+  // the move of a search of search_mix_visits visits of the game's engine network with
+  // probability lambda(R) and otherwise as the human policy (value term included) says:
+  // p_mix(m | R) = (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], where
+  // lambda(R) = these kHumanRatingInputs weights dotted with human_rating_inputs(R),
+  // clamped to 0..1 (human_search_mix). Fitted by maximum likelihood on the train fold
+  // (fit_search_mix, nn/human_training.h; docs/human.md).
+  std::vector<float> search_mix_weights;
+  int search_mix_visits = 0;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -56,15 +65,19 @@ inline constexpr int kHumanPriorBinWidth = 100;
 // A value weight beyond this is no fit but a broken file: beta = 100 already turns a
 // difference of 0.1 in Q into a factor e^10 between two moves.
 inline constexpr float kHumanMaxValueWeight = 100.f;
+// The most visits a search mixture may ask for: a rating level's move searches (or a
+// hint's "most players at R play") and must stay within tens of milliseconds.
+inline constexpr int kHumanMaxSearchMixVisits = 1024;
 
 // The number of kHumanPriorBinWidth-point bins of `info`'s range (the last one may be cut).
 int human_prior_bins(const HumanHeadInfo& info);
 
 // "" when the range is usable (100 <= min < max <= 3500 and min <= mean <= max), the
 // prior, if any, has one count >= 0 per bin of the range and not all of them 0, the pair
-// prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0, and
+// prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0,
 // the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
-// kHumanMaxValueWeight; else why not.
+// kHumanMaxValueWeight, and the search mixture, if any, kHumanRatingInputs finite
+// weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits; else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The head's inputs for rating R (clamped to the range) or a titled player.
@@ -74,6 +87,10 @@ std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& i
 // beta(R) of the value term: info.value_weights . human_rating_inputs(R) (0 without
 // value weights).
 double human_value_beta(const HumanHeadInfo& info, int rating, bool titled = false);
+
+// lambda(R) of the search mixture: info.search_mix_weights . human_rating_inputs(R),
+// clamped to 0..1 (0 without search mixture weights).
+double human_search_mix(const HumanHeadInfo& info, int rating, bool titled = false);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

@@ -430,6 +430,93 @@ ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSa
   return fit;
 }
 
+SearchMixFit fit_search_mix(const HumanHeadInfo& info,
+                            const std::vector<SearchMixSample>& samples) {
+  constexpr int K = kHumanRatingKnots + 1;  // the knots' thetas, then the titled one
+  SearchMixFit fit;
+  fit.positions = int64_t(samples.size());
+  fit.knot_samples.assign(size_t(K), 0.0);
+  // Each sample's share in each theta (a rated player's two hats, a titled player's 1).
+  std::vector<std::array<float, K>> share(samples.size());
+  std::vector<std::vector<size_t>> members(static_cast<size_t>(K));
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const SearchMixSample& s = samples[i];
+    share[i].fill(0.f);
+    if (s.titled) {
+      share[i][K - 1] = 1.f;
+    } else {
+      const auto in = human_rating_inputs(info, s.rating);
+      for (int k = 0; k < kHumanRatingKnots; ++k) share[i][size_t(k)] = in[size_t(1 + k)];
+    }
+    for (int k = 0; k < K; ++k)
+      if (share[i][size_t(k)] > 0) {
+        members[size_t(k)].push_back(i);
+        fit.knot_samples[size_t(k)] += share[i][size_t(k)];
+      }
+  }
+  std::array<double, K> theta{};
+  auto lambda_of = [&](size_t i) {
+    double l = 0;
+    for (int k = 0; k < K; ++k) l += double(share[i][size_t(k)]) * theta[size_t(k)];
+    return l;
+  };
+  auto probability = [&](size_t i, double lambda) {
+    const SearchMixSample& s = samples[i];
+    return (1 - lambda) * s.policy + lambda * s.search;
+  };
+  auto mean_loglik = [&] {
+    double ll = 0;
+    for (size_t i = 0; i < samples.size(); ++i)
+      ll += std::log(std::max(probability(i, lambda_of(i)), 1e-9));
+    return samples.empty() ? 0.0 : ll / double(samples.size());
+  };
+  fit.loglik_before = mean_loglik();
+  constexpr int kMaxSweeps = 500;
+  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    double largest = 0;
+    for (int k = 0; k < K; ++k) {
+      const auto& who = members[size_t(k)];
+      if (who.empty()) continue;
+      // The derivative in theta_k, decreasing (the log-likelihood is concave in it).
+      auto derivative = [&](double value) {
+        const double saved = theta[size_t(k)];
+        theta[size_t(k)] = value;
+        double d = 0;
+        for (size_t i : who) {
+          const SearchMixSample& s = samples[i];
+          const double p = std::max(probability(i, lambda_of(i)), 1e-12);
+          d += double(share[i][size_t(k)]) * (s.search - s.policy) / p;
+        }
+        theta[size_t(k)] = saved;
+        return d;
+      };
+      double best;
+      if (derivative(0.0) <= 0) {
+        best = 0;
+      } else if (derivative(kMaxSearchMix) >= 0) {
+        best = kMaxSearchMix;
+      } else {
+        double lo = 0, hi = kMaxSearchMix;
+        for (int step = 0; step < 40; ++step) {
+          const double mid = 0.5 * (lo + hi);
+          (derivative(mid) > 0 ? lo : hi) = mid;
+        }
+        best = 0.5 * (lo + hi);
+      }
+      largest = std::max(largest, std::abs(best - theta[size_t(k)]));
+      theta[size_t(k)] = best;
+    }
+    ++fit.sweeps;
+    if (largest < 1e-6) break;
+  }
+  fit.loglik_after = mean_loglik();
+  fit.weights.assign(size_t(kHumanRatingInputs), 0.f);
+  for (int k = 0; k < kHumanRatingKnots; ++k) fit.weights[size_t(1 + k)] = float(theta[size_t(k)]);
+  fit.weights[size_t(kHumanRatingInputs - 1)] =
+      float(theta[size_t(K - 1)] - theta[size_t(kHumanRatingKnots - 1)]);
+  return fit;
+}
+
 ValueAccuracy value_accuracy(Model& model, const std::vector<HumanSample>& samples,
                              const std::vector<HumanSide>& sides) {
   ValueAccuracy acc;

@@ -122,6 +122,36 @@ struct ValueWeightsFit {
 ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSample>& samples,
                                   double l2 = 1e-6);
 
+// The search mixture (HumanHeadInfo::search_mix_weights): a player of rating R plays
+// the search's answer with probability lambda(R) and otherwise as the human policy
+// says, p_mix(m | R) = (1 - lambda(R)) p(m | R) + lambda(R) s(m), s the search's
+// distribution over the moves. One sample: the probability the human policy (value term
+// included) and the search each gave the move played, and who played it.
+struct SearchMixSample {
+  double policy = 0;  // p(move | R)
+  double search = 0;  // s(move)
+  int rating = 0;
+  bool titled = false;
+};
+// lambda(R) fitted by maximum likelihood: lambda(R) = sum over the knots of hat_k(R)
+// theta_k (titled players: theta_titled), each theta in [0, kMaxSearchMix], so lambda
+// is piecewise linear between the head's knots and always a probability; the mean
+// log-likelihood of the played moves is concave in theta and is maximised one theta at
+// a time (bisection on its derivative) until no theta moves by 1e-6. `weights` are the
+// thetas in the basis of the rating inputs (human_search_mix dots them with
+// human_rating_inputs): 0 for the straight line, theta_k for hat k, and theta_titled -
+// theta_last for the titled flag (a titled player's inputs are the last hat and the flag).
+inline constexpr double kMaxSearchMix = 0.999;
+struct SearchMixFit {
+  std::vector<float> weights;
+  std::vector<double> knot_samples;  // the hat weights summed per knot, then titled
+  double loglik_before = 0;          // mean over the samples, lambda = 0
+  double loglik_after = 0;
+  int sweeps = 0;
+  int64_t positions = 0;
+};
+SearchMixFit fit_search_mix(const HumanHeadInfo& info, const std::vector<SearchMixSample>& samples);
+
 // How well a model's own value head predicts the results of the games of `samples`
 // (each side's score, HumanSide::score; sides without a result are left out): the mean
 // squared error of the expected score (win + draw / 2, the mover's view) of the

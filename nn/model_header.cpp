@@ -108,6 +108,29 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
           throw ModelError(
               where + "malformed human head in its metadata: " + "human.value_weights is empty");
       }
+      // Absent in models from before the search mixture: none.
+      if (h.contains("search_mix")) {
+        const auto& mix = h.at("search_mix");
+        const std::string malformed = where + "malformed human head in its metadata: ";
+        if (!mix.is_object() || !mix.contains("visits") || !mix.contains("weights"))
+          throw ModelError(malformed + "human.search_mix is not an object with visits and weights");
+        const auto& visits = mix.at("visits");
+        if (!visits.is_number_integer() || visits.get<int64_t>() < 1 ||
+            visits.get<int64_t>() > kHumanMaxSearchMixVisits)
+          throw ModelError(malformed + "human.search_mix.visits is " + visits.dump() +
+                           ", not a whole number 1.." + std::to_string(kHumanMaxSearchMixVisits));
+        meta.human.search_mix_visits = int(visits.get<int64_t>());
+        const auto& w = mix.at("weights");
+        if (!w.is_array() || w.empty())
+          throw ModelError(malformed + "human.search_mix.weights is not an array of numbers");
+        for (const auto& x : w) {
+          // Bounded as a double before narrowing to float (see value_weights).
+          if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > 1e6)
+            throw ModelError(malformed + "human.search_mix.weights holds " + x.dump() +
+                             ", not a number");
+          meta.human.search_mix_weights.push_back(float(x.get<double>()));
+        }
+      }
       if (const std::string why = human_head_problem(meta.human); !why.empty())
         throw ModelError(where + "malformed human head in its metadata: " + why);
     }

@@ -21,7 +21,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}, {}, 0};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -296,9 +296,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}, {}, 0}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}, {}, 0}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}, {}, 0}), "");
 }
 
 }  // namespace
@@ -664,6 +664,123 @@ TEST(HumanHead, ModelFileRoundTripsThePairPriorAndRefusesABrokenOne) {
   EXPECT_NE(human_head_problem(zero).find("counts no game"), std::string::npos);
   zero.rating_pair_prior.assign(cells - 1, 1);
   EXPECT_NE(human_head_problem(zero).find("196 pairs of bins"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kz
+
+namespace kz {
+namespace {
+
+// lambda(R) of the search mixture: the weights dotted with the rating inputs, clamped to
+// 0..1; none without weights. A titled player's lambda is its own (the last hat plus the
+// flag's weight).
+TEST(HumanSearchMix, LambdaFollowsTheKnotsAndIsAProbability) {
+  HumanHeadInfo info = kInfo;
+  EXPECT_EQ(human_search_mix(info, 1500), 0.0);
+  info.search_mix_weights.assign(kHumanRatingInputs, 0.f);
+  info.search_mix_visits = 64;
+  for (int k = 0; k < kHumanRatingKnots; ++k) info.search_mix_weights[size_t(1 + k)] = 0.1f * k;
+  info.search_mix_weights[kHumanRatingInputs - 1] = -0.5f;  // titled: 0.7 - 0.5
+  const int spacing = (info.rating_max - info.rating_min) / (kHumanRatingKnots - 1);
+  EXPECT_NEAR(human_search_mix(info, info.rating_min), 0.0, 1e-6);
+  EXPECT_NEAR(human_search_mix(info, info.rating_min + 2 * spacing), 0.2, 1e-6);
+  EXPECT_NEAR(human_search_mix(info, info.rating_min + 2 * spacing + spacing / 2), 0.25, 1e-6);
+  EXPECT_NEAR(human_search_mix(info, info.rating_max), 0.7, 1e-6);
+  EXPECT_NEAR(human_search_mix(info, 0, true), 0.2, 1e-6);
+  info.search_mix_weights[1] = -0.3f;  // below 0: clamped
+  EXPECT_EQ(human_search_mix(info, info.rating_min), 0.0);
+  EXPECT_EQ(human_head_problem(info), "");
+}
+
+// Synthetic players who play the search's move with a probability that rises with the
+// rating (0 at the bottom, 0.3 at the top) and otherwise as a policy that gives the
+// played move some probability: the fit recovers that lambda at every knot.
+TEST(HumanSearchMix, FitRecoversALambdaThatRisesWithTheRating) {
+  const HumanHeadInfo info = kInfo;
+  auto true_lambda = [&](int r) {
+    return 0.3 * double(r - info.rating_min) / double(info.rating_max - info.rating_min);
+  };
+  std::mt19937_64 rng(61);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<SearchMixSample> samples;
+  for (int i = 0; i < 60000; ++i) {
+    const int r = info.rating_min + int(rng() % uint64_t(info.rating_max - info.rating_min + 1));
+    // Five moves; the search picks move 0; the policy gives move 0 probability q.
+    const double q = 0.05 + 0.5 * unit(rng);
+    const bool plays_search = unit(rng) < true_lambda(r);
+    int move;
+    if (plays_search) {
+      move = 0;
+    } else {
+      move = unit(rng) < q ? 0 : 1 + int(rng() % 4);
+    }
+    const double policy = move == 0 ? q : (1 - q) / 4;
+    samples.push_back({policy, move == 0 ? 1.0 : 0.0, r, false});
+  }
+  const SearchMixFit fit = fit_search_mix(info, samples);
+  EXPECT_GT(fit.loglik_after, fit.loglik_before);
+  HumanHeadInfo fitted = info;
+  fitted.search_mix_weights = fit.weights;
+  fitted.search_mix_visits = 64;
+  EXPECT_EQ(human_head_problem(fitted), "");
+  for (int r = info.rating_min; r <= info.rating_max; r += 200)
+    EXPECT_NEAR(human_search_mix(fitted, r), true_lambda(r), 0.04) << r;
+  // No titled sample: the titled lambda stays 0.
+  EXPECT_NEAR(human_search_mix(fitted, 0, true), 0.0, 1e-6);
+}
+
+// Where players pick the search's move less often than the policy says (0.2 against
+// 0.25), the best lambda is 0: the fit does not invent a mixture.
+TEST(HumanSearchMix, FitGivesZeroWhereTheSearchDoesNotHelp) {
+  std::vector<SearchMixSample> samples;
+  std::mt19937_64 rng(71);
+  for (int i = 0; i < 5000; ++i) {
+    const bool search_move = rng() % 5 == 0;
+    samples.push_back({0.25, search_move ? 1.0 : 0.0, 800 + int(rng() % 1400), false});
+  }
+  const SearchMixFit fit = fit_search_mix(kInfo, samples);
+  for (float w : fit.weights) EXPECT_LE(std::abs(w), 0.02f);
+  EXPECT_NEAR(fit.loglik_after, fit.loglik_before, 1e-4);
+}
+
+// The mixture round-trips through the model file; a model without one has none (and
+// writes no "search_mix"); a malformed entry is refused with a message naming it.
+TEST(HumanSearchMix, StoredInTheModelAndMalformedEntriesAreRefusedByName) {
+  Model plain = tiny_human_model(81);
+  const std::string plain_path = temp_path("human-nomix.pt");
+  save_model(plain_path, plain);
+  EXPECT_EQ(test::read_bytes(plain_path).find("search_mix"), std::string::npos);
+  EXPECT_TRUE(load_model(plain_path).meta.human.search_mix_weights.empty());
+
+  Model m = plain;
+  m.meta.human.search_mix_weights = {0.f, 0.f, 0.25f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.75f, -0.5f};
+  m.meta.human.search_mix_visits = 256;
+  const std::string path = temp_path("human-mix.pt");
+  save_model(path, m);
+  const Model back = load_model(path);
+  EXPECT_EQ(back.meta.human.search_mix_weights, m.meta.human.search_mix_weights);
+  EXPECT_EQ(back.meta.human.search_mix_visits, 256);
+  const std::string bytes = test::read_bytes(path);
+  const std::string ok = "\"search_mix\":{\"visits\":256,\"weights\":[0.0,0.0,0.25,";
+  ASSERT_NE(bytes.find(ok), std::string::npos);
+  const std::vector<std::string> bad{
+      "\"search_mix\":{\"visits\":0,\"weights\":[0.0,0.0,0.25,",      // no visits
+      "\"search_mix\":{\"visits\":99999,\"weights\":[0.0,0.0,0.25,",  // too many
+      "\"search_mix\":{\"visits\":2.5,\"weights\":[0.0,0.0,0.25,",    // not whole
+      "\"search_mix\":{\"visits\":256,\"weights\":[0.0,0.25,",        // 9 numbers
+      "\"search_mix\":{\"visits\":256,\"weights\":[\"x\",0.0,0.25,",  // not a number
+      "\"search_mix\":{\"visits\":256,\"weights\":[7.0,0.0,0.25,",    // beyond 1
+      "\"search_mix\":{\"visits\":256,\"weights\":[1e300,0.0,0.25,",  // beyond float
+      "\"search_mix\":{\"visits\":256,\"wei\":[0.0,0.0,0.25,",        // no weights
+  };
+  int i = 0;
+  for (const std::string& to : bad) {
+    const std::string file = temp_path("bad-mix-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find("human.search_mix"), std::string::npos) << to << ": " << why;
+  }
 }
 
 }  // namespace

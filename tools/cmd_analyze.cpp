@@ -152,11 +152,13 @@ int run_analyze(const AnalyzeOptions& opt) {
   }
   // The rating estimate needs a human model: given, or shipped for the game (Togyz).
   std::unique_ptr<HumanPolicy> human;
+  std::shared_ptr<HumanSearch> human_search;  // the human model's search mixture, if any
   const std::string human_path =
       opt.human_model.empty() ? shipped_human_model_path(spec) : opt.human_model;
   if (!human_path.empty()) {
     try {
       human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
+      human_search = human_level_search(spec, *human);
     } catch (const std::exception& e) {
       std::cerr << "kumalak analyze: " << human_path << ": " << e.what() << "\n";
       return 2;
@@ -217,7 +219,7 @@ int run_analyze(const AnalyzeOptions& opt) {
                  "\n";
       // Both sides' ratings at once: jointly where the human model has the pair prior.
       std::array<std::optional<PlayedLike>, 2> like;
-      if (human) like = played_like_both(*human, start, rr.moves);
+      if (human) like = played_like_both(*human, start, rr.moves, human_search.get());
       for (int p = 0; p < 2; ++p) {
         const std::initializer_list<i18n::Arg> args = {{"name", names[p]},
                                                        {"stats", side[p].line()}};

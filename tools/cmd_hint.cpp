@@ -42,7 +42,13 @@ struct HintOptions {
 int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position& pos,
                     HumanPolicy& policy, int rating) {
   using i18n::tr;
-  std::vector<HumanMove> moves = human_moves(policy, pos, rating);
+  std::vector<HumanMove> moves;
+  try {
+    moves = human_moves(policy, pos, rating, human_level_search(spec, policy).get());
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak hint: " << e.what() << "\n";
+    return 2;
+  }
   if (int(moves.size()) > opt.count) moves.resize(size_t(opt.count));
   std::unique_ptr<Player> engine;
   try {
@@ -148,7 +154,15 @@ int run_hint(const HintOptions& opt) {
 
   // --rating: the likeliest move of players of that rating, beside the engine's best.
   std::vector<HumanMove> human;
-  if (human_policy) human = human_moves(*human_policy, pos, opt.rating);
+  if (human_policy) {
+    try {
+      human = human_moves(*human_policy, pos, opt.rating,
+                          human_level_search(spec, *human_policy).get());
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak hint: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (opt.json) {
     nlohmann::ordered_json j = hint_json(spec, pos, h, player->name(), level);
     if (!human.empty()) {

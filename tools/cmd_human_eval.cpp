@@ -31,6 +31,7 @@
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -285,6 +286,13 @@ int run_human_eval(const HumanEvalOptions& opt) {
   if (human) {
     const HumanHeadInfo& info = human->info();
     const std::vector<int> grid = human_rating_grid(info, kEstimateGridStep);
+    std::shared_ptr<HumanSearch> search;
+    try {
+      search = human_level_search(spec, *human);
+    } catch (const std::exception& e) {
+      std::cerr << "kumalak human-eval: " << e.what() << "\n";
+      return 2;
+    }
     Progress progress("human policy", int64_t(samples.size()));
     std::vector<Position> batch;
     std::vector<int> moves, ratings;
@@ -298,9 +306,27 @@ int run_human_eval(const HumanEvalOptions& opt) {
         moves.push_back(samples[i].move);
         ratings.push_back(samples[i].rating);
       }
-      const auto own = human->probabilities(batch, ratings, {});
-      const auto blind = human->probabilities(batch, info.rating_mean);
-      const auto over_grid = human->move_logprobs(batch, moves, grid);
+      auto own = human->probabilities(batch, ratings, {});
+      auto blind = human->probabilities(batch, info.rating_mean);
+      auto over_grid = human->move_logprobs(batch, moves, grid);
+      if (search) {
+        // The search mixture (HumanHeadInfo::search_mix_weights), as the levels play it.
+        for (size_t i = 0; i < n; ++i) {
+          const int best = search->search(batch[i]).best_move;
+          auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
+            for (size_t k = 0; k < p.size(); ++k)
+              p[k] = float((1 - lambda) * p[k] + (int(k) == best ? lambda : 0.0));
+          };
+          mix(own[i], human_search_mix(info, ratings[i]));
+          mix(blind[i], human_search_mix(info, info.rating_mean));
+          for (size_t g = 0; g < grid.size(); ++g) {
+            const double lambda = human_search_mix(info, grid[g]);
+            over_grid[g][i] = std::log(std::max(
+                (1 - lambda) * std::exp(over_grid[g][i]) + (moves[i] == best ? lambda : 0.0),
+                kMinProbability));
+          }
+        }
+      }
       for (size_t i = 0; i < n; ++i) {
         const Sample& s = samples[first + i];
         BinStats& b = bins[s.bin_from];
@@ -407,6 +433,8 @@ int run_human_eval(const HumanEvalOptions& opt) {
       // Whether the human columns include the rating-dependent value term
       // (HumanHeadInfo::value_weights, docs/human.md).
       j["human_value_term"] = !human->info().value_weights.empty();
+      if (human->info().search_mix_visits > 0)
+        j["human_search_mix_visits"] = human->info().search_mix_visits;
       j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
                              : estimates.posterior ? "posterior"
                                                    : "maximum_likelihood";

@@ -9,13 +9,16 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "core/notation.h"
 #include "core/rated_games.h"
 #include "nn/human_policy.h"
 #include "nn/human_training.h"
+#include "nn/model_evaluator.h"
 #include "nn/model_file.h"
 #include "tools/commands.h"
+#include "tools/human_level.h"
 #include "train/progress.h"
 
 namespace kz::cli {
@@ -41,6 +44,11 @@ struct HumanTrainCliOptions {
   bool fit_value_weights = false;
   // Write the two-sided prior over a game's two ratings (HumanHeadInfo::rating_pair_prior).
   bool pair_prior = true;
+  // Fit the search mixture (HumanHeadInfo::search_mix_weights) with a search of this many
+  // visits of the engine's network (0: no).
+  int64_t search_mix_visits = 0;
+  int search_every = 5;      // the fit reads every K-th train position
+  std::string engine_model;  // the searched network (empty: the game's shipped model)
 };
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
@@ -60,6 +68,13 @@ void print_betas(const HumanHeadInfo& info) {
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
                     const GameSpec& spec) {
   model.meta.human.value_weights.clear();
+  // A search mixture was fitted on top of the old term: it goes with it.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_visits = 0;
+    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
+                 "on top of the value term fitted again now)\n";
+  }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
   {
@@ -94,6 +109,139 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
                 (long long)fit.positions, fit.iterations, fit.loglik_before, fit.loglik_after);
   std::cerr << "kumalak human-train: " << line << "\n";
   print_betas(model.meta.human);
+}
+
+// What the search mixture is fitted and measured on: per sample, the human policy's
+// probabilities (value term included) at the player's own rating and the search's answer.
+struct MixRow {
+  const HumanSample* sample = nullptr;
+  std::array<float, kMaxPits> policy{};
+  SearchAnswer search;
+};
+
+std::vector<MixRow> search_mix_rows(HumanPolicy& policy, HumanSearch& search,
+                                    const std::vector<HumanSample>& samples, int every,
+                                    const std::string& what) {
+  std::vector<const HumanSample*> chosen;
+  for (size_t i = 0; i < samples.size(); i += size_t(every)) chosen.push_back(&samples[i]);
+  std::vector<MixRow> rows(chosen.size());
+  constexpr size_t kChunk = 256;
+  Progress::Options po;
+  po.unit = "positions";
+  po.line_interval_s = 10;
+  Progress progress("human-train: " + what + " searched", int64_t(chosen.size()), po);
+  std::vector<Position> positions;
+  std::vector<int> ratings;
+  std::vector<char> titled;
+  for (size_t first = 0; first < chosen.size(); first += kChunk) {
+    const size_t n = std::min(kChunk, chosen.size() - first);
+    positions.clear();
+    ratings.clear();
+    titled.clear();
+    for (size_t i = first; i < first + n; ++i) {
+      positions.push_back(chosen[i]->position);
+      ratings.push_back(chosen[i]->rating);
+      titled.push_back(chosen[i]->titled ? 1 : 0);
+    }
+    const auto probabilities = policy.probabilities(positions, ratings, titled);
+    for (size_t i = 0; i < n; ++i) {
+      MixRow& row = rows[first + i];
+      row.sample = chosen[first + i];
+      row.policy = probabilities[i];
+      row.search = search.search(row.sample->position);
+      progress.set_done(int64_t(first + i + 1));
+    }
+  }
+  progress.finish();
+  return rows;
+}
+
+// The search's probability of `move`: its visit share, or 1 for its best move alone.
+double search_probability(const SearchAnswer& a, int move, bool shares) {
+  return shares ? a.share[size_t(move)] : a.best_move == move ? 1.0 : 0.0;
+}
+
+// Fits the search mixture on every K-th train position and measures the validation
+// fold (every position) per 100-point bin with and without it, for both of the search's
+// answers (its best move alone, its visit shares).
+void fit_search_term(Model& model, const HumanData& train, const HumanData& validation,
+                     const GameSpec& spec, const HumanTrainCliOptions& opt) {
+  const std::string engine_path =
+      opt.engine_model.empty() ? shipped_model_path(spec) : opt.engine_model;
+  if (engine_path.empty()) throw std::runtime_error("no engine model to search with");
+  HumanSearch search(spec, load_model_evaluator(spec, engine_path, 1), opt.search_mix_visits);
+  // The mixture is fitted on top of the policy without one.
+  model.meta.human.search_mix_weights.clear();
+  model.meta.human.search_mix_visits = 0;
+  HumanPolicy policy(model);
+  const auto train_rows = search_mix_rows(policy, search, train.samples, opt.search_every, "train");
+  const auto val_rows = search_mix_rows(policy, search, validation.samples, 1, "validation");
+  for (bool shares : {false, true}) {
+    std::vector<SearchMixSample> mix;
+    for (const MixRow& row : train_rows)
+      mix.push_back({row.policy[size_t(row.sample->move)],
+                     search_probability(row.search, row.sample->move, shares), row.sample->rating,
+                     row.sample->titled});
+    const SearchMixFit fit = fit_search_mix(model.meta.human, mix);
+    HumanHeadInfo info = model.meta.human;
+    info.search_mix_weights = fit.weights;
+    info.search_mix_visits = int(opt.search_mix_visits);
+    // The model plays the best move's mixture (human_moves); the visit shares' fit is
+    // measured beside it only.
+    if (!shares) {
+      model.meta.human.search_mix_weights = info.search_mix_weights;
+      model.meta.human.search_mix_visits = info.search_mix_visits;
+    }
+    char line[300];
+    std::snprintf(line, sizeof line,
+                  "search mixture (%s, %lld visits) fitted on %lld train positions in %d "
+                  "sweeps: train log-likelihood %.4f -> %.4f; lambda(R):",
+                  shares ? "visit shares" : "best move", (long long)opt.search_mix_visits,
+                  (long long)fit.positions, fit.sweeps, fit.loglik_before, fit.loglik_after);
+    std::cerr << "kumalak human-train: " << line;
+    for (int r = 800; r <= 2200; r += 200) {
+      std::snprintf(line, sizeof line, " %d: %.4f", r, human_search_mix(info, r));
+      std::cerr << line;
+    }
+    std::snprintf(line, sizeof line, "; titled: %.4f\n", human_search_mix(info, 0, true));
+    std::cerr << line;
+    struct Bin {
+      int64_t n = 0, top1_before = 0, top1_after = 0;
+      double ll_before = 0, ll_after = 0;
+    };
+    std::map<int, Bin> bins;  // by bin; -1: titled
+    for (const MixRow& row : val_rows) {
+      const HumanSample& s = *row.sample;
+      const double lambda = human_search_mix(info, s.rating, s.titled);
+      std::array<float, kMaxPits> mixed{};
+      for (int k = 0; k < s.position.npits; ++k)
+        mixed[size_t(k)] = float((1 - lambda) * row.policy[size_t(k)] +
+                                 lambda * search_probability(row.search, k, shares));
+      for (int key : {s.titled ? -1 : rating_bin_from(s.rating), -2}) {
+        Bin& b = bins[key];
+        ++b.n;
+        b.top1_before += top_human_move(row.policy, s.position) == s.move;
+        b.top1_after += top_human_move(mixed, s.position) == s.move;
+        b.ll_before += std::log(std::max(double(row.policy[size_t(s.move)]), 1e-9));
+        b.ll_after += std::log(std::max(double(mixed[size_t(s.move)]), 1e-9));
+      }
+    }
+    std::cerr << "kumalak human-train: validation, " << (shares ? "visit shares" : "best move")
+              << ": bin | positions | lambda | top-1 before / after | loglik before / after\n";
+    for (const auto& [key, b] : bins) {
+      const double lambda = key == -1   ? human_search_mix(info, 0, true)
+                            : key == -2 ? 0.0
+                                        : human_search_mix(info, key + 50);
+      std::snprintf(line, sizeof line, "  %s | %lld | %.4f | %.2f / %.2f %% | %.4f / %.4f\n",
+                    key == -1   ? "titled"
+                    : key == -2 ? "all"
+                                : (std::to_string(key) + "-" + std::to_string(key + 99)).c_str(),
+                    (long long)b.n, lambda, 100.0 * double(b.top1_before) / double(b.n),
+                    100.0 * double(b.top1_after) / double(b.n), b.ll_before / double(b.n),
+                    b.ll_after / double(b.n));
+      std::cerr << line;
+    }
+  }
 }
 
 int run_human_train(const HumanTrainCliOptions& opt) {
@@ -198,11 +346,26 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       }
       report("with the value term", model);
     }
+    if (opt.search_mix_visits > 0) {
+      try {
+        fit_search_term(model, train, validation, spec, opt);
+      } catch (const std::exception& e) {
+        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        return 1;
+      }
+    }
     save_model(opt.out, model);
     std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
     return 0;
   }
-  // Value weights fitted to the head's old answers would not fit the trained head's.
+  // Value weights and a search mixture fitted to the head's old answers would not fit the
+  // trained head's.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_visits = 0;
+    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
+                 "to its head before this training)\n";
+  }
   if (!model.meta.human.value_weights.empty()) {
     model.meta.human.value_weights.clear();
     std::cerr << "kumalak human-train: the --init model's value weights are dropped (they "
@@ -297,6 +460,16 @@ void register_human_train(CLI::App& app, int& exit_code) {
                 "fit the rating-dependent value term (how much a player of each rating "
                 "prefers the moves the model's value head rates higher) on the train fold "
                 "after training; with --epochs 0, to the --init model's head as it is");
+  cmd->add_option("--fit-search-mix", opt->search_mix_visits,
+                  "fit how often a player of each rating plays what a search of this many "
+                  "visits of the engine's network plays (with --epochs 0)")
+      ->check(in_range(int64_t(1), int64_t(100000)));
+  cmd->add_option("--search-every", opt->search_every,
+                  "fit the search mixture on every K-th train position (default 5)")
+      ->check(in_range(1, 1000000));
+  cmd->add_option("--engine-model", opt->engine_model,
+                  "the network the search mixture searches with (default: the game's shipped "
+                  "model)");
   cmd->add_flag("!--no-pair-prior", opt->pair_prior,
                 "leave out the two-sided prior over a game's two ratings (by default the "
                 "train fold's games of two rated players are counted into the model, and "

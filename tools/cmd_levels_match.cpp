@@ -270,9 +270,10 @@ int run_levels_match(const LevelsMatchOptions& opt) {
         throw ParseError("--a/--b name one pair: no --only or --same-level with them");
       LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
       // A rating level is refused here, before any game, when the human model is missing
-      // or the rating outside its range.
+      // or the rating outside its range (or its search mixture's engine network missing).
       for (const MatchSide* side : {&pair.upper, &pair.lower})
-        if (side->rating) load_human_level(spec, *side->rating, opt.human_model);
+        if (side->rating)
+          human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model));
       if (pair.upper.rating || pair.lower.rating) {
         pair.step_score = kRatingStepScore;
         pair.sprt = kRatingStepSprt;
@@ -409,10 +410,12 @@ int run_levels_match(const LevelsMatchOptions& opt) {
                               uint64_t(side) + 1;
         // A policy of its own per game (a small file read once a game): games run on
         // several threads at once.
-        if (match_side.rating)
-          return std::make_unique<HumanLevelPlayer>(
-              load_human_level(spec, *match_side.rating, opt.human_model), *match_side.rating,
-              seed);
+        if (match_side.rating) {
+          auto policy = load_human_level(spec, *match_side.rating, opt.human_model);
+          auto search = human_level_search(spec, *policy);
+          return std::make_unique<HumanLevelPlayer>(std::move(policy), *match_side.rating, seed,
+                                                    std::move(search));
+        }
         const Level level = match_side.level;
         LevelPlayerOptions po;
         po.time_scale = opt.time_scale;

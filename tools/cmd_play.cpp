@@ -73,7 +73,9 @@ class PlaySession {
               int human, std::shared_ptr<HumanPolicy> human_policy = nullptr, int rating = 0)
       : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
     if (human_policy) {
-      engine_ = std::make_unique<HumanLevelPlayer>(std::move(human_policy), rating, opt.seed);
+      auto search = human_level_search(spec, *human_policy);
+      engine_ = std::make_unique<HumanLevelPlayer>(std::move(human_policy), rating, opt.seed,
+                                                   std::move(search));
     } else {
       LevelPlayerOptions lo;
       lo.seed = opt.seed;
@@ -533,10 +535,12 @@ int run_play(const PlayOptions& opt) {
   try {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
-    if (rating)
+    if (rating) {
       human_policy = load_human_level(spec, *rating, opt.human_model);
-    else
+      human_level_search(spec, *human_policy);  // refused here when its engine is missing
+    } else {
       level = parse_level(opt.level);
+    }
   } catch (const ParseError& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
     return 2;

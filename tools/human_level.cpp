@@ -10,6 +10,7 @@
 #include "core/numbers.h"
 #include "mcts/levels.h"
 #include "nn/human_rating.h"
+#include "nn/model_evaluator.h"
 #include "nn/model_header.h"
 
 namespace kz {
@@ -63,8 +64,16 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
   return policy;
 }
 
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating) {
-  const auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
+std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+                                   HumanSearch* search) {
+  auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
+  const double lambda = search ? human_search_mix(policy.info(), rating) : 0.0;
+  if (lambda > 0) {
+    const int best = search->search(pos).best_move;
+    for (int k = 0; k < pos.npits; ++k)
+      probabilities[size_t(k)] =
+          float((1 - lambda) * probabilities[size_t(k)] + (k == best ? lambda : 0.0));
+  }
   std::vector<HumanMove> moves;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
     const int k = __builtin_ctz(mask);
@@ -76,8 +85,62 @@ std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int
   return moves;
 }
 
-HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed)
-    : policy_(std::move(policy)), rating_(rating), rng_(seed) {}
+namespace {
+MctsPlayerOptions human_search_options(const GameSpec& spec, int64_t visits) {
+  MctsPlayerOptions options = mcts_level_options(spec, Level::kExpert, 1.0, 1);
+  options.visits = visits;
+  options.reuse_tree = false;
+  options.threads = 1;
+  options.temperature = 0;
+  options.label = "human-search";
+  return options;
+}
+}  // namespace
+
+HumanSearch::HumanSearch(const GameSpec& spec, std::shared_ptr<Evaluator> engine, int64_t visits)
+    : visits_(visits), player_(std::move(engine), human_search_options(spec, visits)) {}
+
+SearchAnswer HumanSearch::search(const Position& pos) {
+  SearchAnswer answer;
+  if (pos.is_over()) return answer;
+  player_.new_game();
+  ThinkLimits limits;
+  limits.nodes = visits_;
+  const ThinkResult r = player_.think(pos, limits);
+  answer.best_move = r.best_move;
+  int64_t total = 0;
+  for (const MoveEval& e : r.moves) total += e.visits;
+  if (total > 0) {
+    for (const MoveEval& e : r.moves)
+      if (e.move >= 0 && e.move < kMaxPits)
+        answer.share[size_t(e.move)] = float(double(e.visits) / double(total));
+  } else if (r.best_move >= 0) {
+    answer.share[size_t(r.best_move)] = 1.f;
+  }
+  return answer;
+}
+
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy) {
+  if (policy.info().search_mix_weights.empty()) return nullptr;
+  const std::string engine = shipped_model_path(spec);
+  if (engine.empty())
+    throw ParseError(
+        i18n::tr("the human model's search mixture needs the engine network for {game} ({file}), "
+                 "and there is none",
+                 {{"game", spec.name()}, {"file", "models/" + model_file_stem(spec) + ".pt"}}));
+  std::shared_ptr<Evaluator> evaluator;
+  try {
+    evaluator = load_model_evaluator(spec, engine, 1);
+  } catch (const std::exception& e) {
+    throw ParseError(i18n::tr("the human model's search mixture cannot use {file}: {error}",
+                              {{"file", engine}, {"error", e.what()}}));
+  }
+  return std::make_shared<HumanSearch>(spec, std::move(evaluator), policy.info().search_mix_visits);
+}
+
+HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+                                   std::shared_ptr<HumanSearch> search)
+    : policy_(std::move(policy)), rating_(rating), rng_(seed), search_(std::move(search)) {}
 
 std::string HumanLevelPlayer::name() const {
   return "human-" + std::to_string(rating_);
@@ -87,7 +150,7 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   const auto start = std::chrono::steady_clock::now();
   ThinkResult r;
   if (pos.is_over()) return r;
-  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_);
+  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_, search_.get());
   // Temperature 1: each legal move with its own probability. The uniform draw is made
   // by hand (not std::discrete_distribution, whose algorithm the standard leaves to the
   // library) so that a seed gives the same game with every standard library.
@@ -120,7 +183,8 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
 
 std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
                                                           const Position& start,
-                                                          std::span<const int> moves) {
+                                                          std::span<const int> moves,
+                                                          HumanSearch* search) {
   // Both sides' positions in one network call; side[i] says whose each one is.
   std::vector<Position> positions;
   std::vector<int> played, plies, side;
@@ -137,7 +201,19 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
   if (positions.empty()) return out;
   const HumanHeadInfo& info = policy.info();
   const std::vector<int> grid = human_rating_grid(info, 25);
-  const auto logprobs = policy.move_logprobs(positions, played, grid);
+  auto logprobs = policy.move_logprobs(positions, played, grid);
+  // With the search mixture: whether each move was the search's, and lambda per rating.
+  std::vector<char> searched_move;
+  if (search && !info.search_mix_weights.empty()) {
+    for (size_t i = 0; i < positions.size(); ++i)
+      searched_move.push_back(search->search(positions[i]).best_move == played[i]);
+    for (size_t g = 0; g < grid.size(); ++g) {
+      const double lambda = human_search_mix(info, grid[g]);
+      for (size_t i = 0; i < positions.size(); ++i)
+        logprobs[g][i] = std::log(std::max(
+            (1 - lambda) * std::exp(logprobs[g][i]) + (searched_move[i] ? lambda : 0.0), 1e-300));
+    }
+  }
   std::array<std::vector<double>, 2> loglik;
   std::array<bool, 2> moved{false, false};
   for (int s : side) moved[size_t(s)] = true;
@@ -166,9 +242,14 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
   }
   for (size_t i = 0; i < positions.size(); ++i) rating_of[i] = out[size_t(side[i])]->rating;
   const auto probabilities = policy.probabilities(positions, rating_of, {});
-  for (size_t i = 0; i < positions.size(); ++i)
-    out[size_t(side[i])]->moves.push_back(
-        {plies[i], played[i], probabilities[i][size_t(played[i])]});
+  for (size_t i = 0; i < positions.size(); ++i) {
+    double p = probabilities[i][size_t(played[i])];
+    if (!searched_move.empty()) {
+      const double lambda = human_search_mix(info, rating_of[i]);
+      p = (1 - lambda) * p + (searched_move[i] ? lambda : 0.0);
+    }
+    out[size_t(side[i])]->moves.push_back({plies[i], played[i], float(p)});
+  }
   return out;
 }
 
@@ -211,21 +292,22 @@ std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int ra
                                                     uint64_t seed) {
   if (const std::string why = rating_level_problem(this, spec, rating); !why.empty())
     throw ParseError("level " + std::to_string(rating) + ": " + why);
-  return std::make_unique<HumanLevelPlayer>(policy(spec), rating, seed);
+  const auto p = policy(spec);
+  return std::make_unique<HumanLevelPlayer>(p, rating, seed, human_level_search(spec, *p));
 }
 
 std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Position& pos,
                                                   int rating) {
   const auto p = policy(spec);
   if (!p || pos.is_over()) return {};
-  return human_moves(*p, pos, rating);
+  return human_moves(*p, pos, rating, human_level_search(spec, *p).get());
 }
 
 std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
     const GameSpec& spec, const Position& start, std::span<const int> moves) {
   const auto p = policy(spec);
   if (!p) return {};
-  return played_like_both(*p, start, moves);
+  return played_like_both(*p, start, moves, human_level_search(spec, *p).get());
 }
 
 }  // namespace kz

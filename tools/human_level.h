@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "mcts/evaluator.h"
+#include "mcts/mcts_player.h"
 #include "mcts/player.h"
 #include "nn/human_policy.h"
 #include "tools/rating_levels.h"
@@ -34,15 +36,46 @@ std::unique_ptr<HumanPolicy> load_human_policy(const GameSpec& spec, const std::
 std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
                                               const std::string& human_model);
 
-// Every legal move of `pos` at `rating`, most likely first (ties: the lower pit).
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating);
+class HumanSearch;
+
+// Every legal move of `pos` at `rating`, most likely first (ties: the lower pit). With
+// `search` (the policy's model has a search mixture, human_level_search), the mixture
+// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move]; without, the policy alone.
+std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+                                   HumanSearch* search = nullptr);
+
+// A small search of the engine's network (the expert's MCTS settings, a fixed number of
+// visits, no noise, a fresh tree every time), so that a rating level can play what a
+// player who calculates would: the search mixture (HumanHeadInfo::search_mix_weights).
+// Deterministic: the same position gives the same answer.
+struct SearchAnswer {
+  int best_move = -1;                   // the most visited move (-1: the game is over)
+  std::array<float, kMaxPits> share{};  // each pit's share of the root's visits
+};
+class HumanSearch {
+ public:
+  HumanSearch(const GameSpec& spec, std::shared_ptr<Evaluator> engine, int64_t visits);
+  SearchAnswer search(const Position& pos);
+  int64_t visits() const { return visits_; }
+
+ private:
+  int64_t visits_;
+  MctsPlayer player_;
+};
+
+// The search of `policy`'s search mixture: a search of its visits over `spec`'s shipped
+// engine network; null when the model has no mixture. Throws ParseError naming the
+// missing engine model. Each player needs its own (a search is not thread-safe).
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy);
 
 // A Player whose move is drawn from the human policy at its rating (temperature 1), with
 // its own random generator seeded by `seed`, so a seeded game replays exactly. One
 // network call per move; limits are ignored (it does not search).
 class HumanLevelPlayer : public Player {
  public:
-  HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed);
+  // `search`: the policy's search mixture (human_level_search; null: none).
+  HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+                   std::shared_ptr<HumanSearch> search = nullptr);
   std::string name() const override;
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
 
@@ -50,6 +83,7 @@ class HumanLevelPlayer : public Player {
   std::shared_ptr<HumanPolicy> policy_;
   int rating_;
   std::mt19937_64 rng_;
+  std::shared_ptr<HumanSearch> search_;
 };
 
 // How each side (White's first) played the game `moves` from `start`
@@ -59,9 +93,11 @@ class HumanLevelPlayer : public Player {
 // both sides moved, the two are estimated jointly (estimate_ratings_jointly: PlayOK pairs
 // players of similar ratings, so each side's moves also tell about the other's); else
 // each from its own moves with the one-sided prior. `kumalak analyze` says it.
+// With `search` (human_level_search), every probability is the search mixture's.
 std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
                                                           const Position& start,
-                                                          std::span<const int> moves);
+                                                          std::span<const int> moves,
+                                                          HumanSearch* search = nullptr);
 
 // The rating levels of the shipped human models (shipped_human_model_path), each loaded
 // on first use and kept; for the engine protocol and `kumalak serve`. Thread-safe: the

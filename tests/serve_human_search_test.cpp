@@ -1,0 +1,64 @@
+// The search mixture where the rating levels, hints and the engine's levels ask for the
+// human policy (human_moves, tools/human_level.h).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+
+#include "mcts/constant_evaluator.h"
+#include "nn/human_policy.h"
+#include "nn/human_rating.h"
+#include "nn/model_file.h"
+#include "nn_test_util.h"
+#include "tools/human_level.h"
+
+namespace kz {
+namespace {
+
+// Without weights, or without a search, human_moves answers the policy's probabilities
+// bit for bit; with both, (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move].
+TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
+  const GameSpec spec = GameSpec::togyz();
+  Model m = make_random_model(spec, test::tiny_net_config(), 7);
+  m.net->eval();
+  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0});
+  HumanPolicy plain(m);
+  Model with_mix = m;
+  with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
+  with_mix.meta.human.search_mix_visits = 16;
+  HumanPolicy mixed(with_mix);
+  EXPECT_EQ(human_level_search(spec, plain), nullptr);
+  HumanSearch search(spec, std::make_shared<ConstantEvaluator>(), 16);
+  int checked = 0;
+  for (const Position& pos : test::random_positions(spec, 12, 5)) {
+    if (pos.is_over()) continue;
+    const int best = search.search(pos).best_move;
+    ASSERT_TRUE(pos.is_legal(best));
+    for (int r : {800, 1500, 2200}) {
+      const auto p = plain.probabilities(std::span<const Position>(&pos, 1), r)[0];
+      for (const auto& answer :
+           {human_moves(plain, pos, r, &search), human_moves(mixed, pos, r, nullptr)})
+        for (const HumanMove& h : answer)
+          EXPECT_EQ(std::bit_cast<uint32_t>(h.probability),
+                    std::bit_cast<uint32_t>(p[size_t(h.move)]));
+      const double lambda = human_search_mix(mixed.info(), r);
+      EXPECT_NEAR(lambda, 0.1 + 0.7 * (r - 800) / 1400.0, 1e-6);
+      const auto answer = human_moves(mixed, pos, r, &search);
+      double sum = 0;
+      for (const HumanMove& h : answer) {
+        EXPECT_NEAR(h.probability, (1 - lambda) * p[size_t(h.move)] + (h.move == best ? lambda : 0),
+                    1e-6);
+        sum += h.probability;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+      if (r == 2200) {
+        EXPECT_EQ(answer.front().move, best);  // 0.8 of the mass
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace kz
