@@ -141,15 +141,23 @@ PuzzleRatingScale fit_puzzle_rating_scale(std::span<const PuzzleAttempt> attempt
   if (attempts.empty()) throw std::invalid_argument("no puzzle attempts to fit a scale to");
   PuzzleRatingScale best;
   double best_loss = attempts_log_loss(attempts, best);
-  for (int centre = 0; centre <= 2500; centre += 5)
-    for (int spread = 0; spread <= 150; ++spread) {
-      const PuzzleRatingScale scale{double(centre), spread / 100.0};
-      const double loss = attempts_log_loss(attempts, scale);
-      if (loss < best_loss) {
-        best_loss = loss;
-        best = scale;
+  auto search = [&](int centre_from, int centre_to, int centre_step, int spread_from, int spread_to,
+                    int spread_step) {
+    for (int centre = centre_from; centre <= centre_to; centre += centre_step)
+      for (int spread = spread_from; spread <= spread_to; spread += spread_step) {
+        const PuzzleRatingScale scale{double(centre), spread / 100.0};
+        const double loss = attempts_log_loss(attempts, scale);
+        if (loss < best_loss) {
+          best_loss = loss;
+          best = scale;
+        }
       }
-    }
+  };
+  // Coarse over the whole grid, then every point within one coarse step of the best.
+  search(0, 2500, 50, 0, 150, 5);
+  const int centre = int(best.centre), spread = int(std::lround(best.spread * 100));
+  search(std::max(0, centre - 50), std::min(2500, centre + 50), 5, std::max(0, spread - 5),
+         std::min(150, spread + 5), 1);
   return best;
 }
 

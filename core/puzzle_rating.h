@@ -74,8 +74,9 @@ struct PuzzleAttempt {
 // through `scale`.
 double attempts_log_loss(std::span<const PuzzleAttempt> attempts,
                          const PuzzleRatingScale& scale = {});
-// The scale of the least log_loss over centres 0..2500 in steps of 5 and spreads 0..1.5
-// in steps of 0.01 (a grid: the loss is cheap and the answer is read by people).
+// The scale of the least log_loss on a grid of centres 0..2500 and spreads 0..1.5: every
+// 50 points and 0.05 first, then every 5 points and 0.01 within one coarse step of the
+// best (the answer is read by people, so a grid's round numbers).
 // Throws std::invalid_argument for no attempts.
 PuzzleRatingScale fit_puzzle_rating_scale(std::span<const PuzzleAttempt> attempts);
 

@@ -42,12 +42,15 @@ class HumanEval : public ::testing::Test {
     return path;
   }
 
-  // `kumalak human-eval --model <shipped togyz> <args>`, stdout and stderr apart.
+  // `kumalak human-eval --model <shipped togyz> <args>`, stdout and stderr apart; the
+  // shipped models' folder is KZ_MODELS_DIR, where a human model's search mixture finds
+  // its engine network.
   CliRun run(const std::string& args) {
     const std::string err_file = dir_ + "/stderr";
     CliRun r;
     r.status =
-        test::run_command(test::bin("kumalak") + " human-eval --model " + test::source_dir() +
+        test::run_command("KZ_MODELS_DIR=" + test::source_dir() + "/models " +
+                              test::bin("kumalak") + " human-eval --model " + test::source_dir() +
                               "/models/togyz.pt " + args + " 2>" + err_file,
                           &r.out);
     r.err = test::read_bytes(err_file);

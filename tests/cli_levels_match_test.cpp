@@ -217,7 +217,9 @@ TEST(CliLevelsMatch, RatingLevelsPlayPairedOpenings) {
   const std::string human = kz::test::source_dir() + "/models/togyz-human.pt";
   const std::string dir = kz::test::temp_dir("kz-levels-rating");
   const std::string record = dir + "/match.jsonl";
-  const std::string base = kz::test::bin("kumalak") +
+  // The shipped folder: the human model's search mixture finds its engine network there.
+  const std::string base = "KZ_MODELS_DIR=" + kz::test::source_dir() + "/models " +
+                           kz::test::bin("kumalak") +
                            " levels-match --game togyz --games 4 --threads 1 --max-plies 40 "
                            "--seed 11 --human-model " +
                            human;

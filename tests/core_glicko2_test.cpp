@@ -114,7 +114,7 @@ TEST(PuzzleRatingScale, TheFitRecoversTheScaleAttemptsWereDrawnWith) {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> player(900, 2000), puzzle(400, 3000);
   std::vector<PuzzleAttempt> attempts;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 8000; ++i) {
     PuzzleAttempt a{player(rng), puzzle(rng), false};
     const double p =
         glicko2_expected_score(a.player_rating, truth.apply(a.puzzle_rating), kPuzzleDeviation);
@@ -122,8 +122,8 @@ TEST(PuzzleRatingScale, TheFitRecoversTheScaleAttemptsWereDrawnWith) {
     attempts.push_back(a);
   }
   const PuzzleRatingScale fit = fit_puzzle_rating_scale(attempts);
-  EXPECT_NEAR(fit.centre, 1100, 30);
-  EXPECT_NEAR(fit.spread, 0.4, 0.05);
+  EXPECT_NEAR(fit.centre, 1100, 40);
+  EXPECT_NEAR(fit.spread, 0.4, 0.06);
   EXPECT_LT(attempts_log_loss(attempts, fit), attempts_log_loss(attempts));
   EXPECT_THROW(fit_puzzle_rating_scale({}), std::invalid_argument);
 }

@@ -270,8 +270,11 @@ class PlaySession {
               << "  eval        " << tr("win/draw/loss chances and the expected margin for you")
               << "\n"
               << "  undo        " << tr("take back your last move and the engine's reply") << "\n"
-              << "  board       " << tr("show the board again") << "\n"
-              << "  save FILE   " << tr("save the game as PGN") << "\n"
+              << "  board       " << tr("show the board again")
+              << "\n"
+              // The command stays `save`; its placeholder is a word of the reader's
+              // (four letters in every catalog, so the column holds).
+              << "  save " << tr("FILE") << "   " << tr("save the game as PGN") << "\n"
               << "  help        " << tr("this list") << "\n"
               << "  quit        " << tr("leave the game") << "\n";
   }

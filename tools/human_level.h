@@ -70,7 +70,8 @@ std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const Huma
 
 // A Player whose move is drawn from the human policy at its rating (temperature 1), with
 // its own random generator seeded by `seed`, so a seeded game replays exactly. One
-// network call per move; limits are ignored (it does not search).
+// network call per move, plus the mixture's fixed search where the model has one; the
+// thinking limits are ignored.
 class HumanLevelPlayer : public Player {
  public:
   // `search`: the policy's search mixture (human_level_search; null: none).
