@@ -227,6 +227,12 @@ TEST_F(ConfigBase, MissingBasesAndCyclesAreErrors) {
             std::string::npos);
   EXPECT_NE(load_error(write("dev.toml", "extends = \"/dev/zero\"\n")).find("not a regular file"),
             std::string::npos);
+  // A name longer than the file system allows is refused by name, never thrown past.
+  const std::string long_name(5000, 'a');
+  const std::string too_long = write("long.toml", "extends = \"" + long_name + "\"\n");
+  EXPECT_NE(load_error(too_long).find(too_long + ":1: extends '" + long_name + "': cannot open"),
+            std::string::npos)
+      << load_error(too_long);
   write("dir.toml/x", "");
   EXPECT_NE(load_error(write("d.toml", "extends = \"dir.toml\"\n")).find("is a directory"),
             std::string::npos);

@@ -61,7 +61,12 @@ class ConfigReader {
       throw ConfigError(source + ":" + std::to_string(e.source().begin.line) + ": " +
                         std::string(e.description()));
     }
-    chain.push_back(std::filesystem::weakly_canonical(source).string());
+    // A name the file system cannot resolve (too long, say) is kept as written: the cycle
+    // check then compares it as such, and opening it fails with its own message.
+    std::error_code canonical_error;
+    const std::filesystem::path canonical_source =
+        std::filesystem::weakly_canonical(source, canonical_error);
+    chain.push_back(canonical_error ? source : canonical_source.string());
     if (const toml::node* base = root.get("extends")) read_base(*base, source, chain);
 
     // Sections and top-level keys the schema does not know are typos.
@@ -145,7 +150,11 @@ class ConfigReader {
     const std::string name = *node.value<std::string>();
     const std::string path =
         (std::filesystem::path(source).parent_path() / name).lexically_normal().string();
-    const std::string canonical = std::filesystem::weakly_canonical(path).string();
+    std::error_code canonical_error;
+    const std::string canonical = std::filesystem::weakly_canonical(path, canonical_error).string();
+    if (canonical_error)
+      throw ConfigError(at(source, node) + "extends '" + name + "': cannot open config '" + path +
+                        "': " + canonical_error.message());
     for (const std::string& seen : chain)
       if (seen == canonical)
         throw ConfigError(at(source, node) + "extends '" + name + "': a cycle (" + path +
