@@ -265,17 +265,14 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
     // The files compared on the attempts they share (the same puzzle, rated two ways):
     // the mean log-loss difference of each file from the first, with a 95 % interval.
     if (per_file.size() > 1) {
-      std::map<std::string, std::vector<const Attempt*>> by_id;
-      for (const auto& fa : per_file)
-        for (const Attempt& a : fa.attempts) by_id[a.id].push_back(&a);
+      std::map<std::string, const Attempt*> first_by_id;
+      for (const Attempt& a : per_file[0].attempts) first_by_id[a.id] = &a;
       for (size_t f = 1; f < per_file.size(); ++f) {
         std::vector<double> diffs;
-        for (const Attempt& a : per_file[f].attempts) {
-          const auto it = std::find_if(per_file[0].attempts.begin(), per_file[0].attempts.end(),
-                                       [&](const Attempt& b) { return b.id == a.id; });
-          if (it != per_file[0].attempts.end())
-            diffs.push_back(log_loss(a, a.puzzle_rating) - log_loss(*it, it->puzzle_rating));
-        }
+        for (const Attempt& a : per_file[f].attempts)
+          if (const auto it = first_by_id.find(a.id); it != first_by_id.end())
+            diffs.push_back(log_loss(a, a.puzzle_rating) -
+                            log_loss(*it->second, it->second->puzzle_rating));
         nlohmann::json c = {{"file", opt.puzzle_files[f]},
                             {"against", opt.puzzle_files[0]},
                             {"shared_attempts", diffs.size()}};
