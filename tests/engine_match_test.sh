@@ -41,4 +41,21 @@ if python3 "$src/tools/engine_match.py" --a "$kumalak" --b "$kumalak" --level be
 fi
 grep -q "m.jsonl:1: 'seed' is 3, this match's is 4" "$dir/out5" || fail "no reason: $(cat "$dir/out5")"
 [[ $(wc -l < "$dir/m.jsonl") == 6 ]] || fail "a refused record was written to"
+# Two shards sharing one record play a match of 8 games between them: each plays its own
+# pairs (2 and 0 here, pairs 0-2 being recorded), and a last run plays nothing.
+cp "$dir/m.jsonl" "$dir/s.jsonl"
+"${match[@]}" --games 8 --record "$dir/s.jsonl" --shard 0/2 > "$dir/sh0" &
+"${match[@]}" --games 8 --record "$dir/s.jsonl" --shard 1/2 > "$dir/sh1" || fail "shard 1 failed"
+wait $! || fail "shard 0 failed: $(cat "$dir/sh0")"
+[[ $(wc -l < "$dir/s.jsonl") == 8 ]] || fail "the shards' record has not 8 games"
+python3 - "$dir/s.jsonl" <<'PY' || fail "the shards' record is not the match's 8 games"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted((r["pair"], r["a_white"]) for r in rows) == [(p, w) for p in range(4) for w in (False, True)]
+PY
+"${match[@]}" --games 8 --record "$dir/s.jsonl" > "$dir/sh2" || fail "the whole match's summary failed"
+grep -q 'in 4 pairs' "$dir/sh2" || fail "the summary is not over 4 pairs: $(cat "$dir/sh2")"
+[[ $(wc -l < "$dir/s.jsonl") == 8 ]] || fail "a finished match played again"
+if "${match[@]}" --games 8 --shard 2/2 > "$dir/sh3" 2>&1; then fail "shard 2/2 was accepted"; fi
+grep -q "expected I/N with 0 <= I < N" "$dir/sh3" || fail "no reason: $(cat "$dir/sh3")"
 echo "engine_match: all checks passed"

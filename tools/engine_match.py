@@ -9,7 +9,7 @@ score and Elo of A with a 95 % interval over the pairs (pentanomial, as train/el
   tools/engine_match.py --a build/tools/kumalak --b /tmp/old/kumalak --games 200 \\
                         [--level expert] [--movetime 1000] [--threads 1] [--game togyz]
                         [--opening-plies 4] [--seed 7] [--a-option NAME=VALUE ...]
-                        [--b-option NAME=VALUE ...] [--record match.jsonl]
+                        [--b-option NAME=VALUE ...] [--record match.jsonl] [--shard I/N]
 
 --record keeps one JSON line per finished game and resumes a stopped match: the games
 already in it are not played again (the openings come from --seed, so they are the
@@ -141,11 +141,19 @@ def main():
     ap.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--record", help="JSON lines of the finished games; resumes a match")
+    ap.add_argument("--shard", default="0/1", metavar="I/N",
+                    help="play only the pairs whose number is I modulo N, so that N processes "
+                         "sharing one --record play one match on N cores; the others' "
+                         "finished games still count in the score")
     a = ap.parse_args()
     if a.games < 2 or a.games % 2:
         ap.error("--games must be even and at least 2 (pairs of games)")
     if a.movetime < 1 or a.opening_plies < 0 or a.threads < 1:
         ap.error("--movetime and --threads must be positive, --opening-plies not negative")
+    shard, _, shards = a.shard.partition("/")
+    if not (shard.isdigit() and shards.isdigit() and int(shard) < int(shards)):
+        ap.error(f"--shard '{a.shard}': expected I/N with 0 <= I < N")
+    shard, shards = int(shard), int(shards)
 
     def options(pairs, flag):
         out = []
@@ -166,13 +174,17 @@ def main():
     rng = random.Random(a.seed)
     pair_points = {}
     played_now, started = 0, time.time()
-    to_play = sum(1 for i in range(a.games) if (i // 2, i % 2 == 0) not in done)
+    mine = lambda pair: pair % shards == shard  # noqa: E731
+    to_play = sum(1 for i in range(a.games)
+                  if (i // 2, i % 2 == 0) not in done and mine(i // 2))
     try:
         for i in range(a.games):
             pair, a_white = i // 2, i % 2 == 0
             if a_white:
                 start = opening(referee, rng, a.opening_plies)
             row = done.get((pair, a_white))
+            if row is None and not mine(pair):
+                continue  # another shard's game, not finished when this one started
             if row is None:
                 moves = list(start)
                 result = None
@@ -194,8 +206,13 @@ def main():
                 row = dict(header, pair=pair, a_white=a_white, opening=start,
                            moves=moves[len(start):], result=result)
                 if a.record:
-                    with open(a.record, "a", encoding="utf-8") as f:
-                        f.write(json.dumps(row) + "\n")
+                    # One write of the whole line, so shards appending to one record
+                    # do not interleave their lines.
+                    fd = os.open(a.record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                    try:
+                        os.write(fd, (json.dumps(row) + "\n").encode("utf-8"))
+                    finally:
+                        os.close(fd)
                 played_now += 1
             pts = points_for_a(row["result"], a_white)
             pair_points.setdefault(pair, []).append(pts)
