@@ -21,11 +21,6 @@ HumanPolicy::HumanPolicy(Model model) : model_(std::move(model)) {
   model_.net->eval();
 }
 
-void HumanPolicy::set_value_model(Model value_model) {
-  value_model.net->eval();
-  value_model_ = std::move(value_model);
-}
-
 torch::Tensor HumanPolicy::features(std::span<const Position> positions) const {
   const int64_t B = int64_t(positions.size());
   const int64_t L = B ? ring_length(positions[0]) : 0;
@@ -135,8 +130,7 @@ torch::Tensor HumanPolicy::move_value_tensor(std::span<const Position> positions
     }
   }
   if (children.empty()) return q;
-  Network& value_net = value_model_ ? value_model_->net : model_.net;
-  const auto out = value_net->forward(features(children), m);
+  const auto out = model_.net->forward(features(children), m);
   const auto wdl = torch::softmax(out.wdl_logits, 1).contiguous();
   const float* p = wdl.data_ptr<float>();
   for (size_t c = 0; c < children.size(); ++c) {

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <array>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -23,10 +22,6 @@ class HumanPolicy {
   explicit HumanPolicy(Model model);
 
   const HumanHeadInfo& info() const { return model_.meta.human; }
-
-  // Q of the value term (move_values) from `value_model`'s value head instead of this
-  // model's own: for measuring another network's Q (kumalak human-train --value-network).
-  void set_value_model(Model value_model);
   const Model& model() const { return model_; }
 
   // The probability of every pit for a player of `rating` (clamped to the model's
@@ -62,7 +57,6 @@ class HumanPolicy {
   torch::Tensor legal_mask(std::span<const Position> positions) const;
   torch::Tensor move_value_tensor(std::span<const Position> positions);  // [B, m]
   Model model_;
-  std::optional<Model> value_model_;  // Q's network where it is not model_
 };
 
 // The most probable legal move of `probabilities` in `pos` (ties: the lowest pit).

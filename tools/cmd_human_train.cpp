@@ -49,8 +49,6 @@ struct HumanTrainCliOptions {
   int64_t search_mix_visits = 0;
   int search_every = 5;      // the fit reads every K-th train position
   std::string engine_model;  // the searched network (empty: the game's shipped model)
-  // Q of the value term from this network's value head instead of the model's own.
-  std::string value_network;
 };
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
@@ -68,7 +66,7 @@ void print_betas(const HumanHeadInfo& info) {
 
 // Fits the value weights of `model` on `train` and reports the validation fit with them.
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
-                    const GameSpec& spec, const std::string& value_network) {
+                    const GameSpec& spec) {
   model.meta.human.value_weights.clear();
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
@@ -102,7 +100,6 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
     std::cerr << "\n";
   }
   HumanPolicy policy(model);
-  if (!value_network.empty()) policy.set_value_model(load_model(value_network, &spec));
   const ValueWeightsFit fit = fit_value_weights(policy, train.samples);
   model.meta.human.value_weights = fit.weights;
   char line[240];
@@ -329,8 +326,6 @@ int run_human_train(const HumanTrainCliOptions& opt) {
               << (paired_games == 0 ? " (none: no pair prior written)" : "") << "\n";
   auto report = [&](const std::string& when, Model& m) {
     HumanPolicy policy(m);
-    if (!opt.value_network.empty() && !m.meta.human.value_weights.empty())
-      policy.set_value_model(load_model(opt.value_network, &spec));
     const HumanFit fit = human_fit(policy, validation.samples);
     char line[200];
     std::snprintf(line, sizeof line,
@@ -344,7 +339,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     // and with --fit-value-weights the value term fitted to the head as it is.
     if (opt.fit_value_weights) {
       try {
-        fit_value_term(model, train, validation, spec, opt.value_network);
+        fit_value_term(model, train, validation, spec);
       } catch (const std::exception& e) {
         std::cerr << "kumalak human-train: " << e.what() << "\n";
         return 1;
@@ -413,7 +408,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   try {
     train_human_policy(model, train.samples, to);
     if (opt.fit_value_weights) {
-      fit_value_term(model, train, validation, spec, opt.value_network);
+      fit_value_term(model, train, validation, spec);
       report("with the value term", model);
       save_model(opt.out, model);
       std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
@@ -472,10 +467,6 @@ void register_human_train(CLI::App& app, int& exit_code) {
   cmd->add_option("--search-every", opt->search_every,
                   "fit the search mixture on every K-th train position (default 5)")
       ->check(in_range(1, 1000000));
-  cmd->add_option("--value-network", opt->value_network,
-                  "with --fit-value-weights: Q from this model's value head instead of the "
-                  "human model's own (measured only: the model written keeps weights fitted to that "
-                  "network's Q but plays with its own)");
   cmd->add_option("--engine-model", opt->engine_model,
                   "the network the search mixture searches with (default: the game's shipped "
                   "model)");
