@@ -58,4 +58,6 @@ grep -q 'in 4 pairs' "$dir/sh2" || fail "the summary is not over 4 pairs: $(cat 
 [[ $(wc -l < "$dir/s.jsonl") == 8 ]] || fail "a finished match played again"
 if "${match[@]}" --games 8 --shard 2/2 > "$dir/sh3" 2>&1; then fail "shard 2/2 was accepted"; fi
 grep -q "expected I/N with 0 <= I < N" "$dir/sh3" || fail "no reason: $(cat "$dir/sh3")"
+if "${match[@]}" --games 8 --shard 1/2 > "$dir/sh4" 2>&1; then fail "a shard without a record was accepted"; fi
+grep -q -- "--shard needs --record" "$dir/sh4" || fail "no reason: $(cat "$dir/sh4")"
 echo "engine_match: all checks passed"

@@ -154,6 +154,8 @@ def main():
     if not (shard.isdigit() and shards.isdigit() and int(shard) < int(shards)):
         ap.error(f"--shard '{a.shard}': expected I/N with 0 <= I < N")
     shard, shards = int(shard), int(shards)
+    if shards > 1 and not a.record:
+        ap.error("--shard needs --record: the shards' games meet only in the record")
 
     def options(pairs, flag):
         out = []
@@ -174,7 +176,9 @@ def main():
     rng = random.Random(a.seed)
     pair_points = {}
     played_now, started = 0, time.time()
-    mine = lambda pair: pair % shards == shard  # noqa: E731
+    def mine(pair):
+        return pair % shards == shard
+
     to_play = sum(1 for i in range(a.games)
                   if (i // 2, i % 2 == 0) not in done and mine(i // 2))
     try:
