@@ -168,7 +168,8 @@ InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device,
   // The model's modules are not needed any more: the folded tensors are its own.
   net_ = Network(nullptr);
   if (backend_ == InferenceBackend::kOneDnn)
-    onednn_ = std::make_shared<const OnednnNetwork>(folded_weights(), options.precision);
+    onednn_ =
+        std::make_shared<const OnednnNetwork>(folded_weights(), options.precision, options.kernels);
 }
 
 FoldedWeights InferenceNetwork::folded_weights() const {

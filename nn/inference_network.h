@@ -70,6 +70,9 @@ struct InferenceOptions {
   InferenceBackend backend = default_inference_backend();
   // The oneDNN path's arithmetic (nn/onednn_network.h); the LibTorch paths are fp32.
   InferencePrecision precision = default_inference_precision();
+  // Whose kernels run the oneDNN path's fp32 convolutions (nn/onednn_network.h): kAuto
+  // but to compare them.
+  ConvolutionKernels kernels = ConvolutionKernels::kAuto;
 };
 
 class InferenceNetwork {

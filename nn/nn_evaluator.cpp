@@ -46,6 +46,11 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
   const int L = 2 * m;
   const int64_t B = int64_t(positions.size());
   const size_t per = size_t(kNumPlanes) * L;
+  // The oneDNN path encodes its own features, channels last.
+  if (const OnednnNetwork* onednn = inference_.onednn()) {
+    evaluate_onednn(*onednn, positions, out);
+    return;
+  }
   // One buffer per calling thread, reused between calls: several threads may evaluate
   // at once (allows_concurrent_calls), and a batch allocates nothing once warmed up.
   thread_local std::vector<float> features_;
@@ -54,10 +59,6 @@ void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOu
     if (positions[i].npits != m)
       throw std::invalid_argument("NnEvaluator: a batch mixes board sizes");
     encode_features(positions[i], std::span<float>(features_).subspan(per * i, per));
-  }
-  if (const OnednnNetwork* onednn = inference_.onednn()) {
-    evaluate_onednn(*onednn, positions, out);
-    return;
   }
   c10::InferenceMode guard;
   auto input = torch::from_blob(features_.data(), {B, kNumPlanes, L}, torch::kFloat32);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "nn/direct_convolution.h"
 #include "nn/features.h"
 
 #ifdef KZ_HAVE_ONEDNN
@@ -55,7 +56,7 @@ bool onednn_bf16_supported() {
 
 struct OnednnNetwork::Impl {};
 
-OnednnNetwork::OnednnNetwork(const FoldedWeights&, InferencePrecision) {
+OnednnNetwork::OnednnNetwork(const FoldedWeights&, InferencePrecision, ConvolutionKernels) {
   throw std::runtime_error("this build has no oneDNN (libdnnl-dev was not found)");
 }
 OnednnNetwork::~OnednnNetwork() = default;
@@ -72,6 +73,9 @@ InferencePrecision OnednnNetwork::precision() const {
 }
 std::string OnednnNetwork::implementation() const {
   return "";
+}
+bool OnednnNetwork::direct() const {
+  return false;
 }
 
 #else
@@ -381,6 +385,35 @@ KZ_VECTOR_CLONES void planes_to_channels_last_bf16(const float* features, uint16
   std::memset(x0 + count * planes * length, 0, size_t((n - count) * planes * length) * 2);
 }
 
+// The features of `n` positions into padded channels-last rows of `stride` floats (zeros
+// past the planes and in the two padding rows).
+KZ_VECTOR_CLONES void features_to_padded(const float* features, float* x0, int64_t n,
+                                         int64_t planes, int64_t length, int64_t stride,
+                                         bool cells_major) {
+  std::memset(x0, 0, size_t(n * (length + 2) * stride) * sizeof(float));
+  for (int64_t i = 0; i < n; ++i) {
+    const float* f = features + i * planes * length;
+    float* o = x0 + (i * (length + 2) + 1) * stride;
+    if (cells_major) {
+      for (int64_t l = 0; l < length; ++l)
+        std::memcpy(o + l * stride, f + l * planes, size_t(planes) * sizeof(float));
+    } else {
+      for (int64_t l = 0; l < length; ++l)
+        for (int64_t c = 0; c < planes; ++c) o[l * stride + c] = f[c * length + l];
+    }
+  }
+}
+
+// Zeroes the padding rows (0 and length + 1) of n positions of padded channels-last
+// activations.
+void zero_padding_rows(float* x, int64_t n, int64_t length, int64_t channels) {
+  for (int64_t i = 0; i < n; ++i) {
+    float* first = x + i * (length + 2) * channels;
+    std::memset(first, 0, size_t(channels) * sizeof(float));
+    std::memset(first + (length + 1) * channels, 0, size_t(channels) * sizeof(float));
+  }
+}
+
 // A batch of `n` positions runs as the primitives made for this many (the bucket):
 // 1, 2, 4, 8, 16, then multiples of 16, so that a search's varying batch sizes share
 // a few dozen sets of primitives.
@@ -489,6 +522,15 @@ struct OnednnNetwork::Impl {
   torch::Tensor policy_w, policy_b;  // [policy_channels], [1]
   std::string implementation;
 
+  // The convolutions of our own (nn/direct_convolution.h), where `direct`: the input's
+  // rows padded to `input_stride` floats, a multiple of 8 (28 planes to 32: the kernel ran
+  // a 3 x 28-wide product at 0.57 of the peak, a 3 x 32-wide one with four zero planes
+  // at 0.84, faster in time too).
+  bool direct = false;
+  int64_t input_stride = 0;
+  DirectConvolution direct_input, direct_heads;
+  std::vector<DirectConvolution> direct_conv1, direct_conv2;
+
   std::mutex mutex;  // guards plans and the layers' packed weights
   // By (batch bucket, ring length, OpenMP threads).
   std::map<std::tuple<int64_t, int64_t, int>, std::unique_ptr<Plan> > plans;
@@ -555,7 +597,8 @@ struct OnednnNetwork::Impl {
   }
 };
 
-OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precision)
+OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precision,
+                             ConvolutionKernels kernels)
     : impl_(std::make_unique<Impl>()) {
   precision = resolve_inference_precision(precision);
   if (precision == InferencePrecision::kBf16 && !onednn_bf16_supported())
@@ -597,6 +640,40 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
   m.value_channels = w.value.weight.size(0);
   m.value_hidden = m.value_fc.out();
   m.head_outputs = m.head.out();
+
+  // Our kernels where they can run and, for kAuto, where they are the faster: oneDNN
+  // without AVX-512 (measured: docs/performance.md, "The convolutions of our own").
+  // (The loops between the convolutions take widths in multiples of 8, the pooling bias
+  // and the value's hidden layer up to 64, the pooled value up to 128.)
+  const bool shapes = m.channels % 16 == 0 && m.channels <= 64 && m.heads_conv.out() % 16 == 0 &&
+                      m.policy_channels % 8 == 0 && m.value_channels % 8 == 0 &&
+                      m.value_channels <= 64 && m.value_hidden % 8 == 0 && m.value_hidden <= 64 &&
+                      m.input.kernel() == 3 &&
+                      std::all_of(m.conv1.begin(), m.conv1.end(),
+                                  [](const PackedLayer& l) { return l.kernel() == 3; }) &&
+                      std::all_of(m.conv2.begin(), m.conv2.end(),
+                                  [](const PackedLayer& l) { return l.kernel() == 3; });
+  const bool can =
+      precision == InferencePrecision::kFp32 && direct_convolution_supported() && shapes;
+  if (kernels == ConvolutionKernels::kDirect && !can)
+    throw std::runtime_error(
+        "the convolutions of our own need fp32, a CPU with AVX2 and FMA, kernels of 3 and "
+        "channels in multiples of 16");
+  const auto effective = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  const bool onednn_avx512 = (effective & avx512) == avx512;
+  m.direct = can && (kernels == ConvolutionKernels::kDirect ||
+                     (kernels == ConvolutionKernels::kAuto && !onednn_avx512));
+  if (m.direct) {
+    m.input_stride = (m.input.in() + 7) / 8 * 8;
+    m.direct_input = DirectConvolution(m.input.source.weight, m.input.source.bias, m.input_stride);
+    for (size_t b = 0; b < m.conv1.size(); ++b) {
+      m.direct_conv1.emplace_back(m.conv1[b].source.weight, m.conv1[b].source.bias, m.channels);
+      m.direct_conv2.emplace_back(m.conv2[b].source.weight, m.conv2[b].source.bias, m.channels);
+    }
+    m.direct_heads =
+        DirectConvolution(m.heads_conv.source.weight, m.heads_conv.source.bias, m.channels);
+  }
 }
 
 OnednnNetwork::~OnednnNetwork() = default;
@@ -606,8 +683,13 @@ InferencePrecision OnednnNetwork::precision() const {
 }
 
 std::string OnednnNetwork::implementation() const {
+  if (impl_->direct) return "direct:avx2";
   std::lock_guard lock(impl_->mutex);
   return impl_->implementation;
+}
+
+bool OnednnNetwork::direct() const {
+  return impl_->direct;
 }
 
 int64_t OnednnNetwork::head_outputs() const {
@@ -638,6 +720,10 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
   // thread. A primitive splits its work for the thread count it was created with and
   // starts that many threads whatever the caller's setting, so the plans are per count.
   const int threads = std::max(1, at::get_num_threads());
+  if (m.direct && threads == 1) {
+    forward_direct(features, batch, L, pits, policy_out, heads_out, layout);
+    return;
+  }
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
 
   // Per-thread buffers, shared by every network this thread runs (calls never overlap
@@ -730,6 +816,57 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
     heads_after_conv(static_cast<const float*>(hh.get_data_handle()), count, L, m.heads_conv.out(),
                      pits, hw, policy_out + first * pits, heads_out + first * m.head_outputs,
                      loop_scratch);
+  }
+}
+
+// The forward on one thread with the convolutions of our own: chunks of 64 positions
+// (no padding to a bucket: the kernels take any count), activations padded channels last.
+void OnednnNetwork::forward_direct(const float* features, int64_t batch, int64_t L, int pits,
+                                   float* policy_out, float* heads_out,
+                                   FeatureLayout layout) const {
+  const Impl& m = *impl_;
+  struct Buffers {
+    AlignedBuffer x0, x, y, hh, sums;
+  };
+  thread_local Buffers buf;
+  const int64_t C = m.channels, rows = L + 2, H = m.heads_conv.out();
+  const size_t per = size_t(kNumPlanes) * size_t(L);
+  const int64_t chunk = kChunkPerThread;
+  const bool cells_major = layout == FeatureLayout::kCellsMajor;
+  for (int64_t first = 0; first < batch; first += chunk) {
+    const int64_t n = std::min(chunk, batch - first);
+    float* x0 = static_cast<float*>(buf.x0.get(size_t(n * rows * m.input_stride) * sizeof(float)));
+    float* x = static_cast<float*>(buf.x.get(size_t(n * rows * C) * sizeof(float)));
+    float* hh = static_cast<float*>(buf.hh.get(size_t(n * L * H) * sizeof(float)));
+    features_to_padded(features + size_t(first) * per, x0, n, kNumPlanes, L, m.input_stride,
+                       cells_major);
+    zero_padding_rows(x, n, L, C);
+    m.direct_input.run(x0, n, L, x + C, rows * C, DirectConvolution::Then::kRelu);
+    if (!m.direct_conv1.empty()) {
+      float* y = static_cast<float*>(buf.y.get(size_t(n * rows * C) * sizeof(float)));
+      float* sums = static_cast<float*>(buf.sums.get(size_t(n * C) * sizeof(float)));
+      zero_padding_rows(y, n, L, C);
+      for (size_t b = 0; b < m.direct_conv1.size(); ++b) {
+        std::memset(sums, 0, size_t(n * C) * sizeof(float));
+        m.direct_conv1[b].run(x, n, L, y + C, rows * C, DirectConvolution::Then::kRelu, sums);
+        direct_pooling_bias(y, n, L, C, sums, m.pool_fc[b].wt.data_ptr<float>(),
+                            m.pool_fc[b].bias.data_ptr<float>());
+        m.direct_conv2[b].run(y, n, L, x + C, rows * C, DirectConvolution::Then::kAddRelu);
+      }
+    }
+    m.direct_heads.run(x, n, L, hh, L * H, DirectConvolution::Then::kRelu);
+    const DirectHeadWeights hw{m.policy_w.data_ptr<float>(),
+                               m.policy_b.data_ptr<float>(),
+                               m.policy_channels,
+                               m.value_channels,
+                               m.value_fc.wt.data_ptr<float>(),
+                               m.value_fc.bias.data_ptr<float>(),
+                               m.value_hidden,
+                               m.head.w.data_ptr<float>(),
+                               m.head.bias.data_ptr<float>(),
+                               m.head_outputs};
+    direct_heads(hh, n, L, H, pits, hw, policy_out + first * pits,
+                 heads_out + first * m.head_outputs);
   }
 }
 

@@ -16,6 +16,11 @@
 //   the global pooling and the pooling bias add are loops of our own on 16-float
 //   vectors, compiled for AVX-512, AVX2 and plain x86-64 and chosen at run time (as
 //   oneDNN primitives these small layers were mostly call overhead);
+// - on CPUs whose oneDNN runs no AVX-512 (AVX2 only), the fp32 convolutions run
+//   through kernels of our own instead (nn/direct_convolution.h: 0.84 of the core's
+//   fp32 peak on the tower's shape against oneDNN's 0.60 there), on padded channels-last
+//   activations, with the global pooling's sums made in the first convolution of each
+//   block; ConvolutionKernels says which;
 // - features may come channels last (FeatureLayout::kCellsMajor, what the evaluator
 //   encodes), read in place by the first convolution.
 //
@@ -80,11 +85,22 @@ bool onednn_bf16_supported();
 // cannot run is refused when the network is built, not here).
 InferencePrecision resolve_inference_precision(InferencePrecision precision);
 
+// Which kernels run the fp32 convolutions on one thread. kAuto: ours
+// (nn/direct_convolution.h) where they are the faster, which is where the CPU has AVX2
+// and FMA, oneDNN runs no AVX-512 (dnnl::get_effective_cpu_isa() below avx512_core) and
+// the network's widths suit them (channels and the heads' channels multiples of 16);
+// oneDNN's primitives elsewhere, for bf16 and for a forward on several OpenMP threads.
+// kOneDnn: always oneDNN's (to compare). kDirect: ours wherever they can run (refused
+// where they cannot; bf16 and several threads still take oneDNN's).
+enum class ConvolutionKernels { kAuto, kOneDnn, kDirect };
+
 class OnednnNetwork {
  public:
   // `precision` kAuto resolves here; kBf16 without onednn_bf16_supported() throws
-  // std::runtime_error, as does any construction in a build without oneDNN.
-  OnednnNetwork(const FoldedWeights& weights, InferencePrecision precision);
+  // std::runtime_error, as does any construction in a build without oneDNN, and kDirect
+  // where those kernels cannot run.
+  OnednnNetwork(const FoldedWeights& weights, InferencePrecision precision,
+                ConvolutionKernels kernels = ConvolutionKernels::kAuto);
   ~OnednnNetwork();
   OnednnNetwork(const OnednnNetwork&) = delete;
   OnednnNetwork& operator=(const OnednnNetwork&) = delete;
@@ -104,10 +120,17 @@ class OnednnNetwork {
 
   // kFp32 or kBf16: what the convolutions run in.
   InferencePrecision precision() const;
-  // oneDNN's name for the kernel of a tower convolution, e.g. "jit:avx512_core".
+  // The kernel of a tower convolution on one thread: oneDNN's name for it, e.g.
+  // "jit:avx512_core", or "direct:avx2" for ours.
   std::string implementation() const;
+  // Whether our own kernels run the fp32 convolutions on one thread.
+  bool direct() const;
 
  private:
+  // forward() on one thread through the convolutions of our own.
+  void forward_direct(const float* features, int64_t batch, int64_t length, int pits, float* policy,
+                      float* heads, FeatureLayout layout) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

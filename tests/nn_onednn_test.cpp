@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "nn/direct_convolution.h"
 #include "nn/features.h"
 #include "nn/inference_network.h"
 #include "nn_test_util.h"
@@ -67,26 +68,41 @@ double worst_error(const NetOutput& got, const NetOutput& want) {
   return e;
 }
 
-std::vector<InferencePrecision> precisions() {
-  std::vector<InferencePrecision> p{InferencePrecision::kFp32};
-  if (onednn_bf16_supported()) p.push_back(InferencePrecision::kBf16);
-  return p;
-}
-
 double tolerance(InferencePrecision p) {
   return p == InferencePrecision::kBf16 ? kBf16Tolerance : kFp32Tolerance;
+}
+
+// What the oneDNN path can run here: fp32 through oneDNN's kernels and through ours
+// (nn/direct_convolution.h, where the CPU has AVX2 and FMA), bf16 where the CPU has it.
+struct Variant {
+  InferencePrecision precision;
+  ConvolutionKernels kernels;
+  std::string name;
+};
+std::vector<Variant> variants() {
+  std::vector<Variant> v{{InferencePrecision::kFp32, ConvolutionKernels::kOneDnn, "fp32 onednn"}};
+  if (direct_convolution_supported())
+    v.push_back({InferencePrecision::kFp32, ConvolutionKernels::kDirect, "fp32 direct"});
+  if (onednn_bf16_supported())
+    v.push_back({InferencePrecision::kBf16, ConvolutionKernels::kAuto, "bf16"});
+  return v;
 }
 
 // Every head of the oneDNN network at several batch sizes (exact and padded buckets, one
 // chunk and several, the last one padded)
 // against the model's eval-mode forward.
-void expect_matches_reference(Model& model, const GameSpec& spec, InferencePrecision precision) {
-  SCOPED_TRACE(to_string(precision));
+void expect_matches_reference(Model& model, const GameSpec& spec, const Variant& variant) {
+  SCOPED_TRACE(variant.name);
+  const InferencePrecision precision = variant.precision;
   model.net->eval();
-  const InferenceNetwork net(model.net, torch::kCPU,
-                             InferenceOptions{InferenceBackend::kOneDnn, precision});
+  const InferenceNetwork net(
+      model.net, torch::kCPU,
+      InferenceOptions{InferenceBackend::kOneDnn, precision, variant.kernels});
   ASSERT_EQ(net.backend(), InferenceBackend::kOneDnn);
   ASSERT_EQ(net.precision(), precision);
+  if (variant.kernels != ConvolutionKernels::kAuto) {
+    ASSERT_EQ(net.onednn()->direct(), variant.kernels == ConvolutionKernels::kDirect);
+  }
   double worst = 0;
   for (int batch : {1, 3, 16, 37, 100, 256}) {
     SCOPED_TRACE(batch);
@@ -97,8 +113,8 @@ void expect_matches_reference(Model& model, const GameSpec& spec, InferencePreci
     EXPECT_LT(e, tolerance(precision));
     worst = std::max(worst, e);
   }
-  std::cout << "  onednn " << to_string(precision) << " - reference, max relative |diff|: " << worst
-            << " (" << net.describe() << ")\n";
+  std::cout << "  onednn " << variant.name << " - reference, max relative |diff|: " << worst << " ("
+            << net.describe() << ")\n";
 }
 
 TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
@@ -107,7 +123,7 @@ TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
     SCOPED_TRACE(name);
     Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
     const GameSpec spec = GameSpec::parse(model.meta.game);
-    for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+    for (const Variant& v : variants()) expect_matches_reference(model, spec, v);
   }
 }
 
@@ -122,7 +138,7 @@ TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
     for (uint64_t seed : {1, 2}) {
       Model model = make_random_model(spec, config, seed);
       randomise_batch_norms(model.net, seed + 100);
-      for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+      for (const Variant& v : variants()) expect_matches_reference(model, spec, v);
     }
     // No residual block at all, 32 channels (the shipped width), and widths that are
     // not multiples of 16 (the loops' vector and scalar parts: 24 channels, a policy of
@@ -131,7 +147,18 @@ TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
          {NetConfig{16, 0, 8, 8, 16}, NetConfig{32, 3, 32, 32, 64}, NetConfig{24, 2, 20, 12, 24}}) {
       Model model = make_random_model(spec, c, 9);
       randomise_batch_norms(model.net, 9);
-      for (InferencePrecision p : precisions()) expect_matches_reference(model, spec, p);
+      for (const Variant& v : variants()) {
+        // Our kernels take widths in multiples of 16 only, and refuse the others.
+        if (v.kernels == ConvolutionKernels::kDirect && c.channels % 16 != 0) {
+          model.net->eval();
+          EXPECT_THROW(
+              InferenceNetwork(model.net, torch::kCPU,
+                               InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels}),
+              std::runtime_error);
+          continue;
+        }
+        expect_matches_reference(model, spec, v);
+      }
     }
   }
 }
@@ -151,10 +178,11 @@ TEST(OnednnNetwork, EvaluatorProbabilitiesMatchTheReference) {
     NnEvaluator reference(model, torch::kCPU, InferenceOptions{InferenceBackend::kReference});
     std::vector<EvalOutput> want(positions.size());
     reference.evaluate(positions, want);
-    for (InferencePrecision p : precisions()) {
-      SCOPED_TRACE(to_string(p) +
-                   (model.meta.network.score_distribution_head ? " score head" : ""));
-      NnEvaluator fast(model, torch::kCPU, InferenceOptions{InferenceBackend::kOneDnn, p});
+    for (const Variant& v : variants()) {
+      const InferencePrecision p = v.precision;
+      SCOPED_TRACE(v.name + (model.meta.network.score_distribution_head ? " score head" : ""));
+      NnEvaluator fast(model, torch::kCPU,
+                       InferenceOptions{InferenceBackend::kOneDnn, p, v.kernels});
       std::vector<EvalOutput> got(positions.size());
       fast.evaluate(positions, got);
       double worst = 0, worst_margin = 0;
@@ -174,7 +202,7 @@ TEST(OnednnNetwork, EvaluatorProbabilitiesMatchTheReference) {
       // rounding of about 1e-6 becomes 1e-4 of a stone; bf16's 0.016 of the output
       // magnitude (above) about a stone.
       EXPECT_LT(worst_margin, bf16 ? 0.3 : 1e-4);
-      std::cout << "  evaluator onednn " << to_string(p)
+      std::cout << "  evaluator onednn " << v.name
                 << " - reference, max |diff| of probabilities: " << worst
                 << ", of margins (relative): " << worst_margin << "\n";
     }
@@ -185,28 +213,33 @@ TEST(OnednnNetwork, ABatchEvaluatesLikeEachPositionAloneOnEveryThread) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
   Model model = load_model(test::source_dir() + "/models/togyz.pt");
   const GameSpec spec = GameSpec::parse(model.meta.game);
-  const InferenceNetwork net(
-      model.net, torch::kCPU,
-      InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32});
   const torch::Tensor input = features_of(test::random_positions(spec, 40, 8));
-  c10::InferenceMode guard;
-  const NetOutput whole = net.forward(input, spec.pits);
-  // Four threads at once, each evaluating the positions one by one (batch 1, another
-  // bucket and other buffers than the whole batch's).
-  std::vector<double> worst(4, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t)
-    threads.emplace_back([&, t] {
-      c10::InferenceMode thread_guard;
-      for (int64_t i = 0; i < input.size(0); ++i) {
-        const NetOutput one = net.forward(input.narrow(0, i, 1), spec.pits);
-        worst[t] = std::max({worst[t], relative_error(one.policy_logits[0], whole.policy_logits[i]),
-                             relative_error(one.wdl_logits[0], whole.wdl_logits[i]),
-                             relative_error(one.margin[0], whole.margin[i])});
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (double w : worst) EXPECT_LT(w, kFp32Tolerance);
+  for (const Variant& v : variants()) {
+    if (v.precision != InferencePrecision::kFp32) continue;
+    SCOPED_TRACE(v.name);
+    const InferenceNetwork net(
+        model.net, torch::kCPU,
+        InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32, v.kernels});
+    c10::InferenceMode guard;
+    const NetOutput whole = net.forward(input, spec.pits);
+    // Four threads at once, each evaluating the positions one by one (batch 1, another
+    // bucket and other buffers than the whole batch's).
+    std::vector<double> worst(4, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        c10::InferenceMode thread_guard;
+        for (int64_t i = 0; i < input.size(0); ++i) {
+          const NetOutput one = net.forward(input.narrow(0, i, 1), spec.pits);
+          worst[t] =
+              std::max({worst[t], relative_error(one.policy_logits[0], whole.policy_logits[i]),
+                        relative_error(one.wdl_logits[0], whole.wdl_logits[i]),
+                        relative_error(one.margin[0], whole.margin[i])});
+        }
+      });
+    for (auto& t : threads) t.join();
+    for (double w : worst) EXPECT_LT(w, kFp32Tolerance);
+  }
 }
 
 // The evaluator's layout: features encoded cells-major (channels last) and read in place
@@ -217,9 +250,11 @@ TEST(OnednnNetwork, CellsMajorFeaturesGiveTheSameOutputs) {
     SCOPED_TRACE(name);
     Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
     const GameSpec spec = GameSpec::parse(model.meta.game);
-    for (InferencePrecision p : precisions()) {
-      const InferenceNetwork net(model.net, torch::kCPU,
-                                 InferenceOptions{InferenceBackend::kOneDnn, p});
+    for (const Variant& v : variants()) {
+      SCOPED_TRACE(v.name);
+      const InferenceNetwork net(
+          model.net, torch::kCPU,
+          InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
       const OnednnNetwork& onednn = *net.onednn();
       // 3 and 37 are padded up to their buckets; 64 fills one; 150 runs as three chunks.
       for (int batch : {1, 3, 37, 64, 150}) {

@@ -202,6 +202,13 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
         "fp32",
         std::make_unique<InferenceNetwork>(
             net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32}));
+    // Where fp32 runs the convolutions of our own, oneDNN's beside them.
+    if (fast.back().second->onednn() && fast.back().second->onednn()->direct())
+      fast.emplace_back("fp32-onednn-kernels",
+                        std::make_unique<InferenceNetwork>(
+                            net, device,
+                            InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32,
+                                             ConvolutionKernels::kOneDnn}));
     if (onednn_bf16_supported())
       fast.emplace_back(
           "bf16",
@@ -231,6 +238,23 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
   j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
   j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
+  // oneDNN's own kernels in fp32, where the default fp32 runs ours: their rate, their
+  // fraction of the peak and ours over theirs (null elsewhere).
+  {
+    size_t f = 0, d = 0;
+    while (f < fast.size() && fast[f].first != "fp32-onednn-kernels") ++f;
+    while (d < fast.size() && fast[d].first != "fp32") ++d;
+    if (f == fast.size()) {
+      for (const char* k : {"onednn_kernels_fp32_net_evals_per_s",
+                            "onednn_kernels_fp32_net_of_peak", "direct_over_onednn_kernels"})
+        j[k] = nullptr;
+    } else {
+      const double rate = fast_calls[f] / rounds * double(batch);
+      j["onednn_kernels_fp32_net_evals_per_s"] = std::round(rate);
+      j["onednn_kernels_fp32_net_of_peak"] = of_peak(rate * flops / 1e9);
+      j["direct_over_onednn_kernels"] = round_to(fast_calls[d] / fast_calls[f], 3);
+    }
+  }
   for (const std::string precision : {"fp32", "bf16"}) {
     const std::string key = "onednn_" + precision + "_";
     size_t f = 0;

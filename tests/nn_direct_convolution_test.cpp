@@ -1,0 +1,87 @@
+// The convolutions of our own (nn/direct_convolution.h) against torch::conv1d: kernels 1
+// and 3, ring lengths that fill the six-cell tiles and ones that leave every tail, input
+// rows wider than the channels, the residual add, and the pooling sums.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "nn/direct_convolution.h"
+
+namespace kz {
+namespace {
+
+// x [n, C, L] as padded channels-last rows of `stride` floats (zeros elsewhere).
+std::vector<float> padded(const torch::Tensor& x, int64_t stride) {
+  const int64_t n = x.size(0), C = x.size(1), L = x.size(2);
+  std::vector<float> out(size_t(n * (L + 2) * stride), 0.f);
+  const auto a = x.accessor<float, 3>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t c = 0; c < C; ++c) out[size_t((i * (L + 2) + l + 1) * stride + c)] = a[i][c][l];
+  return out;
+}
+
+TEST(DirectConvolution, MatchesTorchConv1d) {
+  if (!direct_convolution_supported()) GTEST_SKIP() << "this CPU lacks AVX2 or FMA";
+  torch::manual_seed(5);
+  struct Case {
+    int64_t in, stride, out, kernel, length;
+  };
+  for (const Case k : {Case{32, 32, 32, 3, 18}, Case{28, 32, 32, 3, 18}, Case{28, 32, 48, 3, 14},
+                       Case{16, 16, 16, 3, 5}, Case{32, 32, 32, 1, 18}, Case{64, 64, 64, 3, 13},
+                       Case{24, 24, 16, 1, 7}}) {
+    SCOPED_TRACE(testing::Message() << "in " << k.in << " stride " << k.stride << " out " << k.out
+                                    << " kernel " << k.kernel << " length " << k.length);
+    const int64_t n = 5;
+    const torch::Tensor x = torch::randn({n, k.in, k.length});
+    const torch::Tensor w = torch::randn({k.out, k.in, k.kernel}) * 0.2;
+    const torch::Tensor b = torch::randn({k.out});
+    const torch::Tensor old = torch::randn({n, k.out, k.length});
+    const torch::Tensor conv = torch::conv1d(x, w, b, 1, k.kernel / 2);
+    const DirectConvolution direct(w, b, k.stride);
+    ASSERT_EQ(direct.out(), k.out);
+    const std::vector<float> in = padded(x, k.stride);
+    for (const auto then : {DirectConvolution::Then::kRelu, DirectConvolution::Then::kAddRelu}) {
+      const bool add = then == DirectConvolution::Then::kAddRelu;
+      SCOPED_TRACE(add ? "add, relu" : "relu");
+      const torch::Tensor want = torch::relu(add ? conv + old : conv);
+      // Into a padded destination (row 1 on), its padding rows left alone.
+      std::vector<float> out = padded(old, k.out);
+      std::vector<float> sums(size_t(n * k.out), 1.f);
+      direct.run(in.data(), n, k.length, out.data() + k.out, (k.length + 2) * k.out, then,
+                 sums.data());
+      const auto want_a = want.accessor<float, 3>();
+      double worst = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t c = 0; c < k.out; ++c) {
+          EXPECT_EQ(out[size_t(i * (k.length + 2) * k.out + c)], 0.f);
+          EXPECT_EQ(out[size_t(((i + 1) * (k.length + 2) - 1) * k.out + c)], 0.f);
+          double sum = 1;  // what the sums held before
+          for (int64_t l = 0; l < k.length; ++l) {
+            const float got = out[size_t((i * (k.length + 2) + l + 1) * k.out + c)];
+            worst = std::max(worst, double(std::abs(got - want_a[i][c][l])));
+            sum += want_a[i][c][l];
+          }
+          EXPECT_NEAR(sums[size_t(i * k.out + c)], sum, 1e-3);
+        }
+      }
+      EXPECT_LT(worst, 1e-4);
+    }
+  }
+}
+
+TEST(DirectConvolution, RefusesWhatItCannotRun) {
+  const torch::Tensor b = torch::zeros({24});
+  // 24 outputs are not a multiple of 16; kernel 5; rows narrower than the input.
+  EXPECT_THROW(DirectConvolution(torch::zeros({24, 16, 3}), b, 16), std::invalid_argument);
+  EXPECT_THROW(DirectConvolution(torch::zeros({16, 16, 5}), torch::zeros({16}), 16),
+               std::invalid_argument);
+  EXPECT_THROW(DirectConvolution(torch::zeros({16, 32, 3}), torch::zeros({16}), 16),
+               std::invalid_argument);
+  EXPECT_THROW(DirectConvolution(torch::zeros({16, 16, 3}), torch::zeros({8}), 16),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kz
