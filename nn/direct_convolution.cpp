@@ -85,7 +85,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(
     }                                                           \
   }
   KZ_STORE(0)
-  KZ_STORE(1) KZ_STORE(2) KZ_STORE(3) KZ_STORE(4) KZ_STORE(5)
+  KZ_STORE(1)
+  KZ_STORE(2) KZ_STORE(3) KZ_STORE(4) KZ_STORE(5)
 #undef KZ_STORE
       if constexpr (kSums) {
     _mm256_storeu_ps(sums, _mm256_add_ps(_mm256_loadu_ps(sums), s0));
@@ -168,23 +169,50 @@ __attribute__((target("avx2,fma"))) inline float horizontal_sum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
 }
 
-// out[0..outs) = b + sum_i x[i] * wt[i][0..outs), outs a multiple of 8 and at most 64,
-// then ReLU where asked.
+// out[0..8 V) = b + sum_i x[i] * wt[i][0..8 V), then ReLU where asked. V a constant, so
+// that the sums live in registers (with a run-time count GCC kept them on the stack: a
+// load and a store per multiply-add).
+template <int V>
+__attribute__((target("avx2,fma"), always_inline)) inline void dense_transposed_fixed(
+    const float* __restrict x, int64_t ins, const float* __restrict wt, const float* __restrict b,
+    bool relu, float* __restrict out) {
+  __m256 a[V];
+#pragma GCC unroll 8
+  for (int v = 0; v < V; ++v) a[v] = _mm256_loadu_ps(b + v * 8);
+  for (int64_t i = 0; i < ins; ++i) {
+    const __m256 xi = _mm256_broadcast_ss(x + i);
+    const float* row = wt + i * 8 * V;
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) a[v] = _mm256_fmadd_ps(xi, _mm256_loadu_ps(row + v * 8), a[v]);
+  }
+  const __m256 zero = _mm256_setzero_ps();
+#pragma GCC unroll 8
+  for (int v = 0; v < V; ++v)
+    _mm256_storeu_ps(out + v * 8, relu ? _mm256_max_ps(a[v], zero) : a[v]);
+}
+
+// The same for outs a multiple of 8, at most 64.
 __attribute__((target("avx2,fma"))) inline void dense_transposed(
     const float* __restrict x, int64_t ins, const float* __restrict wt, const float* __restrict b,
     int64_t outs, bool relu, float* __restrict out) {
-  __m256 a[8];
-  const int64_t vectors = outs / 8;
-  for (int64_t v = 0; v < vectors; ++v) a[v] = _mm256_loadu_ps(b + v * 8);
-  for (int64_t i = 0; i < ins; ++i) {
-    const __m256 xi = _mm256_broadcast_ss(x + i);
-    const float* row = wt + i * outs;
-    for (int64_t v = 0; v < vectors; ++v)
-      a[v] = _mm256_fmadd_ps(xi, _mm256_loadu_ps(row + v * 8), a[v]);
+  switch (outs / 8) {
+    case 1:
+      return dense_transposed_fixed<1>(x, ins, wt, b, relu, out);
+    case 2:
+      return dense_transposed_fixed<2>(x, ins, wt, b, relu, out);
+    case 3:
+      return dense_transposed_fixed<3>(x, ins, wt, b, relu, out);
+    case 4:
+      return dense_transposed_fixed<4>(x, ins, wt, b, relu, out);
+    case 5:
+      return dense_transposed_fixed<5>(x, ins, wt, b, relu, out);
+    case 6:
+      return dense_transposed_fixed<6>(x, ins, wt, b, relu, out);
+    case 7:
+      return dense_transposed_fixed<7>(x, ins, wt, b, relu, out);
+    default:
+      return dense_transposed_fixed<8>(x, ins, wt, b, relu, out);
   }
-  const __m256 zero = _mm256_setzero_ps();
-  for (int64_t v = 0; v < vectors; ++v)
-    _mm256_storeu_ps(out + v * 8, relu ? _mm256_max_ps(a[v], zero) : a[v]);
 }
 
 }  // namespace
