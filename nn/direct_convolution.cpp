@@ -57,38 +57,50 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(
   for (int64_t k = 0; k < K; ++k) {
     const __m256 w0 = _mm256_loadu_ps(w + k * 16), w1 = _mm256_loadu_ps(w + k * 16 + 8);
     __m256 x;
-#define KZ_CELL(r)                                \
-  if constexpr (R > r) {                          \
-    x = _mm256_broadcast_ss(in + r * stride + k); \
-    a##r##0 = _mm256_fmadd_ps(x, w0, a##r##0);    \
-    a##r##1 = _mm256_fmadd_ps(x, w1, a##r##1);    \
-  }
-    KZ_CELL(0) KZ_CELL(1) KZ_CELL(2) KZ_CELL(3) KZ_CELL(4) KZ_CELL(5)
+#define KZ_CELL(r)                                  \
+  do {                                              \
+    if constexpr (R > r) {                          \
+      x = _mm256_broadcast_ss(in + r * stride + k); \
+      a##r##0 = _mm256_fmadd_ps(x, w0, a##r##0);    \
+      a##r##1 = _mm256_fmadd_ps(x, w1, a##r##1);    \
+    }                                               \
+  } while (false)
+    KZ_CELL(0);
+    KZ_CELL(1);
+    KZ_CELL(2);
+    KZ_CELL(3);
+    KZ_CELL(4);
+    KZ_CELL(5);
 #undef KZ_CELL
   }
   const __m256 zero = _mm256_setzero_ps();
   __m256 s0 = zero, s1 = zero;
-#define KZ_STORE(r)                                             \
-  if constexpr (R > r) {                                        \
-    float* o = out + r * out_stride;                            \
-    if constexpr (kAdd) {                                       \
-      a##r##0 = _mm256_add_ps(a##r##0, _mm256_loadu_ps(o));     \
-      a##r##1 = _mm256_add_ps(a##r##1, _mm256_loadu_ps(o + 8)); \
-    }                                                           \
-    a##r##0 = _mm256_max_ps(a##r##0, zero);                     \
-    a##r##1 = _mm256_max_ps(a##r##1, zero);                     \
-    _mm256_storeu_ps(o, a##r##0);                               \
-    _mm256_storeu_ps(o + 8, a##r##1);                           \
-    if constexpr (kSums) {                                      \
-      s0 = _mm256_add_ps(s0, a##r##0);                          \
-      s1 = _mm256_add_ps(s1, a##r##1);                          \
-    }                                                           \
-  }
-  KZ_STORE(0)
-  KZ_STORE(1)
-  KZ_STORE(2) KZ_STORE(3) KZ_STORE(4) KZ_STORE(5)
+#define KZ_STORE(r)                                               \
+  do {                                                            \
+    if constexpr (R > r) {                                        \
+      float* o = out + r * out_stride;                            \
+      if constexpr (kAdd) {                                       \
+        a##r##0 = _mm256_add_ps(a##r##0, _mm256_loadu_ps(o));     \
+        a##r##1 = _mm256_add_ps(a##r##1, _mm256_loadu_ps(o + 8)); \
+      }                                                           \
+      a##r##0 = _mm256_max_ps(a##r##0, zero);                     \
+      a##r##1 = _mm256_max_ps(a##r##1, zero);                     \
+      _mm256_storeu_ps(o, a##r##0);                               \
+      _mm256_storeu_ps(o + 8, a##r##1);                           \
+      if constexpr (kSums) {                                      \
+        s0 = _mm256_add_ps(s0, a##r##0);                          \
+        s1 = _mm256_add_ps(s1, a##r##1);                          \
+      }                                                           \
+    }                                                             \
+  } while (false)
+  KZ_STORE(0);
+  KZ_STORE(1);
+  KZ_STORE(2);
+  KZ_STORE(3);
+  KZ_STORE(4);
+  KZ_STORE(5);
 #undef KZ_STORE
-      if constexpr (kSums) {
+  if constexpr (kSums) {
     _mm256_storeu_ps(sums, _mm256_add_ps(_mm256_loadu_ps(sums), s0));
     _mm256_storeu_ps(sums + 8, _mm256_add_ps(_mm256_loadu_ps(sums + 8), s1));
   }
