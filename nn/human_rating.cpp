@@ -54,6 +54,8 @@ std::string human_head_problem(const HumanHeadInfo& h) {
                ", not a finite number of magnitude at most " +
                std::to_string(int(kHumanMaxValueWeight));
   }
+  if (!h.search_mix_play_weights.empty() && h.search_mix_weights.empty())
+    return "human.search_mix.play_weights without fitted weights";
   if (!h.search_mix_weights.empty() || h.search_mix_visits != 0) {
     if (h.search_mix_weights.size() != size_t(kHumanRatingInputs))
       return "human.search_mix.weights has " + std::to_string(h.search_mix_weights.size()) +
@@ -62,6 +64,15 @@ std::string human_head_problem(const HumanHeadInfo& h) {
       if (!std::isfinite(w) || std::abs(w) > 1.f)
         return "human.search_mix.weights holds " + std::to_string(w) +
                ", not a finite number of magnitude at most 1";
+    for (float w : h.search_mix_play_weights)
+      if (!std::isfinite(w) || std::abs(w) > 1.f)
+        return "human.search_mix.play_weights holds " + std::to_string(w) +
+               ", not a finite number of magnitude at most 1";
+    if (!h.search_mix_play_weights.empty() &&
+        h.search_mix_play_weights.size() != size_t(kHumanRatingInputs))
+      return "human.search_mix.play_weights has " +
+             std::to_string(h.search_mix_play_weights.size()) + " numbers, the rating inputs are " +
+             std::to_string(kHumanRatingInputs);
     if (h.search_mix_visits < 1 || h.search_mix_visits > kHumanMaxSearchMixVisits)
       return "human.search_mix.visits is " + std::to_string(h.search_mix_visits) + ", not 1.." +
              std::to_string(kHumanMaxSearchMixVisits);
@@ -77,12 +88,23 @@ double human_value_beta(const HumanHeadInfo& h, int rating, bool titled) {
   return beta;
 }
 
-double human_search_mix(const HumanHeadInfo& h, int rating, bool titled) {
-  if (h.search_mix_weights.empty()) return 0;
+namespace {
+double mix_at(const HumanHeadInfo& h, const std::vector<float>& weights, int rating, bool titled) {
+  if (weights.empty()) return 0;
   const auto in = human_rating_inputs(h, rating, titled);
   double lambda = 0;
-  for (size_t i = 0; i < in.size(); ++i) lambda += double(h.search_mix_weights[i]) * in[i];
+  for (size_t i = 0; i < in.size(); ++i) lambda += double(weights[i]) * in[i];
   return std::clamp(lambda, 0.0, 1.0);
+}
+}  // namespace
+
+double human_search_mix(const HumanHeadInfo& h, int rating, bool titled) {
+  return mix_at(h, h.search_mix_weights, rating, titled);
+}
+
+double human_play_mix(const HumanHeadInfo& h, int rating) {
+  return h.search_mix_play_weights.empty() ? human_search_mix(h, rating)
+                                           : mix_at(h, h.search_mix_play_weights, rating, false);
 }
 
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& h, int rating,

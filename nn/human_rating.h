@@ -58,6 +58,14 @@ struct HumanHeadInfo {
   // (fit_search_mix, nn/human_training.h; docs/human.md).
   std::vector<float> search_mix_weights;
   int search_mix_visits = 0;
+  // The mixture the rating levels play with (empty: they play search_mix_weights). The
+  // fitted lambda(R) is nearly flat from 1,400 to 1,800, so levels playing it are one
+  // strength there, while PlayOK players 200 points apart are not (docs/levels.md). These
+  // weights (same basis, same search) are calibrated on game results instead: lambda at
+  // each knot chosen so that the level scores against the knot 200 below it what PlayOK
+  // players 200 points apart score (tools/calibrate_rating_levels.py). Only the levels'
+  // moves use them; the rating estimate and "most players at R play" keep the fit.
+  std::vector<float> search_mix_play_weights;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -77,7 +85,8 @@ int human_prior_bins(const HumanHeadInfo& info);
 // prior, if any, one count >= 0 per pair of bins (bins x bins) and not all of them 0,
 // the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
 // kHumanMaxValueWeight, and the search mixture, if any, kHumanRatingInputs finite
-// weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits; else why not.
+// weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits (its play
+// weights, if any, the same and only beside fitted ones); else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The head's inputs for rating R (clamped to the range) or a titled player.
@@ -91,6 +100,10 @@ double human_value_beta(const HumanHeadInfo& info, int rating, bool titled = fal
 // lambda(R) of the search mixture: info.search_mix_weights . human_rating_inputs(R),
 // clamped to 0..1 (0 without search mixture weights).
 double human_search_mix(const HumanHeadInfo& info, int rating, bool titled = false);
+
+// lambda(R) a rating level plays with: the calibrated search_mix_play_weights where the
+// model has them, else human_search_mix.
+double human_play_mix(const HumanHeadInfo& info, int rating);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

@@ -97,9 +97,12 @@ void save_model(const std::string& path, const Model& model) {
         j["human"]["value_weights"] = model.meta.human.value_weights;
       if (!model.meta.human.rating_pair_prior.empty())
         j["human"]["rating_pair_prior"] = model.meta.human.rating_pair_prior;
-      if (!model.meta.human.search_mix_weights.empty())
+      if (!model.meta.human.search_mix_weights.empty()) {
         j["human"]["search_mix"] = {{"visits", model.meta.human.search_mix_visits},
                                     {"weights", model.meta.human.search_mix_weights}};
+        if (!model.meta.human.search_mix_play_weights.empty())
+          j["human"]["search_mix"]["play_weights"] = model.meta.human.search_mix_play_weights;
+      }
     }
     j["generation"] = model.meta.generation;
     j["training_steps"] = model.meta.training_steps;

@@ -130,6 +130,20 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
                              ", not a number");
           meta.human.search_mix_weights.push_back(float(x.get<double>()));
         }
+        // Absent in models from before the calibrated play weights: the levels play the fit.
+        if (mix.contains("play_weights")) {
+          const auto& pw = mix.at("play_weights");
+          if (!pw.is_array() || pw.empty())
+            throw ModelError(malformed +
+                             "human.search_mix.play_weights is not an array of numbers");
+          for (const auto& x : pw) {
+            if (!x.is_number() || !std::isfinite(x.get<double>()) ||
+                std::abs(x.get<double>()) > 1e6)
+              throw ModelError(malformed + "human.search_mix.play_weights holds " + x.dump() +
+                               ", not a number");
+            meta.human.search_mix_play_weights.push_back(float(x.get<double>()));
+          }
+        }
       }
       if (const std::string why = human_head_problem(meta.human); !why.empty())
         throw ModelError(where + "malformed human head in its metadata: " + why);

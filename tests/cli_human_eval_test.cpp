@@ -248,5 +248,54 @@ TEST_F(HumanEval, HumanTrainWritesTheTrainFoldsPairPrior) {
   EXPECT_EQ(json::parse(single.out)["rating_estimate"], "posterior");
 }
 
+// `human-train --epochs 0 --play-mix` sets the levels' lambda at the named knots (no game
+// record needed), keeps the fit and the weights, says what it played, and refuses a
+// rating that is no knot, a lambda outside 0..1, a malformed item and --epochs above 0;
+// `model-info` shows both lambdas and human-eval --as-played scores with the played one.
+TEST_F(HumanEval, HumanTrainSetsTheLevelsPlayedLambda) {
+  const std::string shipped = test::source_dir() + "/models/togyz-human.pt";
+  auto human_train = [&](const std::string& args, std::string* output) {
+    return test::run_command(
+        test::bin("kumalak") + " human-train --init " + shipped + " " + args + " 2>&1", output);
+  };
+  const std::string out = dir_ + "/played.pt";
+  std::string said;
+  ASSERT_EQ(human_train("--epochs 0 --play-mix 1400:0.2,2200:0.9 --out " + out, &said), 0) << said;
+  EXPECT_NE(said.find("1400: 0.2000"), std::string::npos) << said;
+  const json a = model_metadata(out), s = model_metadata(shipped);
+  EXPECT_EQ(a["weights_checksum"], s["weights_checksum"]);
+  EXPECT_EQ(a["human"]["search_mix"]["weights"], s["human"]["search_mix"]["weights"]);
+  std::string info;
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " model-info " + out, &info), 0) << info;
+  const json mix = json::parse(info)["human"]["search_mix"];
+  const auto ratings = mix["ratings"].get<std::vector<int>>();
+  const auto fitted = mix["lambda"].get<std::vector<double>>();
+  const auto played = mix["play_lambda"].get<std::vector<double>>();
+  ASSERT_EQ(ratings.size(), 8u);
+  for (size_t k = 0; k < ratings.size(); ++k) {
+    const double want = ratings[k] == 1400 ? 0.2 : ratings[k] == 2200 ? 0.9 : fitted[k];
+    EXPECT_NEAR(played[k], want, 1e-4) << ratings[k];
+  }
+  for (const std::string bad : {"--epochs 0 --play-mix 1500:0.2", "--epochs 0 --play-mix 1400:1.5",
+                                "--epochs 0 --play-mix 1400", "--epochs 1 --play-mix 1400:0.2"}) {
+    std::string why;
+    EXPECT_EQ(human_train(bad + " --out " + dir_ + "/bad.pt", &why), 2) << bad;
+    EXPECT_NE(why.find("play-mix"), std::string::npos) << bad << ": " << why;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/bad.pt"));
+
+  std::string text;
+  for (int i = 0; i < 4; ++i) text += game(std::to_string(i), "1400", "1450", kFourPlies);
+  const std::string pgn = write("played.pgn", text);
+  const CliRun fit = run("--json --fold all --human-model " + out + " " + pgn);
+  const CliRun as_played = run("--json --fold all --as-played --human-model " + out + " " + pgn);
+  ASSERT_EQ(fit.status, 0) << fit.err;
+  ASSERT_EQ(as_played.status, 0) << as_played.err;
+  EXPECT_EQ(json::parse(fit.out)["human_columns_lambda"], "fitted");
+  EXPECT_EQ(json::parse(as_played.out)["human_columns_lambda"], "played");
+  EXPECT_NE(json::parse(fit.out)["bins"][0]["human_loglik"],
+            json::parse(as_played.out)["bins"][0]["human_loglik"]);
+}
+
 }  // namespace
 }  // namespace kz

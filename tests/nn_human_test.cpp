@@ -783,5 +783,50 @@ TEST(HumanSearchMix, StoredInTheModelAndMalformedEntriesAreRefusedByName) {
   }
 }
 
+// The levels' calibrated lambda round-trips beside the fit (a model without it writes no
+// "play_weights" and plays the fit); a malformed one is refused, naming it.
+TEST(HumanSearchMix, PlayWeightsRoundTripFallBackToTheFitAndAreCheckedByName) {
+  Model m = tiny_human_model(83);
+  m.meta.human.search_mix_weights = {0.f, 0.f, 0.25f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.75f, -0.5f};
+  m.meta.human.search_mix_visits = 256;
+  const std::string fit_only = temp_path("human-fit-only.pt");
+  save_model(fit_only, m);
+  EXPECT_EQ(test::read_bytes(fit_only).find("play_weights"), std::string::npos);
+  const Model fitted = load_model(fit_only);
+  EXPECT_TRUE(fitted.meta.human.search_mix_play_weights.empty());
+  const int top = fitted.meta.human.rating_max;
+  EXPECT_EQ(human_play_mix(fitted.meta.human, top), human_search_mix(fitted.meta.human, top));
+
+  m.meta.human.search_mix_play_weights = {0.f,  0.f,    0.f,   0.125f, 0.25f,
+                                          0.5f, 0.625f, 0.75f, 1.f,    0.f};
+  const std::string path = temp_path("human-play-mix.pt");
+  save_model(path, m);
+  const Model back = load_model(path);
+  EXPECT_EQ(back.meta.human.search_mix_play_weights, m.meta.human.search_mix_play_weights);
+  EXPECT_EQ(back.meta.human.search_mix_weights, m.meta.human.search_mix_weights);
+  EXPECT_NEAR(human_play_mix(back.meta.human, top), 1.0, 1e-6);
+  EXPECT_NEAR(human_search_mix(back.meta.human, top), 0.75, 1e-6);
+  const std::string bytes = test::read_bytes(path);
+  const std::string ok = "\"play_weights\":[0.0,0.0,0.0,0.125,";
+  ASSERT_NE(bytes.find(ok), std::string::npos);
+  const std::vector<std::string> bad{
+      "\"play_weights\":[0.0,0.0,0.125,",              // 9 numbers
+      "\"play_weights\":[\"x\",0.0,0.0,0.125,",        // not a number
+      "\"play_weights\":[0.0,0.0,3.0,0.125,",          // beyond 1
+      "\"play_weights\":7,\"x\":[0.0,0.0,0.0,0.125,",  // not an array
+  };
+  int i = 0;
+  for (const std::string& to : bad) {
+    const std::string file = temp_path("bad-play-mix-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find("human.search_mix.play_weights"), std::string::npos) << to << ": " << why;
+  }
+  HumanHeadInfo alone = back.meta.human;
+  alone.search_mix_weights.clear();
+  alone.search_mix_visits = 0;
+  EXPECT_NE(human_head_problem(alone).find("play_weights"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kz

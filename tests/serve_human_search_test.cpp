@@ -60,5 +60,40 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   EXPECT_GT(checked, 0);
 }
 
+// The levels play the calibrated lambda (search_mix_play_weights) where the model has
+// it, while what players of R do (hints, estimates) keeps the fitted one: with play
+// weights of 1 everywhere and fitted ones of 0, the level always plays the search's move
+// and the described moves are the policy's own.
+TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
+  const GameSpec spec = GameSpec::togyz();
+  Model m = make_random_model(spec, test::tiny_net_config(), 11);
+  m.net->eval();
+  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0});
+  m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
+  m.meta.human.search_mix_visits = 16;
+  m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
+  for (int k = 0; k < kHumanRatingKnots; ++k)
+    m.meta.human.search_mix_play_weights[size_t(1 + k)] = 1.f;
+  auto policy = std::make_shared<HumanPolicy>(m);
+  EXPECT_EQ(human_search_mix(policy->info(), 1500), 0.0);
+  EXPECT_EQ(human_play_mix(policy->info(), 1500), 1.0);
+  auto search = std::make_shared<HumanSearch>(spec, std::make_shared<ConstantEvaluator>(), 16);
+  HumanLevelPlayer player(policy, 1500, 3, search);
+  int checked = 0;
+  for (const Position& pos : test::random_positions(spec, 12, 9)) {
+    if (pos.is_over()) continue;
+    const int best = search->search(pos).best_move;
+    const auto p = policy->probabilities(std::span<const Position>(&pos, 1), 1500)[0];
+    for (const HumanMove& h : human_moves(*policy, pos, 1500, search.get(), MixUse::kDescribe))
+      EXPECT_EQ(std::bit_cast<uint32_t>(h.probability), std::bit_cast<uint32_t>(p[size_t(h.move)]));
+    const auto played = human_moves(*policy, pos, 1500, search.get(), MixUse::kPlay);
+    EXPECT_EQ(played.front().move, best);
+    EXPECT_NEAR(played.front().probability, 1.0, 1e-6);
+    EXPECT_EQ(player.think(pos, ThinkLimits{}).best_move, best);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
 }  // namespace
 }  // namespace kz

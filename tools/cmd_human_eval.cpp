@@ -48,6 +48,9 @@ struct HumanEvalOptions {
   std::string fold = "validation";
   int64_t search_visits = 0;  // 0: no search
   int64_t every = 1;
+  // The human and blind columns with the lambda the levels play (search_mix_play_weights)
+  // instead of the fitted one: how human the levels' moves are.
+  bool as_played = false;
 };
 
 // Positions per network call of the policy pass.
@@ -310,15 +313,19 @@ int run_human_eval(const HumanEvalOptions& opt) {
       auto blind = human->probabilities(batch, info.rating_mean);
       auto over_grid = human->move_logprobs(batch, moves, grid);
       if (search) {
-        // The search mixture (HumanHeadInfo::search_mix_weights), as the levels play it.
+        // The search mixture (HumanHeadInfo::search_mix_weights); with --as-played the
+        // columns take the levels' calibrated lambda, the rating estimate keeps the fit.
+        auto column_lambda = [&](int r) {
+          return opt.as_played ? human_play_mix(info, r) : human_search_mix(info, r);
+        };
         for (size_t i = 0; i < n; ++i) {
           const int best = search->search(batch[i]).best_move;
           auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
             for (size_t k = 0; k < p.size(); ++k)
               p[k] = float((1 - lambda) * p[k] + (int(k) == best ? lambda : 0.0));
           };
-          mix(own[i], human_search_mix(info, ratings[i]));
-          mix(blind[i], human_search_mix(info, info.rating_mean));
+          mix(own[i], column_lambda(ratings[i]));
+          mix(blind[i], column_lambda(info.rating_mean));
           for (size_t g = 0; g < grid.size(); ++g) {
             const double lambda = human_search_mix(info, grid[g]);
             over_grid[g][i] = std::log(std::max(
@@ -435,6 +442,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       j["human_value_term"] = !human->info().value_weights.empty();
       if (human->info().search_mix_visits > 0)
         j["human_search_mix_visits"] = human->info().search_mix_visits;
+      j["human_columns_lambda"] = opt.as_played ? "played" : "fitted";
       j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
                              : estimates.posterior ? "posterior"
                                                    : "maximum_likelihood";
@@ -560,6 +568,9 @@ void register_human_eval(CLI::App& app, int& exit_code) {
                   "search only every K-th position of rated players (the 1st, K+1-th, ...; "
                   "default 1: all)")
       ->check(in_range(int64_t(1), int64_t(1) << 40));
+  cmd->add_flag("--as-played", opt->as_played,
+                "score the human and blind columns with the search mixture the rating levels "
+                "play (the model's calibrated play weights) instead of the fitted one");
   cmd->callback([opt, &exit_code] { exit_code = run_human_eval(*opt); });
 }
 

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "core/notation.h"
 #include "core/rated_games.h"
@@ -49,7 +51,63 @@ struct HumanTrainCliOptions {
   int64_t search_mix_visits = 0;
   int search_every = 5;      // the fit reads every K-th train position
   std::string engine_model;  // the searched network (empty: the game's shipped model)
+  // The rating levels' calibrated lambda at knots, "1400:0.2,1600:0.35"
+  // (HumanHeadInfo::search_mix_play_weights); knots not named keep their value.
+  std::string play_mix;
 };
+
+// The knots of `info`'s rating inputs (human_rating_inputs' hats), lowest first.
+std::vector<int> rating_knots(const HumanHeadInfo& info) {
+  std::vector<int> knots;
+  for (int k = 0; k < kHumanRatingKnots; ++k)
+    knots.push_back(info.rating_min +
+                    int(std::lround(double(k) * (info.rating_max - info.rating_min) /
+                                    (kHumanRatingKnots - 1))));
+  return knots;
+}
+
+// Sets the play weights from "R:lambda,..." at the knots of the model's range; the knots
+// not named keep the play weights' lambda (the fitted one where there are none yet).
+// Throws ParseError naming what is wrong.
+void set_play_mix(HumanHeadInfo& info, const std::string& spec) {
+  if (info.search_mix_weights.empty())
+    throw ParseError("--play-mix: the model has no search mixture to play (--fit-search-mix)");
+  const std::vector<int> knots = rating_knots(info);
+  std::vector<double> lambda;
+  for (int r : knots) lambda.push_back(human_play_mix(info, r));
+  std::string knot_list;
+  for (int r : knots) knot_list += (knot_list.empty() ? "" : ", ") + std::to_string(r);
+  std::stringstream items(spec);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const size_t colon = item.find(':');
+    int rating = 0;
+    double value = -1;
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument("no colon");
+      size_t used = 0;
+      rating = std::stoi(item.substr(0, colon), &used);
+      if (used != colon) throw std::invalid_argument("rating");
+      const std::string v = item.substr(colon + 1);
+      value = std::stod(v, &used);
+      if (used != v.size()) throw std::invalid_argument("lambda");
+    } catch (const std::exception&) {
+      throw ParseError("--play-mix: '" + item + "' is not RATING:LAMBDA (e.g. 1400:0.2)");
+    }
+    const auto at = std::find(knots.begin(), knots.end(), rating);
+    if (at == knots.end())
+      throw ParseError("--play-mix: " + std::to_string(rating) +
+                       " is not a knot of the model's rating inputs (" + knot_list + ")");
+    if (!(value >= 0 && value <= 1))
+      throw ParseError("--play-mix: lambda at " + std::to_string(rating) + " is " +
+                       item.substr(colon + 1) + ", not 0..1");
+    lambda[size_t(at - knots.begin())] = value;
+  }
+  // The basis of human_rating_inputs: no straight line, each knot's hat its lambda, and
+  // titled players (never a level) as the top knot.
+  info.search_mix_play_weights.assign(size_t(kHumanRatingInputs), 0.f);
+  for (size_t k = 0; k < knots.size(); ++k) info.search_mix_play_weights[1 + k] = float(lambda[k]);
+}
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
 void print_betas(const HumanHeadInfo& info) {
@@ -71,6 +129,7 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
     model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "on top of the value term fitted again now)\n";
@@ -244,7 +303,33 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
   }
 }
 
+// --play-mix: sets the levels' lambda in `model` and writes it to --out; false (said on
+// stderr) when the option is malformed or the model has no mixture.
+bool write_play_mix(Model& model, const HumanTrainCliOptions& opt) {
+  try {
+    set_play_mix(model.meta.human, opt.play_mix);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    return false;
+  }
+  std::string line = "kumalak human-train: the levels play lambda";
+  for (int r : rating_knots(model.meta.human)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, " %d: %.4f", r, human_play_mix(model.meta.human, r));
+    line += buf;
+  }
+  std::cerr << line << "\n";
+  save_model(opt.out, model);
+  std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
+  return true;
+}
+
 int run_human_train(const HumanTrainCliOptions& opt) {
+  if (!opt.play_mix.empty() && opt.epochs > 0) {
+    std::cerr << "kumalak human-train: --play-mix needs --epochs 0 (the levels' lambda is "
+                 "calibrated on the games of a head as it is)\n";
+    return 2;
+  }
   GameSpec spec;
   try {
     spec = GameSpec::parse(opt.game);
@@ -273,6 +358,18 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   } catch (const std::exception& e) {
     std::cerr << "kumalak human-train: " << e.what() << "\n";
     return 2;
+  }
+  if (opt.files.empty()) {
+    // Only the levels' lambda: no game record is read, the rest of the model stays.
+    if (opt.play_mix.empty()) {
+      std::cerr << "kumalak human-train: no PGN file of rated games given\n";
+      return 2;
+    }
+    if (!model.meta.network.human_policy_head) {
+      std::cerr << "kumalak human-train: --play-mix: '" << init << "' has no human head\n";
+      return 2;
+    }
+    return write_play_mix(model, opt) ? 0 : 2;
   }
   const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled);
   const HumanData validation = read_human_data(files, spec, FoldSelection::kValidation, opt.titled);
@@ -354,6 +451,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
         return 1;
       }
     }
+    if (!opt.play_mix.empty()) return write_play_mix(model, opt) ? 0 : 2;
     save_model(opt.out, model);
     std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
     return 0;
@@ -362,6 +460,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   // trained head's.
   if (!model.meta.human.search_mix_weights.empty()) {
     model.meta.human.search_mix_weights.clear();
+    model.meta.human.search_mix_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "to its head before this training)\n";
@@ -427,8 +526,9 @@ void register_human_train(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "human-train",
       "Train a human policy head (moves by rating) on the train fold of rated games");
-  cmd->add_option("files", opt->files, "PGN files of rated games (WhiteElo/BlackElo tags)")
-      ->required();
+  cmd->add_option("files", opt->files,
+                  "PGN files of rated games (WhiteElo/BlackElo tags); none needed for "
+                  "--play-mix alone");
   add_game_option(cmd, opt->game);
   cmd->add_option("--init", opt->init,
                   "model to start from (default: the game's shipped model); its policy head "
@@ -470,6 +570,10 @@ void register_human_train(CLI::App& app, int& exit_code) {
   cmd->add_option("--engine-model", opt->engine_model,
                   "the network the search mixture searches with (default: the game's shipped "
                   "model)");
+  cmd->add_option("--play-mix", opt->play_mix,
+                  "the lambda the rating levels play with at knots of the rating range, "
+                  "RATING:LAMBDA,... (with --epochs 0; knots not named keep theirs; "
+                  "calibrated by tools/calibrate_rating_levels.py)");
   cmd->add_flag("!--no-pair-prior", opt->pair_prior,
                 "leave out the two-sided prior over a game's two ratings (by default the "
                 "train fold's games of two rated players are counted into the model, and "

@@ -65,9 +65,11 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
 }
 
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
-                                   HumanSearch* search) {
+                                   HumanSearch* search, MixUse use) {
   auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
-  const double lambda = search ? human_search_mix(policy.info(), rating) : 0.0;
+  const double lambda = !search                ? 0.0
+                        : use == MixUse::kPlay ? human_play_mix(policy.info(), rating)
+                                               : human_search_mix(policy.info(), rating);
   if (lambda > 0) {
     const int best = search->search(pos).best_move;
     for (int k = 0; k < pos.npits; ++k)
@@ -120,7 +122,7 @@ SearchAnswer HumanSearch::search(const Position& pos) {
   return answer;
 }
 
-std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy) {
+std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   const std::string engine = shipped_model_path(spec);
   if (engine.empty())
@@ -135,7 +137,14 @@ std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const Huma
     throw ParseError(i18n::tr("the human model's search mixture cannot use {file}: {error}",
                               {{"file", engine}, {"error", e.what()}}));
   }
-  return std::make_shared<HumanSearch>(spec, std::move(evaluator), policy.info().search_mix_visits);
+  return evaluator;
+}
+
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
+                                                std::shared_ptr<Evaluator> engine) {
+  if (policy.info().search_mix_weights.empty()) return nullptr;
+  if (!engine) engine = human_level_engine(spec, policy);
+  return std::make_shared<HumanSearch>(spec, std::move(engine), policy.info().search_mix_visits);
 }
 
 HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
@@ -150,7 +159,8 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   const auto start = std::chrono::steady_clock::now();
   ThinkResult r;
   if (pos.is_over()) return r;
-  const std::vector<HumanMove> moves = human_moves(*policy_, pos, rating_, search_.get());
+  const std::vector<HumanMove> moves =
+      human_moves(*policy_, pos, rating_, search_.get(), MixUse::kPlay);
   // Temperature 1: each legal move with its own probability. The uniform draw is made
   // by hand (not std::discrete_distribution, whose algorithm the standard leaves to the
   // library) so that a seed gives the same game with every standard library.

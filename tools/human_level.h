@@ -38,11 +38,17 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
 
 class HumanSearch;
 
+// Which lambda(R) of the search mixture a call wants: what players of R do (the fit, for
+// hints and estimates), or how a level at R plays (the calibrated play weights where the
+// model has them: HumanHeadInfo::search_mix_play_weights).
+enum class MixUse { kDescribe, kPlay };
+
 // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit). With
 // `search` (the policy's model has a search mixture, human_level_search), the mixture
-// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move]; without, the policy alone.
+// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], lambda as `use` says;
+// without, the policy alone.
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
-                                   HumanSearch* search = nullptr);
+                                   HumanSearch* search = nullptr, MixUse use = MixUse::kDescribe);
 
 // A small search of the engine's network (the expert's MCTS settings, a fixed number of
 // visits, no noise, a fresh tree every time), so that a rating level can play what a
@@ -63,15 +69,23 @@ class HumanSearch {
   MctsPlayer player_;
 };
 
-// The search of `policy`'s search mixture: a search of its visits over `spec`'s shipped
-// engine network; null when the model has no mixture. Throws ParseError naming the
-// missing engine model. Each player needs its own (a search is not thread-safe).
-std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy);
+// The evaluator of `spec`'s shipped engine network for `policy`'s search mixture; null
+// when the model has no mixture. Throws ParseError naming the missing engine model.
+// Loading it is most of a search's set-up; one evaluator serves any number of searches
+// on any threads.
+std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy);
 
-// A Player whose move is drawn from the human policy at its rating (temperature 1), with
-// its own random generator seeded by `seed`, so a seeded game replays exactly. One
-// network call per move, plus the mixture's fixed search where the model has one; the
-// thinking limits are ignored.
+// The search of `policy`'s search mixture: a search of its visits over `engine` (by
+// default human_level_engine's); null when the model has no mixture. Each player needs
+// its own (a search is not thread-safe).
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
+                                                std::shared_ptr<Evaluator> engine = nullptr);
+
+// A Player whose move is drawn from the human policy at its rating (temperature 1), the
+// search mixture's lambda the play weights' (MixUse::kPlay), with its own random
+// generator seeded by `seed`, so a seeded game replays exactly. One network call per
+// move, plus the mixture's fixed search where the model has one; the thinking limits
+// are ignored.
 class HumanLevelPlayer : public Player {
  public:
   // `search`: the policy's search mixture (human_level_search; null: none).
