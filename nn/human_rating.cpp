@@ -57,22 +57,24 @@ std::string human_head_problem(const HumanHeadInfo& h) {
   if (!h.search_mix_play_weights.empty() && h.search_mix_weights.empty())
     return "human.search_mix.play_weights without fitted weights";
   if (!h.search_mix_weights.empty() || h.search_mix_visits != 0) {
-    if (h.search_mix_weights.size() != size_t(kHumanRatingInputs))
-      return "human.search_mix.weights has " + std::to_string(h.search_mix_weights.size()) +
-             " numbers, the rating inputs are " + std::to_string(kHumanRatingInputs);
-    for (float w : h.search_mix_weights)
-      if (!std::isfinite(w) || std::abs(w) > 1.f)
-        return "human.search_mix.weights holds " + std::to_string(w) +
-               ", not a finite number of magnitude at most 1";
-    for (float w : h.search_mix_play_weights)
-      if (!std::isfinite(w) || std::abs(w) > 1.f)
-        return "human.search_mix.play_weights holds " + std::to_string(w) +
-               ", not a finite number of magnitude at most 1";
-    if (!h.search_mix_play_weights.empty() &&
-        h.search_mix_play_weights.size() != size_t(kHumanRatingInputs))
-      return "human.search_mix.play_weights has " +
-             std::to_string(h.search_mix_play_weights.size()) + " numbers, the rating inputs are " +
-             std::to_string(kHumanRatingInputs);
+    // The fitted lambda and the levels' calibrated one share a basis and a clamp.
+    const auto mix_problem = [](const std::vector<float>& weights, const std::string& name) {
+      if (weights.size() != size_t(kHumanRatingInputs))
+        return name + " has " + std::to_string(weights.size()) +
+               " numbers, the rating inputs are " + std::to_string(kHumanRatingInputs);
+      for (float w : weights)
+        if (!std::isfinite(w) || std::abs(w) > 1.f)
+          return name + " holds " + std::to_string(w) +
+                 ", not a finite number of magnitude at most 1";
+      return std::string();
+    };
+    if (std::string why = mix_problem(h.search_mix_weights, "human.search_mix.weights");
+        !why.empty())
+      return why;
+    if (!h.search_mix_play_weights.empty())
+      if (std::string why = mix_problem(h.search_mix_play_weights, "human.search_mix.play_weights");
+          !why.empty())
+        return why;
     if (h.search_mix_visits < 1 || h.search_mix_visits > kHumanMaxSearchMixVisits)
       return "human.search_mix.visits is " + std::to_string(h.search_mix_visits) + ", not 1.." +
              std::to_string(kHumanMaxSearchMixVisits);
@@ -105,6 +107,14 @@ double human_search_mix(const HumanHeadInfo& h, int rating, bool titled) {
 double human_play_mix(const HumanHeadInfo& h, int rating) {
   return h.search_mix_play_weights.empty() ? human_search_mix(h, rating)
                                            : mix_at(h, h.search_mix_play_weights, rating, false);
+}
+
+std::vector<int> human_rating_knots(const HumanHeadInfo& h) {
+  std::vector<int> knots;
+  for (int k = 0; k < kHumanRatingKnots; ++k)
+    knots.push_back(h.rating_min + int(std::lround(double(k) * (h.rating_max - h.rating_min) /
+                                                   (kHumanRatingKnots - 1))));
+  return knots;
 }
 
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& h, int rating,

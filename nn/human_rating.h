@@ -89,6 +89,10 @@ int human_prior_bins(const HumanHeadInfo& info);
 // weights, if any, the same and only beside fitted ones); else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
+// The ratings at the knots of `info`'s rating inputs (the peaks of human_rating_inputs'
+// hats), lowest first: where the fitted and played lambda are set and shown.
+std::vector<int> human_rating_knots(const HumanHeadInfo& info);
+
 // The head's inputs for rating R (clamped to the range) or a titled player.
 std::array<float, kHumanRatingInputs> human_rating_inputs(const HumanHeadInfo& info, int rating,
                                                           bool titled = false);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
@@ -13,6 +14,30 @@
 #include "nn/features.h"
 
 namespace kz {
+
+namespace {
+
+// The weights `name` of a human head: a non-empty array of numbers, each read as a double
+// and bounded before narrowing (a double beyond float's range does not convert to float,
+// undefined behaviour; human_head_problem's limits are far inside the bound). Throws
+// ModelError starting with `malformed` and naming what is wrong.
+std::vector<float> read_human_weights(const nlohmann::json& w, const std::string& name,
+                                      const std::string& malformed) {
+  if (!w.is_array()) throw ModelError(malformed + name + " is not an array of numbers");
+  if (w.empty()) throw ModelError(malformed + name + " is empty");
+  std::vector<float> out;
+  for (const auto& x : w) {
+    if (!x.is_number())
+      throw ModelError(malformed + name + " holds " + x.dump() + ", not a number");
+    const double v = x.get<double>();
+    if (!std::isfinite(v) || std::abs(v) > 1e6)
+      throw ModelError(malformed + name + " holds " + x.dump() + ", out of range");
+    out.push_back(float(v));
+  }
+  return out;
+}
+
+}  // namespace
 
 CheckedModel check_model_bytes(std::string_view bytes, const std::string& where) {
   const uint64_t size = bytes.size();
@@ -59,6 +84,7 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
         meta.network.human_policy_head && n.value("human_rating_temperature", false);
     if (meta.network.human_policy_head) {
       const auto& h = j.at("human");
+      const std::string malformed = where + "malformed human head in its metadata: ";
       meta.human.rating_min = h.at("rating_min").get<int>();
       meta.human.rating_max = h.at("rating_max").get<int>();
       meta.human.rating_mean = h.at("rating_mean").get<int>();
@@ -68,7 +94,6 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
       // Absent in models from before the two-sided prior: none.
       if (h.contains("rating_pair_prior")) {
         const auto& counts = h.at("rating_pair_prior");
-        const std::string malformed = where + "malformed human head in its metadata: ";
         if (!counts.is_array())
           throw ModelError(malformed + "human.rating_pair_prior is not an array of counts");
         for (const auto& x : counts) {
@@ -86,32 +111,12 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
           throw ModelError(malformed + "human.rating_pair_prior is empty");
       }
       // Absent in models from before the value term: none.
-      if (h.contains("value_weights")) {
-        const auto& w = h.at("value_weights");
-        if (!w.is_array())
-          throw ModelError(where + "malformed human head in its metadata: human.value_weights " +
-                           "is not an array of numbers");
-        for (const auto& x : w) {
-          if (!x.is_number())
-            throw ModelError(where + "malformed human head in its metadata: " +
-                             "human.value_weights holds " + x.dump() + ", not a number");
-          // Read as a double and bounded before narrowing: a double beyond float's range
-          // does not convert to float (undefined behaviour), and human_head_problem's
-          // limit is far inside it.
-          const double v = x.get<double>();
-          if (!std::isfinite(v) || std::abs(v) > 1e6)
-            throw ModelError(where + "malformed human head in its metadata: " +
-                             "human.value_weights holds " + x.dump() + ", out of range");
-          meta.human.value_weights.push_back(float(v));
-        }
-        if (meta.human.value_weights.empty())
-          throw ModelError(
-              where + "malformed human head in its metadata: " + "human.value_weights is empty");
-      }
+      if (h.contains("value_weights"))
+        meta.human.value_weights =
+            read_human_weights(h.at("value_weights"), "human.value_weights", malformed);
       // Absent in models from before the search mixture: none.
       if (h.contains("search_mix")) {
         const auto& mix = h.at("search_mix");
-        const std::string malformed = where + "malformed human head in its metadata: ";
         if (!mix.is_object() || !mix.contains("visits") || !mix.contains("weights"))
           throw ModelError(malformed + "human.search_mix is not an object with visits and weights");
         const auto& visits = mix.at("visits");
@@ -120,33 +125,15 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
           throw ModelError(malformed + "human.search_mix.visits is " + visits.dump() +
                            ", not a whole number 1.." + std::to_string(kHumanMaxSearchMixVisits));
         meta.human.search_mix_visits = int(visits.get<int64_t>());
-        const auto& w = mix.at("weights");
-        if (!w.is_array() || w.empty())
-          throw ModelError(malformed + "human.search_mix.weights is not an array of numbers");
-        for (const auto& x : w) {
-          // Bounded as a double before narrowing to float (see value_weights).
-          if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > 1e6)
-            throw ModelError(malformed + "human.search_mix.weights holds " + x.dump() +
-                             ", not a number");
-          meta.human.search_mix_weights.push_back(float(x.get<double>()));
-        }
+        meta.human.search_mix_weights =
+            read_human_weights(mix.at("weights"), "human.search_mix.weights", malformed);
         // Absent in models from before the calibrated play weights: the levels play the fit.
-        if (mix.contains("play_weights")) {
-          const auto& pw = mix.at("play_weights");
-          if (!pw.is_array() || pw.empty())
-            throw ModelError(malformed +
-                             "human.search_mix.play_weights is not an array of numbers");
-          for (const auto& x : pw) {
-            if (!x.is_number() || !std::isfinite(x.get<double>()) ||
-                std::abs(x.get<double>()) > 1e6)
-              throw ModelError(malformed + "human.search_mix.play_weights holds " + x.dump() +
-                               ", not a number");
-            meta.human.search_mix_play_weights.push_back(float(x.get<double>()));
-          }
-        }
+        if (mix.contains("play_weights"))
+          meta.human.search_mix_play_weights = read_human_weights(
+              mix.at("play_weights"), "human.search_mix.play_weights", malformed);
       }
       if (const std::string why = human_head_problem(meta.human); !why.empty())
-        throw ModelError(where + "malformed human head in its metadata: " + why);
+        throw ModelError(malformed + why);
     }
     meta.generation = j.at("generation").get<int>();
     meta.training_steps = j.at("training_steps").get<int64_t>();

@@ -27,10 +27,7 @@ nlohmann::ordered_json model_summary_json(const ModelMetadata& meta, uint64_t we
       nlohmann::ordered_json knots = nlohmann::ordered_json::array(),
                              fitted = nlohmann::ordered_json::array(),
                              played = nlohmann::ordered_json::array();
-      for (int k = 0; k < kHumanRatingKnots; ++k) {
-        const int r = meta.human.rating_min +
-                      int(std::lround(double(k) * (meta.human.rating_max - meta.human.rating_min) /
-                                      (kHumanRatingKnots - 1)));
+      for (int r : human_rating_knots(meta.human)) {
         knots.push_back(r);
         fitted.push_back(std::round(human_search_mix(meta.human, r) * 1e4) / 1e4);
         played.push_back(std::round(human_play_mix(meta.human, r) * 1e4) / 1e4);

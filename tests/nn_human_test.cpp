@@ -21,7 +21,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}, {}, 0};
+const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}};
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -296,9 +296,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}, {}, 0}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}, {}, 0}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}, {}, 0}), "");
+  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}, {}, 0, {}}), "");
+  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}, {}, 0, {}}), "");
+  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}, {}, 0, {}}), "");
 }
 
 }  // namespace
@@ -688,6 +688,13 @@ TEST(HumanSearchMix, LambdaFollowsTheKnotsAndIsAProbability) {
   EXPECT_NEAR(human_search_mix(info, info.rating_min + 2 * spacing + spacing / 2), 0.25, 1e-6);
   EXPECT_NEAR(human_search_mix(info, info.rating_max), 0.7, 1e-6);
   EXPECT_NEAR(human_search_mix(info, 0, true), 0.2, 1e-6);
+  // The knots are where each hat peaks: lambda there is the knot's own weight.
+  const std::vector<int> knots = human_rating_knots(info);
+  ASSERT_EQ(knots.size(), size_t(kHumanRatingKnots));
+  EXPECT_EQ(knots.front(), info.rating_min);
+  EXPECT_EQ(knots.back(), info.rating_max);
+  for (int k = 0; k < kHumanRatingKnots; ++k)
+    EXPECT_NEAR(human_search_mix(info, knots[size_t(k)]), 0.1 * k, 1e-6) << knots[size_t(k)];
   info.search_mix_weights[1] = -0.3f;  // below 0: clamped
   EXPECT_EQ(human_search_mix(info, info.rating_min), 0.0);
   EXPECT_EQ(human_head_problem(info), "");

@@ -21,7 +21,7 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, test::tiny_net_config(), 7);
   m.net->eval();
-  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0});
+  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}});
   HumanPolicy plain(m);
   Model with_mix = m;
   with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
@@ -68,7 +68,7 @@ TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, test::tiny_net_config(), 11);
   m.net->eval();
-  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0});
+  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}});
   m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
   m.meta.human.search_mix_visits = 16;
   m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);

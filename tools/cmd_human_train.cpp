@@ -56,23 +56,13 @@ struct HumanTrainCliOptions {
   std::string play_mix;
 };
 
-// The knots of `info`'s rating inputs (human_rating_inputs' hats), lowest first.
-std::vector<int> rating_knots(const HumanHeadInfo& info) {
-  std::vector<int> knots;
-  for (int k = 0; k < kHumanRatingKnots; ++k)
-    knots.push_back(info.rating_min +
-                    int(std::lround(double(k) * (info.rating_max - info.rating_min) /
-                                    (kHumanRatingKnots - 1))));
-  return knots;
-}
-
 // Sets the play weights from "R:lambda,..." at the knots of the model's range; the knots
 // not named keep the play weights' lambda (the fitted one where there are none yet).
 // Throws ParseError naming what is wrong.
 void set_play_mix(HumanHeadInfo& info, const std::string& spec) {
   if (info.search_mix_weights.empty())
     throw ParseError("--play-mix: the model has no search mixture to play (--fit-search-mix)");
-  const std::vector<int> knots = rating_knots(info);
+  const std::vector<int> knots = human_rating_knots(info);
   std::vector<double> lambda;
   for (int r : knots) lambda.push_back(human_play_mix(info, r));
   std::string knot_list;
@@ -313,7 +303,7 @@ bool write_play_mix(Model& model, const HumanTrainCliOptions& opt) {
     return false;
   }
   std::string line = "kumalak human-train: the levels play lambda";
-  for (int r : rating_knots(model.meta.human)) {
+  for (int r : human_rating_knots(model.meta.human)) {
     char buf[40];
     std::snprintf(buf, sizeof buf, " %d: %.4f", r, human_play_mix(model.meta.human, r));
     line += buf;

@@ -298,26 +298,39 @@ std::shared_ptr<HumanPolicy> ShippedRatingLevels::policy(const GameSpec& spec) {
   return slot;
 }
 
+std::shared_ptr<HumanSearch> ShippedRatingLevels::search(const GameSpec& spec,
+                                                         const HumanPolicy& policy) {
+  if (policy.info().search_mix_weights.empty()) return nullptr;
+  std::shared_ptr<Evaluator> engine;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = engines_[spec.name()];
+    if (!slot) slot = human_level_engine(spec, policy);
+    engine = slot;
+  }
+  return human_level_search(spec, policy, std::move(engine));
+}
+
 std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int rating,
                                                     uint64_t seed) {
   if (const std::string why = rating_level_problem(this, spec, rating); !why.empty())
     throw ParseError("level " + std::to_string(rating) + ": " + why);
   const auto p = policy(spec);
-  return std::make_unique<HumanLevelPlayer>(p, rating, seed, human_level_search(spec, *p));
+  return std::make_unique<HumanLevelPlayer>(p, rating, seed, search(spec, *p));
 }
 
 std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Position& pos,
                                                   int rating) {
   const auto p = policy(spec);
   if (!p || pos.is_over()) return {};
-  return human_moves(*p, pos, rating, human_level_search(spec, *p).get());
+  return human_moves(*p, pos, rating, search(spec, *p).get());
 }
 
 std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
     const GameSpec& spec, const Position& start, std::span<const int> moves) {
   const auto p = policy(spec);
   if (!p) return {};
-  return played_like_both(*p, start, moves, human_level_search(spec, *p).get());
+  return played_like_both(*p, start, moves, search(spec, *p).get());
 }
 
 }  // namespace kz

@@ -129,8 +129,12 @@ class ShippedRatingLevels : public RatingLevels {
  private:
   // The loaded policy of `spec`'s game, or null when it has none (loaded once).
   std::shared_ptr<HumanPolicy> policy(const GameSpec& spec);
+  // A fresh search of `policy`'s mixture over the game's engine network, loaded once (a
+  // search is per caller, the evaluator is shared); null without a mixture.
+  std::shared_ptr<HumanSearch> search(const GameSpec& spec, const HumanPolicy& policy);
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<HumanPolicy>> policies_;  // by game name
+  std::map<std::string, std::shared_ptr<Evaluator>> engines_;     // by game name
   std::map<std::string, std::optional<RatingRange>> ranges_;      // by game name
 };
 
