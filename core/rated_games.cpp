@@ -150,4 +150,13 @@ int64_t UnratedSides::total() const {
   return n;
 }
 
+std::vector<std::vector<GameRecord>> read_game_files(const std::vector<std::string>& paths) {
+  std::vector<std::vector<GameRecord>> files;
+  for (const std::string& path : paths) {
+    files.push_back(read_pgn_file(path));
+    if (files.back().empty()) throw ParseError("'" + path + "' holds no game");
+  }
+  return files;
+}
+
 }  // namespace kz

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/notation.h"
 
@@ -91,6 +92,11 @@ struct RatedGame {
 };
 RatedGame read_rated_game(const GameRecord& record,
                           double validation_fraction = kValidationFraction);
+
+// Every game of each PGN file of a data set, file by file. Throws ParseError naming the
+// file that cannot be read or holds no game: a figure over part of the data because one
+// file was missing would look like a figure over all of it.
+std::vector<std::vector<GameRecord>> read_game_files(const std::vector<std::string>& paths);
 
 // Unrated sides counted by reason (rating_status_name of each side's status).
 struct UnratedSides {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -211,6 +212,29 @@ TEST(RatedGames, RecordedGamesPerFold) {
   expect("tournament-2018.pgn", Fold::kValidation, 65, 4311, 0);
   const std::map<std::string, int64_t> expected_unrated = {{"missing", 1534}};
   EXPECT_EQ(unrated.by_reason, expected_unrated);
+}
+
+// A data set is read whole or not at all: every file's games in file order, and a file
+// that is missing or holds no game named in the error.
+TEST(RatedGames, ReadGameFilesReadsEveryFileAndNamesOneWithoutGames) {
+  const std::string dir = test::temp_dir("kz-rated-files");
+  const std::string one = dir + "/one.pgn", two = dir + "/two.pgn", empty = dir + "/empty.pgn";
+  std::ofstream(one) << rated_game_text("1200", "1300");
+  std::ofstream(two) << rated_game_text("1500", "1400", "1") << "\n"
+                     << rated_game_text("1500", "1400", "2");
+  std::ofstream(empty) << "\n";
+  const auto files = read_game_files({one, two});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].size(), 1u);
+  EXPECT_EQ(files[1].size(), 2u);
+  for (const std::string& bad : {empty, dir + "/missing.pgn"}) {
+    try {
+      read_game_files({one, bad});
+      ADD_FAILURE() << bad << " was read";
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

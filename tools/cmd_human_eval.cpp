@@ -178,20 +178,13 @@ int run_human_eval(const HumanEvalOptions& opt) {
     std::cerr << "kumalak human-eval: " << e.what() << "\n";
     return 2;
   }
-  // Every file is read before anything is measured: a figure over part of the data
-  // because one file was missing would look like a figure over all of it.
+  // Every file is read before anything is measured (read_game_files says why).
   std::vector<std::vector<GameRecord>> files;
-  for (const auto& file : opt.files) {
-    try {
-      files.push_back(read_pgn_file(file));
-    } catch (const ParseError& e) {
-      std::cerr << "kumalak human-eval: " << e.what() << "\n";
-      return 2;
-    }
-    if (files.back().empty()) {
-      std::cerr << "kumalak human-eval: '" << file << "' holds no game\n";
-      return 2;
-    }
+  try {
+    files = read_game_files(opt.files);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    return 2;
   }
   const std::string model_path = opt.model.empty() ? shipped_model_path(spec) : opt.model;
   if (model_path.empty()) {
@@ -452,14 +445,15 @@ int run_human_eval(const HumanEvalOptions& opt) {
       j["rating_spearman"] = estimates.model.spearman;
       j["rating_coverage"] = estimates.model.coverage;
       j["rating_interval_width"] = estimates.model.width;
-      j["single_rating_mae"] = estimates.single.mae;
-      j["single_rating_spearman"] = estimates.single.spearman;
-      j["single_rating_coverage"] = estimates.single.coverage;
-      j["single_rating_interval_width"] = estimates.single.width;
-      j["ml_rating_mae"] = estimates.ml.mae;
-      j["ml_rating_spearman"] = estimates.ml.spearman;
-      j["ml_rating_coverage"] = estimates.ml.coverage;
-      j["ml_rating_interval_width"] = estimates.ml.width;
+      // The other estimates, for comparison: each side alone, and without any prior.
+      for (const auto& [prefix, errors] :
+           {std::pair{"single_", &estimates.single}, std::pair{"ml_", &estimates.ml}}) {
+        const std::string p = prefix;
+        j[p + "rating_mae"] = errors->mae;
+        j[p + "rating_spearman"] = errors->spearman;
+        j[p + "rating_coverage"] = errors->coverage;
+        j[p + "rating_interval_width"] = errors->width;
+      }
       j["sides"] = estimates.sides;
     }
     j["positions"] = int64_t(samples.size());

@@ -328,17 +328,11 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     return 2;
   }
   std::vector<std::vector<GameRecord>> files;
-  for (const auto& file : opt.files) {
-    try {
-      files.push_back(read_pgn_file(file));
-    } catch (const ParseError& e) {
-      std::cerr << "kumalak human-train: " << e.what() << "\n";
-      return 2;
-    }
-    if (files.back().empty()) {
-      std::cerr << "kumalak human-train: '" << file << "' holds no game\n";
-      return 2;
-    }
+  try {
+    files = read_game_files(opt.files);
+  } catch (const ParseError& e) {
+    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    return 2;
   }
   torch::set_num_threads(std::max(1, opt.threads));
   const std::string init = opt.init.empty() ? shipped_model_path(spec) : opt.init;
