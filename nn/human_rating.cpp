@@ -56,8 +56,11 @@ std::string human_head_problem(const HumanHeadInfo& h) {
   }
   if (!h.search_mix_play_weights.empty() && h.search_mix_weights.empty())
     return "human.search_mix.play_weights without fitted weights";
+  if (!h.search_filter_play_weights.empty() && h.search_mix_weights.empty())
+    return "human.search_mix.play_filter without fitted weights";
   if (!h.search_mix_weights.empty() || h.search_mix_visits != 0) {
-    // The fitted lambda and the levels' calibrated one share a basis and a clamp.
+    // The fitted lambda, the levels' calibrated one and their filter's tau share a basis
+    // and a clamp.
     const auto mix_problem = [](const std::vector<float>& weights, const std::string& name) {
       if (weights.size() != size_t(kHumanRatingInputs))
         return name + " has " + std::to_string(weights.size()) +
@@ -71,10 +74,11 @@ std::string human_head_problem(const HumanHeadInfo& h) {
     if (std::string why = mix_problem(h.search_mix_weights, "human.search_mix.weights");
         !why.empty())
       return why;
-    if (!h.search_mix_play_weights.empty())
-      if (std::string why = mix_problem(h.search_mix_play_weights, "human.search_mix.play_weights");
-          !why.empty())
-        return why;
+    for (const auto& [weights, name] :
+         {std::pair{&h.search_mix_play_weights, "human.search_mix.play_weights"},
+          std::pair{&h.search_filter_play_weights, "human.search_mix.play_filter"}})
+      if (!weights->empty())
+        if (std::string why = mix_problem(*weights, name); !why.empty()) return why;
     if (h.search_mix_visits < 1 || h.search_mix_visits > kHumanMaxSearchMixVisits)
       return "human.search_mix.visits is " + std::to_string(h.search_mix_visits) + ", not 1.." +
              std::to_string(kHumanMaxSearchMixVisits);
@@ -107,6 +111,10 @@ double human_search_mix(const HumanHeadInfo& h, int rating, bool titled) {
 double human_play_mix(const HumanHeadInfo& h, int rating) {
   return h.search_mix_play_weights.empty() ? human_search_mix(h, rating)
                                            : mix_at(h, h.search_mix_play_weights, rating, false);
+}
+
+double human_play_filter(const HumanHeadInfo& h, int rating) {
+  return mix_at(h, h.search_filter_play_weights, rating, false);
 }
 
 std::vector<int> human_rating_knots(const HumanHeadInfo& h) {

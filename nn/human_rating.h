@@ -66,6 +66,14 @@ struct HumanHeadInfo {
   // players 200 points apart score (tools/calibrate_rating_levels.py). Only the levels'
   // moves use them; the rating estimate and "most players at R play" keep the fit.
   std::vector<float> search_mix_play_weights;
+  // The search filter the rating levels play with instead of the mixture (empty: none).
+  // tau(R) = these weights dotted with human_rating_inputs(R), clamped to 0..1; the level
+  // draws from the human policy with every move the search visits less than tau(R) times
+  // its most visited move's share scaled by kHumanFilterFloor (human_play_filter_apply,
+  // tools/human_level.h). The level's likeliest move stays the players' own unless the
+  // search calls it poor, so a level is as strong as with the mixture and far more human
+  // (docs/levels.md, "The search filter"). Calibrated on results like the play weights.
+  std::vector<float> search_filter_play_weights;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -86,8 +94,12 @@ int human_prior_bins(const HumanHeadInfo& info);
 // the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
 // kHumanMaxValueWeight, and the search mixture, if any, kHumanRatingInputs finite
 // weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits (its play
-// weights, if any, the same and only beside fitted ones); else why not.
+// weights and filter weights, if any, the same and only beside fitted ones); else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
+
+// The weight the search filter leaves on a move it filters out: small, so the level
+// seldom plays it, and above 0, so a player's rare poor move keeps a likelihood.
+inline constexpr float kHumanFilterFloor = 0.02f;
 
 // The ratings at the knots of `info`'s rating inputs (the peaks of human_rating_inputs'
 // hats), lowest first: where the fitted and played lambda are set and shown.
@@ -108,6 +120,10 @@ double human_search_mix(const HumanHeadInfo& info, int rating, bool titled = fal
 // lambda(R) a rating level plays with: the calibrated search_mix_play_weights where the
 // model has them, else human_search_mix.
 double human_play_mix(const HumanHeadInfo& info, int rating);
+
+// tau(R) of the levels' search filter (search_filter_play_weights), clamped to 0..1; 0
+// without one.
+double human_play_filter(const HumanHeadInfo& info, int rating);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

@@ -102,6 +102,8 @@ void save_model(const std::string& path, const Model& model) {
                                     {"weights", model.meta.human.search_mix_weights}};
         if (!model.meta.human.search_mix_play_weights.empty())
           j["human"]["search_mix"]["play_weights"] = model.meta.human.search_mix_play_weights;
+        if (!model.meta.human.search_filter_play_weights.empty())
+          j["human"]["search_mix"]["play_filter"] = model.meta.human.search_filter_play_weights;
       }
     }
     j["generation"] = model.meta.generation;

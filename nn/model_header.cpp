@@ -131,6 +131,10 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
         if (mix.contains("play_weights"))
           meta.human.search_mix_play_weights = read_human_weights(
               mix.at("play_weights"), "human.search_mix.play_weights", malformed);
+        // Absent in models from before the search filter: the levels play the mixture.
+        if (mix.contains("play_filter"))
+          meta.human.search_filter_play_weights =
+              read_human_weights(mix.at("play_filter"), "human.search_mix.play_filter", malformed);
       }
       if (const std::string why = human_head_problem(meta.human); !why.empty())
         throw ModelError(malformed + why);

@@ -298,9 +298,43 @@ TEST_F(HumanEval, HumanTrainSetsTheLevelsPlayedLambda) {
   ASSERT_EQ(fit.status, 0) << fit.err;
   ASSERT_EQ(as_played.status, 0) << as_played.err;
   EXPECT_EQ(json::parse(fit.out)["human_columns_lambda"], "fitted");
-  EXPECT_EQ(json::parse(as_played.out)["human_columns_lambda"], "played");
+  // A model with a search filter plays (and --as-played scores) the filter instead.
+  const bool filter = shipped_mix.contains("play_filter");
+  EXPECT_EQ(json::parse(as_played.out)["human_columns_lambda"], filter ? "filter" : "played");
   EXPECT_NE(json::parse(fit.out)["bins"][0]["human_loglik"],
             json::parse(as_played.out)["bins"][0]["human_loglik"]);
+
+  // --play-filter: tau at the knots named, the others keep theirs (0 where none was set).
+  const std::string filtered = dir_ + "/filtered.pt";
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " human-train --init " + out +
+                                  " --epochs 0 --play-filter 1000:0,2200:0.75 --out " + filtered +
+                                  " 2>&1",
+                              &said),
+            0)
+      << said;
+  EXPECT_NE(said.find("tau"), std::string::npos) << said;
+  std::string filtered_info;
+  ASSERT_EQ(test::run_command(test::bin("kumalak") + " model-info " + filtered, &filtered_info), 0)
+      << filtered_info;
+  const json filter_mix = json::parse(filtered_info)["human"]["search_mix"];
+  const auto taus = filter_mix["play_filter"].get<std::vector<double>>();
+  const auto taus_before = shipped_mix.value("play_filter", std::vector<double>(8, 0.0));
+  ASSERT_EQ(taus.size(), 8u);
+  for (size_t k = 0; k < ratings.size(); ++k) {
+    const double want = ratings[k] == 1000 ? 0.0 : ratings[k] == 2200 ? 0.75 : taus_before[k];
+    EXPECT_NEAR(taus[k], want, 1e-4) << ratings[k];
+  }
+  EXPECT_EQ(filter_mix["play_lambda"], mix["play_lambda"]);  // the mixture's stays
+  const CliRun as_filtered =
+      run("--json --fold all --as-played --human-model " + filtered + " " + pgn);
+  ASSERT_EQ(as_filtered.status, 0) << as_filtered.err;
+  EXPECT_EQ(json::parse(as_filtered.out)["human_columns_lambda"], "filter");
+  for (const std::string bad : {"--play-filter 1400:-0.1", "--play-filter x:0.2"}) {
+    std::string why;
+    EXPECT_EQ(human_train("--epochs 0 " + bad + " --out " + dir_ + "/bad.pt", &why), 2) << bad;
+    EXPECT_NE(why.find("play-filter"), std::string::npos) << bad << ": " << why;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/bad.pt"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "nn/human_policy.h"
 #include "nn/human_rating.h"
 #include "nn/human_training.h"
+#include "nn/model_summary.h"
 #include "nn/nn_evaluator.h"
 #include "nn_test_util.h"
 #include "test_util.h"
@@ -21,7 +22,7 @@
 namespace kz {
 namespace {
 
-const HumanHeadInfo kInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}};
+const HumanHeadInfo kInfo = test::human_range(800, 2200, 1400);
 
 Model tiny_human_model(uint64_t seed = 3) {
   Model m = make_random_model(GameSpec::togyz(), test::tiny_net_config(), seed);
@@ -296,9 +297,9 @@ TEST(HumanRatingInputs, HatsShareOneAndRatingsAreClamped) {
   EXPECT_EQ(human_rating_inputs(kInfo, 100), human_rating_inputs(kInfo, 800));
   EXPECT_EQ(human_rating_inputs(kInfo, 3000), human_rating_inputs(kInfo, 2200));
   EXPECT_EQ(human_rating_inputs(kInfo, 0, true)[kHumanRatingInputs - 1], 1.f);
-  EXPECT_EQ(human_head_problem({800, 2200, 1400, {}, {}, {}, {}, 0, {}}), "");
-  EXPECT_NE(human_head_problem({800, 800, 800, {}, {}, {}, {}, 0, {}}), "");
-  EXPECT_NE(human_head_problem({800, 2200, 2300, {}, {}, {}, {}, 0, {}}), "");
+  EXPECT_EQ(human_head_problem(test::human_range(800, 2200, 1400)), "");
+  EXPECT_NE(human_head_problem(test::human_range(800, 800, 800)), "");
+  EXPECT_NE(human_head_problem(test::human_range(800, 2200, 2300)), "");
 }
 
 }  // namespace
@@ -833,6 +834,54 @@ TEST(HumanSearchMix, PlayWeightsRoundTripFallBackToTheFitAndAreCheckedByName) {
   alone.search_mix_weights.clear();
   alone.search_mix_visits = 0;
   EXPECT_NE(human_head_problem(alone).find("play_weights"), std::string::npos);
+}
+
+// The levels' search filter round-trips beside the mixture (tau 0 where a model has
+// none), is shown per knot, and a malformed one is refused, naming it.
+TEST(HumanSearchMix, PlayFilterRoundTripsAndIsCheckedByName) {
+  Model m = tiny_human_model(84);
+  m.meta.human.search_mix_weights = {0.f, 0.f, 0.25f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.75f, -0.5f};
+  m.meta.human.search_mix_visits = 256;
+  const int top = m.meta.human.rating_max;
+  EXPECT_EQ(human_play_filter(m.meta.human, top), 0.0);
+  m.meta.human.search_filter_play_weights = {0.f,   0.f,  0.f,   0.f,  0.f,
+                                             0.25f, 0.5f, 0.75f, 1.5f, 0.f};
+  EXPECT_NE(human_head_problem(m.meta.human).find("human.search_mix.play_filter holds"),
+            std::string::npos);
+  m.meta.human.search_filter_play_weights.back() = 0.f;
+  m.meta.human.search_filter_play_weights[8] = 1.f;
+  EXPECT_EQ(human_head_problem(m.meta.human), "");
+  const std::string path = temp_path("human-play-filter.pt");
+  save_model(path, m);
+  const Model back = load_model(path);
+  EXPECT_EQ(back.meta.human.search_filter_play_weights, m.meta.human.search_filter_play_weights);
+  EXPECT_TRUE(back.meta.human.search_mix_play_weights.empty());
+  const std::vector<int> knots = human_rating_knots(back.meta.human);
+  EXPECT_NEAR(human_play_filter(back.meta.human, knots[5]), 0.5, 1e-6);
+  EXPECT_NEAR(human_play_filter(back.meta.human, top), 1.0, 1e-6);
+  const nlohmann::ordered_json summary = model_summary_json(back.meta, 0)["human"]["search_mix"];
+  ASSERT_TRUE(summary.contains("play_filter")) << summary.dump();
+  EXPECT_EQ(summary["play_filter"][5].get<double>(), 0.5);
+  const std::string bytes = test::read_bytes(path);
+  const std::string ok = "\"play_filter\":[0.0,0.0,0.0,0.0,";
+  ASSERT_NE(bytes.find(ok), std::string::npos);
+  const std::vector<std::string> bad{
+      "\"play_filter\":[0.0,0.0,0.0,",               // 9 numbers
+      "\"play_filter\":[null,0.0,0.0,0.0,",          // not a number
+      "\"play_filter\":[0.0,0.0,-2.0,0.0,",          // beyond 1
+      "\"play_filter\":{},\"x\":[0.0,0.0,0.0,0.0,",  // not an array
+  };
+  int i = 0;
+  for (const std::string& to : bad) {
+    const std::string file = temp_path("bad-play-filter-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find("human.search_mix.play_filter"), std::string::npos) << to << ": " << why;
+  }
+  HumanHeadInfo alone = back.meta.human;
+  alone.search_mix_weights.clear();
+  alone.search_mix_visits = 0;
+  EXPECT_NE(human_head_problem(alone).find("play_filter"), std::string::npos);
 }
 
 }  // namespace

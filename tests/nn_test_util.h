@@ -11,11 +11,21 @@
 
 #include "core/checksum.h"
 #include "core/position.h"
+#include "nn/human_rating.h"
 #include "nn/inference_network.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
 
 namespace kz::test {
+
+// A human head's rating range alone (no prior, value term or search mixture).
+inline HumanHeadInfo human_range(int rating_min, int rating_max, int rating_mean) {
+  HumanHeadInfo info;
+  info.rating_min = rating_min;
+  info.rating_max = rating_max;
+  info.rating_mean = rating_mean;
+  return info;
+}
 
 // `n` undecided positions, each after up to 29 random plies from the start (seeded).
 inline std::vector<Position> random_positions(const GameSpec& spec, int n, uint64_t seed) {

@@ -2,6 +2,8 @@
 // human policy (human_moves, tools/human_level.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 
@@ -21,7 +23,7 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, test::tiny_net_config(), 7);
   m.net->eval();
-  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}});
+  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
   HumanPolicy plain(m);
   Model with_mix = m;
   with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
@@ -68,7 +70,7 @@ TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
   const GameSpec spec = GameSpec::togyz();
   Model m = make_random_model(spec, test::tiny_net_config(), 11);
   m.net->eval();
-  m = with_human_policy_head(m, HumanHeadInfo{800, 2200, 1400, {}, {}, {}, {}, 0, {}});
+  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
   m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
   m.meta.human.search_mix_visits = 16;
   m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
@@ -93,6 +95,56 @@ TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
     ++checked;
   }
   EXPECT_GT(checked, 0);
+}
+
+// Where the model has a search filter the levels play it instead of the mixture: at tau
+// every move the search visits less than tau times its most visited one keeps
+// kHumanFilterFloor of the policy's probability (here tau 1: all but the most visited);
+// tau 0 (here 800, the bottom knot) leaves the policy as it is; what players of R do
+// keeps the fit.
+TEST(HumanSearchMixture, LevelsPlayTheSearchFilterWhereTheModelHasOne) {
+  const GameSpec spec = GameSpec::togyz();
+  Model m = make_random_model(spec, test::tiny_net_config(), 12);
+  m.net->eval();
+  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
+  m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
+  m.meta.human.search_mix_visits = 32;
+  m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
+  m.meta.human.search_mix_play_weights[size_t(kHumanRatingKnots)] = 1.f;  // ignored
+  m.meta.human.search_filter_play_weights.assign(kHumanRatingInputs, 0.f);
+  for (int k = 1; k < kHumanRatingKnots; ++k)
+    m.meta.human.search_filter_play_weights[size_t(1 + k)] = 1.f;
+  auto policy = std::make_shared<HumanPolicy>(m);
+  const int top = policy->info().rating_max;
+  EXPECT_EQ(human_play_filter(policy->info(), 800), 0.0);
+  EXPECT_NEAR(human_play_filter(policy->info(), top), 1.0, 1e-6);
+  auto search = std::make_shared<HumanSearch>(spec, std::make_shared<ConstantEvaluator>(), 32);
+  int checked = 0, filtered = 0;
+  for (const Position& pos : test::random_positions(spec, 12, 10)) {
+    if (pos.is_over()) continue;
+    const SearchAnswer answer = search->search(pos);
+    const float most = *std::max_element(answer.share.begin(), answer.share.end());
+    const auto p = policy->probabilities(std::span<const Position>(&pos, 1), top)[0];
+    double sum = 0;
+    std::array<double, kMaxPits> expected{};
+    for (int k = 0; k < pos.npits; ++k) {
+      const bool kept = answer.share[size_t(k)] >= most;
+      expected[size_t(k)] = p[size_t(k)] * (kept ? 1.0 : double(kHumanFilterFloor));
+      sum += expected[size_t(k)];
+      filtered += !kept && (pos.legal_mask() >> k & 1);
+    }
+    for (const HumanMove& h : human_moves(*policy, pos, top, search.get(), MixUse::kPlay))
+      EXPECT_NEAR(h.probability, expected[size_t(h.move)] / sum, 1e-5) << h.move;
+    for (const HumanMove& h : human_moves(*policy, pos, top, search.get(), MixUse::kDescribe))
+      EXPECT_EQ(std::bit_cast<uint32_t>(h.probability), std::bit_cast<uint32_t>(p[size_t(h.move)]));
+    const auto low = policy->probabilities(std::span<const Position>(&pos, 1), 800)[0];
+    for (const HumanMove& h : human_moves(*policy, pos, 800, search.get(), MixUse::kPlay))
+      EXPECT_EQ(std::bit_cast<uint32_t>(h.probability),
+                std::bit_cast<uint32_t>(low[size_t(h.move)]));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(filtered, 0);  // the filter had moves to leave aside
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Calibrate the lambda the rating levels play with (docs/levels.md, "Calibrated on results").
+"""Calibrate the lambda the rating levels play with (docs/levels.md, "Calibrated on results"),
+or with --filter the tau of their search filter (docs/levels.md, "The search filter").
 
 A rating level at R plays the move of a small search with probability lambda(R) and
 otherwise draws from the human policy. The lambda fitted for likelihood is nearly flat
@@ -20,6 +21,14 @@ first through the point "the lower knot's lambda scores 50 %"); the knot's lambd
 line fitted to all of its trials, read at the target, kept between the lower knot's lambda
 and 1. Every finished trial is appended to --log (JSON lines) and reused when the same
 command runs again, so a stopped calibration resumes where it stopped.
+
+With --filter the same is done for tau, the share of the search's visits below which the
+level's human policy leaves a move aside (`kumalak human-train --epochs 0 --play-filter`);
+the knots below --from keep theirs (0, the human policy alone, where none is set). Its
+strength rises steeply from 0, so each knot's first trial is at the lower knot's tau (the
+policy's own step); while no trial reaches the target the next goes past the highest one
+(--step past it, then along the line through the two highest), and once one does, where
+the measured points, linearly interpolated, cross it.
 
     tools/calibrate_rating_levels.py --human-model models/togyz-human.pt \\
         --out models/togyz-human.pt --data ../shared/data/togyz --from 1400 \\
@@ -119,9 +128,9 @@ def model_info(kumalak, path):
     return mix
 
 
-def write_model(kumalak, src, dst, play):
+def write_model(kumalak, src, dst, play, option):
     spec = ",".join(f"{r}:{lam:.4f}" for r, lam in sorted(play.items()))
-    subprocess.run([kumalak, "human-train", "--init", src, "--epochs", "0", "--play-mix", spec,
+    subprocess.run([kumalak, "human-train", "--init", src, "--epochs", "0", option, spec,
                     "--out", dst], check=True, capture_output=True)
 
 
@@ -161,6 +170,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="games at once")
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--log", help="JSON lines of every trial; reused on a rerun")
+    ap.add_argument("--filter", action="store_true",
+                    help="calibrate the search filter's tau instead of the mixture's lambda")
     ap.add_argument("--curve", action="store_true",
                     help="print the score curve of --data's rated games (per rating band) and stop")
     args = ap.parse_args()
@@ -175,15 +186,22 @@ def main():
     target = fit_target(args.data, 200) if args.data else args.target
     mix = model_info(args.kumalak, args.human_model)
     knots = mix["ratings"]
-    play = dict(zip(knots, mix.get("play_lambda", mix["lambda"])))
+    if args.filter:
+        name, option = "tau", "--play-filter"
+        play = dict(zip(knots, mix.get("play_filter", [0.0] * len(knots))))
+    else:
+        name, option = "lambda", "--play-mix"
+        play = dict(zip(knots, mix.get("play_lambda", mix["lambda"])))
     done = {}
     if os.path.exists(args.log):
         with open(args.log) as f:
             for n, line in enumerate(f, 1):
                 try:
                     t = json.loads(line)
-                    done[(t["rating"], t["trial"], round(t["lambda"], 4), t["seed"],
-                          t["games"], round(t["lower_lambda"], 4))] = t["score"]
+                    if name not in t:
+                        continue  # a trial of the other calibration
+                    done[(t["rating"], t["trial"], round(t[name], 4), t["seed"],
+                          t["games"], round(t["lower_" + name], 4))] = t["score"]
                 except (ValueError, KeyError) as e:
                     sys.exit(f"calibrate: {args.log}:{n}: not a trial ({e})")
     calibrate = [r for r in knots if r >= args.first]
@@ -198,7 +216,19 @@ def main():
         base = play[lower]
         points = []  # (lambda, elo)
         for trial in range(args.trials):
-            if trial == 0:
+            if args.filter:
+                # The filter's strength rises steeply from tau 0 (a tau of 0.04 can be worth
+                # +300 Elo): measure the lower knot's tau first, then aim by piecewise-linear
+                # interpolation between the measured points, never by a line through them.
+                if trial == 0:
+                    lam = base
+                elif max(p[1] for p in points) < elo(target):
+                    lam = beyond(points, elo(target), args.step)
+                else:
+                    lam = crossing(points, elo(target))
+                if trial > 0 and any(abs(p[0] - lam) < 1e-4 for p in points):
+                    break  # the crossing is a point already measured
+            elif trial == 0:
                 lam = base + args.step
             else:
                 # The line in Elo through the trials so far (the first one through "base
@@ -213,27 +243,55 @@ def main():
             if key in done:
                 score = done[key]
             else:
-                write_model(args.kumalak, args.human_model, tmp_model, play)
+                write_model(args.kumalak, args.human_model, tmp_model, play, option)
                 score, played = play_match(args.kumalak, tmp_model, rating, lower, args.games,
                                            seed, args.threads)
                 with open(args.log, "a") as f:
-                    f.write(json.dumps({"rating": rating, "trial": trial, "lambda": lam,
-                                        "lower_lambda": base, "seed": seed, "games": played,
+                    f.write(json.dumps({"rating": rating, "trial": trial, name: lam,
+                                        "lower_" + name: base, "seed": seed, "games": played,
                                         "score": score}) + "\n")
             points.append((lam, elo(score)))
             trials_done += 1
             elapsed = time.time() - started
             eta = elapsed / trials_done * (total_trials - trials_done)
-            print(f"calibrate: {rating} vs {lower} (lambda {base:.4f}): lambda {lam:.4f} scores "
+            print(f"calibrate: {rating} vs {lower} ({name} {base:.4f}): {name} {lam:.4f} scores "
                   f"{score:.3f} (target {target:.3f}); {trials_done}/{total_trials} trials, "
                   f"{elapsed / 60:.1f} min, ETA {eta / 60:.1f} min", file=sys.stderr, flush=True)
-        play[rating] = round(min(max(line_at([p[0] for p in points], [p[1] for p in points],
-                                             elo(target), base), base), 1.0), 4)
-        print(f"calibrate: lambda at {rating}: {play[rating]:.4f}", file=sys.stderr, flush=True)
-    write_model(args.kumalak, args.human_model, args.out, play)
+        if args.filter:
+            play[rating] = round(min(max(crossing(points, elo(target)), base), 1.0), 4)
+        else:
+            play[rating] = round(min(max(line_at([p[0] for p in points], [p[1] for p in points],
+                                                 elo(target), base), base), 1.0), 4)
+        print(f"calibrate: {name} at {rating}: {play[rating]:.4f}", file=sys.stderr, flush=True)
+    write_model(args.kumalak, args.human_model, args.out, play, option)
     if os.path.exists(tmp_model):
         os.remove(tmp_model)
-    print(json.dumps({"target": round(target, 4), "play_lambda": {str(r): play[r] for r in knots}}))
+    key = "play_filter" if args.filter else "play_lambda"
+    print(json.dumps({"target": round(target, 4), key: {str(r): play[r] for r in knots}}))
+
+
+def beyond(points, y, step):
+    """The next trial while every point is below y: along the line through the two points of
+    highest x (at least `step` and at most 0.5 past the highest), `step` past it with one."""
+    pts = sorted(points)
+    top = pts[-1][0]
+    if len(pts) < 2 or pts[-1][1] <= pts[-2][1]:
+        return min(top + step, 1.0)
+    (x0, y0), (x1, y1) = pts[-2], pts[-1]
+    x = x1 + (y - y1) * (x1 - x0) / (y1 - y0)
+    return min(max(x, top + step), top + 0.5, 1.0)
+
+
+def crossing(points, y):
+    """Where the measured (x, Elo) points, sorted by x, first reach y, linearly
+    interpolated; the lowest x when the first point already does, the highest when none."""
+    pts = sorted(points)
+    if pts[0][1] >= y:
+        return pts[0][0]
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if y1 >= y:
+            return x0 + (x1 - x0) * (y - y0) / (y1 - y0)
+    return pts[-1][0]
 
 
 def line_at(xs, ys, y, fallback):

@@ -48,8 +48,9 @@ struct HumanEvalOptions {
   std::string fold = "validation";
   int64_t search_visits = 0;  // 0: no search
   int64_t every = 1;
-  // The human and blind columns with the lambda the levels play (search_mix_play_weights)
-  // instead of the fitted one: how human the levels' moves are.
+  // The human and blind columns as the levels play (the calibrated lambda,
+  // search_mix_play_weights, or the search filter, search_filter_play_weights) instead of
+  // the fitted lambda: how human the levels' moves are.
   bool as_played = false;
 };
 
@@ -311,14 +312,22 @@ int run_human_eval(const HumanEvalOptions& opt) {
         auto column_lambda = [&](int r) {
           return opt.as_played ? human_play_mix(info, r) : human_search_mix(info, r);
         };
+        // The levels play a filter instead where the model has one (human_moves).
+        const bool filter = opt.as_played && !info.search_filter_play_weights.empty();
         for (size_t i = 0; i < n; ++i) {
-          const int best = search->search(batch[i]).best_move;
+          const SearchAnswer answer = search->search(batch[i]);
+          const int best = answer.best_move;
           auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
             for (size_t k = 0; k < p.size(); ++k)
               p[k] = float((1 - lambda) * p[k] + (int(k) == best ? lambda : 0.0));
           };
-          mix(own[i], column_lambda(ratings[i]));
-          mix(blind[i], column_lambda(info.rating_mean));
+          if (filter) {
+            human_play_filter_apply(own[i], answer, human_play_filter(info, ratings[i]));
+            human_play_filter_apply(blind[i], answer, human_play_filter(info, info.rating_mean));
+          } else {
+            mix(own[i], column_lambda(ratings[i]));
+            mix(blind[i], column_lambda(info.rating_mean));
+          }
           for (size_t g = 0; g < grid.size(); ++g) {
             const double lambda = human_search_mix(info, grid[g]);
             over_grid[g][i] = std::log(std::max(
@@ -435,7 +444,9 @@ int run_human_eval(const HumanEvalOptions& opt) {
       j["human_value_term"] = !human->info().value_weights.empty();
       if (human->info().search_mix_visits > 0)
         j["human_search_mix_visits"] = human->info().search_mix_visits;
-      j["human_columns_lambda"] = opt.as_played ? "played" : "fitted";
+      j["human_columns_lambda"] = !opt.as_played                                     ? "fitted"
+                                  : human->info().search_filter_play_weights.empty() ? "played"
+                                                                                     : "filter";
       j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
                              : estimates.posterior ? "posterior"
                                                    : "maximum_likelihood";
@@ -563,8 +574,8 @@ void register_human_eval(CLI::App& app, int& exit_code) {
                   "default 1: all)")
       ->check(in_range(int64_t(1), int64_t(1) << 40));
   cmd->add_flag("--as-played", opt->as_played,
-                "score the human and blind columns with the search mixture the rating levels "
-                "play (the model's calibrated play weights) instead of the fitted one");
+                "score the human and blind columns as the rating levels play (the model's "
+                "calibrated search mixture or search filter) instead of the fitted mixture");
   cmd->callback([opt, &exit_code] { exit_code = run_human_eval(*opt); });
 }
 

@@ -54,17 +54,36 @@ struct HumanTrainCliOptions {
   // The rating levels' calibrated lambda at knots, "1400:0.2,1600:0.35"
   // (HumanHeadInfo::search_mix_play_weights); knots not named keep their value.
   std::string play_mix;
+  // The levels' search filter's tau at knots, "1400:0.1,1600:0.3"
+  // (HumanHeadInfo::search_filter_play_weights); where set, the levels play it instead of
+  // the mixture.
+  std::string play_filter;
 };
 
-// Sets the play weights from "R:lambda,..." at the knots of the model's range; the knots
-// not named keep the play weights' lambda (the fitted one where there are none yet).
-// Throws ParseError naming what is wrong.
-void set_play_mix(HumanHeadInfo& info, const std::string& spec) {
+// What the rating levels play, set at the knots by hand or by
+// tools/calibrate_rating_levels.py: the mixture's lambda or the search filter's tau.
+struct PlayKnots {
+  const char* option;  // "--play-mix"
+  const char* value;   // "lambda"
+  const char* form;    // "RATING:LAMBDA"
+  double (*at)(const HumanHeadInfo&, int);
+  std::vector<float> HumanHeadInfo::*weights;
+};
+constexpr PlayKnots kPlayMix{"--play-mix", "lambda", "RATING:LAMBDA", human_play_mix,
+                             &HumanHeadInfo::search_mix_play_weights};
+constexpr PlayKnots kPlayFilter{"--play-filter", "tau", "RATING:TAU", human_play_filter,
+                                &HumanHeadInfo::search_filter_play_weights};
+
+// Sets `kind`'s weights from "R:value,..." at the knots of the model's range; the knots
+// not named keep their value (for the lambda, the fitted one where there are no play
+// weights yet; for tau, 0). Throws ParseError naming what is wrong.
+void set_play_knots(HumanHeadInfo& info, const std::string& spec, const PlayKnots& kind) {
+  const std::string option = kind.option, name = kind.value;
   if (info.search_mix_weights.empty())
-    throw ParseError("--play-mix: the model has no search mixture to play (--fit-search-mix)");
+    throw ParseError(option + ": the model has no search mixture to play (--fit-search-mix)");
   const std::vector<int> knots = human_rating_knots(info);
-  std::vector<double> lambda;
-  for (int r : knots) lambda.push_back(human_play_mix(info, r));
+  std::vector<double> values;
+  for (int r : knots) values.push_back(kind.at(info, r));
   std::string knot_list;
   for (int r : knots) knot_list += (knot_list.empty() ? "" : ", ") + std::to_string(r);
   std::stringstream items(spec);
@@ -80,23 +99,24 @@ void set_play_mix(HumanHeadInfo& info, const std::string& spec) {
       if (used != colon) throw std::invalid_argument("rating");
       const std::string v = item.substr(colon + 1);
       value = std::stod(v, &used);
-      if (used != v.size()) throw std::invalid_argument("lambda");
+      if (used != v.size()) throw std::invalid_argument("value");
     } catch (const std::exception&) {
-      throw ParseError("--play-mix: '" + item + "' is not RATING:LAMBDA (e.g. 1400:0.2)");
+      throw ParseError(option + ": '" + item + "' is not " + kind.form + " (e.g. 1400:0.2)");
     }
     const auto at = std::find(knots.begin(), knots.end(), rating);
     if (at == knots.end())
-      throw ParseError("--play-mix: " + std::to_string(rating) +
+      throw ParseError(option + ": " + std::to_string(rating) +
                        " is not a knot of the model's rating inputs (" + knot_list + ")");
     if (!(value >= 0 && value <= 1))
-      throw ParseError("--play-mix: lambda at " + std::to_string(rating) + " is " +
+      throw ParseError(option + ": " + name + " at " + std::to_string(rating) + " is " +
                        item.substr(colon + 1) + ", not 0..1");
-    lambda[size_t(at - knots.begin())] = value;
+    values[size_t(at - knots.begin())] = value;
   }
-  // The basis of human_rating_inputs: no straight line, each knot's hat its lambda, and
+  // The basis of human_rating_inputs: no straight line, each knot's hat its value, and
   // titled players (never a level) as the top knot.
-  info.search_mix_play_weights.assign(size_t(kHumanRatingInputs), 0.f);
-  for (size_t k = 0; k < knots.size(); ++k) info.search_mix_play_weights[1 + k] = float(lambda[k]);
+  std::vector<float>& weights = info.*kind.weights;
+  weights.assign(size_t(kHumanRatingInputs), 0.f);
+  for (size_t k = 0; k < knots.size(); ++k) weights[1 + k] = float(values[k]);
 }
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
@@ -120,6 +140,7 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
   if (!model.meta.human.search_mix_weights.empty()) {
     model.meta.human.search_mix_weights.clear();
     model.meta.human.search_mix_play_weights.clear();
+    model.meta.human.search_filter_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "on top of the value term fitted again now)\n";
@@ -293,31 +314,39 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
   }
 }
 
-// --play-mix: sets the levels' lambda in `model` and writes it to --out; false (said on
-// stderr) when the option is malformed or the model has no mixture.
-bool write_play_mix(Model& model, const HumanTrainCliOptions& opt) {
-  try {
-    set_play_mix(model.meta.human, opt.play_mix);
-  } catch (const ParseError& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
-    return false;
+// --play-mix, --play-filter: sets what the levels play in `model` and writes it to --out;
+// false (said on stderr) when an option is malformed or the model has no mixture.
+bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
+  for (const auto& [spec, kind] :
+       {std::pair{&opt.play_mix, &kPlayMix}, std::pair{&opt.play_filter, &kPlayFilter}}) {
+    if (spec->empty()) continue;
+    try {
+      set_play_knots(model.meta.human, *spec, *kind);
+    } catch (const ParseError& e) {
+      std::cerr << "kumalak human-train: " << e.what() << "\n";
+      return false;
+    }
+    std::string line = "kumalak human-train: the levels play " + std::string(kind->value);
+    for (int r : human_rating_knots(model.meta.human)) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, " %d: %.4f", r, kind->at(model.meta.human, r));
+      line += buf;
+    }
+    std::cerr << line << "\n";
   }
-  std::string line = "kumalak human-train: the levels play lambda";
-  for (int r : human_rating_knots(model.meta.human)) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, " %d: %.4f", r, human_play_mix(model.meta.human, r));
-    line += buf;
-  }
-  std::cerr << line << "\n";
+  if (!model.meta.human.search_filter_play_weights.empty())
+    std::cerr << "kumalak human-train: the levels play the search filter (its tau), not the "
+                 "mixture\n";
   save_model(opt.out, model);
   std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
   return true;
 }
 
 int run_human_train(const HumanTrainCliOptions& opt) {
-  if (!opt.play_mix.empty() && opt.epochs > 0) {
-    std::cerr << "kumalak human-train: --play-mix needs --epochs 0 (the levels' lambda is "
-                 "calibrated on the games of a head as it is)\n";
+  const bool play_knots = !opt.play_mix.empty() || !opt.play_filter.empty();
+  if (play_knots && opt.epochs > 0) {
+    std::cerr << "kumalak human-train: --play-mix and --play-filter need --epochs 0 (what "
+                 "the levels play is calibrated on the games of a head as it is)\n";
     return 2;
   }
   GameSpec spec;
@@ -344,16 +373,17 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     return 2;
   }
   if (opt.files.empty()) {
-    // Only the levels' lambda: no game record is read, the rest of the model stays.
-    if (opt.play_mix.empty()) {
+    // Only what the levels play: no game record is read, the rest of the model stays.
+    if (!play_knots) {
       std::cerr << "kumalak human-train: no PGN file of rated games given\n";
       return 2;
     }
     if (!model.meta.network.human_policy_head) {
-      std::cerr << "kumalak human-train: --play-mix: '" << init << "' has no human head\n";
+      std::cerr << "kumalak human-train: --play-mix, --play-filter: '" << init
+                << "' has no human head\n";
       return 2;
     }
-    return write_play_mix(model, opt) ? 0 : 2;
+    return write_play_knots(model, opt) ? 0 : 2;
   }
   const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled);
   const HumanData validation = read_human_data(files, spec, FoldSelection::kValidation, opt.titled);
@@ -435,7 +465,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
         return 1;
       }
     }
-    if (!opt.play_mix.empty()) return write_play_mix(model, opt) ? 0 : 2;
+    if (play_knots) return write_play_knots(model, opt) ? 0 : 2;
     save_model(opt.out, model);
     std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
     return 0;
@@ -445,6 +475,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   if (!model.meta.human.search_mix_weights.empty()) {
     model.meta.human.search_mix_weights.clear();
     model.meta.human.search_mix_play_weights.clear();
+    model.meta.human.search_filter_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "to its head before this training)\n";
@@ -512,7 +543,7 @@ void register_human_train(CLI::App& app, int& exit_code) {
       "Train a human policy head (moves by rating) on the train fold of rated games");
   cmd->add_option("files", opt->files,
                   "PGN files of rated games (WhiteElo/BlackElo tags); none needed for "
-                  "--play-mix alone");
+                  "--play-mix or --play-filter alone");
   add_game_option(cmd, opt->game);
   cmd->add_option("--init", opt->init,
                   "model to start from (default: the game's shipped model); its policy head "
@@ -558,6 +589,11 @@ void register_human_train(CLI::App& app, int& exit_code) {
                   "the lambda the rating levels play with at knots of the rating range, "
                   "RATING:LAMBDA,... (with --epochs 0; knots not named keep theirs; "
                   "calibrated by tools/calibrate_rating_levels.py)");
+  cmd->add_option("--play-filter", opt->play_filter,
+                  "the search filter's tau the rating levels play with at knots of the "
+                  "rating range, RATING:TAU,... (with --epochs 0; knots not named keep "
+                  "theirs, 0 at first; where set, the levels play it instead of the mixture: "
+                  "docs/levels.md)");
   cmd->add_flag("!--no-pair-prior", opt->pair_prior,
                 "leave out the two-sided prior over a game's two ratings (by default the "
                 "train fold's games of two rated players are counted into the model, and "

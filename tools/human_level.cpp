@@ -67,10 +67,15 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
                                    HumanSearch* search, MixUse use) {
   auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
-  const double lambda = !search                ? 0.0
-                        : use == MixUse::kPlay ? human_play_mix(policy.info(), rating)
-                                               : human_search_mix(policy.info(), rating);
-  if (lambda > 0) {
+  const HumanHeadInfo& info = policy.info();
+  const bool filter = search && use == MixUse::kPlay && !info.search_filter_play_weights.empty();
+  const double lambda = !search || filter      ? 0.0
+                        : use == MixUse::kPlay ? human_play_mix(info, rating)
+                                               : human_search_mix(info, rating);
+  if (filter) {
+    if (const double tau = human_play_filter(info, rating); tau > 0)
+      human_play_filter_apply(probabilities, search->search(pos), tau);
+  } else if (lambda > 0) {
     const int best = search->search(pos).best_move;
     for (int k = 0; k < pos.npits; ++k)
       probabilities[size_t(k)] =
@@ -120,6 +125,19 @@ SearchAnswer HumanSearch::search(const Position& pos) {
     answer.share[size_t(r.best_move)] = 1.f;
   }
   return answer;
+}
+
+void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer& answer,
+                             double tau) {
+  if (tau <= 0) return;
+  const float top = *std::max_element(answer.share.begin(), answer.share.end());
+  double sum = 0;
+  for (size_t k = 0; k < p.size(); ++k) {
+    if (answer.share[k] < tau * top) p[k] *= kHumanFilterFloor;
+    sum += p[k];
+  }
+  if (sum <= 0) return;
+  for (float& x : p) x = float(x / sum);
 }
 
 std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy) {

@@ -45,8 +45,9 @@ enum class MixUse { kDescribe, kPlay };
 
 // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit). With
 // `search` (the policy's model has a search mixture, human_level_search), the mixture
-// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], lambda as `use` says;
-// without, the policy alone.
+// (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], lambda as `use` says, or
+// for MixUse::kPlay in a model with a search filter, the policy filtered by the search
+// (human_play_filter_apply at human_play_filter(R)); without, the policy alone.
 std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
                                    HumanSearch* search = nullptr, MixUse use = MixUse::kDescribe);
 
@@ -68,6 +69,13 @@ class HumanSearch {
   int64_t visits_;
   MctsPlayer player_;
 };
+
+// The levels' search filter at tau (HumanHeadInfo::search_filter_play_weights): every
+// move whose share of `answer`'s visits is below tau times the largest share keeps
+// kHumanFilterFloor of its probability, then `p` (one game's pits) sums to 1 again. tau 0
+// leaves `p` as it is; tau 1 keeps only the most visited moves at full weight.
+void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer& answer,
+                             double tau);
 
 // The evaluator of `spec`'s shipped engine network for `policy`'s search mixture; null
 // when the model has no mixture. Throws ParseError naming the missing engine model.
