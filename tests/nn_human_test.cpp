@@ -791,6 +791,20 @@ TEST(HumanSearchMix, StoredInTheModelAndMalformedEntriesAreRefusedByName) {
   }
 }
 
+// Each of `bad` put in place of `ok` in a model file's metadata (`bytes`) makes loading
+// it fail with an error naming `name`.
+void expect_each_refused(const std::string& bytes, const std::string& ok,
+                         const std::vector<std::string>& bad, const std::string& stem,
+                         const std::string& name) {
+  int i = 0;
+  for (const std::string& to : bad) {
+    const std::string file = temp_path(stem + "-" + std::to_string(i++) + ".pt");
+    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
+    const std::string why = test::load_error(file);
+    EXPECT_NE(why.find(name), std::string::npos) << to << ": " << why;
+  }
+}
+
 // The levels' calibrated lambda round-trips beside the fit (a model without it writes no
 // "play_weights" and plays the fit); a malformed one is refused, naming it.
 TEST(HumanSearchMix, PlayWeightsRoundTripFallBackToTheFitAndAreCheckedByName) {
@@ -823,13 +837,7 @@ TEST(HumanSearchMix, PlayWeightsRoundTripFallBackToTheFitAndAreCheckedByName) {
       "\"play_weights\":[0.0,0.0,3.0,0.125,",          // beyond 1
       "\"play_weights\":7,\"x\":[0.0,0.0,0.0,0.125,",  // not an array
   };
-  int i = 0;
-  for (const std::string& to : bad) {
-    const std::string file = temp_path("bad-play-mix-" + std::to_string(i++) + ".pt");
-    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
-    const std::string why = test::load_error(file);
-    EXPECT_NE(why.find("human.search_mix.play_weights"), std::string::npos) << to << ": " << why;
-  }
+  expect_each_refused(bytes, ok, bad, "bad-play-mix", "human.search_mix.play_weights");
   HumanHeadInfo alone = back.meta.human;
   alone.search_mix_weights.clear();
   alone.search_mix_visits = 0;
@@ -871,13 +879,7 @@ TEST(HumanSearchMix, PlayFilterRoundTripsAndIsCheckedByName) {
       "\"play_filter\":[0.0,0.0,-2.0,0.0,",          // beyond 1
       "\"play_filter\":{},\"x\":[0.0,0.0,0.0,0.0,",  // not an array
   };
-  int i = 0;
-  for (const std::string& to : bad) {
-    const std::string file = temp_path("bad-play-filter-" + std::to_string(i++) + ".pt");
-    std::ofstream(file, std::ios::binary) << test::with_metadata(bytes, ok, to);
-    const std::string why = test::load_error(file);
-    EXPECT_NE(why.find("human.search_mix.play_filter"), std::string::npos) << to << ": " << why;
-  }
+  expect_each_refused(bytes, ok, bad, "bad-play-filter", "human.search_mix.play_filter");
   HumanHeadInfo alone = back.meta.human;
   alone.search_mix_weights.clear();
   alone.search_mix_visits = 0;

@@ -62,17 +62,24 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   EXPECT_GT(checked, 0);
 }
 
+// A tiny random model with a human head over 800..2200 and a search mixture of `visits`
+// whose fitted lambda is 0 everywhere: what the levels play is then the test's to set.
+Model zero_mixture_model(const GameSpec& spec, uint64_t seed, int visits) {
+  Model m = make_random_model(spec, test::tiny_net_config(), seed);
+  m.net->eval();
+  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
+  m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
+  m.meta.human.search_mix_visits = visits;
+  return m;
+}
+
 // The levels play the calibrated lambda (search_mix_play_weights) where the model has
 // it, while what players of R do (hints, estimates) keeps the fitted one: with play
 // weights of 1 everywhere and fitted ones of 0, the level always plays the search's move
 // and the described moves are the policy's own.
 TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
   const GameSpec spec = GameSpec::togyz();
-  Model m = make_random_model(spec, test::tiny_net_config(), 11);
-  m.net->eval();
-  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
-  m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
-  m.meta.human.search_mix_visits = 16;
+  Model m = zero_mixture_model(spec, 11, 16);
   m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
   for (int k = 0; k < kHumanRatingKnots; ++k)
     m.meta.human.search_mix_play_weights[size_t(1 + k)] = 1.f;
@@ -104,11 +111,7 @@ TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
 // keeps the fit.
 TEST(HumanSearchMixture, LevelsPlayTheSearchFilterWhereTheModelHasOne) {
   const GameSpec spec = GameSpec::togyz();
-  Model m = make_random_model(spec, test::tiny_net_config(), 12);
-  m.net->eval();
-  m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
-  m.meta.human.search_mix_weights.assign(kHumanRatingInputs, 0.f);
-  m.meta.human.search_mix_visits = 32;
+  Model m = zero_mixture_model(spec, 12, 32);
   m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
   m.meta.human.search_mix_play_weights[size_t(kHumanRatingKnots)] = 1.f;  // ignored
   m.meta.human.search_filter_play_weights.assign(kHumanRatingInputs, 0.f);
