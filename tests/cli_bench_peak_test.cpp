@@ -60,6 +60,18 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
         << j.dump();
   }
   EXPECT_EQ(j["bf16_peak_isa"] == "absent", j["bf16_peak_gflops"].is_null());
+  // Both fp32 convolutions timed side by side wherever ours can run, whichever the
+  // default is (null together where they cannot: the 8-channel network here).
+  EXPECT_EQ(j["direct_fp32_net_evals_per_s"].is_null(),
+            j["onednn_kernels_fp32_net_evals_per_s"].is_null())
+      << j.dump();
+  if (!j["direct_fp32_net_evals_per_s"].is_null()) {
+    const double ours = j["direct_fp32_net_evals_per_s"].get<double>(),
+                 theirs = j["onednn_kernels_fp32_net_evals_per_s"].get<double>();
+    EXPECT_GT(ours, 0);
+    EXPECT_GT(theirs, 0);
+    EXPECT_NEAR(j["direct_over_onednn_kernels"].get<double>(), ours / theirs, 0.01 * ours / theirs);
+  }
 }
 
 TEST(BenchPeak, BackendAndPrecisionChooseTheForward) {

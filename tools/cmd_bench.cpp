@@ -49,6 +49,10 @@
 //                       evals_per_s, gflops, of_peak; onednn_bf16_net_of_bf16_peak;
 //                       onednn_*_speedup: over unfolded_net (the LibTorch reference)
 //                       and onednn_*_over_folded: over folded_net
+//   onednn_kernels_fp32_net_*, direct_fp32_net_*  the fp32 forward with oneDNN's
+//                       convolutions and with ours (nn/direct_convolution.h), where both
+//                       can run, whichever is the default: evals_per_s, of_peak; and
+//                       direct_over_onednn_kernels (null where only one can run)
 //   *_of_peak           each GFLOP/s figure as a fraction of fp32_peak_gflops
 #include <torch/torch.h>
 
@@ -202,13 +206,25 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
         "fp32",
         std::make_unique<InferenceNetwork>(
             net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32}));
-    // Where fp32 runs the convolutions of our own, oneDNN's beside them.
-    if (fast.back().second->onednn() && fast.back().second->onednn()->direct())
+    // The other fp32 convolutions beside the default's: oneDNN's where fp32 runs ours,
+    // ours where they can run and fp32 runs oneDNN's (on AVX-512, auto leaves them out).
+    if (fast.back().second->onednn() && fast.back().second->onednn()->direct()) {
       fast.emplace_back("fp32-onednn-kernels",
                         std::make_unique<InferenceNetwork>(
                             net, device,
                             InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32,
                                              ConvolutionKernels::kOneDnn}));
+    } else if (fast.back().second->onednn()) {
+      try {
+        fast.emplace_back("fp32-direct",
+                          std::make_unique<InferenceNetwork>(
+                              net, device,
+                              InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32,
+                                               ConvolutionKernels::kDirect}));
+      } catch (const std::runtime_error&) {
+        // This CPU or network cannot run them: the keys below stay null.
+      }
+    }
     if (onednn_bf16_supported())
       fast.emplace_back(
           "bf16",
@@ -238,21 +254,31 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
   j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
   j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
-  // oneDNN's own kernels in fp32, where the default fp32 runs ours: their rate, their
-  // fraction of the peak and ours over theirs (null elsewhere).
+  // The fp32 forward through oneDNN's kernels and through ours, where both can run
+  // (whichever the default is): each one's rate and fraction of the peak, and ours over
+  // theirs (null where only one runs).
   {
-    size_t f = 0, d = 0;
-    while (f < fast.size() && fast[f].first != "fp32-onednn-kernels") ++f;
-    while (d < fast.size() && fast[d].first != "fp32") ++d;
-    if (f == fast.size()) {
-      for (const char* k : {"onednn_kernels_fp32_net_evals_per_s",
-                            "onednn_kernels_fp32_net_of_peak", "direct_over_onednn_kernels"})
+    const auto find = [&](const std::string& name) {
+      size_t i = 0;
+      while (i < fast.size() && fast[i].first != name) ++i;
+      return i;
+    };
+    size_t onednn_kernels = find("fp32-onednn-kernels"), direct = find("fp32-direct");
+    if (onednn_kernels < fast.size()) direct = find("fp32");
+    if (direct < fast.size() && onednn_kernels == fast.size()) onednn_kernels = find("fp32");
+    if (onednn_kernels == fast.size() || direct == fast.size()) {
+      for (const char* k :
+           {"onednn_kernels_fp32_net_evals_per_s", "onednn_kernels_fp32_net_of_peak",
+            "direct_fp32_net_evals_per_s", "direct_fp32_net_of_peak", "direct_over_onednn_kernels"})
         j[k] = nullptr;
     } else {
-      const double rate = fast_calls[f] / rounds * double(batch);
-      j["onednn_kernels_fp32_net_evals_per_s"] = std::round(rate);
-      j["onednn_kernels_fp32_net_of_peak"] = of_peak(rate * flops / 1e9);
-      j["direct_over_onednn_kernels"] = round_to(fast_calls[d] / fast_calls[f], 3);
+      const double theirs = fast_calls[onednn_kernels] / rounds * double(batch),
+                   ours = fast_calls[direct] / rounds * double(batch);
+      j["onednn_kernels_fp32_net_evals_per_s"] = std::round(theirs);
+      j["onednn_kernels_fp32_net_of_peak"] = of_peak(theirs * flops / 1e9);
+      j["direct_fp32_net_evals_per_s"] = std::round(ours);
+      j["direct_fp32_net_of_peak"] = of_peak(ours * flops / 1e9);
+      j["direct_over_onednn_kernels"] = round_to(ours / theirs, 3);
     }
   }
   for (const std::string precision : {"fp32", "bf16"}) {
