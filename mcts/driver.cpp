@@ -153,22 +153,26 @@ void SearchDriver::run_pipelined(const CollectFn& collect, const AfterFn& after)
     r.targets.resize(r.searches.size(), 0);
     gather(r.searches, r.targets, r);
   };
-  // Invariant at the top of the loop: half `cur` is in the network, half `1 - cur` has
-  // gathered and waits for its turn.
+  // Invariant at the top of the loop: half `cur` is in the network (ticket `in_network`)
+  // and half `1 - cur` has gathered and is queued behind it, so the network thread goes
+  // on to it without waiting for this thread to hand it over.
   prepare(0);
-  worker_->start([this] { evaluate(rounds_[0]); });
+  uint64_t in_network = worker_->start([this] { evaluate(rounds_[0]); });
   prepare(1);
+  uint64_t queued = worker_->start([this] { evaluate(rounds_[1]); });
   int cur = 0;
   bool keep_going = true;
   try {
     while (keep_going) {
-      worker_->wait();
+      worker_->wait(in_network);
       Round& done = rounds_[cur];
-      Round& next = rounds_[1 - cur];
-      worker_->start([this, &next] { evaluate(next); });
       deliver(done.searches, done);
       keep_going = after(cur);
-      if (keep_going) prepare(cur);
+      if (keep_going) {
+        prepare(cur);
+        in_network = queued;
+        queued = worker_->start([this, &done] { evaluate(done); });
+      }
       cur = 1 - cur;
     }
     // Half `cur` is still in the network: let it land, so no search keeps pending leaves.

@@ -83,6 +83,13 @@ std::string human_head_problem(const HumanHeadInfo& h) {
       return "human.search_mix.visits is " + std::to_string(h.search_mix_visits) + ", not 1.." +
              std::to_string(kHumanMaxSearchMixVisits);
   }
+  if (h.search_play_visits != 0) {
+    if (h.search_mix_play_weights.empty() && h.search_filter_play_weights.empty())
+      return "human.search_mix.play_visits without play weights or a play filter";
+    if (h.search_play_visits < 1 || h.search_play_visits > kHumanMaxSearchMixVisits)
+      return "human.search_mix.play_visits is " + std::to_string(h.search_play_visits) +
+             ", not 1.." + std::to_string(kHumanMaxSearchMixVisits);
+  }
   return "";
 }
 
@@ -115,6 +122,10 @@ double human_play_mix(const HumanHeadInfo& h, int rating) {
 
 double human_play_filter(const HumanHeadInfo& h, int rating) {
   return mix_at(h, h.search_filter_play_weights, rating, false);
+}
+
+int human_search_visits(const HumanHeadInfo& h, bool play) {
+  return play && h.search_play_visits > 0 ? h.search_play_visits : h.search_mix_visits;
 }
 
 std::vector<int> human_rating_knots(const HumanHeadInfo& h) {

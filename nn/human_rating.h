@@ -74,6 +74,11 @@ struct HumanHeadInfo {
   // search calls it poor, so a level is as strong as with the mixture and far more human
   // (docs/levels.md, "The search filter"). Calibrated on results like the play weights.
   std::vector<float> search_filter_play_weights;
+  // Visits of the search the rating levels play with (the play weights' or the filter's),
+  // where it differs from search_mix_visits (0: the same search). The levels were
+  // calibrated on results with one search; a mixture refitted later with more visits (a
+  // sharper rating estimate) keeps them playing the search they were calibrated with.
+  int search_play_visits = 0;
   bool operator==(const HumanHeadInfo&) const = default;
 };
 
@@ -94,7 +99,8 @@ int human_prior_bins(const HumanHeadInfo& info);
 // the value weights, if any, are kHumanRatingInputs finite numbers of magnitude at most
 // kHumanMaxValueWeight, and the search mixture, if any, kHumanRatingInputs finite
 // weights of magnitude at most 1 and 1..kHumanMaxSearchMixVisits visits (its play
-// weights and filter weights, if any, the same and only beside fitted ones); else why not.
+// weights and filter weights, if any, the same and only beside fitted ones, and its play
+// visits 0 or 1..kHumanMaxSearchMixVisits beside play weights or a filter); else why not.
 std::string human_head_problem(const HumanHeadInfo& info);
 
 // The weight the search filter leaves on a move it filters out: small, so the level
@@ -124,6 +130,10 @@ double human_play_mix(const HumanHeadInfo& info, int rating);
 // tau(R) of the levels' search filter (search_filter_play_weights), clamped to 0..1; 0
 // without one.
 double human_play_filter(const HumanHeadInfo& info, int rating);
+
+// Visits of the search mixture's search: the rating levels' (`play`: search_play_visits
+// where set) or the fit's (search_mix_visits), which hints and estimates use.
+int human_search_visits(const HumanHeadInfo& info, bool play);
 
 // The maximum-likelihood rating of a sequence of moves, from the log-likelihood of all
 // of them at each rating of a grid (ascending): `rating` the grid's best point (refined

@@ -104,6 +104,8 @@ void save_model(const std::string& path, const Model& model) {
           j["human"]["search_mix"]["play_weights"] = model.meta.human.search_mix_play_weights;
         if (!model.meta.human.search_filter_play_weights.empty())
           j["human"]["search_mix"]["play_filter"] = model.meta.human.search_filter_play_weights;
+        if (model.meta.human.search_play_visits > 0)
+          j["human"]["search_mix"]["play_visits"] = model.meta.human.search_play_visits;
       }
     }
     j["generation"] = model.meta.generation;

@@ -119,12 +119,17 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
         const auto& mix = h.at("search_mix");
         if (!mix.is_object() || !mix.contains("visits") || !mix.contains("weights"))
           throw ModelError(malformed + "human.search_mix is not an object with visits and weights");
-        const auto& visits = mix.at("visits");
-        if (!visits.is_number_integer() || visits.get<int64_t>() < 1 ||
-            visits.get<int64_t>() > kHumanMaxSearchMixVisits)
-          throw ModelError(malformed + "human.search_mix.visits is " + visits.dump() +
-                           ", not a whole number 1.." + std::to_string(kHumanMaxSearchMixVisits));
-        meta.human.search_mix_visits = int(visits.get<int64_t>());
+        const auto read_visits = [&](const char* key) {
+          const auto& visits = mix.at(key);
+          if (!visits.is_number_integer() || visits.get<int64_t>() < 1 ||
+              visits.get<int64_t>() > kHumanMaxSearchMixVisits)
+            throw ModelError(malformed + "human.search_mix." + key + " is " + visits.dump() +
+                             ", not a whole number 1.." + std::to_string(kHumanMaxSearchMixVisits));
+          return int(visits.get<int64_t>());
+        };
+        meta.human.search_mix_visits = read_visits("visits");
+        // Absent where the levels play the fit's own search.
+        if (mix.contains("play_visits")) meta.human.search_play_visits = read_visits("play_visits");
         meta.human.search_mix_weights =
             read_human_weights(mix.at("weights"), "human.search_mix.weights", malformed);
         // Absent in models from before the calibrated play weights: the levels play the fit.

@@ -40,6 +40,8 @@ nlohmann::ordered_json model_summary_json(const ModelMetadata& meta, uint64_t we
         j["human"]["search_mix"]["play_lambda"] = played;
       if (!meta.human.search_filter_play_weights.empty())
         j["human"]["search_mix"]["play_filter"] = filter;
+      if (meta.human.search_play_visits > 0)
+        j["human"]["search_mix"]["play_visits"] = meta.human.search_play_visits;
     }
   }
   j["weights_checksum"] = std::to_string(weights_checksum);

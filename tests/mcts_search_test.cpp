@@ -2,13 +2,18 @@
 // batching invariance, tree reuse. All with the network-free rollout evaluator.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "mcts/driver.h"
 #include "mcts/mcts_player.h"
 #include "mcts/rollout_evaluator.h"
+#include "mcts/task_thread.h"
 #include "tests/mcts_test_util.h"
 
 namespace kz {
@@ -245,6 +250,34 @@ TEST(MctsBatching, AnEvaluatorErrorInThePipelineReachesTheCaller) {
                    },
                    [](int) { return true; }),
                std::runtime_error);
+}
+
+// The pipeline's thread: tasks queued behind the running one run in order, wait(ticket)
+// waits for that task and not for those after it, and a task's error is rethrown once.
+TEST(TaskThreadTest, QueuedTasksRunInOrderAndEachTicketCanBeAwaited) {
+  TaskThread thread;
+  std::vector<int> order;  // written by the thread only, read after a wait
+  std::atomic<bool> release{false};
+  const uint64_t first = thread.start([&] { order.push_back(1); });
+  const uint64_t second = thread.start([&] {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    order.push_back(2);
+  });
+  const uint64_t third = thread.start([&] { order.push_back(3); });
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+  thread.wait(first);  // returns while the second is held back
+  EXPECT_EQ(order, std::vector<int>({1}));
+  release = true;
+  thread.wait(third);
+  EXPECT_EQ(order, std::vector<int>({1, 2, 3}));
+  thread.wait();  // nothing left: returns at once
+
+  const uint64_t failing = thread.start([] { throw std::runtime_error("lost"); });
+  const uint64_t after = thread.start([&] { order.push_back(4); });
+  EXPECT_THROW(thread.wait(failing), std::runtime_error);
+  thread.wait(after);  // the error was rethrown once; the task after it still ran
+  EXPECT_EQ(order.back(), 4);
 }
 
 TEST(MctsTree, ReusesTheSubtreeOfThePositionReached) {

@@ -886,5 +886,45 @@ TEST(HumanSearchMix, PlayFilterRoundTripsAndIsCheckedByName) {
   EXPECT_NE(human_head_problem(alone).find("play_filter"), std::string::npos);
 }
 
+// The levels' own search (a mixture refitted with more visits keeps the levels on the
+// search they were calibrated with): play_visits round-trips, the levels take it and the
+// fit keeps its own; it needs play weights or a filter beside it and a whole number
+// 1..1024, and a malformed one is refused, naming it.
+TEST(HumanSearchMix, PlayVisitsRoundTripAndOnlyTheLevelsTakeThem) {
+  Model m = tiny_human_model(85);
+  m.meta.human.search_mix_weights = {0.f, 0.f, 0.25f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.75f, -0.5f};
+  m.meta.human.search_mix_visits = 1024;
+  EXPECT_EQ(human_search_visits(m.meta.human, true), 1024);  // none set: the fit's
+  m.meta.human.search_play_visits = 256;
+  EXPECT_NE(human_head_problem(m.meta.human).find("play_visits without play weights"),
+            std::string::npos);
+  m.meta.human.search_filter_play_weights = {0.f, 0.f, 0.f, 0.f, 0.f, 0.25f, 0.5f, 0.75f, 1.f, 0.f};
+  EXPECT_EQ(human_head_problem(m.meta.human), "");
+  m.meta.human.search_play_visits = 1025;
+  EXPECT_NE(human_head_problem(m.meta.human).find("human.search_mix.play_visits is 1025"),
+            std::string::npos);
+  m.meta.human.search_play_visits = 256;
+  const std::string path = temp_path("human-play-visits.pt");
+  save_model(path, m);
+  const Model back = load_model(path);
+  EXPECT_EQ(back.meta.human.search_play_visits, 256);
+  EXPECT_EQ(human_search_visits(back.meta.human, true), 256);
+  EXPECT_EQ(human_search_visits(back.meta.human, false), 1024);
+  EXPECT_EQ(model_summary_json(back.meta, 0)["human"]["search_mix"]["play_visits"], 256);
+  const std::string bytes = test::read_bytes(path);
+  const std::string ok = "\"play_visits\":256";
+  ASSERT_NE(bytes.find(ok), std::string::npos);
+  expect_each_refused(bytes, ok,
+                      {"\"play_visits\":0.5", "\"play_visits\":0", "\"play_visits\":2000",
+                       "\"play_visits\":\"256\""},
+                      "bad-play-visits", "human.search_mix.play_visits");
+  // A model without the key (every one before it) plays the fit's search.
+  const std::string old_file = temp_path("human-no-play-visits.pt");
+  m.meta.human.search_play_visits = 0;
+  save_model(old_file, m);
+  EXPECT_EQ(test::read_bytes(old_file).find("play_visits"), std::string::npos);
+  EXPECT_EQ(human_search_visits(load_model(old_file).meta.human, true), 1024);
+}
+
 }  // namespace
 }  // namespace kz

@@ -29,7 +29,20 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
   with_mix.meta.human.search_mix_visits = 16;
   HumanPolicy mixed(with_mix);
-  EXPECT_EQ(human_level_search(spec, plain), nullptr);
+  EXPECT_EQ(human_level_search(spec, plain, MixUse::kPlay), nullptr);
+  EXPECT_EQ(human_level_search(spec, plain, MixUse::kDescribe), nullptr);
+  {
+    // The levels search with their own visits where the model sets them; hints and
+    // estimates with the fit's.
+    Model calibrated = with_mix;
+    calibrated.meta.human.search_filter_play_weights = std::vector<float>(10, 0.f);
+    calibrated.meta.human.search_play_visits = 8;
+    HumanPolicy levels(calibrated);
+    const auto engine = std::make_shared<ConstantEvaluator>();
+    EXPECT_EQ(human_level_search(spec, levels, MixUse::kPlay, engine)->visits(), 8);
+    EXPECT_EQ(human_level_search(spec, levels, MixUse::kDescribe, engine)->visits(), 16);
+    EXPECT_EQ(human_level_search(spec, mixed, MixUse::kPlay, engine)->visits(), 16);
+  }
   HumanSearch search(spec, std::make_shared<ConstantEvaluator>(), 16);
   int checked = 0;
   for (const Position& pos : test::random_positions(spec, 12, 5)) {

@@ -158,7 +158,7 @@ int run_analyze(const AnalyzeOptions& opt) {
   if (!human_path.empty()) {
     try {
       human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
-      human_search = human_level_search(spec, *human);
+      human_search = human_level_search(spec, *human, MixUse::kDescribe);
     } catch (const std::exception& e) {
       std::cerr << "kumalak analyze: " << human_path << ": " << e.what() << "\n";
       return 2;

@@ -44,7 +44,8 @@ int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position
   using i18n::tr;
   std::vector<HumanMove> moves;
   try {
-    moves = human_moves(policy, pos, rating, human_level_search(spec, policy).get());
+    moves =
+        human_moves(policy, pos, rating, human_level_search(spec, policy, MixUse::kDescribe).get());
   } catch (const ParseError& e) {
     std::cerr << "kumalak hint: " << e.what() << "\n";
     return 2;
@@ -157,7 +158,7 @@ int run_hint(const HintOptions& opt) {
   if (human_policy) {
     try {
       human = human_moves(*human_policy, pos, opt.rating,
-                          human_level_search(spec, *human_policy).get());
+                          human_level_search(spec, *human_policy, MixUse::kDescribe).get());
     } catch (const ParseError& e) {
       std::cerr << "kumalak hint: " << e.what() << "\n";
       return 2;

@@ -283,9 +283,14 @@ int run_human_eval(const HumanEvalOptions& opt) {
   if (human) {
     const HumanHeadInfo& info = human->info();
     const std::vector<int> grid = human_rating_grid(info, kEstimateGridStep);
-    std::shared_ptr<HumanSearch> search;
+    // The fit's search (the rating estimate, and the columns without --as-played), and
+    // with --as-played the levels' own where its visits differ (search_play_visits).
+    std::shared_ptr<HumanSearch> search, play_search;
     try {
-      search = human_level_search(spec, *human);
+      search = human_level_search(spec, *human, MixUse::kDescribe);
+      if (search && opt.as_played &&
+          human_search_visits(info, true) != human_search_visits(info, false))
+        play_search = human_level_search(spec, *human, MixUse::kPlay);
     } catch (const std::exception& e) {
       std::cerr << "kumalak human-eval: " << e.what() << "\n";
       return 2;
@@ -317,13 +322,15 @@ int run_human_eval(const HumanEvalOptions& opt) {
         for (size_t i = 0; i < n; ++i) {
           const SearchAnswer answer = search->search(batch[i]);
           const int best = answer.best_move;
+          // The columns' search: the levels' with --as-played.
+          const SearchAnswer columns = play_search ? play_search->search(batch[i]) : answer;
           auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
             for (size_t k = 0; k < p.size(); ++k)
-              p[k] = float((1 - lambda) * p[k] + (int(k) == best ? lambda : 0.0));
+              p[k] = float((1 - lambda) * p[k] + (int(k) == columns.best_move ? lambda : 0.0));
           };
           if (filter) {
-            human_play_filter_apply(own[i], answer, human_play_filter(info, ratings[i]));
-            human_play_filter_apply(blind[i], answer, human_play_filter(info, info.rating_mean));
+            human_play_filter_apply(own[i], columns, human_play_filter(info, ratings[i]));
+            human_play_filter_apply(blind[i], columns, human_play_filter(info, info.rating_mean));
           } else {
             mix(own[i], column_lambda(ratings[i]));
             mix(blind[i], column_lambda(info.rating_mean));
@@ -442,8 +449,11 @@ int run_human_eval(const HumanEvalOptions& opt) {
       // Whether the human columns include the rating-dependent value term
       // (HumanHeadInfo::value_weights, docs/human.md).
       j["human_value_term"] = !human->info().value_weights.empty();
-      if (human->info().search_mix_visits > 0)
+      if (human->info().search_mix_visits > 0) {
         j["human_search_mix_visits"] = human->info().search_mix_visits;
+        // The search of the columns with --as-played (the levels' own).
+        if (opt.as_played) j["human_columns_visits"] = human_search_visits(human->info(), true);
+      }
       j["human_columns_lambda"] = !opt.as_played                                     ? "fitted"
                                   : human->info().search_filter_play_weights.empty() ? "played"
                                                                                      : "filter";

@@ -142,6 +142,7 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
     model.meta.human.search_mix_play_weights.clear();
     model.meta.human.search_filter_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
+    model.meta.human.search_play_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "on top of the value term fitted again now)\n";
   }
@@ -240,6 +241,11 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
       opt.engine_model.empty() ? shipped_model_path(spec) : opt.engine_model;
   if (engine_path.empty()) throw std::runtime_error("no engine model to search with");
   HumanSearch search(spec, load_model_evaluator(spec, engine_path, 1), opt.search_mix_visits);
+  // The levels' calibrated play weights or filter stay, with the search they were
+  // calibrated with (HumanHeadInfo::search_play_visits).
+  const int play_visits = human_search_visits(model.meta.human, true);
+  const bool calibrated = !model.meta.human.search_mix_play_weights.empty() ||
+                          !model.meta.human.search_filter_play_weights.empty();
   // The mixture is fitted on top of the policy without one.
   model.meta.human.search_mix_weights.clear();
   model.meta.human.search_mix_visits = 0;
@@ -261,6 +267,8 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
     if (!shares) {
       model.meta.human.search_mix_weights = info.search_mix_weights;
       model.meta.human.search_mix_visits = info.search_mix_visits;
+      model.meta.human.search_play_visits =
+          calibrated && play_visits != info.search_mix_visits ? play_visits : 0;
     }
     char line[300];
     std::snprintf(line, sizeof line,
@@ -477,6 +485,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     model.meta.human.search_mix_play_weights.clear();
     model.meta.human.search_filter_play_weights.clear();
     model.meta.human.search_mix_visits = 0;
+    model.meta.human.search_play_visits = 0;
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "to its head before this training)\n";
   }

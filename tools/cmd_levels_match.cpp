@@ -273,7 +273,8 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       // or the rating outside its range (or its search mixture's engine network missing).
       for (const MatchSide* side : {&pair.upper, &pair.lower})
         if (side->rating)
-          human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model));
+          human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
+                             MixUse::kPlay);
       if (pair.upper.rating || pair.lower.rating) {
         pair.step_score = kRatingStepScore;
         pair.sprt = kRatingStepSprt;
@@ -412,7 +413,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
         // several threads at once.
         if (match_side.rating) {
           auto policy = load_human_level(spec, *match_side.rating, opt.human_model);
-          auto search = human_level_search(spec, *policy);
+          auto search = human_level_search(spec, *policy, MixUse::kPlay);
           return std::make_unique<HumanLevelPlayer>(std::move(policy), *match_side.rating, seed,
                                                     std::move(search));
         }

@@ -73,7 +73,7 @@ class PlaySession {
               int human, std::shared_ptr<HumanPolicy> human_policy = nullptr, int rating = 0)
       : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
     if (human_policy) {
-      auto search = human_level_search(spec, *human_policy);
+      auto search = human_level_search(spec, *human_policy, MixUse::kPlay);
       engine_ = std::make_unique<HumanLevelPlayer>(std::move(human_policy), rating, opt.seed,
                                                    std::move(search));
     } else {
@@ -540,7 +540,8 @@ int run_play(const PlayOptions& opt) {
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
     if (rating) {
       human_policy = load_human_level(spec, *rating, opt.human_model);
-      human_level_search(spec, *human_policy);  // refused here when its engine is missing
+      // Refused here when its engine is missing.
+      human_level_search(spec, *human_policy, MixUse::kPlay);
     } else {
       level = parse_level(opt.level);
     }

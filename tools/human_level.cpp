@@ -159,10 +159,11 @@ std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanP
 }
 
 std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
-                                                std::shared_ptr<Evaluator> engine) {
+                                                MixUse use, std::shared_ptr<Evaluator> engine) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   if (!engine) engine = human_level_engine(spec, policy);
-  return std::make_shared<HumanSearch>(spec, std::move(engine), policy.info().search_mix_visits);
+  return std::make_shared<HumanSearch>(spec, std::move(engine),
+                                       human_search_visits(policy.info(), use == MixUse::kPlay));
 }
 
 HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
@@ -317,7 +318,7 @@ std::shared_ptr<HumanPolicy> ShippedRatingLevels::policy(const GameSpec& spec) {
 }
 
 std::shared_ptr<HumanSearch> ShippedRatingLevels::search(const GameSpec& spec,
-                                                         const HumanPolicy& policy) {
+                                                         const HumanPolicy& policy, MixUse use) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   std::shared_ptr<Evaluator> engine;
   {
@@ -326,7 +327,7 @@ std::shared_ptr<HumanSearch> ShippedRatingLevels::search(const GameSpec& spec,
     if (!slot) slot = human_level_engine(spec, policy);
     engine = slot;
   }
-  return human_level_search(spec, policy, std::move(engine));
+  return human_level_search(spec, policy, use, std::move(engine));
 }
 
 std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int rating,
@@ -334,21 +335,21 @@ std::unique_ptr<Player> ShippedRatingLevels::player(const GameSpec& spec, int ra
   if (const std::string why = rating_level_problem(this, spec, rating); !why.empty())
     throw ParseError("level " + std::to_string(rating) + ": " + why);
   const auto p = policy(spec);
-  return std::make_unique<HumanLevelPlayer>(p, rating, seed, search(spec, *p));
+  return std::make_unique<HumanLevelPlayer>(p, rating, seed, search(spec, *p, MixUse::kPlay));
 }
 
 std::vector<HumanMove> ShippedRatingLevels::moves(const GameSpec& spec, const Position& pos,
                                                   int rating) {
   const auto p = policy(spec);
   if (!p || pos.is_over()) return {};
-  return human_moves(*p, pos, rating, search(spec, *p).get());
+  return human_moves(*p, pos, rating, search(spec, *p, MixUse::kDescribe).get());
 }
 
 std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
     const GameSpec& spec, const Position& start, std::span<const int> moves) {
   const auto p = policy(spec);
   if (!p) return {};
-  return played_like_both(*p, start, moves, search(spec, *p).get());
+  return played_like_both(*p, start, moves, search(spec, *p, MixUse::kDescribe).get());
 }
 
 }  // namespace kz

@@ -44,7 +44,8 @@ class HumanSearch;
 enum class MixUse { kDescribe, kPlay };
 
 // Every legal move of `pos` at `rating`, most likely first (ties: the lower pit). With
-// `search` (the policy's model has a search mixture, human_level_search), the mixture
+// `search` (the policy's model has a search mixture, human_level_search for the same
+// `use`), the mixture
 // (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], lambda as `use` says, or
 // for MixUse::kPlay in a model with a search filter, the policy filtered by the search
 // (human_play_filter_apply at human_play_filter(R)); without, the policy alone.
@@ -83,10 +84,12 @@ void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer&
 // on any threads.
 std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy);
 
-// The search of `policy`'s search mixture: a search of its visits over `engine` (by
-// default human_level_engine's); null when the model has no mixture. Each player needs
-// its own (a search is not thread-safe).
+// The search of `policy`'s search mixture for `use`: a search over `engine` (by default
+// human_level_engine's) of the visits the levels play with (MixUse::kPlay) or of the
+// fit's (MixUse::kDescribe: hints, estimates; human_search_visits); null when the model
+// has no mixture. Each player needs its own (a search is not thread-safe).
 std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
+                                                MixUse use,
                                                 std::shared_ptr<Evaluator> engine = nullptr);
 
 // A Player whose move is drawn from the human policy at its rating (temperature 1), the
@@ -137,9 +140,9 @@ class ShippedRatingLevels : public RatingLevels {
  private:
   // The loaded policy of `spec`'s game, or null when it has none (loaded once).
   std::shared_ptr<HumanPolicy> policy(const GameSpec& spec);
-  // A fresh search of `policy`'s mixture over the game's engine network, loaded once (a
-  // search is per caller, the evaluator is shared); null without a mixture.
-  std::shared_ptr<HumanSearch> search(const GameSpec& spec, const HumanPolicy& policy);
+  // A fresh search of `policy`'s mixture for `use` over the game's engine network, loaded
+  // once (a search is per caller, the evaluator is shared); null without a mixture.
+  std::shared_ptr<HumanSearch> search(const GameSpec& spec, const HumanPolicy& policy, MixUse use);
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<HumanPolicy>> policies_;  // by game name
   std::map<std::string, std::shared_ptr<Evaluator>> engines_;     // by game name
