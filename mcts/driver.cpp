@@ -82,6 +82,17 @@ bool SearchDriver::gather(std::span<Search* const> searches, std::span<const int
       r.miss_of_leaf[k] = r.miss_of_leaf[size_t(first)];  // its first leaf came earlier
     }
   }
+  // The misses' inputs, made here on the tree's thread where the evaluator takes them
+  // (all of one size; a batch mixing games is left to evaluate(), which refuses it).
+  r.prepared = r.miss_index.empty() ? 0 : evaluator_.prepared_floats(r.leaves[r.miss_index[0]]);
+  for (int k : r.miss_index)
+    if (r.prepared > 0 && evaluator_.prepared_floats(r.leaves[size_t(k)]) != r.prepared)
+      r.prepared = 0;
+  if (r.prepared > 0) {
+    r.inputs.resize(r.prepared * r.miss_index.size());
+    for (size_t j = 0; j < r.miss_index.size(); ++j)
+      evaluator_.prepare(r.leaves[size_t(r.miss_index[j])], r.inputs.data() + j * r.prepared);
+  }
   stats_.leaves += n;
   return any;
 }
@@ -95,7 +106,11 @@ void SearchDriver::evaluate(Round& r) {
     r.batch.clear();
     for (size_t j = 0; j < count; ++j) r.batch.push_back(r.leaves[r.miss_index[start + j]]);
     const auto te = Clock::now();
-    evaluator_.evaluate(r.batch, std::span<EvalOutput>(r.batch_out).subspan(start, count));
+    const std::span<EvalOutput> out = std::span<EvalOutput>(r.batch_out).subspan(start, count);
+    if (r.prepared > 0)
+      evaluator_.evaluate_prepared(r.batch, r.inputs.data() + start * r.prepared, out);
+    else
+      evaluator_.evaluate(r.batch, out);
     r.eval_seconds += since(te);
     r.evaluated += count;
     ++r.batches;

@@ -92,6 +92,10 @@ class SearchDriver {
     std::vector<int> miss_of_leaf;  // for each leaf: -1 (hit) or its miss slot
     std::vector<Position> batch;
     std::vector<EvalOutput> batch_out;
+    // The misses' inputs made by gather() where the evaluator takes them
+    // (Evaluator::prepared_floats; `prepared` floats a position, 0: none).
+    std::vector<float> inputs;
+    size_t prepared = 0;
     std::unordered_map<uint64_t, int> slot_of_hash;
     // Filled by evaluate() (possibly on the worker thread), folded into stats_ after.
     uint64_t evaluated = 0, batches = 0;

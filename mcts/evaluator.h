@@ -45,6 +45,20 @@ class Evaluator {
   virtual bool allows_concurrent_calls() const { return false; }
   // A short description for logs and bench output ("rollout x8", "net 64x6 cpu").
   virtual std::string describe() const = 0;
+
+  // Inputs made ahead of evaluate() on the caller's thread, where an evaluator takes them
+  // (the network's features): the search driver's pipeline makes one half's while the
+  // network evaluates the other half, so that the network's thread does not encode
+  // (docs/performance.md). prepared_floats: how many floats one position of `pos`'s game
+  // takes (0, the default: none; then prepare and evaluate_prepared are not called).
+  virtual size_t prepared_floats(const Position& /*pos*/) const { return 0; }
+  // Writes prepared_floats(pos) floats for `pos`. Safe on any thread, beside evaluate().
+  virtual void prepare(const Position& /*pos*/, float* /*out*/) const {}
+  // evaluate() with the positions' prepared inputs, one after the other in `inputs`.
+  virtual void evaluate_prepared(std::span<const Position> positions, const float* /*inputs*/,
+                                 std::span<EvalOutput> out) {
+    evaluate(positions, out);
+  }
 };
 
 // A fixed-size, lossy cache of evaluations keyed by Position::hash(): direct-mapped with

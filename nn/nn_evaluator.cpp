@@ -101,27 +101,45 @@ void NnEvaluator::set_policy(const Position& pos, const float* logits, EvalOutpu
     for (auto& p : e.policy) p /= sum;
 }
 
+size_t NnEvaluator::prepared_floats(const Position& pos) const {
+  return inference_.onednn() ? size_t(kNumPlanes) * size_t(2 * pos.npits) : 0;
+}
+
+void NnEvaluator::prepare(const Position& pos, float* out) const {
+  encode_features_cells_major(pos, std::span<float>(out, prepared_floats(pos)));
+}
+
+void NnEvaluator::evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                                    std::span<EvalOutput> out) {
+  const OnednnNetwork* onednn = inference_.onednn();
+  if (positions.empty() || !onednn) return evaluate(positions, out);
+  evaluate_onednn(*onednn, positions, out, inputs);
+}
+
 // The CPU's oneDNN path: features, forward and the heads' softmaxes on plain memory, so
 // that a batch of 16 pays for no LibTorch operator (each costs microseconds, and a
 // search makes thousands of such calls a second).
 void NnEvaluator::evaluate_onednn(const OnednnNetwork& net, std::span<const Position> positions,
-                                  std::span<EvalOutput> out) {
+                                  std::span<EvalOutput> out, const float* features) {
   const int m = positions[0].npits;
   const int L = 2 * m;
   const int64_t B = int64_t(positions.size());
   const size_t per = size_t(kNumPlanes) * L;
   const int64_t heads = net.head_outputs();
-  thread_local std::vector<float> features, policy, head;
-  features.resize(per * B);
+  thread_local std::vector<float> encoded, policy, head;
   policy.resize(size_t(B) * m);
   head.resize(size_t(B * heads));
-  for (int64_t i = 0; i < B; ++i) {
+  for (int64_t i = 0; i < B; ++i)
     if (positions[i].npits != m)
       throw std::invalid_argument("NnEvaluator: a batch mixes board sizes");
+  if (!features) {
+    encoded.resize(per * B);
     // Channels last, as the first convolution reads them: no transpose in the forward.
-    encode_features_cells_major(positions[i], std::span<float>(features).subspan(per * i, per));
+    for (int64_t i = 0; i < B; ++i)
+      encode_features_cells_major(positions[i], std::span<float>(encoded).subspan(per * i, per));
+    features = encoded.data();
   }
-  net.forward(features.data(), B, L, m, policy.data(), head.data(), FeatureLayout::kCellsMajor);
+  net.forward(features, B, L, m, policy.data(), head.data(), FeatureLayout::kCellsMajor);
   const bool distribution = score_margins_.defined();
   const int64_t margins = heads - 4;  // the score distribution's 2M+1 logits
   for (int64_t i = 0; i < B; ++i) {

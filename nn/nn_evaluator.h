@@ -24,6 +24,11 @@ class NnEvaluator : public Evaluator {
   std::string describe() const override;
   // Inference only reads the weights, and the feature buffer is per thread.
   bool allows_concurrent_calls() const override { return true; }
+  // On the oneDNN path: the features channels last, as its first convolution reads them.
+  size_t prepared_floats(const Position& pos) const override;
+  void prepare(const Position& pos, float* out) const override;
+  void evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                         std::span<EvalOutput> out) override;
   const Model& model() const { return model_; }
   const InferenceNetwork& inference() const { return inference_; }
 
@@ -31,8 +36,9 @@ class NnEvaluator : public Evaluator {
   // The policy over `pos`'s legal moves: the softmax of their `logits` (by pit), zero
   // elsewhere.
   static void set_policy(const Position& pos, const float* logits, EvalOutput& e);
+  // `features`: the positions' cells-major features (prepare()), or null to encode them.
   void evaluate_onednn(const OnednnNetwork& net, std::span<const Position> positions,
-                       std::span<EvalOutput> out);
+                       std::span<EvalOutput> out, const float* features = nullptr);
 
   Model model_;
   torch::Device device_;

@@ -231,6 +231,69 @@ TEST(MctsBatching, PipelinedHalvesGiveTheSameTreesAsOneRoundAtATime) {
   EXPECT_EQ(serial_stats.evaluated, piped_stats.evaluated);
 }
 
+// An evaluator that takes inputs made ahead (Evaluator::prepare): the driver makes them
+// for every miss, in the batch's order and split as the batches are (max_batch 4 here),
+// and the trees are those of the evaluator without them.
+TEST(MctsBatching, PreparedInputsReachTheEvaluatorWithTheirPositions) {
+  struct Preparing : RolloutEvaluator {
+    Preparing() : RolloutEvaluator(2) {}
+    static float part(const Position& pos, int i) {
+      return float((pos.hash() >> (24 * i)) & 0xFFFFFF);  // exact in a float
+    }
+    size_t prepared_floats(const Position&) const override { return 2; }
+    void prepare(const Position& pos, float* out) const override {
+      out[0] = part(pos, 0);
+      out[1] = part(pos, 1);
+    }
+    void evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                           std::span<EvalOutput> out) override {
+      ++calls;
+      for (size_t i = 0; i < positions.size(); ++i)
+        if (inputs[2 * i] != part(positions[i], 0) || inputs[2 * i + 1] != part(positions[i], 1))
+          ++mismatched;
+      evaluate(positions, out);
+    }
+    int calls = 0, mismatched = 0;
+  };
+  const GameSpec spec = GameSpec::kalah(6, 4, false);
+  std::mt19937_64 rng(12);
+  std::vector<Position> starts;
+  for (int g = 0; g < 6; ++g) starts.push_back(after_random_plies(Position::start(spec), 3, rng));
+  SearchParams params;
+  params.leaves_per_batch = 4;
+  auto run = [&](Evaluator& eval) {
+    SearchDriver driver(eval, nullptr, 4);
+    std::vector<std::unique_ptr<Search>> searches;
+    std::vector<Search*> ptrs;
+    for (size_t g = 0; g < starts.size(); ++g) {
+      searches.push_back(std::make_unique<Search>(params, 70 + g));
+      searches.back()->set_root(starts[g]);
+      ptrs.push_back(searches.back().get());
+    }
+    int rounds = 0;
+    driver.run_pipelined(
+        [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
+          for (size_t g = size_t(half); g < ptrs.size(); g += 2) {
+            list.push_back(ptrs[g]);
+            targets.push_back(120);
+          }
+        },
+        [&](int) {
+          for (auto* s : ptrs)
+            if (!s->done(120)) return ++rounds < 10000;
+          return false;
+        });
+    std::vector<std::array<uint32_t, kMaxMoves>> visits;
+    for (auto* s : ptrs) visits.push_back(s->root_visit_counts());
+    return visits;
+  };
+  Preparing preparing;
+  RolloutEvaluator plain(2);
+  EXPECT_EQ(run(preparing), run(plain));
+  EXPECT_GT(preparing.calls, 0);
+  EXPECT_EQ(preparing.mismatched, 0);
+}
+
 TEST(MctsBatching, AnEvaluatorErrorInThePipelineReachesTheCaller) {
   struct FailingEvaluator : Evaluator {
     int calls = 0;

@@ -13,6 +13,7 @@
 #include "nn/direct_convolution.h"
 #include "nn/features.h"
 #include "nn/inference_network.h"
+#include "nn/nn_evaluator.h"
 #include "nn_test_util.h"
 #include "tests/test_util.h"
 
@@ -284,6 +285,40 @@ TEST(OnednnNetwork, CellsMajorFeaturesGiveTheSameOutputs) {
       }
     }
   }
+}
+
+// The evaluator's inputs made ahead (Evaluator::prepare, on the tree's thread in the
+// pipelined search) give the same answers as evaluate(), to the bit, in every precision.
+TEST(OnednnNetwork, PreparedFeaturesGiveTheSameAnswers) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  for (const std::string name : {"togyz", "kalah"}) {
+    SCOPED_TRACE(name);
+    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
+    const GameSpec spec = GameSpec::parse(model.meta.game);
+    for (const Variant& v : variants()) {
+      SCOPED_TRACE(v.name);
+      NnEvaluator evaluator(model, torch::kCPU,
+                            InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
+      const std::vector<Position> positions = test::random_positions(spec, 37, 71);
+      const size_t per = evaluator.prepared_floats(positions[0]);
+      ASSERT_EQ(per, size_t(kNumPlanes) * size_t(2 * spec.pits));
+      std::vector<float> inputs(per * positions.size());
+      for (size_t i = 0; i < positions.size(); ++i)
+        evaluator.prepare(positions[i], inputs.data() + per * i);
+      std::vector<EvalOutput> direct(positions.size()), prepared(positions.size());
+      evaluator.evaluate(positions, direct);
+      evaluator.evaluate_prepared(positions, inputs.data(), prepared);
+      for (size_t i = 0; i < positions.size(); ++i) {
+        EXPECT_EQ(direct[i].policy, prepared[i].policy) << i;
+        EXPECT_EQ(direct[i].win, prepared[i].win) << i;
+        EXPECT_EQ(direct[i].margin, prepared[i].margin) << i;
+      }
+    }
+  }
+  // The LibTorch paths take no prepared inputs: the driver encodes nothing for them.
+  Model model = load_model(test::source_dir() + "/models/kalah.pt");
+  NnEvaluator libtorch(model, torch::kCPU, InferenceOptions{InferenceBackend::kLibTorch});
+  EXPECT_EQ(libtorch.prepared_floats(Position::start(GameSpec::parse(model.meta.game))), 0u);
 }
 
 TEST(OnednnNetwork, PrecisionChoices) {
