@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the network-free threaded tests under ThreadSanitizer: the game runner's search
 # threads and batching front (mcts/game_runner.h, mcts/batching_front.h), one search on
-# several threads (mcts/mcts_player.h), the driver's pipeline, the match sides on two
-# threads, and kumalak serve's engine queue, workers and watchdog in-process
+# several threads (mcts/mcts_player.h), the driver's pipeline and its task thread
+# (mcts/task_thread.h), the match sides on two threads, and kumalak serve's engine
+# queue, workers and watchdog in-process
 # (tools/serve/, every serve_ test). A build of its own, build-tsan
 # (-DKZ_SANITIZE=thread); only kz_mcts_tests and kz_serve_tests are built, since
 # LibTorch is not instrumented. Fails on any data race report (TSan exits 66).
@@ -20,7 +21,7 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" -j2 --target kz_mcts_tests kz_serve_tests
-filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*:*MctsThreaded*'
+filter=--gtest_filter='GameRunner*:BatchingFront*:MctsBatching*:*MctsThreaded*:TaskThread*'
 if (($#)); then filter=$1; fi
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 "$build/tests/kz_mcts_tests" "$filter"
