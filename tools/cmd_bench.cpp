@@ -258,14 +258,11 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   // (whichever the default is): each one's rate and fraction of the peak, and ours over
   // theirs (null where only one runs).
   {
-    const auto find = [&](const std::string& name) {
-      size_t i = 0;
-      while (i < fast.size() && fast[i].first != name) ++i;
-      return i;
-    };
-    size_t onednn_kernels = find("fp32-onednn-kernels"), direct = find("fp32-direct");
-    if (onednn_kernels < fast.size()) direct = find("fp32");
-    if (direct < fast.size() && onednn_kernels == fast.size()) onednn_kernels = find("fp32");
+    // Every fp32 entry runs one kind of convolution: ours or oneDNN's.
+    size_t onednn_kernels = fast.size(), direct = fast.size();
+    for (size_t i = 0; i < fast.size(); ++i)
+      if (fast[i].first.starts_with("fp32") && fast[i].second->onednn())
+        (fast[i].second->onednn()->direct() ? direct : onednn_kernels) = i;
     if (onednn_kernels == fast.size() || direct == fast.size()) {
       for (const char* k :
            {"onednn_kernels_fp32_net_evals_per_s", "onednn_kernels_fp32_net_of_peak",

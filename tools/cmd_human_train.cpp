@@ -132,17 +132,22 @@ void print_betas(const HumanHeadInfo& info) {
   std::cerr << line << part << "\n";
 }
 
+// Drops a model's search mixture with everything fitted or calibrated on top of it.
+void drop_search_mix(HumanHeadInfo& info) {
+  info.search_mix_weights.clear();
+  info.search_mix_play_weights.clear();
+  info.search_filter_play_weights.clear();
+  info.search_mix_visits = 0;
+  info.search_play_visits = 0;
+}
+
 // Fits the value weights of `model` on `train` and reports the validation fit with them.
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
                     const GameSpec& spec) {
   model.meta.human.value_weights.clear();
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
-    model.meta.human.search_mix_weights.clear();
-    model.meta.human.search_mix_play_weights.clear();
-    model.meta.human.search_filter_play_weights.clear();
-    model.meta.human.search_mix_visits = 0;
-    model.meta.human.search_play_visits = 0;
+    drop_search_mix(model.meta.human);
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "on top of the value term fitted again now)\n";
   }
@@ -481,11 +486,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   // Value weights and a search mixture fitted to the head's old answers would not fit the
   // trained head's.
   if (!model.meta.human.search_mix_weights.empty()) {
-    model.meta.human.search_mix_weights.clear();
-    model.meta.human.search_mix_play_weights.clear();
-    model.meta.human.search_filter_play_weights.clear();
-    model.meta.human.search_mix_visits = 0;
-    model.meta.human.search_play_visits = 0;
+    drop_search_mix(model.meta.human);
     std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
                  "to its head before this training)\n";
   }
