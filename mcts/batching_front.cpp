@@ -24,10 +24,22 @@ BatchingFront::~BatchingFront() {
 
 void BatchingFront::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {
   if (positions.empty()) return;
-  Request request{positions, out, false, nullptr};
+  Request request{positions, out, nullptr, false, nullptr};
+  submit(request);
+}
+
+void BatchingFront::evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                                      std::span<EvalOutput> out) {
+  if (positions.empty()) return;
+  Request request{positions, out, inputs, false, nullptr};
+  submit(request);
+}
+
+void BatchingFront::submit(Request& request) {
+  const size_t n = request.positions.size();
   std::unique_lock<std::mutex> lock(mutex_);
   queue_.push_back(&request);
-  queued_positions_ += positions.size();
+  queued_positions_ += n;
   work_.notify_one();
   done_.wait(lock, [&] { return request.done; });
   if (request.error) std::rethrow_exception(request.error);
@@ -57,6 +69,31 @@ uint64_t BatchingFront::evaluated() const {
 double BatchingFront::eval_seconds() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return eval_seconds_;
+}
+
+size_t BatchingFront::gather_inputs(const std::vector<Request*>& taken) {
+  size_t per = 0;
+  for (const Request* r : taken)
+    if (r->inputs) {
+      per = inner_.prepared_floats(r->positions[0]);
+      break;
+    }
+  if (per == 0) return 0;
+  // Each request's positions are of one size (the driver prepares no mixed batch); a
+  // batch mixing requests of two sizes is left to evaluate(), which refuses it.
+  for (const Request* r : taken)
+    if (inner_.prepared_floats(r->positions[0]) != per) return 0;
+  inputs_.resize(per * batch_.size());
+  float* at = inputs_.data();
+  for (const Request* r : taken) {
+    const size_t n = r->positions.size();
+    if (r->inputs)
+      std::copy_n(r->inputs, n * per, at);
+    else
+      for (size_t i = 0; i < n; ++i) inner_.prepare(r->positions[i], at + i * per);
+    at += n * per;
+  }
+  return per;
 }
 
 void BatchingFront::collect() {
@@ -94,10 +131,15 @@ void BatchingFront::collect() {
     uint64_t calls = 0;
     const auto t0 = std::chrono::steady_clock::now();
     try {
+      const size_t per = gather_inputs(taken);
       for (size_t start = 0; start < batch_.size(); start += max_batch_) {
         const size_t n = std::min(max_batch_, batch_.size() - start);
-        inner_.evaluate(std::span<const Position>(batch_).subspan(start, n),
-                        std::span<EvalOutput>(batch_out_).subspan(start, n));
+        const auto positions = std::span<const Position>(batch_).subspan(start, n);
+        const auto out = std::span<EvalOutput>(batch_out_).subspan(start, n);
+        if (per > 0)
+          inner_.evaluate_prepared(positions, inputs_.data() + start * per, out);
+        else
+          inner_.evaluate(positions, out);
         ++calls;
       }
     } catch (...) {

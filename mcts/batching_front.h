@@ -13,6 +13,9 @@
 // The wrapped evaluator is only ever called from the collector thread, one call at a
 // time (what NnEvaluator needs), and each position's answer depends on that position
 // alone (mcts/evaluator.h), so which requests share a batch does not change the games.
+// Inputs the clients made ahead (Evaluator::prepare: the network's features, encoded on
+// each search thread) are handed on with the batch, so the collector, the thread that
+// runs the network, does not encode them itself.
 #pragma once
 
 #include <chrono>
@@ -45,6 +48,13 @@ class BatchingFront : public Evaluator {
   // Thread-safe; blocks until `out` is filled. Rethrows what the wrapped evaluator threw.
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override;
   std::string describe() const override { return inner_.describe(); }
+  // The wrapped evaluator's inputs (Evaluator::prepare), made on the client's thread.
+  size_t prepared_floats(const Position& pos) const override { return inner_.prepared_floats(pos); }
+  void prepare(const Position& pos, float* out) const override { inner_.prepare(pos, out); }
+  // evaluate() with the inputs prepare() made; a batch shared with requests that came
+  // without them is completed by the collector.
+  void evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                         std::span<EvalOutput> out) override;
 
   // A client that will ask nothing more (its thread is finished): the collector stops
   // waiting for it.
@@ -61,10 +71,15 @@ class BatchingFront : public Evaluator {
   struct Request {
     std::span<const Position> positions;
     std::span<EvalOutput> out;
+    const float* inputs = nullptr;  // prepared_floats() a position, or none
     bool done = false;
     std::exception_ptr error;
   };
   void collect();
+  void submit(Request& request);
+  // The floats a position of the taken requests' batch_ takes in inputs_ once they are
+  // side by side there (0: evaluate() without inputs).
+  size_t gather_inputs(const std::vector<Request*>& taken);
 
   Evaluator& inner_;
   const size_t max_batch_;
@@ -80,6 +95,7 @@ class BatchingFront : public Evaluator {
   double eval_seconds_ = 0;
   std::vector<Position> batch_;
   std::vector<EvalOutput> batch_out_;
+  std::vector<float> inputs_;
   std::thread collector_;  // last: it starts running in the constructor
 };
 

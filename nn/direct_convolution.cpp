@@ -15,8 +15,18 @@ bool direct_convolution_supported() {
   return supported;
 }
 
+bool direct_bf16_supported() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+  }();
+  return supported;
+}
+
 DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::Tensor& bias,
-                                     int64_t in_stride) {
+                                     int64_t in_stride, Arithmetic arithmetic)
+    : arithmetic_(arithmetic) {
   const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat32).contiguous();
   const torch::Tensor b = bias.detach().to(torch::kCPU, torch::kFloat32).contiguous();
   if (w.dim() != 3 || b.dim() != 1 || b.size(0) != w.size(0))
@@ -29,6 +39,14 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
     throw std::invalid_argument("DirectConvolution: needs out a multiple of 16 (got " +
                                 std::to_string(out_) + "), kernel 1 or 3 (got " +
                                 std::to_string(kernel_) + ") and in_stride >= in");
+  bias_.assign(b.data_ptr<float>(), b.data_ptr<float>() + out_);
+  if (arithmetic_ == Arithmetic::kBf16) {
+    if (in_stride % 2 != 0)
+      throw std::invalid_argument("DirectConvolution: bf16 needs an even in_stride (got " +
+                                  std::to_string(in_stride) + ")");
+    pack_bf16(w.data_ptr<float>(), in);
+    return;
+  }
   const int64_t K = kernel_ * in_stride_;
   packed_.assign(size_t(out_ * K), 0.f);
   const float* src = w.data_ptr<float>();
@@ -37,7 +55,6 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
       for (int64_t t = 0; t < kernel_; ++t)
         packed_[size_t(((o / 16) * K + t * in_stride_ + c) * 16 + o % 16)] =
             src[(o * in + c) * kernel_ + t];
-  bias_.assign(b.data_ptr<float>(), b.data_ptr<float>() + out_);
 }
 
 namespace {
@@ -156,6 +173,8 @@ __attribute__((target("avx2,fma"))) void convolve(const float* in, int64_t n, in
 
 void DirectConvolution::run(const float* in, int64_t n, int64_t length, float* out,
                             int64_t out_position_stride, Then then, float* sums) const {
+  if (arithmetic_ == Arithmetic::kBf16)
+    return run_bf16(in, n, length, out, out_position_stride, then, sums);
   if (!direct_convolution_supported())
     throw std::runtime_error("DirectConvolution: this CPU lacks AVX2 or FMA");
   const bool add = then == Then::kAddRelu;

@@ -14,6 +14,14 @@
 // columns. The product runs in tiles of 6 cells x 16 output channels: 12 AVX2
 // accumulators, two weight vectors and a broadcast, every weight loaded once for six
 // cells and two fused multiply-adds per load of an input.
+//
+// bf16 (CPUs with avx512_bf16): the same product on 512-bit registers with vdpbf16ps,
+// which multiplies pairs of bf16 numbers and adds both products to an fp32 accumulator.
+// Weights are rounded to bf16 once, the input of each call as it is read (the
+// activations between layers stay fp32, so the residual stream, the pooling and the
+// heads are as exact as in fp32); tiles of up to 12 cells x 32 output channels, 24
+// accumulators. It replaces oneDNN's bf16 primitives on one thread, whose dispatch around
+// each of a chunk's dozen calls cost a tenth of the forward (docs/performance.md).
 #pragma once
 
 #include <torch/torch.h>
@@ -25,18 +33,24 @@ namespace kz {
 
 // Whether this CPU runs the kernel (AVX2 and FMA), decided once.
 bool direct_convolution_supported();
+// Whether it runs the bf16 kernel (AVX-512 F, BW, VL and BF16), decided once.
+bool direct_bf16_supported();
 
 class DirectConvolution {
  public:
   // What follows the convolution and its bias: a ReLU, or the residual add (the
   // destination's old value) and then a ReLU.
   enum class Then { kRelu, kAddRelu };
+  // The multiply-adds' arithmetic: fp32 (AVX2 and FMA), or bf16 products summed in fp32
+  // (avx512_bf16; `in_stride` even).
+  enum class Arithmetic { kFp32, kBf16 };
 
   DirectConvolution() = default;
   // `weight` [out][in][kernel] and `bias` [out], fp32 on the CPU, folded; kernel 1 or 3,
   // `out` a multiple of 16; the input's rows are `in_stride` >= in floats apart (the
   // floats past `in` are never read as anything but zero weights).
-  DirectConvolution(const torch::Tensor& weight, const torch::Tensor& bias, int64_t in_stride);
+  DirectConvolution(const torch::Tensor& weight, const torch::Tensor& bias, int64_t in_stride,
+                    Arithmetic arithmetic = Arithmetic::kFp32);
 
   // The convolution of `n` positions of `length` cells from `in` (padded channels last,
   // in_stride floats a row, (length + 2) * in_stride floats a position) into `out`: cell
@@ -49,9 +63,21 @@ class DirectConvolution {
 
   int64_t out() const { return out_; }
   int64_t in_stride() const { return in_stride_; }
+  Arithmetic arithmetic() const { return arithmetic_; }
 
  private:
+  // run() in bf16 (nn/direct_convolution_bf16.cpp).
+  void run_bf16(const float* in, int64_t n, int64_t length, float* out, int64_t out_position_stride,
+                Then then, float* sums) const;
+  // packed_bf16_ from the weights, [out][in][kernel] fp32.
+  void pack_bf16(const float* weight, int64_t in);
+
   int64_t out_ = 0, in_stride_ = 0, kernel_ = 0;
+  Arithmetic arithmetic_ = Arithmetic::kFp32;
+  // bf16: panels of 32 output channels (the last of 16 where out is not a multiple of
+  // 32), each [kernel * in_stride / 2][width][2]: for every pair of consecutive inputs,
+  // each output's two weights side by side, as vdpbf16ps pairs them.
+  std::vector<uint16_t> packed_bf16_;
   // [out / 16][kernel * in_stride][16]: a panel of 16 output channels, its rows in the
   // order the tile reads its input (tap by tap, channel by channel).
   std::vector<float> packed_;

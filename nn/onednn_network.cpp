@@ -653,26 +653,36 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
                                   [](const PackedLayer& l) { return l.kernel() == 3; }) &&
                       std::all_of(m.conv2.begin(), m.conv2.end(),
                                   [](const PackedLayer& l) { return l.kernel() == 3; });
-  const bool can =
-      precision == InferencePrecision::kFp32 && direct_convolution_supported() && shapes;
+  const bool bf16 = precision == InferencePrecision::kBf16;
+  const bool can = shapes && (bf16 ? direct_bf16_supported() : direct_convolution_supported());
   if (kernels == ConvolutionKernels::kDirect && !can)
     throw std::runtime_error(
-        "the convolutions of our own need fp32, a CPU with AVX2 and FMA, kernels of 3 and "
-        "channels in multiples of 16");
+        "the convolutions of our own need a CPU with AVX2 and FMA (fp32) or avx512_bf16 "
+        "(bf16), kernels of 3 and channels in multiples of 16");
   const auto effective = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
-  const bool onednn_avx512 = (effective & avx512) == avx512;
+  const auto has = [effective](dnnl::cpu_isa isa) {
+    return (effective & static_cast<unsigned>(isa)) == static_cast<unsigned>(isa);
+  };
+  // fp32: ours where oneDNN runs no AVX-512. bf16: ours where oneDNN has no AMX tiles
+  // (with them its bf16 products outrun vdpbf16ps several times over).
+  const bool auto_direct =
+      bf16 ? !has(dnnl::cpu_isa::avx512_core_amx) : !has(dnnl::cpu_isa::avx512_core);
   m.direct = can && (kernels == ConvolutionKernels::kDirect ||
-                     (kernels == ConvolutionKernels::kAuto && !onednn_avx512));
+                     (kernels == ConvolutionKernels::kAuto && auto_direct));
   if (m.direct) {
+    using Arithmetic = DirectConvolution::Arithmetic;
+    const Arithmetic arithmetic = bf16 ? Arithmetic::kBf16 : Arithmetic::kFp32;
     m.input_stride = (m.input.in() + 7) / 8 * 8;
-    m.direct_input = DirectConvolution(m.input.source.weight, m.input.source.bias, m.input_stride);
+    m.direct_input =
+        DirectConvolution(m.input.source.weight, m.input.source.bias, m.input_stride, arithmetic);
     for (size_t b = 0; b < m.conv1.size(); ++b) {
-      m.direct_conv1.emplace_back(m.conv1[b].source.weight, m.conv1[b].source.bias, m.channels);
-      m.direct_conv2.emplace_back(m.conv2[b].source.weight, m.conv2[b].source.bias, m.channels);
+      m.direct_conv1.emplace_back(m.conv1[b].source.weight, m.conv1[b].source.bias, m.channels,
+                                  arithmetic);
+      m.direct_conv2.emplace_back(m.conv2[b].source.weight, m.conv2[b].source.bias, m.channels,
+                                  arithmetic);
     }
-    m.direct_heads =
-        DirectConvolution(m.heads_conv.source.weight, m.heads_conv.source.bias, m.channels);
+    m.direct_heads = DirectConvolution(m.heads_conv.source.weight, m.heads_conv.source.bias,
+                                       m.channels, arithmetic);
   }
 }
 
@@ -683,7 +693,8 @@ InferencePrecision OnednnNetwork::precision() const {
 }
 
 std::string OnednnNetwork::implementation() const {
-  if (impl_->direct) return "direct:avx2";
+  if (impl_->direct)
+    return impl_->precision == InferencePrecision::kBf16 ? "direct:avx512_bf16" : "direct:avx2";
   std::lock_guard lock(impl_->mutex);
   return impl_->implementation;
 }

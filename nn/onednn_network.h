@@ -20,7 +20,8 @@
 //   through kernels of our own instead (nn/direct_convolution.h: 0.84 of the core's
 //   fp32 peak on the tower's shape against oneDNN's 0.60 there), on padded channels-last
 //   activations, with the global pooling's sums made in the first convolution of each
-//   block; ConvolutionKernels says which;
+//   block; so do the bf16 convolutions on CPUs with avx512_bf16 but no AMX (one call a
+//   layer instead of a oneDNN primitive's dispatch); ConvolutionKernels says which;
 // - features may come channels last (FeatureLayout::kCellsMajor, what the evaluator
 //   encodes), read in place by the first convolution.
 //
@@ -85,13 +86,14 @@ bool onednn_bf16_supported();
 // cannot run is refused when the network is built, not here).
 InferencePrecision resolve_inference_precision(InferencePrecision precision);
 
-// Which kernels run the fp32 convolutions on one thread. kAuto: ours
-// (nn/direct_convolution.h) where they are the faster, which is where the CPU has AVX2
-// and FMA, oneDNN runs no AVX-512 (dnnl::get_effective_cpu_isa() below avx512_core) and
-// the network's widths suit them (channels and the heads' channels multiples of 16);
-// oneDNN's primitives elsewhere, for bf16 and for a forward on several OpenMP threads.
-// kOneDnn: always oneDNN's (to compare). kDirect: ours wherever they can run (refused
-// where they cannot; bf16 and several threads still take oneDNN's).
+// Which kernels run the convolutions on one thread. kAuto: ours
+// (nn/direct_convolution.h) where they are the faster and the network's widths suit
+// them (channels and the heads' channels multiples of 16): in fp32 where the CPU has
+// AVX2 and FMA and oneDNN runs no AVX-512 (dnnl::get_effective_cpu_isa() below
+// avx512_core), in bf16 where the CPU has avx512_bf16 and oneDNN no AMX; oneDNN's
+// primitives elsewhere and for a forward on several OpenMP threads. kOneDnn: always
+// oneDNN's (to compare). kDirect: ours wherever they can run (refused where they cannot;
+// several threads still take oneDNN's).
 enum class ConvolutionKernels { kAuto, kOneDnn, kDirect };
 
 class OnednnNetwork {
@@ -121,9 +123,9 @@ class OnednnNetwork {
   // kFp32 or kBf16: what the convolutions run in.
   InferencePrecision precision() const;
   // The kernel of a tower convolution on one thread: oneDNN's name for it, e.g.
-  // "jit:avx512_core", or "direct:avx2" for ours.
+  // "jit:avx512_core", or "direct:avx2" / "direct:avx512_bf16" for ours.
   std::string implementation() const;
-  // Whether our own kernels run the fp32 convolutions on one thread.
+  // Whether our own kernels run the convolutions on one thread.
   bool direct() const;
 
  private:

@@ -65,12 +65,42 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
   EXPECT_EQ(j["direct_fp32_net_evals_per_s"].is_null(),
             j["onednn_kernels_fp32_net_evals_per_s"].is_null())
       << j.dump();
+  EXPECT_EQ(j["direct_bf16_net_evals_per_s"].is_null(),
+            j["onednn_kernels_bf16_net_evals_per_s"].is_null())
+      << j.dump();
+  EXPECT_EQ(j["direct_bf16_over_onednn_kernels"].is_null(),
+            j["direct_bf16_net_evals_per_s"].is_null())
+      << j.dump();
   if (!j["direct_fp32_net_evals_per_s"].is_null()) {
     const double ours = j["direct_fp32_net_evals_per_s"].get<double>(),
                  theirs = j["onednn_kernels_fp32_net_evals_per_s"].get<double>();
     EXPECT_GT(ours, 0);
     EXPECT_GT(theirs, 0);
     EXPECT_NEAR(j["direct_over_onednn_kernels"].get<double>(), ours / theirs, 0.01 * ours / theirs);
+  }
+  // The tower's convolution through oneDNN in each precision it runs here: fp32 wherever
+  // the oneDNN forward runs, each with its kernel's name, and int8's ratios exactly
+  // where both sides were timed.
+  EXPECT_EQ(j["onednn_conv_fp32_gflops"].is_null(), j["onednn_fp32_net_evals_per_s"].is_null())
+      << j.dump();
+  for (const std::string precision : {"fp32", "bf16", "int8"}) {
+    const std::string key = "onednn_conv_" + precision;
+    ASSERT_TRUE(j.contains(key + "_gflops")) << key;
+    EXPECT_EQ(j[key + "_gflops"].is_null(), j[key + "_implementation"].is_null()) << key;
+    if (j[key + "_gflops"].is_null()) continue;
+    EXPECT_GT(j[key + "_gflops"].get<double>(), 0) << key;
+    EXPECT_FALSE(j[key + "_implementation"].get<std::string>().empty()) << key;
+  }
+  for (const std::string other : {"bf16", "fp32"}) {
+    const nlohmann::json& ratio = j["onednn_conv_int8_over_" + other];
+    EXPECT_EQ(ratio.is_null(), j["onednn_conv_int8_gflops"].is_null() ||
+                                   j["onednn_conv_" + other + "_gflops"].is_null())
+        << other;
+    if (!ratio.is_null())
+      EXPECT_NEAR(ratio.get<double>(),
+                  j["onednn_conv_int8_gflops"].get<double>() /
+                      j["onednn_conv_" + other + "_gflops"].get<double>(),
+                  0.02 * ratio.get<double>());
   }
 }
 

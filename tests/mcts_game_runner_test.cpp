@@ -12,6 +12,7 @@
 #include "mcts/batching_front.h"
 #include "mcts/game_runner.h"
 #include "mcts/rollout_evaluator.h"
+#include "tests/mcts_test_util.h"
 
 namespace kz {
 namespace {
@@ -525,6 +526,49 @@ TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
   EXPECT_GT(front.batches(), 0u);
   EXPECT_LT(front.batches(), uint64_t(kClients * 30));  // requests shared batches
   EXPECT_LE(counting.largest, 16u);
+}
+
+// Inputs the clients prepared reach the evaluator beside their positions, also in batches
+// shared with requests that came without (the collector prepares those), and the
+// answers are those the evaluator gives directly.
+TEST(BatchingFront, PreparedInputsReachTheEvaluatorBesideRequestsWithout) {
+  test::PreparingRollouts preparing;
+  constexpr int kClients = 4;
+  BatchingFront front(preparing, 16, kClients);
+  EXPECT_EQ(front.prepared_floats(Position::start(GameSpec::togyz())), 2u);
+  std::vector<std::thread> clients;
+  std::vector<int> mismatches(kClients, 0);
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      std::mt19937_64 rng(uint64_t(c) + 11);
+      RolloutEvaluator direct(2);
+      for (int round = 0; round < 30; ++round) {
+        std::vector<Position> batch;
+        const int n = 1 + int(rng() % 12);
+        for (int i = 0; i < n; ++i) {
+          const Position p = random_opening(Position::start(GameSpec::togyz()), 6, rng);
+          if (!p.is_over()) batch.push_back(p);
+        }
+        std::vector<EvalOutput> via_front(batch.size()), expected(batch.size());
+        if (c % 2 == 0) {  // half the clients prepare their inputs
+          std::vector<float> inputs(2 * batch.size());
+          for (size_t i = 0; i < batch.size(); ++i) front.prepare(batch[i], &inputs[2 * i]);
+          front.evaluate_prepared(batch, inputs.data(), via_front);
+        } else {
+          front.evaluate(batch, via_front);
+        }
+        direct.evaluate(batch, expected);
+        for (size_t i = 0; i < batch.size(); ++i)
+          mismatches[size_t(c)] += via_front[i].policy != expected[i].policy ||
+                                   via_front[i].value() != expected[i].value();
+      }
+      front.client_done();
+    });
+  }
+  for (auto& t : clients) t.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+  EXPECT_GT(preparing.prepared_calls, 0);
+  EXPECT_EQ(preparing.mismatched, 0);
 }
 
 }  // namespace

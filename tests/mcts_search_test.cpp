@@ -180,6 +180,47 @@ TEST(MctsBatching, AGameSearchedAmongManyGetsTheSameVisitsAsAlone) {
   EXPECT_LE(double(alone_stats.evaluated) / double(alone_stats.batches), 8.0);
 }
 
+// One search from each of `starts` (seed `seed + g` for game g) to `target` visits through
+// one driver: one round at a time, or pipelined (games alternating between the two
+// halves). The roots' visit counts and the driver's statistics.
+struct DriverRun {
+  std::vector<std::array<uint32_t, kMaxMoves>> visits;
+  DriverStats stats;
+};
+DriverRun drive(Evaluator& eval, int max_batch, const SearchParams& params,
+                const std::vector<Position>& starts, uint64_t seed, int64_t target,
+                bool pipelined) {
+  SearchDriver driver(eval, nullptr, max_batch);
+  std::vector<std::unique_ptr<Search>> searches;
+  std::vector<Search*> ptrs;
+  for (size_t g = 0; g < starts.size(); ++g) {
+    searches.push_back(std::make_unique<Search>(params, seed + g));
+    searches.back()->set_root(starts[g]);
+    ptrs.push_back(searches.back().get());
+  }
+  if (pipelined) {
+    int rounds = 0;
+    driver.run_pipelined(
+        [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
+          for (size_t g = size_t(half); g < ptrs.size(); g += 2) {
+            list.push_back(ptrs[g]);
+            targets.push_back(target);
+          }
+        },
+        [&](int) {
+          ++rounds;
+          for (auto* s : ptrs)
+            if (!s->done(target)) return rounds < 10000;
+          return false;
+        });
+  } else {
+    driver.run(ptrs, std::vector<int64_t>(ptrs.size(), target));
+  }
+  DriverRun result{{}, driver.stats()};
+  for (auto* s : ptrs) result.visits.push_back(s->root_visit_counts());
+  return result;
+}
+
 // The pipeline (two halves taking turns, the network on a worker thread) changes when
 // leaves are evaluated, never what a search sees: every game's tree ends the same as
 // with one round at a time.
@@ -192,105 +233,28 @@ TEST(MctsBatching, PipelinedHalvesGiveTheSameTreesAsOneRoundAtATime) {
   }
   SearchParams params;
   params.leaves_per_batch = 4;
-  auto run = [&](bool pipelined) {
-    RolloutEvaluator eval(2);
-    SearchDriver driver(eval, nullptr, 64);
-    std::vector<std::unique_ptr<Search>> searches;
-    std::vector<Search*> ptrs;
-    for (size_t g = 0; g < starts.size(); ++g) {
-      searches.push_back(std::make_unique<Search>(params, 50 + g));
-      searches.back()->set_root(starts[g]);
-      ptrs.push_back(searches.back().get());
-    }
-    const int64_t target = 200;
-    if (pipelined) {
-      int rounds = 0;
-      driver.run_pipelined(
-          [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
-            for (size_t g = size_t(half); g < ptrs.size(); g += 2) {
-              list.push_back(ptrs[g]);
-              targets.push_back(target);
-            }
-          },
-          [&](int) {
-            ++rounds;
-            for (auto* s : ptrs)
-              if (!s->done(target)) return rounds < 10000;
-            return false;
-          });
-    } else {
-      driver.run(ptrs, std::vector<int64_t>(ptrs.size(), target));
-    }
-    std::vector<std::array<uint32_t, kMaxMoves>> visits;
-    for (auto* s : ptrs) visits.push_back(s->root_visit_counts());
-    return std::make_pair(visits, driver.stats());
-  };
-  const auto [serial, serial_stats] = run(false);
-  const auto [piped, piped_stats] = run(true);
-  EXPECT_EQ(serial, piped);
-  EXPECT_EQ(serial_stats.evaluated, piped_stats.evaluated);
+  RolloutEvaluator eval(2);
+  const DriverRun serial = drive(eval, 64, params, starts, 50, 200, false);
+  const DriverRun piped = drive(eval, 64, params, starts, 50, 200, true);
+  EXPECT_EQ(serial.visits, piped.visits);
+  EXPECT_EQ(serial.stats.evaluated, piped.stats.evaluated);
 }
 
 // An evaluator that takes inputs made ahead (Evaluator::prepare): the driver makes them
 // for every miss, in the batch's order and split as the batches are (max_batch 4 here),
 // and the trees are those of the evaluator without them.
 TEST(MctsBatching, PreparedInputsReachTheEvaluatorWithTheirPositions) {
-  struct Preparing : RolloutEvaluator {
-    Preparing() : RolloutEvaluator(2) {}
-    static float part(const Position& pos, int i) {
-      return float((pos.hash() >> (24 * i)) & 0xFFFFFF);  // exact in a float
-    }
-    size_t prepared_floats(const Position&) const override { return 2; }
-    void prepare(const Position& pos, float* out) const override {
-      out[0] = part(pos, 0);
-      out[1] = part(pos, 1);
-    }
-    void evaluate_prepared(std::span<const Position> positions, const float* inputs,
-                           std::span<EvalOutput> out) override {
-      ++calls;
-      for (size_t i = 0; i < positions.size(); ++i)
-        if (inputs[2 * i] != part(positions[i], 0) || inputs[2 * i + 1] != part(positions[i], 1))
-          ++mismatched;
-      evaluate(positions, out);
-    }
-    int calls = 0, mismatched = 0;
-  };
   const GameSpec spec = GameSpec::kalah(6, 4, false);
   std::mt19937_64 rng(12);
   std::vector<Position> starts;
   for (int g = 0; g < 6; ++g) starts.push_back(after_random_plies(Position::start(spec), 3, rng));
   SearchParams params;
   params.leaves_per_batch = 4;
-  auto run = [&](Evaluator& eval) {
-    SearchDriver driver(eval, nullptr, 4);
-    std::vector<std::unique_ptr<Search>> searches;
-    std::vector<Search*> ptrs;
-    for (size_t g = 0; g < starts.size(); ++g) {
-      searches.push_back(std::make_unique<Search>(params, 70 + g));
-      searches.back()->set_root(starts[g]);
-      ptrs.push_back(searches.back().get());
-    }
-    int rounds = 0;
-    driver.run_pipelined(
-        [&](int half, std::vector<Search*>& list, std::vector<int64_t>& targets) {
-          for (size_t g = size_t(half); g < ptrs.size(); g += 2) {
-            list.push_back(ptrs[g]);
-            targets.push_back(120);
-          }
-        },
-        [&](int) {
-          for (auto* s : ptrs)
-            if (!s->done(120)) return ++rounds < 10000;
-          return false;
-        });
-    std::vector<std::array<uint32_t, kMaxMoves>> visits;
-    for (auto* s : ptrs) visits.push_back(s->root_visit_counts());
-    return visits;
-  };
-  Preparing preparing;
+  test::PreparingRollouts preparing;
   RolloutEvaluator plain(2);
-  EXPECT_EQ(run(preparing), run(plain));
-  EXPECT_GT(preparing.calls, 0);
+  EXPECT_EQ(drive(preparing, 4, params, starts, 70, 120, true).visits,
+            drive(plain, 4, params, starts, 70, 120, true).visits);
+  EXPECT_GT(preparing.prepared_calls, 0);
   EXPECT_EQ(preparing.mismatched, 0);
 }
 

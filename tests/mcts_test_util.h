@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "mcts/rollout_evaluator.h"
@@ -17,6 +19,30 @@ class OneCallAtATimeRollouts : public RolloutEvaluator {
  public:
   using RolloutEvaluator::RolloutEvaluator;
   bool allows_concurrent_calls() const override { return false; }
+};
+
+// Rollouts that take inputs made ahead (Evaluator::prepare), two floats a position drawn
+// from its hash, and count the batches whose inputs were not those of their positions.
+class PreparingRollouts : public RolloutEvaluator {
+ public:
+  PreparingRollouts() : RolloutEvaluator(2) {}
+  static float part(const Position& pos, int i) {
+    return float((pos.hash() >> (24 * i)) & 0xFFFFFF);  // exact in a float
+  }
+  size_t prepared_floats(const Position&) const override { return 2; }
+  void prepare(const Position& pos, float* out) const override {
+    out[0] = part(pos, 0);
+    out[1] = part(pos, 1);
+  }
+  void evaluate_prepared(std::span<const Position> positions, const float* inputs,
+                         std::span<EvalOutput> out) override {
+    ++prepared_calls;
+    for (size_t i = 0; i < positions.size(); ++i)
+      if (inputs[2 * i] != part(positions[i], 0) || inputs[2 * i + 1] != part(positions[i], 1))
+        ++mismatched;
+    evaluate(positions, out);
+  }
+  std::atomic<int> prepared_calls{0}, mismatched{0};
 };
 
 // The ways one search can run: threads 1; T threads with concurrent calls; the pipeline.

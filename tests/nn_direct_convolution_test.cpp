@@ -1,6 +1,6 @@
-// The convolutions of our own (nn/direct_convolution.h) against torch::conv1d: kernels 1
-// and 3, ring lengths that fill the six-cell tiles and ones that leave every tail, input
-// rows wider than the channels, the residual add, and the pooling sums.
+// The convolutions of our own (nn/direct_convolution.h) against torch::conv1d, in fp32
+// and bf16: kernels 1 and 3, ring lengths that fill the tiles and ones that leave
+// tails, input rows wider than the channels, the residual add, and the pooling sums.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -22,15 +22,20 @@ std::vector<float> padded(const torch::Tensor& x, int64_t stride) {
   return out;
 }
 
-TEST(DirectConvolution, MatchesTorchConv1d) {
-  if (!direct_convolution_supported()) GTEST_SKIP() << "this CPU lacks AVX2 or FMA";
+// Both arithmetics against conv1d in fp32; bf16's on the input and weights rounded to
+// bf16 first (its products are exact in fp32, so only the order of the sums differs).
+void expect_matches_conv1d(DirectConvolution::Arithmetic arithmetic) {
+  const bool bf16 = arithmetic == DirectConvolution::Arithmetic::kBf16;
+  auto rounded = [bf16](const torch::Tensor& t) {
+    return bf16 ? t.to(torch::kBFloat16).to(torch::kFloat32) : t;
+  };
   torch::manual_seed(5);
   struct Case {
     int64_t in, stride, out, kernel, length;
   };
   for (const Case k : {Case{32, 32, 32, 3, 18}, Case{28, 32, 32, 3, 18}, Case{28, 32, 48, 3, 14},
                        Case{16, 16, 16, 3, 5}, Case{32, 32, 32, 1, 18}, Case{64, 64, 64, 3, 13},
-                       Case{24, 24, 16, 1, 7}}) {
+                       Case{24, 24, 16, 1, 7}, Case{32, 32, 32, 3, 25}}) {
     SCOPED_TRACE(testing::Message() << "in " << k.in << " stride " << k.stride << " out " << k.out
                                     << " kernel " << k.kernel << " length " << k.length);
     const int64_t n = 5;
@@ -38,8 +43,8 @@ TEST(DirectConvolution, MatchesTorchConv1d) {
     const torch::Tensor w = torch::randn({k.out, k.in, k.kernel}) * 0.2;
     const torch::Tensor b = torch::randn({k.out});
     const torch::Tensor old = torch::randn({n, k.out, k.length});
-    const torch::Tensor conv = torch::conv1d(x, w, b, 1, k.kernel / 2);
-    const DirectConvolution direct(w, b, k.stride);
+    const torch::Tensor conv = torch::conv1d(rounded(x), rounded(w), b, 1, k.kernel / 2);
+    const DirectConvolution direct(w, b, k.stride, arithmetic);
     ASSERT_EQ(direct.out(), k.out);
     const std::vector<float> in = padded(x, k.stride);
     for (const auto then : {DirectConvolution::Then::kRelu, DirectConvolution::Then::kAddRelu}) {
@@ -71,6 +76,16 @@ TEST(DirectConvolution, MatchesTorchConv1d) {
   }
 }
 
+TEST(DirectConvolution, MatchesTorchConv1d) {
+  if (!direct_convolution_supported()) GTEST_SKIP() << "this CPU lacks AVX2 or FMA";
+  expect_matches_conv1d(DirectConvolution::Arithmetic::kFp32);
+}
+
+TEST(DirectConvolution, Bf16MatchesTorchConv1dOfBf16Numbers) {
+  if (!direct_bf16_supported()) GTEST_SKIP() << "this CPU lacks avx512_bf16";
+  expect_matches_conv1d(DirectConvolution::Arithmetic::kBf16);
+}
+
 TEST(DirectConvolution, RefusesWhatItCannotRun) {
   const torch::Tensor b = torch::zeros({24});
   // 24 outputs are not a multiple of 16; kernel 5; rows narrower than the input.
@@ -80,6 +95,10 @@ TEST(DirectConvolution, RefusesWhatItCannotRun) {
   EXPECT_THROW(DirectConvolution(torch::zeros({16, 32, 3}), torch::zeros({16}), 16),
                std::invalid_argument);
   EXPECT_THROW(DirectConvolution(torch::zeros({16, 16, 3}), torch::zeros({8}), 16),
+               std::invalid_argument);
+  // bf16 reads its inputs in pairs: rows of an odd number of floats are refused.
+  EXPECT_THROW(DirectConvolution(torch::zeros({16, 15, 3}), torch::zeros({16}), 15,
+                                 DirectConvolution::Arithmetic::kBf16),
                std::invalid_argument);
 }
 

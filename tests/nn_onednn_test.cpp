@@ -74,7 +74,8 @@ double tolerance(InferencePrecision p) {
 }
 
 // What the oneDNN path can run here: fp32 through oneDNN's kernels and through ours
-// (nn/direct_convolution.h, where the CPU has AVX2 and FMA), bf16 where the CPU has it.
+// (nn/direct_convolution.h, where the CPU has AVX2 and FMA), bf16 through both where the
+// CPU has it.
 struct Variant {
   InferencePrecision precision;
   ConvolutionKernels kernels;
@@ -84,8 +85,11 @@ std::vector<Variant> variants() {
   std::vector<Variant> v{{InferencePrecision::kFp32, ConvolutionKernels::kOneDnn, "fp32 onednn"}};
   if (direct_convolution_supported())
     v.push_back({InferencePrecision::kFp32, ConvolutionKernels::kDirect, "fp32 direct"});
-  if (onednn_bf16_supported())
-    v.push_back({InferencePrecision::kBf16, ConvolutionKernels::kAuto, "bf16"});
+  if (onednn_bf16_supported()) {
+    v.push_back({InferencePrecision::kBf16, ConvolutionKernels::kOneDnn, "bf16 onednn"});
+    if (direct_bf16_supported())
+      v.push_back({InferencePrecision::kBf16, ConvolutionKernels::kDirect, "bf16 direct"});
+  }
   return v;
 }
 
@@ -93,7 +97,6 @@ std::vector<Variant> variants() {
 // chunk and several, the last one padded)
 // against the model's eval-mode forward.
 void expect_matches_reference(Model& model, const GameSpec& spec, const Variant& variant) {
-  SCOPED_TRACE(variant.name);
   const InferencePrecision precision = variant.precision;
   model.net->eval();
   const InferenceNetwork net(
@@ -118,14 +121,23 @@ void expect_matches_reference(Model& model, const GameSpec& spec, const Variant&
             << net.describe() << ")\n";
 }
 
-TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
-  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+// Runs check(model, spec, variant) for each shipped model and each variant this CPU runs.
+template <class Check>
+void for_each_shipped_variant(Check check) {
   for (const std::string name : {"togyz", "kalah"}) {
     SCOPED_TRACE(name);
     Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
     const GameSpec spec = GameSpec::parse(model.meta.game);
-    for (const Variant& v : variants()) expect_matches_reference(model, spec, v);
+    for (const Variant& v : variants()) {
+      SCOPED_TRACE(v.name);
+      check(model, spec, v);
+    }
   }
+}
+
+TEST(OnednnNetwork, ShippedModelsGiveTheReferenceOutputs) {
+  if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
+  for_each_shipped_variant(expect_matches_reference);
 }
 
 TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
@@ -139,7 +151,10 @@ TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
     for (uint64_t seed : {1, 2}) {
       Model model = make_random_model(spec, config, seed);
       randomise_batch_norms(model.net, seed + 100);
-      for (const Variant& v : variants()) expect_matches_reference(model, spec, v);
+      for (const Variant& v : variants()) {
+        SCOPED_TRACE(v.name);
+        expect_matches_reference(model, spec, v);
+      }
     }
     // No residual block at all, 32 channels (the shipped width), and widths that are
     // not multiples of 16 (the loops' vector and scalar parts: 24 channels, a policy of
@@ -149,6 +164,7 @@ TEST(OnednnNetwork, RandomNetworksGiveTheReferenceOutputs) {
       Model model = make_random_model(spec, c, 9);
       randomise_batch_norms(model.net, 9);
       for (const Variant& v : variants()) {
+        SCOPED_TRACE(v.name);
         // Our kernels take widths in multiples of 16 only, and refuse the others.
         if (v.kernels == ConvolutionKernels::kDirect && c.channels % 16 != 0) {
           model.net->eval();
@@ -247,74 +263,61 @@ TEST(OnednnNetwork, ABatchEvaluatesLikeEachPositionAloneOnEveryThread) {
 // give the same outputs as the plane-major features the forward transposes itself.
 TEST(OnednnNetwork, CellsMajorFeaturesGiveTheSameOutputs) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
-  for (const std::string name : {"togyz", "kalah"}) {
-    SCOPED_TRACE(name);
-    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
-    const GameSpec spec = GameSpec::parse(model.meta.game);
-    for (const Variant& v : variants()) {
-      SCOPED_TRACE(v.name);
-      const InferenceNetwork net(
-          model.net, torch::kCPU,
-          InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
-      const OnednnNetwork& onednn = *net.onednn();
-      // 3 and 37 are padded up to their buckets; 64 fills one; 150 runs as three chunks.
-      for (int batch : {1, 3, 37, 64, 150}) {
-        SCOPED_TRACE(batch);
-        const std::vector<Position> positions = test::random_positions(spec, batch, 60 + batch);
-        const int L = 2 * spec.pits;
-        const size_t per = size_t(kNumPlanes) * L;
-        std::vector<float> planes(per * batch), cells(per * batch);
-        for (int i = 0; i < batch; ++i) {
-          encode_features(positions[i], std::span<float>(planes).subspan(per * i, per));
-          encode_features_cells_major(positions[i], std::span<float>(cells).subspan(per * i, per));
-          for (int c = 0; c < kNumPlanes; ++c)
-            for (int l = 0; l < L; ++l)
-              ASSERT_EQ(cells[per * i + size_t(l) * kNumPlanes + c],
-                        planes[per * i + size_t(c) * L + l]);
-        }
-        const int64_t heads = onednn.head_outputs();
-        std::vector<float> policy_a(size_t(batch) * spec.pits), policy_b(policy_a.size());
-        std::vector<float> heads_a(size_t(batch * heads)), heads_b(heads_a.size());
-        onednn.forward(planes.data(), batch, L, spec.pits, policy_a.data(), heads_a.data(),
-                       FeatureLayout::kPlanesMajor);
-        onednn.forward(cells.data(), batch, L, spec.pits, policy_b.data(), heads_b.data(),
-                       FeatureLayout::kCellsMajor);
-        // The same numbers reach the same primitives: equal to the bit.
-        EXPECT_EQ(policy_a, policy_b);
-        EXPECT_EQ(heads_a, heads_b);
+  for_each_shipped_variant([](Model& model, const GameSpec& spec, const Variant& v) {
+    const InferenceNetwork net(model.net, torch::kCPU,
+                               InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
+    const OnednnNetwork& onednn = *net.onednn();
+    // 3 and 37 are padded up to their buckets; 64 fills one; 150 runs as three chunks.
+    for (int batch : {1, 3, 37, 64, 150}) {
+      SCOPED_TRACE(batch);
+      const std::vector<Position> positions = test::random_positions(spec, batch, 60 + batch);
+      const int L = 2 * spec.pits;
+      const size_t per = size_t(kNumPlanes) * L;
+      std::vector<float> planes(per * batch), cells(per * batch);
+      for (int i = 0; i < batch; ++i) {
+        encode_features(positions[i], std::span<float>(planes).subspan(per * i, per));
+        encode_features_cells_major(positions[i], std::span<float>(cells).subspan(per * i, per));
+        for (int c = 0; c < kNumPlanes; ++c)
+          for (int l = 0; l < L; ++l)
+            ASSERT_EQ(cells[per * i + size_t(l) * kNumPlanes + c],
+                      planes[per * i + size_t(c) * L + l]);
       }
+      const int64_t heads = onednn.head_outputs();
+      std::vector<float> policy_a(size_t(batch) * spec.pits), policy_b(policy_a.size());
+      std::vector<float> heads_a(size_t(batch * heads)), heads_b(heads_a.size());
+      onednn.forward(planes.data(), batch, L, spec.pits, policy_a.data(), heads_a.data(),
+                     FeatureLayout::kPlanesMajor);
+      onednn.forward(cells.data(), batch, L, spec.pits, policy_b.data(), heads_b.data(),
+                     FeatureLayout::kCellsMajor);
+      // The same numbers reach the same primitives: equal to the bit.
+      EXPECT_EQ(policy_a, policy_b);
+      EXPECT_EQ(heads_a, heads_b);
     }
-  }
+  });
 }
 
 // The evaluator's inputs made ahead (Evaluator::prepare, on the tree's thread in the
 // pipelined search) give the same answers as evaluate(), to the bit, in every precision.
 TEST(OnednnNetwork, PreparedFeaturesGiveTheSameAnswers) {
   if (!onednn_compiled()) GTEST_SKIP() << "built without oneDNN";
-  for (const std::string name : {"togyz", "kalah"}) {
-    SCOPED_TRACE(name);
-    Model model = load_model(test::source_dir() + "/models/" + name + ".pt");
-    const GameSpec spec = GameSpec::parse(model.meta.game);
-    for (const Variant& v : variants()) {
-      SCOPED_TRACE(v.name);
-      NnEvaluator evaluator(model, torch::kCPU,
-                            InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
-      const std::vector<Position> positions = test::random_positions(spec, 37, 71);
-      const size_t per = evaluator.prepared_floats(positions[0]);
-      ASSERT_EQ(per, size_t(kNumPlanes) * size_t(2 * spec.pits));
-      std::vector<float> inputs(per * positions.size());
-      for (size_t i = 0; i < positions.size(); ++i)
-        evaluator.prepare(positions[i], inputs.data() + per * i);
-      std::vector<EvalOutput> direct(positions.size()), prepared(positions.size());
-      evaluator.evaluate(positions, direct);
-      evaluator.evaluate_prepared(positions, inputs.data(), prepared);
-      for (size_t i = 0; i < positions.size(); ++i) {
-        EXPECT_EQ(direct[i].policy, prepared[i].policy) << i;
-        EXPECT_EQ(direct[i].win, prepared[i].win) << i;
-        EXPECT_EQ(direct[i].margin, prepared[i].margin) << i;
-      }
+  for_each_shipped_variant([](Model& model, const GameSpec& spec, const Variant& v) {
+    NnEvaluator evaluator(model, torch::kCPU,
+                          InferenceOptions{InferenceBackend::kOneDnn, v.precision, v.kernels});
+    const std::vector<Position> positions = test::random_positions(spec, 37, 71);
+    const size_t per = evaluator.prepared_floats(positions[0]);
+    ASSERT_EQ(per, size_t(kNumPlanes) * size_t(2 * spec.pits));
+    std::vector<float> inputs(per * positions.size());
+    for (size_t i = 0; i < positions.size(); ++i)
+      evaluator.prepare(positions[i], inputs.data() + per * i);
+    std::vector<EvalOutput> direct(positions.size()), prepared(positions.size());
+    evaluator.evaluate(positions, direct);
+    evaluator.evaluate_prepared(positions, inputs.data(), prepared);
+    for (size_t i = 0; i < positions.size(); ++i) {
+      EXPECT_EQ(direct[i].policy, prepared[i].policy) << i;
+      EXPECT_EQ(direct[i].win, prepared[i].win) << i;
+      EXPECT_EQ(direct[i].margin, prepared[i].margin) << i;
     }
-  }
+  });
   // The LibTorch paths take no prepared inputs: the driver encodes nothing for them.
   Model model = load_model(test::source_dir() + "/models/kalah.pt");
   NnEvaluator libtorch(model, torch::kCPU, InferenceOptions{InferenceBackend::kLibTorch});

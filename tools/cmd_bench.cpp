@@ -40,6 +40,11 @@
 //                       at the bench's batch as the matrix product it is (torch::mm of
 //                       the unfolded input [B*L, 3C] by the weights [3C, C])
 //   conv1d_gflops       the same convolution through torch::conv1d, as the forward runs it
+//   onednn_conv_{fp32,bf16,int8}_gflops, _implementation  the same convolution through
+//                       oneDNN at the forward's chunk of 64 positions, with its bias and
+//                       ReLU, in each precision this CPU's oneDNN runs (null where not;
+//                       nn/onednn_conv_timing.h); onednn_conv_int8_over_bf16 and
+//                       _over_fp32: what int8 would give the convolutions
 //   folded_net_evals_per_s, unfolded_net_evals_per_s  the forward at the bench's batch
 //                       both ways, alternated in rounds within this one run;
 //                       fold_speedup = folded / unfolded
@@ -53,6 +58,8 @@
 //                       convolutions and with ours (nn/direct_convolution.h), where both
 //                       can run, whichever is the default: evals_per_s, of_peak; and
 //                       direct_over_onednn_kernels (null where only one can run)
+//   onednn_kernels_bf16_net_*, direct_bf16_net_*, direct_bf16_over_onednn_kernels  the
+//                       same in bf16, where the CPU has avx512_bf16
 //   *_of_peak           each GFLOP/s figure as a fraction of fp32_peak_gflops
 #include <torch/torch.h>
 
@@ -76,6 +83,7 @@
 #include "nn/inference_network.h"
 #include "nn/network_flops.h"
 #include "nn/nn_evaluator.h"
+#include "nn/onednn_conv_timing.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -195,6 +203,29 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["conv_matmul_of_peak"] = of_peak(mm_rate * conv_flops / 1e9);
   j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 2);
   j["conv1d_of_peak"] = of_peak(conv_rate * conv_flops / 1e9);
+  {
+    const std::vector<ConvolutionTiming> timings =
+        onednn ? time_onednn_tower_convolutions(64, L, C, std::max(0.3, seconds / 5))
+               : std::vector<ConvolutionTiming>{};
+    auto find = [&](const std::string& precision) -> const ConvolutionTiming* {
+      for (const auto& t : timings)
+        if (t.precision == precision) return &t;
+      return nullptr;
+    };
+    for (const std::string precision : {"fp32", "bf16", "int8"}) {
+      const ConvolutionTiming* t = find(precision);
+      const std::string key = "onednn_conv_" + precision;
+      j[key + "_gflops"] = t ? nlohmann::ordered_json(round_to(t->gflops, 2)) : nullptr;
+      j[key + "_implementation"] = t ? nlohmann::ordered_json(t->implementation) : nullptr;
+    }
+    const ConvolutionTiming* int8 = find("int8");
+    for (const std::string other : {"bf16", "fp32"}) {
+      const ConvolutionTiming* t = find(other);
+      j["onednn_conv_int8_over_" + other] =
+          int8 && t ? nlohmann::ordered_json(round_to(int8->calls_per_s / t->calls_per_s, 3))
+                    : nullptr;
+    }
+  }
 
   // The forward every way, in alternating rounds so that a change in the machine's
   // load falls on all.
@@ -202,34 +233,29 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
       unfolded(net, device, InferenceOptions{InferenceBackend::kReference});
   std::vector<std::pair<std::string, std::unique_ptr<InferenceNetwork>>> fast;
   if (onednn) {
-    fast.emplace_back(
-        "fp32",
-        std::make_unique<InferenceNetwork>(
-            net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32}));
-    // The other fp32 convolutions beside the default's: oneDNN's where fp32 runs ours,
-    // ours where they can run and fp32 runs oneDNN's (on AVX-512, auto leaves them out).
-    if (fast.back().second->onednn() && fast.back().second->onednn()->direct()) {
-      fast.emplace_back("fp32-onednn-kernels",
+    std::vector<std::pair<std::string, InferencePrecision>> precisions{
+        {"fp32", InferencePrecision::kFp32}};
+    if (onednn_bf16_supported()) precisions.emplace_back("bf16", InferencePrecision::kBf16);
+    for (const auto& [name, precision] : precisions) {
+      fast.emplace_back(name,
                         std::make_unique<InferenceNetwork>(
-                            net, device,
-                            InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32,
-                                             ConvolutionKernels::kOneDnn}));
-    } else if (fast.back().second->onednn()) {
+                            net, device, InferenceOptions{InferenceBackend::kOneDnn, precision}));
+      // The other convolutions beside the default's: oneDNN's where it runs ours, ours
+      // where they can run and it runs oneDNN's.
+      const OnednnNetwork* chosen = fast.back().second->onednn();
+      if (!chosen) continue;
       try {
-        fast.emplace_back("fp32-direct",
+        const bool direct = chosen->direct();
+        fast.emplace_back(name + (direct ? "-onednn-kernels" : "-direct"),
                           std::make_unique<InferenceNetwork>(
                               net, device,
-                              InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kFp32,
-                                               ConvolutionKernels::kDirect}));
+                              InferenceOptions{InferenceBackend::kOneDnn, precision,
+                                               direct ? ConvolutionKernels::kOneDnn
+                                                      : ConvolutionKernels::kDirect}));
       } catch (const std::runtime_error&) {
-        // This CPU or network cannot run them: the keys below stay null.
+        // This CPU or network cannot run ours: the keys below stay null.
       }
     }
-    if (onednn_bf16_supported())
-      fast.emplace_back(
-          "bf16",
-          std::make_unique<InferenceNetwork>(
-              net, device, InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kBf16}));
   }
   const double flops = double(forward_flops_per_position(net->config, int(L)));
   double folded_calls = 0, unfolded_calls = 0;
@@ -254,29 +280,32 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
   j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
   j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
   j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
-  // The fp32 forward through oneDNN's kernels and through ours, where both can run
-  // (whichever the default is): each one's rate and fraction of the peak, and ours over
-  // theirs (null where only one runs).
-  {
-    // Every fp32 entry runs one kind of convolution: ours or oneDNN's.
+  // Each precision's forward through oneDNN's kernels and through ours, where both can
+  // run (whichever the default is): each one's rate and fraction of the peak, and ours
+  // over theirs (null where only one runs).
+  for (const std::string precision : {"fp32", "bf16"}) {
     size_t onednn_kernels = fast.size(), direct = fast.size();
     for (size_t i = 0; i < fast.size(); ++i)
-      if (fast[i].first.starts_with("fp32") && fast[i].second->onednn())
+      if ((fast[i].first == precision || fast[i].first.starts_with(precision + "-")) &&
+          fast[i].second->onednn())
         (fast[i].second->onednn()->direct() ? direct : onednn_kernels) = i;
+    const std::string theirs_key = "onednn_kernels_" + precision + "_net_",
+                      ours_key = "direct_" + precision + "_net_",
+                      ratio_key = precision == "fp32" ? "direct_over_onednn_kernels"
+                                                      : "direct_bf16_over_onednn_kernels";
     if (onednn_kernels == fast.size() || direct == fast.size()) {
-      for (const char* k :
-           {"onednn_kernels_fp32_net_evals_per_s", "onednn_kernels_fp32_net_of_peak",
-            "direct_fp32_net_evals_per_s", "direct_fp32_net_of_peak", "direct_over_onednn_kernels"})
+      for (const std::string& k : {theirs_key + "evals_per_s", theirs_key + "of_peak",
+                                   ours_key + "evals_per_s", ours_key + "of_peak", ratio_key})
         j[k] = nullptr;
-    } else {
-      const double theirs = fast_calls[onednn_kernels] / rounds * double(batch),
-                   ours = fast_calls[direct] / rounds * double(batch);
-      j["onednn_kernels_fp32_net_evals_per_s"] = std::round(theirs);
-      j["onednn_kernels_fp32_net_of_peak"] = of_peak(theirs * flops / 1e9);
-      j["direct_fp32_net_evals_per_s"] = std::round(ours);
-      j["direct_fp32_net_of_peak"] = of_peak(ours * flops / 1e9);
-      j["direct_over_onednn_kernels"] = round_to(ours / theirs, 3);
+      continue;
     }
+    const double theirs = fast_calls[onednn_kernels] / rounds * double(batch),
+                 ours = fast_calls[direct] / rounds * double(batch);
+    j[theirs_key + "evals_per_s"] = std::round(theirs);
+    j[theirs_key + "of_peak"] = of_peak(theirs * flops / 1e9);
+    j[ours_key + "evals_per_s"] = std::round(ours);
+    j[ours_key + "of_peak"] = of_peak(ours * flops / 1e9);
+    j[ratio_key] = round_to(ours / theirs, 3);
   }
   for (const std::string precision : {"fp32", "bf16"}) {
     const std::string key = "onednn_" + precision + "_";

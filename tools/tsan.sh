@@ -4,9 +4,10 @@
 # several threads (mcts/mcts_player.h), the driver's pipeline and its task thread
 # (mcts/task_thread.h), the match sides on two threads, and kumalak serve's engine
 # queue, workers and watchdog in-process
-# (tools/serve/, every serve_ test). A build of its own, build-tsan
-# (-DKZ_SANITIZE=thread); only kz_mcts_tests and kz_serve_tests are built, since
-# LibTorch is not instrumented. Fails on any data race report (TSan exits 66).
+# (tools/serve/, every serve_ test but the two that load a network). A build of its own,
+# build-tsan (-DKZ_SANITIZE=thread); only kz_mcts_tests and kz_serve_tests are built,
+# neither with LibTorch, which is not instrumented (a TSan binary linking it crashes as it
+# starts). Fails on any data race report (TSan exits 66).
 #
 #   tools/tsan.sh                         # the threaded tests (a few minutes on 2 cores)
 #   tools/tsan.sh --gtest_filter='*'      # every search test (slow under TSan); the
