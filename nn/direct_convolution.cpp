@@ -47,6 +47,13 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
     pack_bf16(w.data_ptr<float>(), in);
     return;
   }
+  if (arithmetic_ == Arithmetic::kInt8) {
+    if (in_stride % 4 != 0)
+      throw std::invalid_argument("DirectConvolution: int8 needs in_stride a multiple of 4 (got " +
+                                  std::to_string(in_stride) + ")");
+    pack_int8(w.data_ptr<float>(), in);
+    return;
+  }
   const int64_t K = kernel_ * in_stride_;
   packed_.assign(size_t(out_ * K), 0.f);
   const float* src = w.data_ptr<float>();
@@ -175,6 +182,8 @@ void DirectConvolution::run(const float* in, int64_t n, int64_t length, float* o
                             int64_t out_position_stride, Then then, float* sums) const {
   if (arithmetic_ == Arithmetic::kBf16)
     return run_bf16(in, n, length, out, out_position_stride, then, sums);
+  if (arithmetic_ == Arithmetic::kInt8)
+    return run_int8(in, n, length, out, out_position_stride, then, sums);
   if (!direct_convolution_supported())
     throw std::runtime_error("DirectConvolution: this CPU lacks AVX2 or FMA");
   const bool add = then == Then::kAddRelu;

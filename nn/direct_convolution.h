@@ -35,15 +35,19 @@ namespace kz {
 bool direct_convolution_supported();
 // Whether it runs the bf16 kernel (AVX-512 F, BW, VL and BF16), decided once.
 bool direct_bf16_supported();
+// Whether it runs the int8 kernel (AVX-512 F, BW, VL and VNNI), decided once.
+bool direct_int8_supported();
 
 class DirectConvolution {
  public:
   // What follows the convolution and its bias: a ReLU, or the residual add (the
   // destination's old value) and then a ReLU.
   enum class Then { kRelu, kAddRelu };
-  // The multiply-adds' arithmetic: fp32 (AVX2 and FMA), or bf16 products summed in fp32
-  // (avx512_bf16; `in_stride` even).
-  enum class Arithmetic { kFp32, kBf16 };
+  // The multiply-adds' arithmetic: fp32 (AVX2 and FMA), bf16 products summed in fp32
+  // (avx512_bf16; `in_stride` even), or int8 (AVX-512 VNNI; `in_stride` a multiple of
+  // 4): each position's input quantised to u8 with its own scale and zero point, the
+  // weights to s8 per output channel, integer sums (nn/direct_convolution_int8.cpp).
+  enum class Arithmetic { kFp32, kBf16, kInt8 };
 
   DirectConvolution() = default;
   // `weight` [out][in][kernel] and `bias` [out], fp32 on the CPU, folded; kernel 1 or 3,
@@ -71,6 +75,10 @@ class DirectConvolution {
                 Then then, float* sums) const;
   // packed_bf16_ from the weights, [out][in][kernel] fp32.
   void pack_bf16(const float* weight, int64_t in);
+  // run() and the packing in int8 (nn/direct_convolution_int8.cpp).
+  void run_int8(const float* in, int64_t n, int64_t length, float* out, int64_t out_position_stride,
+                Then then, float* sums) const;
+  void pack_int8(const float* weight, int64_t in);
 
   int64_t out_ = 0, in_stride_ = 0, kernel_ = 0;
   Arithmetic arithmetic_ = Arithmetic::kFp32;
@@ -78,6 +86,11 @@ class DirectConvolution {
   // 32), each [kernel * in_stride / 2][width][2]: for every pair of consecutive inputs,
   // each output's two weights side by side, as vdpbf16ps pairs them.
   std::vector<uint16_t> packed_bf16_;
+  // int8: panels as bf16's, each [kernel * in_stride / 4][width][4]; per output channel
+  // its weights' scale and the sum of its s8 weights (the zero point's correction).
+  std::vector<int8_t> packed_int8_;
+  std::vector<float> weight_scale_;
+  std::vector<int32_t> weight_sum_;
   // [out / 16][kernel * in_stride][16]: a panel of 16 output channels, its rows in the
   // order the tile reads its input (tap by tap, channel by channel).
   std::vector<float> packed_;

@@ -20,7 +20,7 @@
 //
 // On the CPU, in a build with oneDNN, the folded weights run through oneDNN directly
 // (nn/onednn_network.h: fused post-ops, weights packed once, no LibTorch operator per
-// layer), in fp32 or bf16; the folded LibTorch forward above serves other devices and
+// layer), in fp32, bf16 or int8; the folded LibTorch forward above serves other devices and
 // builds without oneDNN.
 #pragma once
 
@@ -56,7 +56,7 @@ InferenceBackend default_inference_backend();
 void set_default_inference_backend(InferenceBackend backend);
 
 // The precision evaluators use unless told otherwise: the environment variable
-// KUMALAK_PRECISION (auto, fp32 or bf16) when set, else auto: bf16 where the CPU and
+// KUMALAK_PRECISION (auto, fp32, bf16 or int8) when set, else auto: bf16 where the CPU and
 // oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), fp32 elsewhere.
 // bf16 played 800 games against fp32 at equal visits without losing strength and
 // evaluates faster (docs/performance.md, "bf16 by default"); KUMALAK_PRECISION=fp32

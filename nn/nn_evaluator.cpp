@@ -37,7 +37,9 @@ std::string NnEvaluator::describe() const {
   return "net " + std::to_string(c.channels) + "x" + std::to_string(c.blocks) + " gen " +
          std::to_string(model_.meta.generation) + " " + device_.str() +
          (inference_.folded() ? "" : " unfolded") +
-         (inference_.precision() == InferencePrecision::kBf16 ? " bf16" : "");
+         (inference_.precision() == InferencePrecision::kBf16   ? " bf16"
+          : inference_.precision() == InferencePrecision::kInt8 ? " int8"
+                                                                : "");
 }
 
 void NnEvaluator::evaluate(std::span<const Position> positions, std::span<EvalOutput> out) {

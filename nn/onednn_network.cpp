@@ -25,7 +25,8 @@ InferencePrecision parse_inference_precision(const std::string& text) {
   if (text == "auto") return InferencePrecision::kAuto;
   if (text == "fp32") return InferencePrecision::kFp32;
   if (text == "bf16") return InferencePrecision::kBf16;
-  throw std::invalid_argument("precision '" + text + "': expected auto, fp32 or bf16");
+  if (text == "int8") return InferencePrecision::kInt8;
+  throw std::invalid_argument("precision '" + text + "': expected auto, fp32, bf16 or int8");
 }
 
 std::string to_string(InferencePrecision precision) {
@@ -36,6 +37,8 @@ std::string to_string(InferencePrecision precision) {
       return "fp32";
     case InferencePrecision::kBf16:
       return "bf16";
+    case InferencePrecision::kInt8:
+      return "int8";
   }
   return "?";
 }
@@ -654,7 +657,15 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
                       std::all_of(m.conv2.begin(), m.conv2.end(),
                                   [](const PackedLayer& l) { return l.kernel() == 3; });
   const bool bf16 = precision == InferencePrecision::kBf16;
-  const bool can = shapes && (bf16 ? direct_bf16_supported() : direct_convolution_supported());
+  const bool int8 = precision == InferencePrecision::kInt8;
+  const bool can = shapes && (int8   ? direct_int8_supported()
+                              : bf16 ? direct_bf16_supported()
+                                     : direct_convolution_supported());
+  // int8 runs on the kernels of our own only (oneDNN's would need calibrated scales).
+  if (int8 && (!can || kernels == ConvolutionKernels::kOneDnn))
+    throw std::runtime_error(
+        "int8 inference runs on the convolutions of our own: a CPU with AVX-512 VNNI, kernels "
+        "of 3 and channels in multiples of 16 (KUMALAK_PRECISION=auto runs without)");
   if (kernels == ConvolutionKernels::kDirect && !can)
     throw std::runtime_error(
         "the convolutions of our own need a CPU with AVX2 and FMA (fp32) or avx512_bf16 "
@@ -666,12 +677,14 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
   // fp32: ours where oneDNN runs no AVX-512. bf16: ours where oneDNN has no AMX tiles
   // (with them its bf16 products outrun vdpbf16ps several times over).
   const bool auto_direct =
-      bf16 ? !has(dnnl::cpu_isa::avx512_core_amx) : !has(dnnl::cpu_isa::avx512_core);
+      int8 || (bf16 ? !has(dnnl::cpu_isa::avx512_core_amx) : !has(dnnl::cpu_isa::avx512_core));
   m.direct = can && (kernels == ConvolutionKernels::kDirect ||
                      (kernels == ConvolutionKernels::kAuto && auto_direct));
   if (m.direct) {
     using Arithmetic = DirectConvolution::Arithmetic;
-    const Arithmetic arithmetic = bf16 ? Arithmetic::kBf16 : Arithmetic::kFp32;
+    const Arithmetic arithmetic = int8   ? Arithmetic::kInt8
+                                  : bf16 ? Arithmetic::kBf16
+                                         : Arithmetic::kFp32;
     m.input_stride = (m.input.in() + 7) / 8 * 8;
     m.direct_input =
         DirectConvolution(m.input.source.weight, m.input.source.bias, m.input_stride, arithmetic);
@@ -694,7 +707,9 @@ InferencePrecision OnednnNetwork::precision() const {
 
 std::string OnednnNetwork::implementation() const {
   if (impl_->direct)
-    return impl_->precision == InferencePrecision::kBf16 ? "direct:avx512_bf16" : "direct:avx2";
+    return impl_->precision == InferencePrecision::kInt8   ? "direct:avx512_vnni"
+           : impl_->precision == InferencePrecision::kBf16 ? "direct:avx512_bf16"
+                                                           : "direct:avx2";
   std::lock_guard lock(impl_->mutex);
   return impl_->implementation;
 }
@@ -731,7 +746,8 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
   // thread. A primitive splits its work for the thread count it was created with and
   // starts that many threads whatever the caller's setting, so the plans are per count.
   const int threads = std::max(1, at::get_num_threads());
-  if (m.direct && threads == 1) {
+  // int8 has no oneDNN primitives here: its forward stays on the calling thread.
+  if (m.direct && (threads == 1 || m.precision == InferencePrecision::kInt8)) {
     forward_direct(features, batch, L, pits, policy_out, heads_out, layout);
     return;
   }

@@ -30,6 +30,11 @@
 // stay fp32), twice the multiply-add rate on CPUs with avx512_bf16. Its results differ
 // from fp32 by bf16 rounding (about 3 significant digits; tests/nn_onednn_test.cpp
 // states the bound).
+//
+// int8: with InferencePrecision::kInt8 our kernels quantise each position's input to u8
+// as it comes (its own scale and zero point) and hold the weights in s8 per output
+// channel, on CPUs with AVX-512 VNNI, always on the calling thread (there are no int8
+// oneDNN primitives here). Only when asked for: kAuto never picks it.
 #pragma once
 
 #include <torch/torch.h>
@@ -44,9 +49,12 @@ namespace kz {
 
 // Arithmetic of the network's convolutions. kAuto: bf16 where the CPU and oneDNN run it
 // (onednn_bf16_supported()), fp32 elsewhere.
-enum class InferencePrecision { kAuto, kFp32, kBf16 };
+// kInt8: our kernels' dynamically quantised int8 (nn/direct_convolution.h) on CPUs with
+// AVX-512 VNNI, one thread a forward; asked for by name only, never by kAuto.
+enum class InferencePrecision { kAuto, kFp32, kBf16, kInt8 };
 
-// "auto", "fp32", "bf16" and back; parse throws std::invalid_argument on other text.
+// "auto", "fp32", "bf16", "int8" and back; parse throws std::invalid_argument on other
+// text.
 InferencePrecision parse_inference_precision(const std::string& text);
 std::string to_string(InferencePrecision precision);
 
@@ -120,10 +128,11 @@ class OnednnNetwork {
                float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const;
   int64_t head_outputs() const;
 
-  // kFp32 or kBf16: what the convolutions run in.
+  // kFp32, kBf16 or kInt8: what the convolutions run in.
   InferencePrecision precision() const;
   // The kernel of a tower convolution on one thread: oneDNN's name for it, e.g.
-  // "jit:avx512_core", or "direct:avx2" / "direct:avx512_bf16" for ours.
+  // "jit:avx512_core", or "direct:avx2" / "direct:avx512_bf16" / "direct:avx512_vnni" for
+  // ours.
   std::string implementation() const;
   // Whether our own kernels run the convolutions on one thread.
   bool direct() const;

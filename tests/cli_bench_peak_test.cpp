@@ -71,6 +71,11 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
   EXPECT_EQ(j["direct_bf16_over_onednn_kernels"].is_null(),
             j["direct_bf16_net_evals_per_s"].is_null())
       << j.dump();
+  // int8 (our kernels, VNNI) beside bf16: its ratio exactly where both ran.
+  EXPECT_TRUE(j.contains("onednn_int8_net_evals_per_s"));
+  EXPECT_EQ(j["onednn_int8_over_bf16"].is_null(), j["onednn_int8_net_evals_per_s"].is_null() ||
+                                                      j["onednn_bf16_net_evals_per_s"].is_null())
+      << j.dump();
   if (!j["direct_fp32_net_evals_per_s"].is_null()) {
     const double ours = j["direct_fp32_net_evals_per_s"].get<double>(),
                  theirs = j["onednn_kernels_fp32_net_evals_per_s"].get<double>();

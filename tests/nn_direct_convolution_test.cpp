@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "nn/direct_convolution.h"
@@ -22,12 +24,50 @@ std::vector<float> padded(const torch::Tensor& x, int64_t stride) {
   return out;
 }
 
-// Both arithmetics against conv1d in fp32; bf16's on the input and weights rounded to
-// bf16 first (its products are exact in fp32, so only the order of the sums differs).
+// x [n, C, L] as the int8 kernel sees it: each position quantised to u8 with its own
+// scale and zero point over its padded block (zeros included), then back to floats.
+torch::Tensor int8_input(const torch::Tensor& x) {
+  torch::Tensor out = x.clone();
+  auto a = out.accessor<float, 3>();
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    float low = 0, high = 0;
+    for (int64_t c = 0; c < x.size(1); ++c)
+      for (int64_t l = 0; l < x.size(2); ++l) {
+        low = std::min(low, a[i][c][l]);
+        high = std::max(high, a[i][c][l]);
+      }
+    const float scale = (high - low) / 255.f, inverse = 1.f / scale;
+    const float zero = std::nearbyint(-low / scale);
+    for (int64_t c = 0; c < x.size(1); ++c)
+      for (int64_t l = 0; l < x.size(2); ++l) {
+        const float q = std::clamp(std::nearbyint(a[i][c][l] * inverse) + zero, 0.f, 255.f);
+        a[i][c][l] = (q - zero) * scale;
+      }
+  }
+  return out;
+}
+
+// w [out, in, kernel] as the int8 kernel holds it: s8 with a scale per output channel.
+torch::Tensor int8_weights(const torch::Tensor& w) {
+  const torch::Tensor scale = w.abs().amax({1, 2}, true) / 127.f;
+  return (w / scale).round().clamp(-127, 127) * scale;
+}
+
+// Each arithmetic against conv1d in fp32 of the numbers it multiplies: bf16's input and
+// weights rounded to bf16 (its products are exact in fp32), int8's quantised as it
+// quantises them (its sums are exact integers); only the order of the sums and the last
+// scaling differ.
 void expect_matches_conv1d(DirectConvolution::Arithmetic arithmetic) {
-  const bool bf16 = arithmetic == DirectConvolution::Arithmetic::kBf16;
-  auto rounded = [bf16](const torch::Tensor& t) {
-    return bf16 ? t.to(torch::kBFloat16).to(torch::kFloat32) : t;
+  using Arithmetic = DirectConvolution::Arithmetic;
+  auto input_as_run = [arithmetic](const torch::Tensor& t) {
+    if (arithmetic == Arithmetic::kBf16) return t.to(torch::kBFloat16).to(torch::kFloat32);
+    if (arithmetic == Arithmetic::kInt8) return int8_input(t);
+    return t;
+  };
+  auto weights_as_run = [arithmetic](const torch::Tensor& t) {
+    if (arithmetic == Arithmetic::kBf16) return t.to(torch::kBFloat16).to(torch::kFloat32);
+    if (arithmetic == Arithmetic::kInt8) return int8_weights(t);
+    return t;
   };
   torch::manual_seed(5);
   struct Case {
@@ -43,7 +83,8 @@ void expect_matches_conv1d(DirectConvolution::Arithmetic arithmetic) {
     const torch::Tensor w = torch::randn({k.out, k.in, k.kernel}) * 0.2;
     const torch::Tensor b = torch::randn({k.out});
     const torch::Tensor old = torch::randn({n, k.out, k.length});
-    const torch::Tensor conv = torch::conv1d(rounded(x), rounded(w), b, 1, k.kernel / 2);
+    const torch::Tensor conv =
+        torch::conv1d(input_as_run(x), weights_as_run(w), b, 1, k.kernel / 2);
     const DirectConvolution direct(w, b, k.stride, arithmetic);
     ASSERT_EQ(direct.out(), k.out);
     const std::vector<float> in = padded(x, k.stride);
@@ -86,6 +127,11 @@ TEST(DirectConvolution, Bf16MatchesTorchConv1dOfBf16Numbers) {
   expect_matches_conv1d(DirectConvolution::Arithmetic::kBf16);
 }
 
+TEST(DirectConvolution, Int8MatchesTorchConv1dOfItsQuantisedNumbers) {
+  if (!direct_int8_supported()) GTEST_SKIP() << "this CPU lacks AVX-512 VNNI";
+  expect_matches_conv1d(DirectConvolution::Arithmetic::kInt8);
+}
+
 TEST(DirectConvolution, RefusesWhatItCannotRun) {
   const torch::Tensor b = torch::zeros({24});
   // 24 outputs are not a multiple of 16; kernel 5; rows narrower than the input.
@@ -99,6 +145,10 @@ TEST(DirectConvolution, RefusesWhatItCannotRun) {
   // bf16 reads its inputs in pairs: rows of an odd number of floats are refused.
   EXPECT_THROW(DirectConvolution(torch::zeros({16, 15, 3}), torch::zeros({16}), 15,
                                  DirectConvolution::Arithmetic::kBf16),
+               std::invalid_argument);
+  // int8 in fours: rows of 18 floats are refused.
+  EXPECT_THROW(DirectConvolution(torch::zeros({16, 18, 3}), torch::zeros({16}), 18,
+                                 DirectConvolution::Arithmetic::kInt8),
                std::invalid_argument);
 }
 

@@ -26,7 +26,7 @@
 //                       convolutions (nn/inference_network.h; --no-fold: unfolded)
 //   inference           the forward that ran: backend, precision and oneDNN's kernel
 //                       ("onednn bf16 (jit:avx512_core_bf16)"; --backend, --precision)
-//   precision           the precision that ran, auto resolved: "fp32" or "bf16"
+//   precision           the precision that ran, auto resolved: "fp32", "bf16" or "int8"
 //   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
 //   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
 // With --tree-only, only the tree's own speed (run_tree_bench() lists its keys).
@@ -49,11 +49,13 @@
 //                       both ways, alternated in rounds within this one run;
 //                       fold_speedup = folded / unfolded
 //   folded_net_gflops, unfolded_net_gflops  the same in GFLOP/s
-//   onednn_fp32_net_*, onednn_bf16_net_*  the oneDNN forward (play's path) in fp32 and,
-//                       where the CPU has it, bf16 (null without), in the same rounds:
+//   onednn_fp32_net_*, onednn_bf16_net_*, onednn_int8_net_*  the oneDNN forward (play's
+//                       path) in fp32 and, where the CPU has it, bf16 and int8 (our
+//                       kernels, AVX-512 VNNI; null without), in the same rounds:
 //                       evals_per_s, gflops, of_peak; onednn_bf16_net_of_bf16_peak;
 //                       onednn_*_speedup: over unfolded_net (the LibTorch reference)
 //                       and onednn_*_over_folded: over folded_net
+//   onednn_int8_over_bf16  the int8 forward over the bf16 one (null unless both ran)
 //   onednn_kernels_fp32_net_*, direct_fp32_net_*  the fp32 forward with oneDNN's
 //                       convolutions and with ours (nn/direct_convolution.h), where both
 //                       can run, whichever is the default: evals_per_s, of_peak; and
@@ -79,6 +81,7 @@
 #include "mcts/driver.h"
 #include "mcts/game_runner.h"
 #include "nn/cpu_peak.h"
+#include "nn/direct_convolution.h"
 #include "nn/features.h"
 #include "nn/inference_network.h"
 #include "nn/network_flops.h"
@@ -110,7 +113,7 @@ struct BenchOptions {
   // against the folded inference path that play uses.
   bool no_fold = false;
   // The forward's backend (onednn, libtorch, reference; --no-fold is reference) and the
-  // oneDNN path's precision (auto, fp32, bf16; default: KUMALAK_PRECISION or auto);
+  // oneDNN path's precision (auto, fp32, bf16, int8; default: KUMALAK_PRECISION or auto);
   // empty: default_inference_backend() (KUMALAK_BACKEND or onednn).
   std::string backend;
   std::string precision;
@@ -256,6 +259,17 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
         // This CPU or network cannot run ours: the keys below stay null.
       }
     }
+    // int8 (our kernels only, where the CPU has VNNI and the network's widths suit them).
+    if (direct_int8_supported()) {
+      try {
+        fast.emplace_back(
+            "int8", std::make_unique<InferenceNetwork>(
+                        net, device,
+                        InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kInt8}));
+      } catch (const std::runtime_error&) {
+        // The keys below stay null.
+      }
+    }
   }
   const double flops = double(forward_flops_per_position(net->config, int(L)));
   double folded_calls = 0, unfolded_calls = 0;
@@ -307,7 +321,7 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
     j[ours_key + "of_peak"] = of_peak(ours * flops / 1e9);
     j[ratio_key] = round_to(ours / theirs, 3);
   }
-  for (const std::string precision : {"fp32", "bf16"}) {
+  for (const std::string precision : {"fp32", "bf16", "int8"}) {
     const std::string key = "onednn_" + precision + "_";
     size_t f = 0;
     while (f < fast.size() && fast[f].first != precision) ++f;
@@ -330,6 +344,12 @@ void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Te
           bf16.gflops > 0 ? nlohmann::ordered_json(round_to(rate * flops / 1e9 / bf16.gflops, 3))
                           : nlohmann::ordered_json(nullptr);
   }
+  j["onednn_int8_over_bf16"] =
+      j["onednn_int8_net_evals_per_s"].is_null() || j["onednn_bf16_net_evals_per_s"].is_null()
+          ? nlohmann::ordered_json(nullptr)
+          : nlohmann::ordered_json(round_to(j["onednn_int8_net_evals_per_s"].get<double>() /
+                                                j["onednn_bf16_net_evals_per_s"].get<double>(),
+                                            3));
 }
 
 // A position from a random game of 0..40 plies, not decided.
@@ -620,8 +640,9 @@ void register_bench(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"onednn", "libtorch", "reference"}));
   cmd->add_option("--precision", opt->precision,
                   "the oneDNN path's arithmetic: auto (bf16 where the CPU and oneDNN have it, "
-                  "else fp32), fp32 or bf16 (default: KUMALAK_PRECISION, else auto)")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16"}));
+                  "else fp32), fp32, bf16 or int8 (AVX-512 VNNI; default: KUMALAK_PRECISION, "
+                  "else auto)")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16", "int8"}));
   cmd->add_flag("--peak", opt->peak,
                 "also measure the CPU's fp32/bf16 peak and the network's convolutions and "
                 "forward (folded and unfolded, alternated) against it; takes about "

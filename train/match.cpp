@@ -49,11 +49,11 @@ SideEngine make_engine(const std::string& spec, const RunConfig& cfg, const torc
   if (spec == "rollout") {
     s.evaluator = std::make_shared<RolloutEvaluator>(8);
   } else {
-    // "model.pt@fp32", "@bf16" or "@auto": that model with the oneDNN path's precision
+    // "model.pt@fp32", "@bf16", "@int8" or "@auto": that model with the oneDNN path's precision
     // (nn/inference_network.h), to match one precision against the other.
     std::string path = spec;
     InferenceOptions inference;
-    for (const char* precision : {"fp32", "bf16", "auto"})
+    for (const char* precision : {"fp32", "bf16", "int8", "auto"})
       if (const std::string suffix = std::string("@") + precision;
           path.size() > suffix.size() && path.ends_with(suffix)) {
         inference.precision = parse_inference_precision(precision);
