@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/direct_convolution_parts.h"
+
 namespace kz {
 
 bool direct_convolution_supported() {
@@ -40,18 +42,18 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
                                 std::to_string(out_) + "), kernel 1 or 3 (got " +
                                 std::to_string(kernel_) + ") and in_stride >= in");
   bias_.assign(b.data_ptr<float>(), b.data_ptr<float>() + out_);
-  if (arithmetic_ == Arithmetic::kBf16) {
-    if (in_stride % 2 != 0)
-      throw std::invalid_argument("DirectConvolution: bf16 needs an even in_stride (got " +
-                                  std::to_string(in_stride) + ")");
-    pack_bf16(w.data_ptr<float>(), in);
-    return;
-  }
-  if (arithmetic_ == Arithmetic::kInt8) {
-    if (in_stride % 4 != 0)
-      throw std::invalid_argument("DirectConvolution: int8 needs in_stride a multiple of 4 (got " +
-                                  std::to_string(in_stride) + ")");
-    pack_int8(w.data_ptr<float>(), in);
+  if (arithmetic_ != Arithmetic::kFp32) {
+    // vdpbf16ps reads a cell's inputs in pairs, vpdpbusd in fours.
+    const bool bf16 = arithmetic_ == Arithmetic::kBf16;
+    const int64_t group = bf16 ? 2 : 4;
+    if (in_stride % group != 0)
+      throw std::invalid_argument(std::string("DirectConvolution: ") + (bf16 ? "bf16" : "int8") +
+                                  " needs in_stride a multiple of " + std::to_string(group) +
+                                  " (got " + std::to_string(in_stride) + ")");
+    if (bf16)
+      pack_bf16(w.data_ptr<float>(), in);
+    else
+      pack_int8(w.data_ptr<float>(), in);
     return;
   }
   const int64_t K = kernel_ * in_stride_;
@@ -186,19 +188,11 @@ void DirectConvolution::run(const float* in, int64_t n, int64_t length, float* o
     return run_int8(in, n, length, out, out_position_stride, then, sums);
   if (!direct_convolution_supported())
     throw std::runtime_error("DirectConvolution: this CPU lacks AVX2 or FMA");
-  const bool add = then == Then::kAddRelu;
-  auto go = [&](auto f) {
-    f(in, n, length, in_stride_, kernel_, packed_.data(), bias_.data(), out_, out,
-      out_position_stride, sums);
-  };
-  if (add && sums)
-    go(convolve<true, true>);
-  else if (add)
-    go(convolve<true, false>);
-  else if (sums)
-    go(convolve<false, true>);
-  else
-    go(convolve<false, false>);
+  direct::with_epilogue(then == Then::kAddRelu, sums != nullptr, [&](auto add, auto with_sums) {
+    convolve<decltype(add)::value, decltype(with_sums)::value>(in, n, length, in_stride_, kernel_,
+                                                               packed_.data(), bias_.data(), out_,
+                                                               out, out_position_stride, sums);
+  });
 }
 
 namespace {

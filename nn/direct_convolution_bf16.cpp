@@ -9,12 +9,9 @@
 #include <vector>
 
 #include "nn/direct_convolution.h"
+#include "nn/direct_convolution_parts.h"
 
 #define KZ_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
-
-// GCC 12's _mm512_max_ps passes _mm512_undefined_ps(), a self-initialised variable, as
-// its unused merge source, which -Wmaybe-uninitialized reports once per inlined tile.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace kz {
 
@@ -104,23 +101,14 @@ KZ_BF16_TARGET __attribute__((always_inline)) inline void tile(
     KZ_CELL(11);
 #undef KZ_CELL
   }
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 s0 = zero, s1 = zero;
-#define KZ_STORE(r)                                                                      \
-  do {                                                                                   \
-    if constexpr (R > r) {                                                               \
-      float* o = out + r * out_stride;                                                   \
-      if constexpr (kAdd) a##r##_0 = _mm512_add_ps(a##r##_0, _mm512_loadu_ps(o));        \
-      a##r##_0 = _mm512_max_ps(a##r##_0, zero);                                          \
-      _mm512_storeu_ps(o, a##r##_0);                                                     \
-      if constexpr (kSums) s0 = _mm512_add_ps(s0, a##r##_0);                             \
-      if constexpr (V > 1) {                                                             \
-        if constexpr (kAdd) a##r##_1 = _mm512_add_ps(a##r##_1, _mm512_loadu_ps(o + 16)); \
-        a##r##_1 = _mm512_max_ps(a##r##_1, zero);                                        \
-        _mm512_storeu_ps(o + 16, a##r##_1);                                              \
-        if constexpr (kSums) s1 = _mm512_add_ps(s1, a##r##_1);                           \
-      }                                                                                  \
-    }                                                                                    \
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+#define KZ_STORE(r)                                                               \
+  do {                                                                            \
+    if constexpr (R > r) {                                                        \
+      direct::finish_row<kAdd, kSums>(a##r##_0, out + r * out_stride, s0);        \
+      if constexpr (V > 1)                                                        \
+        direct::finish_row<kAdd, kSums>(a##r##_1, out + r * out_stride + 16, s1); \
+    }                                                                             \
   } while (false)
   KZ_STORE(0);
   KZ_STORE(1);
@@ -135,47 +123,19 @@ KZ_BF16_TARGET __attribute__((always_inline)) inline void tile(
   KZ_STORE(10);
   KZ_STORE(11);
 #undef KZ_STORE
-  if constexpr (kSums) {
-    _mm512_storeu_ps(sums, _mm512_add_ps(_mm512_loadu_ps(sums), s0));
-    if constexpr (V > 1) _mm512_storeu_ps(sums + 16, _mm512_add_ps(_mm512_loadu_ps(sums + 16), s1));
-  }
+  if constexpr (kSums) direct::add_sums<V>(sums, s0, s1);
 }
 
-// One panel of 16 V output channels over one position's `length` cells, in tiles of up to
-// 12 cells split as evenly as the length allows (18 cells: two of 9).
+// One panel of 16 V output channels over one position's `length` cells, tile by tile
+// (direct::for_each_tile).
 template <int V, bool kAdd, bool kSums>
 KZ_BF16_TARGET void panel(const uint16_t* position, int64_t length, int64_t stride,
                           const uint16_t* w, int64_t pairs, const float* bias, float* out,
                           int64_t out_stride, float* sums) {
-  const int64_t tiles = (length + 11) / 12;
-  int64_t l = 0;
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t r = (length - l) / (tiles - t);
-    const uint16_t* in = position + l * stride;
-    float* o = out + l * out_stride;
-    switch (r) {
-#define KZ_TILE(R)                                                            \
-  case R:                                                                     \
-    tile<R, V, kAdd, kSums>(in, stride, w, pairs, bias, o, out_stride, sums); \
-    break
-      KZ_TILE(1);
-      KZ_TILE(2);
-      KZ_TILE(3);
-      KZ_TILE(4);
-      KZ_TILE(5);
-      KZ_TILE(6);
-      KZ_TILE(7);
-      KZ_TILE(8);
-      KZ_TILE(9);
-      KZ_TILE(10);
-      KZ_TILE(11);
-      KZ_TILE(12);
-#undef KZ_TILE
-      default:
-        break;
-    }
-    l += r;
-  }
+  direct::for_each_tile(length, [&](auto cells, int64_t first) KZ_BF16_TARGET {
+    tile<decltype(cells)::value, V, kAdd, kSums>(position + first * stride, stride, w, pairs, bias,
+                                                 out + first * out_stride, out_stride, sums);
+  });
 }
 
 template <bool kAdd, bool kSums>
@@ -192,12 +152,8 @@ KZ_BF16_TARGET void convolve(const uint16_t* in, int64_t n, int64_t length, int6
     for (int64_t p = 0; p * 32 < outs; ++p) {
       const uint16_t* w = packed + p * 32 * K;
       float* sp = kSums ? s + p * 32 : nullptr;
-      if (outs - p * 32 >= 32)
-        panel<2, kAdd, kSums>(position, length, stride, w, pairs, bias + p * 32, o + p * 32, outs,
-                              sp);
-      else
-        panel<1, kAdd, kSums>(position, length, stride, w, pairs, bias + p * 32, o + p * 32, outs,
-                              sp);
+      const auto run = outs - p * 32 >= 32 ? panel<2, kAdd, kSums> : panel<1, kAdd, kSums>;
+      run(position, length, stride, w, pairs, bias + p * 32, o + p * 32, outs, sp);
     }
   }
 }
@@ -213,19 +169,11 @@ void DirectConvolution::run_bf16(const float* in, int64_t n, int64_t length, flo
   const size_t count = size_t(n * (length + 2) * in_stride_);
   if (rounded.size() < count) rounded.resize(count);
   round_to_bf16(in, count, rounded.data());
-  const bool add = then == Then::kAddRelu;
-  auto go = [&](auto f) {
-    f(rounded.data(), n, length, in_stride_, kernel_, packed_bf16_.data(), bias_.data(), out_, out,
-      out_position_stride, sums);
-  };
-  if (add && sums)
-    go(convolve<true, true>);
-  else if (add)
-    go(convolve<true, false>);
-  else if (sums)
-    go(convolve<false, true>);
-  else
-    go(convolve<false, false>);
+  direct::with_epilogue(then == Then::kAddRelu, sums != nullptr, [&](auto add, auto with_sums) {
+    convolve<decltype(add)::value, decltype(with_sums)::value>(
+        rounded.data(), n, length, in_stride_, kernel_, packed_bf16_.data(), bias_.data(), out_,
+        out, out_position_stride, sums);
+  });
 }
 
 }  // namespace kz

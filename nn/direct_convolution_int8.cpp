@@ -19,13 +19,9 @@
 #include <vector>
 
 #include "nn/direct_convolution.h"
+#include "nn/direct_convolution_parts.h"
 
 #define KZ_INT8_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
-// As in nn/direct_convolution_bf16.cpp: GCC 12's _mm512_max_ps, _mm512_cvtepi32_epi8 and
-// friends pass a self-initialised `_mm*_undefined_*()`, reported once per inlined tile.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace kz {
 
@@ -100,6 +96,13 @@ KZ_INT8_TARGET std::pair<float, int32_t> quantise(const float* in, size_t count,
   return {scale, zero};
 }
 
+// The integer sums back to fp32: (sum - zero point x weight sum) x scale + bias.
+KZ_INT8_TARGET __attribute__((always_inline)) inline __m512 to_float(__m512i sum,
+                                                                     __m512i correction,
+                                                                     __m512 scale, __m512 bias) {
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sum, correction)), scale, bias);
+}
+
 // R cells (R <= 12) x 16 V output channels (V 1 or 2). `in` points at the first cell's K
 // u8 inputs, the next cell's `stride` further; `w` [K / 4][16 V][4]; `correction` and
 // `scale` per output: the zero point's sum and the scale to fp32.
@@ -142,30 +145,20 @@ KZ_INT8_TARGET __attribute__((always_inline)) inline void tile(
     KZ_CELL(11);
 #undef KZ_CELL
   }
-  const __m512 zero = _mm512_setzero_ps();
   const __m512i c0 = _mm512_loadu_si512(correction);
   const __m512i c1 = V > 1 ? _mm512_loadu_si512(correction + 16) : c0;
   const __m512 m0 = _mm512_loadu_ps(scale), b0 = _mm512_loadu_ps(bias);
   const __m512 m1 = V > 1 ? _mm512_loadu_ps(scale + 16) : m0;
   const __m512 b1 = V > 1 ? _mm512_loadu_ps(bias + 16) : b0;
-  __m512 s0 = zero, s1 = zero;
-#define KZ_STORE(r)                                                                              \
-  do {                                                                                           \
-    if constexpr (R > r) {                                                                       \
-      float* o = out + r * out_stride;                                                           \
-      __m512 v0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a##r##_0, c0)), m0, b0);   \
-      if constexpr (kAdd) v0 = _mm512_add_ps(v0, _mm512_loadu_ps(o));                            \
-      v0 = _mm512_max_ps(v0, zero);                                                              \
-      _mm512_storeu_ps(o, v0);                                                                   \
-      if constexpr (kSums) s0 = _mm512_add_ps(s0, v0);                                           \
-      if constexpr (V > 1) {                                                                     \
-        __m512 v1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a##r##_1, c1)), m1, b1); \
-        if constexpr (kAdd) v1 = _mm512_add_ps(v1, _mm512_loadu_ps(o + 16));                     \
-        v1 = _mm512_max_ps(v1, zero);                                                            \
-        _mm512_storeu_ps(o + 16, v1);                                                            \
-        if constexpr (kSums) s1 = _mm512_add_ps(s1, v1);                                         \
-      }                                                                                          \
-    }                                                                                            \
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+#define KZ_STORE(r)                                                                                \
+  do {                                                                                             \
+    if constexpr (R > r) {                                                                         \
+      direct::finish_row<kAdd, kSums>(to_float(a##r##_0, c0, m0, b0), out + r * out_stride, s0);   \
+      if constexpr (V > 1)                                                                         \
+        direct::finish_row<kAdd, kSums>(to_float(a##r##_1, c1, m1, b1), out + r * out_stride + 16, \
+                                        s1);                                                       \
+    }                                                                                              \
   } while (false)
   KZ_STORE(0);
   KZ_STORE(1);
@@ -180,46 +173,20 @@ KZ_INT8_TARGET __attribute__((always_inline)) inline void tile(
   KZ_STORE(10);
   KZ_STORE(11);
 #undef KZ_STORE
-  if constexpr (kSums) {
-    _mm512_storeu_ps(sums, _mm512_add_ps(_mm512_loadu_ps(sums), s0));
-    if constexpr (V > 1) _mm512_storeu_ps(sums + 16, _mm512_add_ps(_mm512_loadu_ps(sums + 16), s1));
-  }
+  if constexpr (kSums) direct::add_sums<V>(sums, s0, s1);
 }
 
-// One panel of 16 V output channels over one position's cells, tiles as in bf16.
+// One panel of 16 V output channels over one position's cells, tile by tile
+// (direct::for_each_tile).
 template <int V, bool kAdd, bool kSums>
 KZ_INT8_TARGET void panel(const uint8_t* position, int64_t length, int64_t stride, const int8_t* w,
                           int64_t quads, const int32_t* correction, const float* scale,
                           const float* bias, float* out, int64_t out_stride, float* sums) {
-  const int64_t tiles = (length + 11) / 12;
-  int64_t l = 0;
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t r = (length - l) / (tiles - t);
-    const uint8_t* in = position + l * stride;
-    float* o = out + l * out_stride;
-    switch (r) {
-#define KZ_TILE(R)                                                                               \
-  case R:                                                                                        \
-    tile<R, V, kAdd, kSums>(in, stride, w, quads, correction, scale, bias, o, out_stride, sums); \
-    break
-      KZ_TILE(1);
-      KZ_TILE(2);
-      KZ_TILE(3);
-      KZ_TILE(4);
-      KZ_TILE(5);
-      KZ_TILE(6);
-      KZ_TILE(7);
-      KZ_TILE(8);
-      KZ_TILE(9);
-      KZ_TILE(10);
-      KZ_TILE(11);
-      KZ_TILE(12);
-#undef KZ_TILE
-      default:
-        break;
-    }
-    l += r;
-  }
+  direct::for_each_tile(length, [&](auto cells, int64_t first) KZ_INT8_TARGET {
+    tile<decltype(cells)::value, V, kAdd, kSums>(position + first * stride, stride, w, quads,
+                                                 correction, scale, bias, out + first * out_stride,
+                                                 out_stride, sums);
+  });
 }
 
 }  // namespace
@@ -237,46 +204,24 @@ void DirectConvolution::run_int8(const float* in, int64_t n, int64_t length, flo
   if (quantised.size() < size_t(block)) quantised.resize(size_t(block));
   correction.resize(size_t(out_));
   scale.resize(size_t(out_));
-  const bool add = then == Then::kAddRelu;
-  for (int64_t i = 0; i < n; ++i) {
-    const auto [s, z] = quantise(in + i * block, size_t(block), quantised.data());
-    for (int64_t o = 0; o < out_; ++o) {
-      correction[size_t(o)] = z * weight_sum_[size_t(o)];
-      scale[size_t(o)] = s * weight_scale_[size_t(o)];
-    }
-    const uint8_t* position = quantised.data() + first_row * in_stride_;
-    float* o = out + i * out_position_stride;
-    float* position_sums = sums ? sums + i * out_ : nullptr;
-    for (int64_t p = 0; p * 32 < out_; ++p) {
-      const int8_t* w = packed_int8_.data() + p * 32 * K;
-      const int32_t* c = correction.data() + p * 32;
-      const float* m = scale.data() + p * 32;
-      const float* b = bias_.data() + p * 32;
-      float* po = o + p * 32;
-      float* ps = position_sums ? position_sums + p * 32 : nullptr;
-      const bool wide = out_ - p * 32 >= 32;
-      auto go = [&](auto f) { f(position, length, in_stride_, w, quads, c, m, b, po, out_, ps); };
-      if (wide) {
-        if (add && ps)
-          go(panel<2, true, true>);
-        else if (add)
-          go(panel<2, true, false>);
-        else if (ps)
-          go(panel<2, false, true>);
-        else
-          go(panel<2, false, false>);
-      } else {
-        if (add && ps)
-          go(panel<1, true, true>);
-        else if (add)
-          go(panel<1, true, false>);
-        else if (ps)
-          go(panel<1, false, true>);
-        else
-          go(panel<1, false, false>);
+  direct::with_epilogue(then == Then::kAddRelu, sums != nullptr, [&](auto add, auto with_sums) {
+    constexpr bool kAdd = decltype(add)::value, kSums = decltype(with_sums)::value;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto [s, z] = quantise(in + i * block, size_t(block), quantised.data());
+      for (int64_t o = 0; o < out_; ++o) {
+        correction[size_t(o)] = z * weight_sum_[size_t(o)];
+        scale[size_t(o)] = s * weight_scale_[size_t(o)];
+      }
+      const uint8_t* position = quantised.data() + first_row * in_stride_;
+      for (int64_t p = 0; p * 32 < out_; ++p) {
+        const auto run = out_ - p * 32 >= 32 ? panel<2, kAdd, kSums> : panel<1, kAdd, kSums>;
+        run(position, length, in_stride_, packed_int8_.data() + p * 32 * K, quads,
+            correction.data() + p * 32, scale.data() + p * 32, bias_.data() + p * 32,
+            out + i * out_position_stride + p * 32, out_,
+            kSums ? sums + i * out_ + p * 32 : nullptr);
       }
     }
-  }
+  });
 }
 
 }  // namespace kz

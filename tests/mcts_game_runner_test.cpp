@@ -494,15 +494,16 @@ class CountingEvaluator : public Evaluator {
   size_t largest = 0;  // touched only by the front's collector thread
 };
 
-TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
-  CountingEvaluator counting;
-  constexpr int kClients = 4;
-  BatchingFront front(counting, 16, kClients);
-  std::vector<std::thread> clients;
-  std::vector<int> mismatches(kClients, 0);
-  for (int c = 0; c < kClients; ++c) {
-    clients.emplace_back([&, c] {
-      std::mt19937_64 rng(uint64_t(c) + 1);
+// `clients` threads, each asking `front` for 30 random batches of Togyz positions through
+// ask(client, batch, answers) and then saying client_done(): how many answers of each
+// client differ from what the evaluator gives directly. Client c draws from seed + c.
+template <class Ask>
+std::vector<int> mismatches_of_clients(BatchingFront& front, int clients, uint64_t seed, Ask ask) {
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(size_t(clients), 0);
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      std::mt19937_64 rng(seed + uint64_t(c));
       RolloutEvaluator direct(2);
       for (int round = 0; round < 30; ++round) {
         std::vector<Position> batch;
@@ -512,7 +513,7 @@ TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
           if (!p.is_over()) batch.push_back(p);
         }
         std::vector<EvalOutput> via_front(batch.size()), expected(batch.size());
-        front.evaluate(batch, via_front);
+        ask(c, batch, via_front);
         direct.evaluate(batch, expected);
         for (size_t i = 0; i < batch.size(); ++i)
           mismatches[size_t(c)] += via_front[i].policy != expected[i].policy ||
@@ -521,7 +522,19 @@ TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
       front.client_done();
     });
   }
-  for (auto& t : clients) t.join();
+  for (auto& t : threads) t.join();
+  return mismatches;
+}
+
+TEST(BatchingFront, ClientsOnManyThreadsGetTheirOwnAnswers) {
+  CountingEvaluator counting;
+  constexpr int kClients = 4;
+  BatchingFront front(counting, 16, kClients);
+  const std::vector<int> mismatches = mismatches_of_clients(
+      front, kClients, 1,
+      [&](int, const std::vector<Position>& batch, std::vector<EvalOutput>& answers) {
+        front.evaluate(batch, answers);
+      });
   for (int m : mismatches) EXPECT_EQ(m, 0);
   EXPECT_GT(front.batches(), 0u);
   EXPECT_LT(front.batches(), uint64_t(kClients * 30));  // requests shared batches
@@ -536,36 +549,17 @@ TEST(BatchingFront, PreparedInputsReachTheEvaluatorBesideRequestsWithout) {
   constexpr int kClients = 4;
   BatchingFront front(preparing, 16, kClients);
   EXPECT_EQ(front.prepared_floats(Position::start(GameSpec::togyz())), 2u);
-  std::vector<std::thread> clients;
-  std::vector<int> mismatches(kClients, 0);
-  for (int c = 0; c < kClients; ++c) {
-    clients.emplace_back([&, c] {
-      std::mt19937_64 rng(uint64_t(c) + 11);
-      RolloutEvaluator direct(2);
-      for (int round = 0; round < 30; ++round) {
-        std::vector<Position> batch;
-        const int n = 1 + int(rng() % 12);
-        for (int i = 0; i < n; ++i) {
-          const Position p = random_opening(Position::start(GameSpec::togyz()), 6, rng);
-          if (!p.is_over()) batch.push_back(p);
-        }
-        std::vector<EvalOutput> via_front(batch.size()), expected(batch.size());
+  const std::vector<int> mismatches = mismatches_of_clients(
+      front, kClients, 11,
+      [&](int c, const std::vector<Position>& batch, std::vector<EvalOutput>& answers) {
         if (c % 2 == 0) {  // half the clients prepare their inputs
           std::vector<float> inputs(2 * batch.size());
           for (size_t i = 0; i < batch.size(); ++i) front.prepare(batch[i], &inputs[2 * i]);
-          front.evaluate_prepared(batch, inputs.data(), via_front);
+          front.evaluate_prepared(batch, inputs.data(), answers);
         } else {
-          front.evaluate(batch, via_front);
+          front.evaluate(batch, answers);
         }
-        direct.evaluate(batch, expected);
-        for (size_t i = 0; i < batch.size(); ++i)
-          mismatches[size_t(c)] += via_front[i].policy != expected[i].policy ||
-                                   via_front[i].value() != expected[i].value();
-      }
-      front.client_done();
-    });
-  }
-  for (auto& t : clients) t.join();
+      });
   for (int m : mismatches) EXPECT_EQ(m, 0);
   EXPECT_GT(preparing.prepared_calls, 0);
   EXPECT_EQ(preparing.mismatched, 0);
