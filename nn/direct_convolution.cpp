@@ -26,12 +26,11 @@ bool direct_bf16_supported() {
   return supported;
 }
 
-DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::Tensor& bias,
-                                     int64_t in_stride, Arithmetic arithmetic)
+DirectConvolution::DirectConvolution(const PlainTensor& w, const PlainTensor& b, int64_t in_stride,
+                                     Arithmetic arithmetic)
     : arithmetic_(arithmetic) {
-  const torch::Tensor w = weight.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-  const torch::Tensor b = bias.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-  if (w.dim() != 3 || b.dim() != 1 || b.size(0) != w.size(0))
+  if (w.shape.size() != 3 || b.shape.size() != 1 || b.size(0) != w.size(0) ||
+      int64_t(w.f32.size()) != w.numel() || int64_t(b.f32.size()) != b.numel())
     throw std::invalid_argument("DirectConvolution: weight [out][in][kernel] and bias [out]");
   out_ = w.size(0);
   kernel_ = w.size(2);
@@ -41,7 +40,7 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
     throw std::invalid_argument("DirectConvolution: needs out a multiple of 16 (got " +
                                 std::to_string(out_) + "), kernel 1 or 3 (got " +
                                 std::to_string(kernel_) + ") and in_stride >= in");
-  bias_.assign(b.data_ptr<float>(), b.data_ptr<float>() + out_);
+  bias_.assign(b.data(), b.data() + out_);
   if (arithmetic_ != Arithmetic::kFp32) {
     // vdpbf16ps reads a cell's inputs in pairs, vpdpbusd in fours.
     const bool bf16 = arithmetic_ == Arithmetic::kBf16;
@@ -51,14 +50,14 @@ DirectConvolution::DirectConvolution(const torch::Tensor& weight, const torch::T
                                   " needs in_stride a multiple of " + std::to_string(group) +
                                   " (got " + std::to_string(in_stride) + ")");
     if (bf16)
-      pack_bf16(w.data_ptr<float>(), in);
+      pack_bf16(w.data(), in);
     else
-      pack_int8(w.data_ptr<float>(), in);
+      pack_int8(w.data(), in);
     return;
   }
   const int64_t K = kernel_ * in_stride_;
   packed_.assign(size_t(out_ * K), 0.f);
-  const float* src = w.data_ptr<float>();
+  const float* src = w.data();
   for (int64_t o = 0; o < out_; ++o)
     for (int64_t c = 0; c < in; ++c)
       for (int64_t t = 0; t < kernel_; ++t)

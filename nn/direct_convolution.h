@@ -24,10 +24,10 @@
 // each of a chunk's dozen calls cost a tenth of the forward (docs/performance.md).
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <vector>
+
+#include "nn/plain_tensor.h"
 
 namespace kz {
 
@@ -53,7 +53,7 @@ class DirectConvolution {
   // `weight` [out][in][kernel] and `bias` [out], fp32 on the CPU, folded; kernel 1 or 3,
   // `out` a multiple of 16; the input's rows are `in_stride` >= in floats apart (the
   // floats past `in` are never read as anything but zero weights).
-  DirectConvolution(const torch::Tensor& weight, const torch::Tensor& bias, int64_t in_stride,
+  DirectConvolution(const PlainTensor& weight, const PlainTensor& bias, int64_t in_stride,
                     Arithmetic arithmetic = Arithmetic::kFp32);
 
   // The convolution of `n` positions of `length` cells from `in` (padded channels last,

@@ -42,15 +42,6 @@ torch::Tensor HumanPolicy::legal_mask(std::span<const Position> positions) const
   return t;
 }
 
-int top_human_move(const std::array<float, kMaxPits>& probabilities, const Position& pos) {
-  int best = -1;
-  for (uint32_t mm = pos.legal_mask(); mm; mm &= mm - 1) {
-    const int k = __builtin_ctz(mm);
-    if (best < 0 || probabilities[size_t(k)] > probabilities[size_t(best)]) best = k;
-  }
-  return best;
-}
-
 std::vector<std::array<float, kMaxPits>> HumanPolicy::probabilities(
     std::span<const Position> positions, int rating, bool titled) {
   const std::vector<int> ratings(positions.size(), rating);

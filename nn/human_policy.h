@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/position.h"
+#include "nn/human_head.h"  // top_human_move
 #include "nn/model_file.h"
 
 namespace kz {
@@ -58,9 +59,6 @@ class HumanPolicy {
   torch::Tensor move_value_tensor(std::span<const Position> positions);  // [B, m]
   Model model_;
 };
-
-// The most probable legal move of `probabilities` in `pos` (ties: the lowest pit).
-int top_human_move(const std::array<float, kMaxPits>& probabilities, const Position& pos);
 
 // The rating inputs of `ratings` (nn/human_rating.h) as a [N, kHumanRatingInputs] tensor.
 torch::Tensor human_rating_tensor(const HumanHeadInfo& info, std::span<const int> ratings,

@@ -5,6 +5,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "nn/features.h"
+
 namespace kz {
 
 namespace {
@@ -97,13 +99,20 @@ InferenceBackend parse_inference_backend(const std::string& text) {
 }
 
 namespace {
-std::mutex default_precision_mutex;
-std::optional<InferencePrecision> default_precision;
-std::optional<InferenceBackend> default_backend;  // under default_precision_mutex too
+// The forwards' thread count is LibTorch's wherever this file is linked in (any
+// LibTorch evaluator): one setting for both, as torch::set_num_threads always set it.
+const bool threads_follow_libtorch = [] {
+  set_inference_threads_source([] { return at::get_num_threads(); },
+                               [](int n) { at::set_num_threads(n); });
+  return true;
+}();
+
+std::mutex default_backend_mutex;
+std::optional<InferenceBackend> default_backend;
 }  // namespace
 
 InferenceBackend default_inference_backend() {
-  std::lock_guard lock(default_precision_mutex);
+  std::lock_guard lock(default_backend_mutex);
   if (!default_backend) {
     const char* env = std::getenv("KUMALAK_BACKEND");
     default_backend = env && *env ? parse_inference_backend(env) : InferenceBackend::kOneDnn;
@@ -112,27 +121,8 @@ InferenceBackend default_inference_backend() {
 }
 
 void set_default_inference_backend(InferenceBackend backend) {
-  std::lock_guard lock(default_precision_mutex);
+  std::lock_guard lock(default_backend_mutex);
   default_backend = backend;
-}
-
-InferencePrecision default_inference_precision() {
-  std::lock_guard lock(default_precision_mutex);
-  if (!default_precision) {
-    const char* env = std::getenv("KUMALAK_PRECISION");
-    try {
-      default_precision = env && *env ? parse_inference_precision(env) : InferencePrecision::kAuto;
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("environment variable KUMALAK_PRECISION: ") +
-                                  e.what());
-    }
-  }
-  return *default_precision;
-}
-
-void set_default_inference_precision(InferencePrecision precision) {
-  std::lock_guard lock(default_precision_mutex);
-  default_precision = precision;
 }
 
 InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device, bool fold_bn)
@@ -172,11 +162,19 @@ InferenceNetwork::InferenceNetwork(Network net, const torch::Device& device,
         std::make_shared<const OnednnNetwork>(folded_weights(), options.precision, options.kernels);
 }
 
+namespace {
+PlainTensor plain(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  const float* data = c.data_ptr<float>();
+  return PlainTensor(c.sizes().vec(), std::vector<float>(data, data + c.numel()));
+}
+}  // namespace
+
 FoldedWeights InferenceNetwork::folded_weights() const {
-  auto conv = [](const Conv& c) { return FoldedLayer{c.weight, c.bias}; };
+  auto conv = [](const Conv& c) { return FoldedLayer{plain(c.weight), plain(c.bias)}; };
   // A dense layer held as a 1-wide convolution goes back to [out, in].
   auto dense = [](const Dense& d) {
-    return FoldedLayer{d.as_convolution ? d.weight.squeeze(2) : d.weight, d.bias};
+    return FoldedLayer{plain(d.as_convolution ? d.weight.squeeze(2) : d.weight), plain(d.bias)};
   };
   FoldedWeights w;
   w.input = conv(input_);
@@ -206,7 +204,21 @@ NetOutput InferenceNetwork::forward(const torch::Tensor& features, int pits) con
     Network net = net_;  // (the holder's const access gives a const module)
     return net->forward(features, pits);
   }
-  if (onednn_) return onednn_->forward(features, pits);
+  if (onednn_) {
+    TORCH_CHECK(features.dim() == 3 && features.size(1) == kNumPlanes && features.device().is_cpu(),
+                "InferenceNetwork::forward: features must be [B, kNumPlanes, L] on the CPU");
+    const int64_t batch = features.size(0), L = features.size(2);
+    const torch::Tensor input = features.to(torch::kFloat32).contiguous();
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32);
+    torch::Tensor policy = torch::empty({batch, pits}, options);
+    torch::Tensor heads = torch::empty({batch, onednn_->head_outputs()}, options);
+    onednn_->forward(input.data_ptr<float>(), batch, L, pits, policy.data_ptr<float>(),
+                     heads.data_ptr<float>());
+    NetOutput out{policy, heads.narrow(1, 0, 3), heads.select(1, 3), {}, {}};
+    if (onednn_->head_outputs() > 4)
+      out.score_logits = heads.narrow(1, 4, onednn_->head_outputs() - 4);
+    return out;
+  }
   auto conv = [](const torch::Tensor& x, const Conv& c) {
     return torch::conv1d(x, c.weight, c.bias, 1, c.padding);
   };

@@ -55,16 +55,8 @@ InferenceBackend parse_inference_backend(const std::string& text);
 InferenceBackend default_inference_backend();
 void set_default_inference_backend(InferenceBackend backend);
 
-// The precision evaluators use unless told otherwise: the environment variable
-// KUMALAK_PRECISION (auto, fp32, bf16 or int8) when set, else auto: bf16 where the CPU and
-// oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), fp32 elsewhere.
-// bf16 played 800 games against fp32 at equal visits without losing strength and
-// evaluates faster (docs/performance.md, "bf16 by default"); KUMALAK_PRECISION=fp32
-// gives back the fp32 outputs earlier builds seeded. set_default_... overrides both for
-// the rest of the process (`kumalak bench --precision`, tests that compare with the fp32
-// reference). A bad KUMALAK_PRECISION throws std::invalid_argument naming it.
-InferencePrecision default_inference_precision();
-void set_default_inference_precision(InferencePrecision precision);
+// The default precision (default_inference_precision(), KUMALAK_PRECISION) is declared
+// with the forward in nn/folded_network.h: builds without LibTorch choose it too.
 
 struct InferenceOptions {
   InferenceBackend backend = default_inference_backend();

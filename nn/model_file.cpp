@@ -12,21 +12,14 @@
 #include "core/checksum.h"
 #include "core/little_endian.h"
 #include "nn/features.h"
+#include "nn/model_evaluator.h"
+#include "nn/nn_evaluator.h"
+#include "nn/plain_model.h"
+#include "nn/safetensors.h"
 
 namespace kz {
 
 namespace {
-
-constexpr const char* kFormat = kModelFormatName;
-constexpr int kFormatVersion = kModelFormatVersion;
-constexpr size_t kHeaderBytes = kModelHeaderBytes;
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // The first line of a LibTorch error: the rest is a C++ backtrace nobody needs.
 std::string first_line(const std::string& s) {
@@ -53,86 +46,94 @@ Model make_random_model(const GameSpec& game, const NetConfig& config, uint64_t 
   m.meta.network = config;
   m.meta.network.score_max_margin = config.score_distribution_head ? game.total_seeds() : 0;
   m.meta.feature_version = kFeatureVersion;
-  m.meta.created = now_iso8601();
+  m.meta.created = utc_timestamp_now();
   m.net = Network(m.meta.network);
   return m;
 }
 
+NamedTensors module_tensors(Network& net) {
+  NamedTensors tensors;
+  auto add = [&](const std::string& name, const torch::Tensor& t) {
+    const torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+    PlainTensor p;
+    p.shape = c.sizes().vec();
+    if (c.scalar_type() == torch::kFloat32) {
+      p.dtype = TensorDtype::kF32;
+      p.f32.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    } else if (c.scalar_type() == torch::kInt64) {
+      p.dtype = TensorDtype::kI64;
+      p.i64.assign(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+    } else {
+      throw ModelError("tensor '" + name + "' of the network is neither float32 nor int64");
+    }
+    tensors.emplace_back(name, std::move(p));
+  };
+  for (const auto& p : net->named_parameters()) add(p.key(), p.value());
+  for (const auto& b : net->named_buffers()) add(b.key(), b.value());
+  return tensors;
+}
+
 void save_model(const std::string& path, const Model& model) {
   Network net = model.net;
-  torch::serialize::OutputArchive archive;
-  std::string meta;
+  NamedTensors tensors;
   {
     torch::NoGradGuard no_grad;
-    // Save from CPU so a file written on a GPU machine loads anywhere.
-    auto device =
-        net->parameters().empty() ? torch::Device(torch::kCPU) : net->parameters()[0].device();
-    net->to(torch::kCPU);
-    net->save(archive);
-    nlohmann::ordered_json j;
-    j["format"] = kFormat;
-    j["format_version"] = kFormatVersion;
-    j["game"] = model.meta.game;
-    j["feature_version"] = kFeatureVersion;
-    j["network"] = {{"channels", model.meta.network.channels},
-                    {"blocks", model.meta.network.blocks},
-                    {"policy_channels", model.meta.network.policy_channels},
-                    {"value_channels", model.meta.network.value_channels},
-                    {"value_hidden", model.meta.network.value_hidden}};
-    // Written only when there is a head, so that a model without one has the metadata
-    // it had before the keys existed. (A program from before them refuses a model with a
-    // head: its weights checksum covers the head, which that program does not build.)
-    if (model.meta.network.opponent_policy_head) j["network"]["opponent_policy_head"] = true;
-    if (model.meta.network.score_distribution_head) j["network"]["score_distribution_head"] = true;
-    if (model.meta.network.human_policy_head) {
-      j["network"]["human_policy_head"] = true;
-      if (model.meta.network.human_rating_temperature)
-        j["network"]["human_rating_temperature"] = true;
-      j["human"] = {{"rating_min", model.meta.human.rating_min},
-                    {"rating_max", model.meta.human.rating_max},
-                    {"rating_mean", model.meta.human.rating_mean}};
-      if (!model.meta.human.rating_prior.empty())
-        j["human"]["rating_prior"] = model.meta.human.rating_prior;
-      if (!model.meta.human.value_weights.empty())
-        j["human"]["value_weights"] = model.meta.human.value_weights;
-      if (!model.meta.human.rating_pair_prior.empty())
-        j["human"]["rating_pair_prior"] = model.meta.human.rating_pair_prior;
-      if (!model.meta.human.search_mix_weights.empty()) {
-        j["human"]["search_mix"] = {{"visits", model.meta.human.search_mix_visits},
-                                    {"weights", model.meta.human.search_mix_weights}};
-        if (!model.meta.human.search_mix_play_weights.empty())
-          j["human"]["search_mix"]["play_weights"] = model.meta.human.search_mix_play_weights;
-        if (!model.meta.human.search_filter_play_weights.empty())
-          j["human"]["search_mix"]["play_filter"] = model.meta.human.search_filter_play_weights;
-        if (model.meta.human.search_play_visits > 0)
-          j["human"]["search_mix"]["play_visits"] = model.meta.human.search_play_visits;
-      }
-    }
-    j["generation"] = model.meta.generation;
-    j["training_steps"] = model.meta.training_steps;
-    j["weights_checksum"] = std::to_string(weights_checksum(net));
-    j["created"] = model.meta.created.empty() ? now_iso8601() : model.meta.created;
-    j["note"] = model.meta.note;
-    meta = j.dump();
-    net->to(device);
+    tensors = module_tensors(net);
   }
-  std::ostringstream payload_stream;
+  save_plain_model(path, model.meta, tensors);
+}
+
+namespace {
+
+// Fills `net`'s parameters and buffers from `tensors` (network_tensor_specs of its
+// config: read_safetensors checked every name, dtype and shape).
+void fill_module(Network& net, const NamedTensors& tensors, const std::string& where) {
+  torch::NoGradGuard no_grad;
+  auto fill = [&](const std::string& name, torch::Tensor& t) {
+    const PlainTensor* p = find_tensor(tensors, name);
+    if (!p || p->shape != t.sizes().vec())
+      throw ModelError(where + "tensor '" + name + "' is missing or has another shape");
+    if (p->dtype == TensorDtype::kF32 && t.scalar_type() == torch::kFloat32)
+      t.copy_(torch::from_blob(const_cast<float*>(p->f32.data()), t.sizes(), torch::kFloat32));
+    else if (p->dtype == TensorDtype::kI64 && t.scalar_type() == torch::kInt64)
+      t.copy_(torch::from_blob(const_cast<int64_t*>(p->i64.data()), t.sizes(), torch::kInt64));
+    else
+      throw ModelError(where + "tensor '" + name + "' has another dtype than the network's");
+  };
+  for (auto& p : net->named_parameters()) fill(p.key(), p.value());
+  for (auto& b : net->named_buffers()) fill(b.key(), b.value());
+}
+
+// A LibTorch archive's weights as plain tensors (set_libtorch_archive_reader).
+NamedTensors read_libtorch_archive(std::string_view payload, const NetConfig& config,
+                                   const std::string& where) {
+  Network net(config);
   try {
-    archive.save_to(payload_stream);
+    torch::serialize::InputArchive archive;
+    archive.load_from(payload.data(), payload.size());
+    net->load(archive);
   } catch (const c10::Error& e) {
-    throw ModelError("cannot write model '" + path + "': " + first_line(e.what()));
+    throw ModelError(
+        where + "weights do not match the network its metadata describes: " + first_line(e.what()));
   }
-  const std::string payload = payload_stream.str();
-  uint8_t header[kHeaderBytes] = {};
-  std::memcpy(header, kModelMagic, 8);
-  put_le(header + 8, uint32_t(kFormatVersion));
-  put_le(header + 12, uint32_t(meta.size()));
-  put_le(header + 16, uint64_t(payload.size()));
-  put_le(header + 24, crc32(payload.data(), payload.size(), crc32(meta.data(), meta.size())));
-  write_file_atomically(path, [&](std::ostream& out) {
-    out.write(reinterpret_cast<const char*>(header), kHeaderBytes);
-    out.write(meta.data(), std::streamsize(meta.size()));
-    out.write(payload.data(), std::streamsize(payload.size()));
+  torch::NoGradGuard no_grad;
+  return module_tensors(net);
+}
+
+}  // namespace
+
+PlainModel plain_model_of(Model& model) {
+  torch::NoGradGuard no_grad;
+  PlainModel plain;
+  plain.meta = model.meta;
+  plain.tensors = module_tensors(model.net);
+  return plain;
+}
+
+void install_libtorch_model_support() {
+  set_libtorch_archive_reader(&read_libtorch_archive);
+  set_libtorch_evaluator_loader([](const GameSpec& spec, const std::string& path) {
+    return std::shared_ptr<Evaluator>(std::make_shared<NnEvaluator>(load_model(path, &spec)));
   });
 }
 
@@ -149,16 +150,21 @@ Model load_model(const std::string& path, const GameSpec* expected_game,
     throw ModelError(where + "was trained for game '" + m.meta.game + "', not '" +
                      expected_game->name() + "'");
   m.net = Network(m.meta.network);
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(checked.payload.data(), checked.payload.size());
-    m.net->load(archive);
-  } catch (const c10::Error& e) {
-    throw ModelError(
-        where + "weights do not match the network its metadata describes: " + first_line(e.what()));
+  if (checked.weights_format == WeightsFormat::kSafetensors) {
+    // Checked against the network's tensors and the weights checksum as they are read.
+    fill_module(m.net, read_model_tensors(checked, where), where);
+  } else {
+    try {
+      torch::serialize::InputArchive archive;
+      archive.load_from(checked.payload.data(), checked.payload.size());
+      m.net->load(archive);
+    } catch (const c10::Error& e) {
+      throw ModelError(where + "weights do not match the network its metadata describes: " +
+                       first_line(e.what()));
+    }
+    if (weights_checksum(m.net) != checked.weights_checksum)
+      throw ModelError(where + "weights checksum mismatch: the file is corrupted");
   }
-  if (weights_checksum(m.net) != checked.weights_checksum)
-    throw ModelError(where + "weights checksum mismatch: the file is corrupted");
   m.net->eval();
   m.net->to(device);
   return m;

@@ -23,12 +23,18 @@
 //     training_steps    optimizer steps behind these weights
 //     weights_checksum  FNV-1a 64 over every parameter and buffer, in registration order
 //     created, note     free text
-//   P bytes       the weights, as a LibTorch archive
-// (integers little-endian). Why a container around LibTorch's archive: its lengths and
-// CRC are checked before LibTorch parses anything, because a damaged archive can make
-// LibTorch allocate memory without bound. Loading checks everything and throws
-// ModelError saying what is wrong: a missing, empty, truncated or corrupted file, a
-// directory, metadata naming an unknown game, a network outside the config's limits or
+//     weights_format    "safetensors" (absent in files written before it: a LibTorch
+//                       archive, which builds with LibTorch still read)
+//   P bytes       the weights: a safetensors file (nn/safetensors.h) of every parameter
+//                 and buffer of the network, named and ordered as nn/network_layout.h
+//                 lists them
+// (integers little-endian). The container's lengths and CRC are checked before the
+// weights are parsed (a damaged LibTorch archive could make LibTorch allocate memory
+// without bound), and the safetensors header is checked against the network the
+// metadata describes before a tensor is allocated. Reading and writing the file needs
+// no LibTorch (nn/plain_model.h); this header fills and saves the trainer's modules. Loading checks
+// everything and throws ModelError saying what is wrong: a missing, empty, truncated or corrupted
+// file, a directory, metadata naming an unknown game, a network outside the config's limits or
 // larger than its weights (nn/model_header.h, before anything is allocated), a model
 // for another game or feature version. Saving writes a temporary file and
 // renames it.
@@ -40,6 +46,8 @@
 #include "core/position.h"
 #include "nn/model_header.h"
 #include "nn/network.h"
+#include "nn/plain_model.h"
+#include "nn/plain_tensor.h"
 
 namespace kz {
 
@@ -91,5 +99,16 @@ Model grown_model(const Model& model, int channels, int blocks, uint64_t seed);
 torch::Device parse_device(const std::string& name);
 
 uint64_t weights_checksum(Network& net);
+
+// Every parameter and buffer of `net` as plain tensors, in registration order (the
+// order of nn/network_layout.h and of the weights checksum).
+NamedTensors module_tensors(Network& net);
+
+// `model` as the loaders without LibTorch hold it (its tensors copied).
+PlainModel plain_model_of(Model& model);
+
+// Lets the loaders without LibTorch (nn/plain_model.h) read model files whose weights
+// are a LibTorch archive: executables of the full build call it once at start.
+void install_libtorch_model_support();
 
 }  // namespace kz

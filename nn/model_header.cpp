@@ -39,6 +39,10 @@ std::vector<float> read_human_weights(const nlohmann::json& w, const std::string
 
 }  // namespace
 
+std::string to_string(WeightsFormat format) {
+  return format == WeightsFormat::kSafetensors ? "safetensors" : "libtorch-archive";
+}
+
 CheckedModel check_model_bytes(std::string_view bytes, const std::string& where) {
   const uint64_t size = bytes.size();
   if (size == 0) throw ModelError(where + "the file is empty");
@@ -69,6 +73,15 @@ CheckedModel check_model_bytes(std::string_view bytes, const std::string& where)
     if (!j.is_object() || j.at("format").get<std::string>() != kModelFormatName)
       throw ModelError(where + "is not a KumalakZero model");
     meta.game = j.at("game").get<std::string>();
+    // Absent in files from before the plain format: a LibTorch archive.
+    const std::string weights_format = j.value("weights_format", "libtorch-archive");
+    if (weights_format == "safetensors")
+      m.weights_format = WeightsFormat::kSafetensors;
+    else if (weights_format == "libtorch-archive")
+      m.weights_format = WeightsFormat::kLibTorchArchive;
+    else
+      throw ModelError(where + "weights_format '" + weights_format +
+                       "' in its metadata: expected safetensors or libtorch-archive");
     meta.feature_version = j.at("feature_version").get<int>();
     const auto& n = j.at("network");
     meta.network.channels = n.at("channels").get<int>();

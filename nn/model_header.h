@@ -41,9 +41,17 @@ inline constexpr int kModelFormatVersion = 1;
 inline constexpr const char* kModelFormatName = "kumalakzero-model";
 inline constexpr uint64_t kMaxModelBytes = uint64_t(4) << 30;
 
+// How a model file's payload holds the weights: safetensors (nn/safetensors.h, what
+// every model is written as), or a LibTorch archive (files written before; read only by
+// builds with LibTorch). The metadata's "weights_format" says which; absent: the archive.
+enum class WeightsFormat { kLibTorchArchive, kSafetensors };
+// "libtorch-archive", "safetensors"
+std::string to_string(WeightsFormat format);
+
 struct CheckedModel {
   ModelMetadata meta;
-  std::string_view payload;       // the LibTorch archive, inside the bytes given
+  WeightsFormat weights_format = WeightsFormat::kSafetensors;
+  std::string_view payload;       // the weights, inside the bytes given
   uint64_t weights_checksum = 0;  // as the metadata states it
 };
 

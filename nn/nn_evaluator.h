@@ -33,9 +33,6 @@ class NnEvaluator : public Evaluator {
   const InferenceNetwork& inference() const { return inference_; }
 
  private:
-  // The policy over `pos`'s legal moves: the softmax of their `logits` (by pit), zero
-  // elsewhere.
-  static void set_policy(const Position& pos, const float* logits, EvalOutput& e);
   // `features`: the positions' cells-major features (prepare()), or null to encode them.
   void evaluate_onednn(const OnednnNetwork& net, std::span<const Position> positions,
                        std::span<EvalOutput> out, const float* features = nullptr);

@@ -1,7 +1,5 @@
 #include "nn/onednn_network.h"
 
-#include <ATen/Parallel.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -63,9 +61,6 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights&, InferencePrecision, Convoluti
   throw std::runtime_error("this build has no oneDNN (libdnnl-dev was not found)");
 }
 OnednnNetwork::~OnednnNetwork() = default;
-NetOutput OnednnNetwork::forward(const torch::Tensor&, int) const {
-  return {};
-}
 void OnednnNetwork::forward(const float*, int64_t, int64_t, int, float*, float*,
                             FeatureLayout) const {}
 int64_t OnednnNetwork::head_outputs() const {
@@ -449,29 +444,30 @@ dnnl::primitive_attr attributes(bool sum, bool relu) {
 // One convolution's weights and bias as oneDNN memory, the weights in every layout a
 // primitive asked for (one, in practice).
 struct PackedLayer {
-  FoldedLayer source;
+  // Shared, so that the bias memory, which points into it, stays valid when the layer is
+  // copied or moved.
+  std::shared_ptr<const FoldedLayer> source;
   memory bias;
   std::vector<std::pair<memory::desc, memory> > weights;
-  memory::desc source_desc;  // the weights as LibTorch holds them
+  memory::desc source_desc;  // the weights as the model holds them: [out][in][kernel]
 
   PackedLayer() = default;
   explicit PackedLayer(const FoldedLayer& layer) {
-    source.weight = layer.weight.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    source.bias = layer.bias.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    const auto& w = source.weight;
+    source = std::make_shared<const FoldedLayer>(layer);
+    const auto& w = source->weight;
     source_desc = memory::desc({w.size(0), w.size(1), w.size(2)}, dt::f32, tag::oiw);
     bias = memory(memory::desc({w.size(0)}, dt::f32, tag::x), cpu_engine(),
-                  source.bias.data_ptr<float>());
+                  const_cast<float*>(source->bias.data()));
   }
-  int64_t out() const { return source.weight.size(0); }
-  int64_t in() const { return source.weight.size(1); }
-  int64_t kernel() const { return source.weight.size(2); }
+  int64_t out() const { return source->weight.size(0); }
+  int64_t in() const { return source->weight.size(1); }
+  int64_t kernel() const { return source->weight.size(2); }
 
   // The weights in layout `want`, reordered once (callers hold the network's mutex).
   memory weights_as(const memory::desc& want) {
     for (auto& [desc, mem] : weights)
       if (desc == want) return mem;
-    memory user(source_desc, cpu_engine(), source.weight.data_ptr<float>());
+    memory user(source_desc, cpu_engine(), const_cast<float*>(source->weight.data()));
     memory packed(want, cpu_engine());
     dnnl::stream stream(cpu_engine());
     dnnl::reorder(user, packed).execute(stream, user, packed);
@@ -481,19 +477,36 @@ struct PackedLayer {
   }
 };
 
+// [in][out] from [out][in].
+PlainTensor transposed(const PlainTensor& w) {
+  const int64_t out = w.size(0), in = w.size(1);
+  PlainTensor t({in, out}, std::vector<float>(size_t(in * out)));
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t i = 0; i < in; ++i) t.f32[size_t(i * out + o)] = w.f32[size_t(o * in + i)];
+  return t;
+}
+
+// The layers' tensors stacked along their first dimension (their rows).
+PlainTensor stacked_rows(const std::vector<const PlainTensor*>& parts) {
+  PlainTensor t;
+  t.shape = parts[0]->shape;
+  t.shape[0] = 0;
+  for (const PlainTensor* p : parts) {
+    t.shape[0] += p->size(0);
+    t.f32.insert(t.f32.end(), p->f32.begin(), p->f32.end());
+  }
+  return t;
+}
+
 // A fully connected layer for dense_rows: weights [out][in] and transposed [in][out].
 struct DenseLayer {
-  torch::Tensor w, wt, bias;
+  PlainTensor w, wt, bias;
   DenseLayer() = default;
   explicit DenseLayer(const FoldedLayer& layer)
-      : w(layer.weight.detach().to(torch::kCPU, torch::kFloat32).contiguous()),
-        wt(w.t().contiguous()),
-        bias(layer.bias.detach().to(torch::kCPU, torch::kFloat32).contiguous()) {}
+      : w(layer.weight), wt(transposed(layer.weight)), bias(layer.bias) {}
   int64_t in() const { return w.size(1); }
   int64_t out() const { return w.size(0); }
-  DenseWeights weights() const {
-    return {w.data_ptr<float>(), wt.data_ptr<float>(), bias.data_ptr<float>(), in(), out()};
-  }
+  DenseWeights weights() const { return {w.data(), wt.data(), bias.data(), in(), out()}; }
 };
 
 struct OnednnNetwork::Impl {
@@ -522,7 +535,7 @@ struct OnednnNetwork::Impl {
   // and score outputs stacked into one layer, `head`.
   std::vector<DenseLayer> pool_fc;
   DenseLayer value_fc, head;
-  torch::Tensor policy_w, policy_b;  // [policy_channels], [1]
+  std::vector<float> policy_w, policy_b;  // [policy_channels], [1]
   std::string implementation;
 
   // The convolutions of our own (nn/direct_convolution.h), where `direct`: the input's
@@ -621,23 +634,23 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
     throw std::invalid_argument(
         "OnednnNetwork: the policy and value heads' convolutions must "
         "have kernel 1");
-  m.heads_conv = PackedLayer({torch::cat({w.policy.weight, w.value.weight}, 0),
-                              torch::cat({w.policy.bias, w.value.bias}, 0)});
-  m.policy_w = w.policy_out.weight.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}).clone();
-  m.policy_b = w.policy_out.bias.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}).clone();
-  if (m.policy_w.size(0) != w.policy.weight.size(0) || m.policy_b.size(0) != 1)
+  m.heads_conv = PackedLayer({stacked_rows({&w.policy.weight, &w.value.weight}),
+                              stacked_rows({&w.policy.bias, &w.value.bias})});
+  m.policy_w = w.policy_out.weight.f32;
+  m.policy_b = w.policy_out.bias.f32;
+  if (int64_t(m.policy_w.size()) != w.policy.weight.size(0) || m.policy_b.size() != 1)
     throw std::invalid_argument("OnednnNetwork: the policy head's output must be one channel");
   m.value_fc = DenseLayer(w.value_fc);
   // The W/D/L, margin and score outputs read the same hidden layer: one matmul of their
   // weights stacked, [3 + 1 + score, hidden].
-  std::vector<torch::Tensor> weights{w.wdl.weight, w.margin.weight},
-      biases{w.wdl.bias, w.margin.bias};
+  std::vector<const PlainTensor*> weights{&w.wdl.weight, &w.margin.weight},
+      biases{&w.wdl.bias, &w.margin.bias};
   m.score = w.score.weight.defined();
   if (m.score) {
-    weights.push_back(w.score.weight);
-    biases.push_back(w.score.bias);
+    weights.push_back(&w.score.weight);
+    biases.push_back(&w.score.bias);
   }
-  m.head = DenseLayer({torch::cat(weights, 0), torch::cat(biases, 0)});
+  m.head = DenseLayer({stacked_rows(weights), stacked_rows(biases)});
   m.channels = m.input.out();
   m.policy_channels = w.policy.weight.size(0);
   m.value_channels = w.value.weight.size(0);
@@ -687,14 +700,14 @@ OnednnNetwork::OnednnNetwork(const FoldedWeights& w, InferencePrecision precisio
                                          : Arithmetic::kFp32;
     m.input_stride = (m.input.in() + 7) / 8 * 8;
     m.direct_input =
-        DirectConvolution(m.input.source.weight, m.input.source.bias, m.input_stride, arithmetic);
+        DirectConvolution(m.input.source->weight, m.input.source->bias, m.input_stride, arithmetic);
     for (size_t b = 0; b < m.conv1.size(); ++b) {
-      m.direct_conv1.emplace_back(m.conv1[b].source.weight, m.conv1[b].source.bias, m.channels,
+      m.direct_conv1.emplace_back(m.conv1[b].source->weight, m.conv1[b].source->bias, m.channels,
                                   arithmetic);
-      m.direct_conv2.emplace_back(m.conv2[b].source.weight, m.conv2[b].source.bias, m.channels,
+      m.direct_conv2.emplace_back(m.conv2[b].source->weight, m.conv2[b].source->bias, m.channels,
                                   arithmetic);
     }
-    m.direct_heads = DirectConvolution(m.heads_conv.source.weight, m.heads_conv.source.bias,
+    m.direct_heads = DirectConvolution(m.heads_conv.source->weight, m.heads_conv.source->bias,
                                        m.channels, arithmetic);
   }
 }
@@ -722,30 +735,14 @@ int64_t OnednnNetwork::head_outputs() const {
   return impl_->head_outputs;
 }
 
-NetOutput OnednnNetwork::forward(const torch::Tensor& features, int pits) const {
-  TORCH_CHECK(features.dim() == 3 && features.size(1) == kNumPlanes && features.device().is_cpu(),
-              "OnednnNetwork::forward: features must be [B, kNumPlanes, L] on the CPU");
-  const Impl& m = *impl_;
-  const int64_t batch = features.size(0), L = features.size(2);
-  torch::Tensor input = features.to(torch::kFloat32).contiguous();
-  const auto options = torch::TensorOptions().dtype(torch::kFloat32);
-  torch::Tensor policy = torch::empty({batch, pits}, options);
-  torch::Tensor heads = torch::empty({batch, m.head_outputs}, options);
-  forward(input.data_ptr<float>(), batch, L, pits, policy.data_ptr<float>(),
-          heads.data_ptr<float>());
-  NetOutput out{policy, heads.narrow(1, 0, 3), heads.select(1, 3), {}, {}};
-  if (m.score) out.score_logits = heads.narrow(1, 4, m.head_outputs - 4);
-  return out;
-}
-
 void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int pits,
                             float* policy_out, float* heads_out, FeatureLayout layout) const {
   Impl& m = *impl_;
   // Debian's oneDNN runs on OpenMP, whose thread count is per calling thread (all cores
-  // on a thread that never set it): give it LibTorch's (torch::set_num_threads) on every
+  // on a thread that never set it): give it inference_threads() (nn/folded_network.h) on every
   // thread. A primitive splits its work for the thread count it was created with and
   // starts that many threads whatever the caller's setting, so the plans are per count.
-  const int threads = std::max(1, at::get_num_threads());
+  const int threads = std::max(1, inference_threads());
   // int8 has no oneDNN primitives here: its forward stays on the calling thread.
   if (m.direct && (threads == 1 || m.precision == InferencePrecision::kInt8)) {
     forward_direct(features, batch, L, pits, policy_out, heads_out, layout);
@@ -834,12 +831,8 @@ void OnednnNetwork::forward(const float* features, int64_t batch, int64_t L, int
     memory hh = mem(p.hh_md, buf.hh);
     conv(p.heads_conv, x, p.heads_w, m.heads_conv.bias, hh);
     stream.wait();  // the loops below read its output on this thread
-    const HeadWeights hw{m.policy_w.data_ptr<float>(),
-                         m.policy_b.data_ptr<float>(),
-                         m.policy_channels,
-                         m.value_channels,
-                         m.value_fc.weights(),
-                         m.head.weights()};
+    const HeadWeights hw{m.policy_w.data(), m.policy_b.data(),    m.policy_channels,
+                         m.value_channels,  m.value_fc.weights(), m.head.weights()};
     heads_after_conv(static_cast<const float*>(hh.get_data_handle()), count, L, m.heads_conv.out(),
                      pits, hw, policy_out + first * pits, heads_out + first * m.head_outputs,
                      loop_scratch);
@@ -876,21 +869,14 @@ void OnednnNetwork::forward_direct(const float* features, int64_t batch, int64_t
       for (size_t b = 0; b < m.direct_conv1.size(); ++b) {
         std::memset(sums, 0, size_t(n * C) * sizeof(float));
         m.direct_conv1[b].run(x, n, L, y + C, rows * C, DirectConvolution::Then::kRelu, sums);
-        direct_pooling_bias(y, n, L, C, sums, m.pool_fc[b].wt.data_ptr<float>(),
-                            m.pool_fc[b].bias.data_ptr<float>());
+        direct_pooling_bias(y, n, L, C, sums, m.pool_fc[b].wt.data(), m.pool_fc[b].bias.data());
         m.direct_conv2[b].run(y, n, L, x + C, rows * C, DirectConvolution::Then::kAddRelu);
       }
     }
     m.direct_heads.run(x, n, L, hh, L * H, DirectConvolution::Then::kRelu);
-    const DirectHeadWeights hw{m.policy_w.data_ptr<float>(),
-                               m.policy_b.data_ptr<float>(),
-                               m.policy_channels,
-                               m.value_channels,
-                               m.value_fc.wt.data_ptr<float>(),
-                               m.value_fc.bias.data_ptr<float>(),
-                               m.value_hidden,
-                               m.head.w.data_ptr<float>(),
-                               m.head.bias.data_ptr<float>(),
+    const DirectHeadWeights hw{m.policy_w.data(), m.policy_b.data(),    m.policy_channels,
+                               m.value_channels,  m.value_fc.wt.data(), m.value_fc.bias.data(),
+                               m.value_hidden,    m.head.w.data(),      m.head.bias.data(),
                                m.head_outputs};
     direct_heads(hh, n, L, H, pits, hw, policy_out + first * pits,
                  heads_out + first * m.head_outputs);

@@ -1,4 +1,4 @@
-// The folded network (nn/inference_network.h) run directly through oneDNN, the library
+// The folded network (nn/folded_network.h) run directly through oneDNN, the library
 // LibTorch's own CPU convolutions use, without LibTorch's per-call overhead:
 //
 // - each 1-D convolution is one oneDNN primitive on channels-last activations
@@ -37,48 +37,12 @@
 // oneDNN primitives here). Only when asked for: kAuto never picks it.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "nn/network.h"
+#include "nn/folded_network.h"
 
 namespace kz {
-
-// Arithmetic of the network's convolutions. kAuto: bf16 where the CPU and oneDNN run it
-// (onednn_bf16_supported()), fp32 elsewhere.
-// kInt8: our kernels' dynamically quantised int8 (nn/direct_convolution.h) on CPUs with
-// AVX-512 VNNI, one thread a forward; asked for by name only, never by kAuto.
-enum class InferencePrecision { kAuto, kFp32, kBf16, kInt8 };
-
-// "auto", "fp32", "bf16", "int8" and back; parse throws std::invalid_argument on other
-// text.
-InferencePrecision parse_inference_precision(const std::string& text);
-std::string to_string(InferencePrecision precision);
-
-// One layer with its batch norm already folded: weight [out, in, kernel] for a
-// convolution, [out, in] for a fully connected layer; bias [out]; fp32, on the CPU.
-struct FoldedLayer {
-  torch::Tensor weight, bias;
-};
-
-// How the features of one position lie in memory: kPlanesMajor [kNumPlanes][L] (what
-// encode_features writes and the LibTorch forward takes), kCellsMajor [L][kNumPlanes]
-// (encode_features_cells_major: the first convolution's own layout, read in place).
-enum class FeatureLayout { kPlanesMajor, kCellsMajor };
-
-// Every layer play evaluates (the opponent-policy head is never evaluated).
-struct FoldedWeights {
-  struct Block {
-    FoldedLayer conv1, conv2, pool_fc;
-  };
-  FoldedLayer input;
-  std::vector<Block> tower;
-  FoldedLayer policy, policy_out, value, value_fc, wdl, margin;
-  FoldedLayer score;  // undefined tensors without the score distribution head
-};
 
 // Whether this build has the oneDNN path (libdnnl-dev found at configure time).
 bool onednn_compiled();
@@ -94,17 +58,7 @@ bool onednn_bf16_supported();
 // cannot run is refused when the network is built, not here).
 InferencePrecision resolve_inference_precision(InferencePrecision precision);
 
-// Which kernels run the convolutions on one thread. kAuto: ours
-// (nn/direct_convolution.h) where they are the faster and the network's widths suit
-// them (channels and the heads' channels multiples of 16): in fp32 where the CPU has
-// AVX2 and FMA and oneDNN runs no AVX-512 (dnnl::get_effective_cpu_isa() below
-// avx512_core), in bf16 where the CPU has avx512_bf16 and oneDNN no AMX; oneDNN's
-// primitives elsewhere and for a forward on several OpenMP threads. kOneDnn: always
-// oneDNN's (to compare). kDirect: ours wherever they can run (refused where they cannot;
-// several threads still take oneDNN's).
-enum class ConvolutionKernels { kAuto, kOneDnn, kDirect };
-
-class OnednnNetwork {
+class OnednnNetwork : public FoldedNetwork {
  public:
   // `precision` kAuto resolves here; kBf16 without onednn_bf16_supported() throws
   // std::runtime_error, as does any construction in a build without oneDNN, and kDirect
@@ -115,25 +69,18 @@ class OnednnNetwork {
   OnednnNetwork(const OnednnNetwork&) = delete;
   OnednnNetwork& operator=(const OnednnNetwork&) = delete;
 
-  // As InferenceNetwork::forward: `features` [B, kNumPlanes, L] fp32 on the CPU. Several
-  // threads may call it at once (each has its own buffers).
-  NetOutput forward(const torch::Tensor& features, int pits) const;
-  // The same on plain memory, with no LibTorch tensor made (what the evaluator calls: a
-  // search's small batches pay for every operator): `features` [batch, kNumPlanes,
-  // length] fp32 (kCellsMajor: [batch, length, kNumPlanes]); writes the policy logits to
-  // `policy` [batch, pits] and the value heads to `heads` [batch, head_outputs()]: W/D/L
-  // logits, the margin, then the score distribution's logits when the network has that
-  // head.
+  // FoldedNetwork's forward, on plain memory (a search's small batches would pay for
+  // every LibTorch operator).
   void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
-               float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const;
-  int64_t head_outputs() const;
+               float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const override;
+  int64_t head_outputs() const override;
 
   // kFp32, kBf16 or kInt8: what the convolutions run in.
-  InferencePrecision precision() const;
+  InferencePrecision precision() const override;
   // The kernel of a tower convolution on one thread: oneDNN's name for it, e.g.
   // "jit:avx512_core", or "direct:avx2" / "direct:avx512_bf16" / "direct:avx512_vnni" for
   // ours.
-  std::string implementation() const;
+  std::string implementation() const override;
   // Whether our own kernels run the convolutions on one thread.
   bool direct() const;
 

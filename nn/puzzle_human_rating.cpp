@@ -13,11 +13,11 @@ std::vector<int> human_puzzle_rating_grid(const HumanHeadInfo& info) {
   return grid;
 }
 
-std::vector<std::vector<double>> key_move_chances(HumanPolicy& policy,
+std::vector<std::vector<double>> key_move_chances(HumanHead& policy,
                                                   std::span<const Puzzle> puzzles,
                                                   const std::vector<int>& grid) {
   constexpr size_t kBatch = 256;
-  const GameSpec spec = GameSpec::parse(policy.model().meta.game);
+  const GameSpec spec = GameSpec::parse(policy.game());
   std::vector<std::vector<double>> chances(puzzles.size());
   for (size_t start = 0; start < puzzles.size(); start += kBatch) {
     const size_t end = std::min(puzzles.size(), start + kBatch);
@@ -40,7 +40,7 @@ std::vector<std::vector<double>> key_move_chances(HumanPolicy& policy,
   return chances;
 }
 
-std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles,
+std::vector<int> human_puzzle_ratings(HumanHead& policy, std::span<const Puzzle> puzzles,
                                       const PuzzleRatingScale& scale) {
   const std::vector<int> grid = human_puzzle_rating_grid(policy.info());
   std::vector<int> ratings;

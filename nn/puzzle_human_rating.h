@@ -10,7 +10,7 @@
 
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
-#include "nn/human_policy.h"
+#include "nn/human_head.h"
 
 namespace kz {
 
@@ -22,14 +22,14 @@ std::vector<int> human_puzzle_rating_grid(const HumanHeadInfo& info);
 // result[puzzle][i] for grid[i]. Batched, one tower call per 256 puzzles. Throws
 // std::invalid_argument naming the puzzle whose position is of another game than the
 // model's or whose key move is not legal.
-std::vector<std::vector<double>> key_move_chances(HumanPolicy& policy,
+std::vector<std::vector<double>> key_move_chances(HumanHead& policy,
                                                   std::span<const Puzzle> puzzles,
                                                   const std::vector<int>& grid);
 
 // Every puzzle's rating from the human policy: puzzle_rating_from_chances over the
 // grid above, put through `scale` (the shipped one: kHumanPuzzleRatingScale, fitted to
 // what rated players did; {} leaves the model's own rating).
-std::vector<int> human_puzzle_ratings(HumanPolicy& policy, std::span<const Puzzle> puzzles,
+std::vector<int> human_puzzle_ratings(HumanHead& policy, std::span<const Puzzle> puzzles,
                                       const PuzzleRatingScale& scale = kHumanPuzzleRatingScale);
 
 }  // namespace kz

@@ -13,9 +13,9 @@
 namespace kz {
 namespace {
 
-HumanPolicy shipped_human_policy() {
+HumanHead shipped_human_policy() {
   const GameSpec spec = GameSpec::togyz();
-  return HumanPolicy(load_model(test::source_dir() + "/models/togyz-human.pt", &spec));
+  return HumanHead(load_plain_model(test::source_dir() + "/models/togyz-human.pt", &spec));
 }
 
 Puzzle puzzle_at(const Position& pos, int key_move, const std::string& id) {
@@ -43,7 +43,7 @@ TEST(PuzzleHumanRating, TheGridCoversTheRangeInStepsOf100) {
 // are the policy's whole distribution at every rating, so they sum to one; the move
 // players make most often rates lowest, the rarest highest.
 TEST(PuzzleHumanRating, ChancesAreThePolicysAndCommonMovesRateLower) {
-  HumanPolicy policy = shipped_human_policy();
+  HumanHead policy = shipped_human_policy();
   const Position start = Position::start(GameSpec::togyz());
   std::vector<Puzzle> puzzles;
   for (int m = 0; m < 9; ++m) puzzles.push_back(puzzle_at(start, m, "t-" + std::to_string(m)));
@@ -76,7 +76,7 @@ TEST(PuzzleHumanRating, ChancesAreThePolicysAndCommonMovesRateLower) {
 }
 
 TEST(PuzzleHumanRating, RefusesAnotherGamesPuzzleAndAnIllegalKeyMove) {
-  HumanPolicy policy = shipped_human_policy();
+  HumanHead policy = shipped_human_policy();
   const std::vector<int> grid = human_puzzle_rating_grid(policy.info());
   const Puzzle kalah = puzzle_at(Position::start(GameSpec::kalah(6, 4)), 0, "k-1");
   EXPECT_THROW(key_move_chances(policy, std::vector<Puzzle>{kalah}, grid), std::invalid_argument);

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "mcts/constant_evaluator.h"
-#include "nn/human_policy.h"
+#include "nn/human_head.h"
 #include "nn/human_rating.h"
 #include "nn/model_file.h"
 #include "nn_test_util.h"
@@ -24,11 +24,11 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
   Model m = make_random_model(spec, test::tiny_net_config(), 7);
   m.net->eval();
   m = with_human_policy_head(m, test::human_range(800, 2200, 1400));
-  HumanPolicy plain(m);
+  HumanHead plain(plain_model_of(m));
   Model with_mix = m;
   with_mix.meta.human.search_mix_weights = {0.f, .1f, .2f, .3f, .4f, .5f, .6f, .7f, .8f, 0.f};
   with_mix.meta.human.search_mix_visits = 16;
-  HumanPolicy mixed(with_mix);
+  HumanHead mixed(plain_model_of(with_mix));
   EXPECT_EQ(human_level_search(spec, plain, MixUse::kPlay), nullptr);
   EXPECT_EQ(human_level_search(spec, plain, MixUse::kDescribe), nullptr);
   {
@@ -37,7 +37,7 @@ TEST(HumanSearchMixture, HumanMovesMixTheSearchsMoveAsDocumented) {
     Model calibrated = with_mix;
     calibrated.meta.human.search_filter_play_weights = std::vector<float>(10, 0.f);
     calibrated.meta.human.search_play_visits = 8;
-    HumanPolicy levels(calibrated);
+    HumanHead levels(plain_model_of(calibrated));
     const auto engine = std::make_shared<ConstantEvaluator>();
     EXPECT_EQ(human_level_search(spec, levels, MixUse::kPlay, engine)->visits(), 8);
     EXPECT_EQ(human_level_search(spec, levels, MixUse::kDescribe, engine)->visits(), 16);
@@ -96,7 +96,7 @@ TEST(HumanSearchMixture, LevelsPlayTheCalibratedLambdaAndHintsKeepTheFit) {
   m.meta.human.search_mix_play_weights.assign(kHumanRatingInputs, 0.f);
   for (int k = 0; k < kHumanRatingKnots; ++k)
     m.meta.human.search_mix_play_weights[size_t(1 + k)] = 1.f;
-  auto policy = std::make_shared<HumanPolicy>(m);
+  auto policy = std::make_shared<HumanHead>(plain_model_of(m));
   EXPECT_EQ(human_search_mix(policy->info(), 1500), 0.0);
   EXPECT_EQ(human_play_mix(policy->info(), 1500), 1.0);
   auto search = std::make_shared<HumanSearch>(spec, std::make_shared<ConstantEvaluator>(), 16);
@@ -130,7 +130,7 @@ TEST(HumanSearchMixture, LevelsPlayTheSearchFilterWhereTheModelHasOne) {
   m.meta.human.search_filter_play_weights.assign(kHumanRatingInputs, 0.f);
   for (int k = 1; k < kHumanRatingKnots; ++k)
     m.meta.human.search_filter_play_weights[size_t(1 + k)] = 1.f;
-  auto policy = std::make_shared<HumanPolicy>(m);
+  auto policy = std::make_shared<HumanHead>(plain_model_of(m));
   const int top = policy->info().rating_max;
   EXPECT_EQ(human_play_filter(policy->info(), 800), 0.0);
   EXPECT_NEAR(human_play_filter(policy->info(), top), 1.0, 1e-6);

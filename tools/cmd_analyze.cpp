@@ -151,13 +151,13 @@ int run_analyze(const AnalyzeOptions& opt) {
     return 2;
   }
   // The rating estimate needs a human model: given, or shipped for the game (Togyz).
-  std::unique_ptr<HumanPolicy> human;
+  std::unique_ptr<HumanHead> human;
   std::shared_ptr<HumanSearch> human_search;  // the human model's search mixture, if any
   const std::string human_path =
       opt.human_model.empty() ? shipped_human_model_path(spec) : opt.human_model;
   if (!human_path.empty()) {
     try {
-      human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
+      human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
       human_search = human_level_search(spec, *human, MixUse::kDescribe);
     } catch (const std::exception& e) {
       std::cerr << "kumalak analyze: " << human_path << ": " << e.what() << "\n";

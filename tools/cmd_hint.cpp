@@ -40,7 +40,7 @@ struct HintOptions {
 // A hint at a rating level: the human policy's most likely moves at that rating with
 // their probabilities, and the engine's (expert's) best move beside them.
 int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position& pos,
-                    HumanPolicy& policy, int rating) {
+                    HumanHead& policy, int rating) {
   using i18n::tr;
   std::vector<HumanMove> moves;
   try {
@@ -108,7 +108,7 @@ int run_hint(const HintOptions& opt) {
   Position pos;
   Level level = Level::kExpert;
   const std::optional<int> rating = parse_rating_level(opt.level);
-  std::shared_ptr<HumanPolicy> human_policy;
+  std::shared_ptr<HumanHead> human_policy;
   try {
     spec = GameSpec::parse(opt.game);
     if (rating && opt.rating > 0 && opt.rating != *rating)

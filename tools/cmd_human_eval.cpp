@@ -27,7 +27,7 @@
 #include "core/rated_games.h"
 #include "mcts/levels.h"
 #include "mcts/mcts_player.h"
-#include "nn/human_policy.h"
+#include "nn/human_head.h"
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
@@ -201,7 +201,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
     return 2;
   }
 
-  std::unique_ptr<HumanPolicy> human;
+  std::unique_ptr<HumanHead> human;
   std::string human_path = opt.human_model;
   if (human_path.empty()) {
     const std::string shipped = "models/" + model_file_stem(spec) + "-human.pt";
@@ -210,7 +210,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
   if (human_path == "none") human_path.clear();
   if (!human_path.empty()) {
     try {
-      human = std::make_unique<HumanPolicy>(load_model(human_path, &spec));
+      human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
     } catch (const std::exception& e) {
       std::cerr << "kumalak human-eval: " << e.what() << "\n";
       return 2;

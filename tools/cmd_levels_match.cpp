@@ -20,6 +20,7 @@
 #include "core/notation.h"
 #include "mcts/game_runner.h"
 #include "mcts/levels.h"
+#include "nn/folded_network.h"
 #include "nn/model_evaluator.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
@@ -298,10 +299,10 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     for (int l = 1; l < kLevelCount; ++l)
       level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
   }
-  // A human level's move is one small network call: one intra-op thread per game, so
-  // that --threads games at once do not oversubscribe the cores.
+  // A human level's move is one small network call: one thread per forward, so that
+  // --threads games at once do not oversubscribe the cores.
   for (const LevelPair& pair : level_pairs)
-    if (pair.upper.rating || pair.lower.rating) torch::set_num_threads(1);
+    if (pair.upper.rating || pair.lower.rating) set_inference_threads(1);
 
   const Position start = Position::start(spec);
   std::mt19937_64 rng(opt.seed);

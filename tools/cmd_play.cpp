@@ -70,7 +70,7 @@ class PlaySession {
   // `human_policy` set: a rating level (tools/human_level.h) at `rating`; `level` is
   // then unused.
   PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
-              int human, std::shared_ptr<HumanPolicy> human_policy = nullptr, int rating = 0)
+              int human, std::shared_ptr<HumanHead> human_policy = nullptr, int rating = 0)
       : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
     if (human_policy) {
       auto search = human_level_search(spec, *human_policy, MixUse::kPlay);
@@ -534,7 +534,7 @@ int run_play(const PlayOptions& opt) {
   Position start;
   Level level = Level::kMedium;
   const std::optional<int> rating = parse_rating_level(opt.level);
-  std::shared_ptr<HumanPolicy> human_policy;
+  std::shared_ptr<HumanHead> human_policy;
   try {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);

@@ -180,7 +180,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   }
   // The human model that rates the puzzles, loaded before the mining so that a missing
   // or broken one is said at once.
-  std::unique_ptr<HumanPolicy> human;
+  std::unique_ptr<HumanHead> human;
   const bool by_human = opt.rated_by == "human" ||
                         (opt.rated_by == "auto" &&
                          (!opt.human_model.empty() || !shipped_human_model_path(spec).empty()));

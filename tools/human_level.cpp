@@ -23,16 +23,16 @@ std::string shipped_human_model_path(const GameSpec& spec) {
   return std::filesystem::is_regular_file(path, ec) ? path.string() : "";
 }
 
-std::unique_ptr<HumanPolicy> load_human_policy(const GameSpec& spec, const std::string& path) {
+std::unique_ptr<HumanHead> load_human_policy(const GameSpec& spec, const std::string& path) {
   const std::string file = path.empty() ? shipped_human_model_path(spec) : path;
   if (file.empty())
     throw std::runtime_error("no human model for " + spec.name() + " (models/" +
                              model_file_stem(spec) + "-human.pt, KZ_MODELS_DIR or --human-model)");
-  return std::make_unique<HumanPolicy>(load_model(file, &spec));
+  return std::make_unique<HumanHead>(load_plain_model(file, &spec));
 }
 
-std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
-                                              const std::string& human_model) {
+std::shared_ptr<HumanHead> load_human_level(const GameSpec& spec, int rating,
+                                            const std::string& human_model) {
   using i18n::tr;
   std::string path = human_model;
   if (path.empty()) {
@@ -48,9 +48,9 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
     throw ParseError(tr("level {rating}: the human model '{file}' does not exist",
                         {{"rating", rating}, {"file", path}}));
   }
-  std::shared_ptr<HumanPolicy> policy;
+  std::shared_ptr<HumanHead> policy;
   try {
-    policy = std::make_shared<HumanPolicy>(load_model(path, &spec));
+    policy = std::make_shared<HumanHead>(load_plain_model(path, &spec));
   } catch (const std::exception& e) {
     throw ParseError(tr("level {rating}: the human model '{file}' cannot be used: {error}",
                         {{"rating", rating}, {"file", path}, {"error", e.what()}}));
@@ -64,7 +64,7 @@ std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
   return policy;
 }
 
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int rating,
                                    HumanSearch* search, MixUse use) {
   auto probabilities = policy.probabilities(std::span<const Position>(&pos, 1), rating)[0];
   const HumanHeadInfo& info = policy.info();
@@ -140,7 +140,7 @@ void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer&
   for (float& x : p) x = float(x / sum);
 }
 
-std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy) {
+std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanHead& policy) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   const std::string engine = shipped_model_path(spec);
   if (engine.empty())
@@ -158,7 +158,7 @@ std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanP
   return evaluator;
 }
 
-std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanHead& policy,
                                                 MixUse use, std::shared_ptr<Evaluator> engine) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   if (!engine) engine = human_level_engine(spec, policy);
@@ -166,7 +166,7 @@ std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const Huma
                                        human_search_visits(policy.info(), use == MixUse::kPlay));
 }
 
-HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+HumanLevelPlayer::HumanLevelPlayer(std::shared_ptr<HumanHead> policy, int rating, uint64_t seed,
                                    std::shared_ptr<HumanSearch> search)
     : policy_(std::move(policy)), rating_(rating), rng_(seed), search_(std::move(search)) {}
 
@@ -210,8 +210,7 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
   return r;
 }
 
-std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
-                                                          const Position& start,
+std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, const Position& start,
                                                           std::span<const int> moves,
                                                           HumanSearch* search) {
   // Both sides' positions in one network call; side[i] says whose each one is.
@@ -308,7 +307,7 @@ std::string ShippedRatingLevels::expected_model(const GameSpec& spec) {
   return "models/" + model_file_stem(spec) + "-human.pt or KZ_MODELS_DIR";
 }
 
-std::shared_ptr<HumanPolicy> ShippedRatingLevels::policy(const GameSpec& spec) {
+std::shared_ptr<HumanHead> ShippedRatingLevels::policy(const GameSpec& spec) {
   const std::optional<RatingRange> known = range(spec);
   if (!known) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -318,7 +317,7 @@ std::shared_ptr<HumanPolicy> ShippedRatingLevels::policy(const GameSpec& spec) {
 }
 
 std::shared_ptr<HumanSearch> ShippedRatingLevels::search(const GameSpec& spec,
-                                                         const HumanPolicy& policy, MixUse use) {
+                                                         const HumanHead& policy, MixUse use) {
   if (policy.info().search_mix_weights.empty()) return nullptr;
   std::shared_ptr<Evaluator> engine;
   {

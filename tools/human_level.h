@@ -16,7 +16,7 @@
 #include "mcts/evaluator.h"
 #include "mcts/mcts_player.h"
 #include "mcts/player.h"
-#include "nn/human_policy.h"
+#include "nn/human_head.h"
 #include "tools/rating_levels.h"
 
 namespace kz {
@@ -28,13 +28,13 @@ std::string shipped_human_model_path(const GameSpec& spec);
 // The human policy of `spec`'s game from `path`, else the shipped model, for the
 // commands that measure with it (puzzle ratings). Throws std::runtime_error when there is
 // neither, ModelError for a file that does not load or has no human head.
-std::unique_ptr<HumanPolicy> load_human_policy(const GameSpec& spec, const std::string& path);
+std::unique_ptr<HumanHead> load_human_policy(const GameSpec& spec, const std::string& path);
 
 // The human policy for a level at `rating` in `spec`'s game, from `human_model` ("" = the
 // shipped one). Throws ParseError (a bad level, as the command line's other mistakes)
 // naming the missing model, or the model's range when `rating` lies outside it.
-std::shared_ptr<HumanPolicy> load_human_level(const GameSpec& spec, int rating,
-                                              const std::string& human_model);
+std::shared_ptr<HumanHead> load_human_level(const GameSpec& spec, int rating,
+                                            const std::string& human_model);
 
 class HumanSearch;
 
@@ -49,7 +49,7 @@ enum class MixUse { kDescribe, kPlay };
 // (1 - lambda(R)) p(m | R) + lambda(R) [m = the search's move], lambda as `use` says, or
 // for MixUse::kPlay in a model with a search filter, the policy filtered by the search
 // (human_play_filter_apply at human_play_filter(R)); without, the policy alone.
-std::vector<HumanMove> human_moves(HumanPolicy& policy, const Position& pos, int rating,
+std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int rating,
                                    HumanSearch* search = nullptr, MixUse use = MixUse::kDescribe);
 
 // A small search of the engine's network (the expert's MCTS settings, a fixed number of
@@ -82,13 +82,13 @@ void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer&
 // when the model has no mixture. Throws ParseError naming the missing engine model.
 // Loading it is most of a search's set-up; one evaluator serves any number of searches
 // on any threads.
-std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanPolicy& policy);
+std::shared_ptr<Evaluator> human_level_engine(const GameSpec& spec, const HumanHead& policy);
 
 // The search of `policy`'s search mixture for `use`: a search over `engine` (by default
 // human_level_engine's) of the visits the levels play with (MixUse::kPlay) or of the
 // fit's (MixUse::kDescribe: hints, estimates; human_search_visits); null when the model
 // has no mixture. Each player needs its own (a search is not thread-safe).
-std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanPolicy& policy,
+std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const HumanHead& policy,
                                                 MixUse use,
                                                 std::shared_ptr<Evaluator> engine = nullptr);
 
@@ -100,13 +100,13 @@ std::shared_ptr<HumanSearch> human_level_search(const GameSpec& spec, const Huma
 class HumanLevelPlayer : public Player {
  public:
   // `search`: the policy's search mixture (human_level_search; null: none).
-  HumanLevelPlayer(std::shared_ptr<HumanPolicy> policy, int rating, uint64_t seed,
+  HumanLevelPlayer(std::shared_ptr<HumanHead> policy, int rating, uint64_t seed,
                    std::shared_ptr<HumanSearch> search = nullptr);
   std::string name() const override;
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
 
  private:
-  std::shared_ptr<HumanPolicy> policy_;
+  std::shared_ptr<HumanHead> policy_;
   int rating_;
   std::mt19937_64 rng_;
   std::shared_ptr<HumanSearch> search_;
@@ -120,8 +120,7 @@ class HumanLevelPlayer : public Player {
 // players of similar ratings, so each side's moves also tell about the other's); else
 // each from its own moves with the one-sided prior. `kumalak analyze` says it.
 // With `search` (human_level_search), every probability is the search mixture's.
-std::array<std::optional<PlayedLike>, 2> played_like_both(HumanPolicy& policy,
-                                                          const Position& start,
+std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, const Position& start,
                                                           std::span<const int> moves,
                                                           HumanSearch* search = nullptr);
 
@@ -139,14 +138,14 @@ class ShippedRatingLevels : public RatingLevels {
 
  private:
   // The loaded policy of `spec`'s game, or null when it has none (loaded once).
-  std::shared_ptr<HumanPolicy> policy(const GameSpec& spec);
+  std::shared_ptr<HumanHead> policy(const GameSpec& spec);
   // A fresh search of `policy`'s mixture for `use` over the game's engine network, loaded
   // once (a search is per caller, the evaluator is shared); null without a mixture.
-  std::shared_ptr<HumanSearch> search(const GameSpec& spec, const HumanPolicy& policy, MixUse use);
+  std::shared_ptr<HumanSearch> search(const GameSpec& spec, const HumanHead& policy, MixUse use);
   std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<HumanPolicy>> policies_;  // by game name
-  std::map<std::string, std::shared_ptr<Evaluator>> engines_;     // by game name
-  std::map<std::string, std::optional<RatingRange>> ranges_;      // by game name
+  std::map<std::string, std::shared_ptr<HumanHead>> policies_;  // by game name
+  std::map<std::string, std::shared_ptr<Evaluator>> engines_;   // by game name
+  std::map<std::string, std::optional<RatingRange>> ranges_;    // by game name
 };
 
 }  // namespace kz

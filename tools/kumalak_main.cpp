@@ -2,11 +2,18 @@
 #include <iostream>
 
 #include "nn/allocator.h"
+#ifdef KZ_HAVE_TORCH
+#include "nn/model_file.h"
+#endif
 #include "tools/cli_options.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
   kz::keep_tensor_memory();  // see nn/allocator.h
+#ifdef KZ_HAVE_TORCH
+  // Model files from before the safetensors weights, and KUMALAK_BACKEND=libtorch.
+  kz::install_libtorch_model_support();
+#endif
   CLI::App app{"KumalakZero: a Togyz Kumalak and Kalah engine"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -1,7 +1,9 @@
-// Fuzz target: a model file's container and metadata (check_model_bytes), everything
-// done before LibTorch sees a byte. The fuzzer would rarely get past the CRC, so the
-// lengths and the CRC in the header are made consistent with the input first; the
-// metadata JSON, the game, the sizes and the weights-size check are what is fuzzed.
+// Fuzz target: a model file's container and metadata (check_model_bytes), then its
+// safetensors weights checked against the network the metadata describes
+// (read_safetensors, the weights checksum): everything a load does before a network
+// exists. The fuzzer would rarely get past the CRC, so the lengths and the CRC in the
+// header are made consistent with the input first; the metadata JSON, the game, the
+// sizes, the weights-size check and the safetensors header are what is fuzzed.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +11,8 @@
 
 #include "core/checksum.h"
 #include "nn/model_header.h"
+#include "nn/network_layout.h"
+#include "nn/safetensors.h"
 
 using namespace kz;
 
@@ -31,6 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const CheckedModel m = check_model_bytes(bytes, "fuzz: ");
     if (!net_config_problem(m.meta.network).empty()) __builtin_trap();
     if (m.payload.size() < uint64_t(expected_parameter_count(m.meta.network)) * 4) __builtin_trap();
+    if (m.weights_format == WeightsFormat::kSafetensors) {
+      const std::vector<TensorSpec> specs = network_tensor_specs(m.meta.network);
+      const NamedTensors tensors = read_safetensors(m.payload, "fuzz: ", &specs);
+      // What was read is exactly the network's tensors, each with its values.
+      if (tensors.size() != specs.size()) __builtin_trap();
+      for (size_t i = 0; i < specs.size(); ++i)
+        if (tensors[i].first != specs[i].name || tensors[i].second.shape != specs[i].shape)
+          __builtin_trap();
+      (void)plain_weights_checksum(tensors);
+    }
   } catch (const ModelError&) {
   }
   return 0;

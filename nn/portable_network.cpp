@@ -1,0 +1,205 @@
+#include "nn/portable_network.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "nn/features.h"
+
+namespace kz {
+
+namespace {
+
+// A convolution with its weights as [kernel][in][out] (the output channels innermost),
+// or a fully connected layer as a convolution of kernel 1.
+struct Conv {
+  int64_t in = 0, out = 0, kernel = 1;
+  std::vector<float> w;  // [kernel][in][out]
+  std::vector<float> b;  // [out]
+
+  Conv() = default;
+  explicit Conv(const FoldedLayer& layer) {
+    const PlainTensor& weight = layer.weight;
+    if (weight.shape.size() < 2 || layer.bias.numel() != weight.size(0))
+      throw std::invalid_argument("PortableNetwork: a layer's weight and bias do not match");
+    out = weight.size(0);
+    in = weight.size(1);
+    kernel = weight.shape.size() == 3 ? weight.size(2) : 1;
+    w.resize(size_t(kernel * in * out));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t k = 0; k < kernel; ++k)
+          w[size_t((k * in + i) * out + o)] = weight.f32[size_t((o * in + i) * kernel + k)];
+    b = layer.bias.f32;
+  }
+
+  // y[l][o] = b[o] + sum over taps and inputs of x[l + k - kernel / 2][i] w[k][i][o], for
+  // `length` cells of channels-last x (zero outside the ring's cells).
+  void run(const float* x, int64_t length, float* y) const {
+    const int64_t half = kernel / 2;
+    for (int64_t l = 0; l < length; ++l) {
+      float* out_row = y + l * out;
+      std::copy(b.begin(), b.end(), out_row);
+      for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t src = l + k - half;
+        if (src < 0 || src >= length) continue;
+        const float* in_row = x + src * in;
+        const float* wk = w.data() + k * in * out;
+        for (int64_t i = 0; i < in; ++i) {
+          const float v = in_row[i];
+          const float* wi = wk + i * out;
+          for (int64_t o = 0; o < out; ++o) out_row[o] += v * wi[o];
+        }
+      }
+    }
+  }
+};
+
+void relu(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.f);
+}
+
+}  // namespace
+
+struct PortableNetwork::Impl {
+  Conv input;
+  struct Block {
+    Conv conv1, conv2, pool_fc;
+  };
+  std::vector<Block> tower;
+  Conv policy, policy_out, value, value_fc, head;  // head: W/D/L, margin, score stacked
+  int64_t channels = 0, head_outputs = 0;
+};
+
+namespace {
+
+// The input convolution and the residual tower on one position: `in` [L][kNumPlanes]
+// into `x` [L][C]; y, z, pooled and hidden are work buffers (sized by the caller).
+void tower(const PortableNetwork::Impl& m, const float* in, int64_t L, float* x,
+           std::vector<float>& y, std::vector<float>& z, std::vector<float>& pooled,
+           std::vector<float>& hidden) {
+  const int64_t C = m.channels;
+  m.input.run(in, L, x);
+  relu(x, L * C);
+  for (const PortableNetwork::Impl::Block& b : m.tower) {
+    b.conv1.run(x, L, y.data());
+    relu(y.data(), L * C);
+    // The global pooling bias: the mean over the ring through pool_fc, added to every
+    // cell.
+    std::fill(pooled.begin(), pooled.begin() + C, 0.f);
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t c = 0; c < C; ++c) pooled[size_t(c)] += y[size_t(l * C + c)];
+    for (int64_t c = 0; c < C; ++c) pooled[size_t(c)] /= float(L);
+    b.pool_fc.run(pooled.data(), 1, hidden.data());
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t c = 0; c < C; ++c) y[size_t(l * C + c)] += hidden[size_t(c)];
+    b.conv2.run(y.data(), L, z.data());
+    for (int64_t i = 0; i < L * C; ++i) x[i] = std::max(x[i] + z[size_t(i)], 0.f);
+  }
+}
+
+}  // namespace
+
+void PortableNetwork::trunk(const float* features, int64_t L, float* out) const {
+  const Impl& m = *impl_;
+  thread_local std::vector<float> y, z, pooled, hidden;
+  y.resize(size_t(L * m.channels));
+  z.resize(size_t(L * m.channels));
+  pooled.resize(size_t(m.channels));
+  hidden.resize(size_t(m.channels));
+  tower(m, features, L, out, y, z, pooled, hidden);
+}
+
+int64_t PortableNetwork::channels() const {
+  return impl_->channels;
+}
+
+PortableNetwork::PortableNetwork(const FoldedWeights& w) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.input = Conv(w.input);
+  m.channels = m.input.out;
+  if (m.input.in != kNumPlanes)
+    throw std::invalid_argument(
+        "PortableNetwork: the input convolution does not read the features");
+  for (const auto& b : w.tower) {
+    m.tower.push_back({Conv(b.conv1), Conv(b.conv2), Conv(b.pool_fc)});
+    const Impl::Block& k = m.tower.back();
+    if (k.conv1.in != m.channels || k.conv1.out != m.channels || k.conv2.out != m.channels ||
+        k.pool_fc.in != m.channels || k.pool_fc.out != m.channels)
+      throw std::invalid_argument("PortableNetwork: a residual block's widths do not chain");
+  }
+  m.policy = Conv(w.policy);
+  m.policy_out = Conv(w.policy_out);
+  m.value = Conv(w.value);
+  m.value_fc = Conv(w.value_fc);
+  if (m.policy.kernel != 1 || m.value.kernel != 1 || m.policy_out.out != 1 ||
+      m.value_fc.in != 2 * m.value.out)
+    throw std::invalid_argument("PortableNetwork: the heads' shapes do not chain");
+  // The W/D/L, margin and score outputs stacked into one layer, in that order.
+  FoldedLayer head;
+  head.weight.shape = {0, w.wdl.weight.size(1)};
+  for (const FoldedLayer* part : {&w.wdl, &w.margin, &w.score}) {
+    if (!part->weight.defined()) continue;
+    head.weight.shape[0] += part->weight.size(0);
+    head.weight.f32.insert(head.weight.f32.end(), part->weight.f32.begin(), part->weight.f32.end());
+    head.bias.f32.insert(head.bias.f32.end(), part->bias.f32.begin(), part->bias.f32.end());
+  }
+  head.bias.shape = {head.weight.size(0)};
+  m.head = Conv(head);
+  m.head_outputs = m.head.out;
+}
+
+PortableNetwork::~PortableNetwork() = default;
+
+int64_t PortableNetwork::head_outputs() const {
+  return impl_->head_outputs;
+}
+
+void PortableNetwork::forward(const float* features, int64_t batch, int64_t L, int pits,
+                              float* policy_out, float* heads_out, FeatureLayout layout) const {
+  const Impl& m = *impl_;
+  const int64_t C = m.channels, P = m.policy.out, V = m.value.out;
+  thread_local std::vector<float> in, x, y, z, pooled, hidden, p, v, pv;
+  in.resize(size_t(L * kNumPlanes));
+  x.resize(size_t(L * C));
+  y.resize(size_t(L * C));
+  z.resize(size_t(L * C));
+  pooled.resize(size_t(std::max<int64_t>(2 * V, C)));
+  hidden.resize(size_t(std::max<int64_t>(m.value_fc.out, C)));
+  p.resize(size_t(L * P));
+  v.resize(size_t(L * V));
+  pv.resize(size_t(L));
+  const size_t per = size_t(kNumPlanes * L);
+  for (int64_t n = 0; n < batch; ++n) {
+    const float* f = features + n * per;
+    if (layout == FeatureLayout::kCellsMajor) {
+      std::copy(f, f + per, in.begin());
+    } else {
+      for (int64_t c = 0; c < kNumPlanes; ++c)
+        for (int64_t l = 0; l < L; ++l) in[size_t(l * kNumPlanes + c)] = f[c * L + l];
+    }
+    tower(m, in.data(), L, x.data(), y, z, pooled, hidden);
+    // Policy: the mover's `pits` cells.
+    m.policy.run(x.data(), L, p.data());
+    relu(p.data(), L * P);
+    m.policy_out.run(p.data(), L, pv.data());
+    std::copy(pv.begin(), pv.begin() + pits, policy_out + n * pits);
+    // Value: mean- and max-pooled over the ring, then the hidden layer and the outputs.
+    m.value.run(x.data(), L, v.data());
+    relu(v.data(), L * V);
+    for (int64_t c = 0; c < V; ++c) {
+      float sum = 0, top = v[size_t(c)];
+      for (int64_t l = 0; l < L; ++l) {
+        sum += v[size_t(l * V + c)];
+        top = std::max(top, v[size_t(l * V + c)]);
+      }
+      pooled[size_t(c)] = sum / float(L);
+      pooled[size_t(V + c)] = top;
+    }
+    m.value_fc.run(pooled.data(), 1, hidden.data());
+    relu(hidden.data(), m.value_fc.out);
+    m.head.run(hidden.data(), 1, heads_out + n * m.head_outputs);
+  }
+}
+
+}  // namespace kz

@@ -1,0 +1,40 @@
+// The folded network's forward in plain C++ (fp32), for builds without oneDNN and for
+// targets without x86 vector units (WebAssembly): the same layers as
+// OnednnNetwork's (nn/onednn_network.h), each convolution a loop over the output
+// channels innermost, with the weights laid out [kernel][in][out] so that the compiler
+// vectorises it for whatever the target has. Activations are channels last, one
+// position at a time, in per-thread buffers.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "nn/folded_network.h"
+
+namespace kz {
+
+class PortableNetwork : public FoldedNetwork {
+ public:
+  // Throws std::invalid_argument where the weights are not a network's (shapes that do
+  // not chain).
+  explicit PortableNetwork(const FoldedWeights& weights);
+  ~PortableNetwork() override;
+
+  void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
+               float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const override;
+  int64_t head_outputs() const override;
+  InferencePrecision precision() const override { return InferencePrecision::kFp32; }
+  // The tower's output for one position, [length][channels()] (what every head reads),
+  // from its cells-major features [length][kNumPlanes]: the human head's input
+  // (nn/human_head.h).
+  void trunk(const float* cells_major_features, int64_t length, float* out) const;
+  int64_t channels() const;
+  std::string implementation() const override { return "portable"; }
+
+  struct Impl;  // the layers (nn/portable_network.cpp)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kz
