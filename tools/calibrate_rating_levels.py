@@ -32,7 +32,7 @@ the measured points, linearly interpolated, cross it.
 
     tools/calibrate_rating_levels.py --human-model models/togyz-human.pt \\
         --out models/togyz-human.pt --data ../shared/data/togyz --from 1400 \\
-        --log docs/human-runs/calibrate-rating-levels.jsonl
+        --log docs/records/human/calibrate-rating-levels.jsonl
 """
 
 import argparse
