@@ -450,7 +450,7 @@ TEST(Replay, MoveLists) {
   EXPECT_TRUE(contains(msg, "ply 4")) << msg;
   EXPECT_TRUE(contains(msg, "is empty")) << msg;
   msg = error_of([&] { replay_moves({10}, start); });
-  EXPECT_TRUE(contains(msg, "pit must be 1..9")) << msg;
+  EXPECT_TRUE(contains(msg, "hole must be 1..9")) << msg;
   msg = error_of([&] { replay_moves({0}, start); });
   EXPECT_TRUE(contains(msg, "ply 1")) << msg;
   const Position over = Position::parse("0,0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0,0 81 81 w", kTogyz);
@@ -479,8 +479,8 @@ TEST(PositionString, MalformedPositionsSayWhy) {
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,256 0 0 w", "not a stone count"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9, 0 9 w", "hole 9: ''"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9.0 0 0 w", "not a stone count"},
-      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 z w", "store 2: 'z'"},
-      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 -0x1 0 w", "store 1"},
+      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 z w", "kazan 2: 'z'"},
+      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 -0x1 0 w", "kazan 1"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 1 0 w", "holds 163 stones"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,8 0 0 w", "holds 161 stones"},
       {"x,x,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 9 9 w", "two tuzdyks in White's row"},
