@@ -42,7 +42,7 @@ TEST(CliHint, SpeaksTheChosenLanguage) {
             0)
       << out;
   EXPECT_NE(out.find("1. лунка 9 (91)  победа "), std::string::npos) << out;
-  EXPECT_NE(out.find("берёт 16 кумалаков в лунке соперника 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("берёт 16 кумалаков в лунке 1 соперника"), std::string::npos) << out;
   EXPECT_NE(out.find("ожидаемое продолжение: 91 "), std::string::npos) << out;
   // The environment chooses when --lang is not given; an unknown language is English
   // with a note, never an error.

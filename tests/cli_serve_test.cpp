@@ -244,7 +244,7 @@ TEST_F(ServeApi, ServesTheCatalogsAndSaysReasonsInTheAskedLanguage) {
   httplib::Client cli("127.0.0.1", port());
   for (const auto& [lang, words] : {std::pair{"kk", "қарсыластың 1-отауынан 16 құмалақ алады"},
                                     {"ky", "атаандаштын 1-үйүнөн 16 коргоол утуп алат"},
-                                    {"ru, en;q=0.5", "берёт 16 кумалаков в лунке соперника 1"},
+                                    {"ru, en;q=0.5", "берёт 16 кумалаков в лунке 1 соперника"},
                                     {"de, en", "captures 16 stones on their hole 1"}}) {
     auto r = cli.Get(("/api/state?session=" + id).c_str(), {{"Accept-Language", lang}});
     ASSERT_TRUE(r);
