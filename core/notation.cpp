@@ -361,8 +361,10 @@ ReplayResult replay_record(const GameRecord& record, const Position& start) {
     if (pos.is_over()) fail(i18n::tr("the game is already over"));
     const int move = mt.from - 1;
     if (!pos.is_legal(move))
-      fail(i18n::tr("hole {hole} is empty in {position}",
-                    {{"hole", mt.from}, {"position", pos.to_string()}}));
+      fail(spec.is_togyz() ? i18n::tr("hole {hole} is empty in {position}",
+                                      {{"hole", mt.from}, {"position", pos.to_string()}})
+                           : i18n::tr("pit {pit} is empty in {position}",
+                                      {{"pit", mt.from}, {"position", pos.to_string()}}));
     const int mover = pos.to_move;
     const auto info = pos.play(move);
     if (const std::string why = move_token_disagreement(mt, pos, mover, info); !why.empty())
@@ -399,12 +401,17 @@ ReplayResult replay_moves(const std::vector<int>& pits_1based, const Position& s
       throw ParseError(i18n::tr("ply {ply}, move {move}: {problem}",
                                 {{"ply", ply + 1}, {"move", pit}, {"problem", why}}));
     };
+    // Togyz has holes and Kalah pits: each game's own word, in every language.
+    const bool togyz = r.final_position.is_togyz();
     if (r.final_position.is_over()) fail(i18n::tr("the game is already over"));
     if (pit < 1 || pit > r.final_position.npits)
-      fail(i18n::tr("pit must be 1..{pits}", {{"pits", int(r.final_position.npits)}}));
+      fail(togyz ? i18n::tr("hole must be 1..{pits}", {{"pits", int(r.final_position.npits)}})
+                 : i18n::tr("pit must be 1..{pits}", {{"pits", int(r.final_position.npits)}}));
     if (!r.final_position.is_legal(pit - 1))
-      fail(i18n::tr("pit {pit} is empty in {position}",
-                    {{"pit", pit}, {"position", r.final_position.to_string()}}));
+      fail(togyz ? i18n::tr("hole {hole} is empty in {position}",
+                            {{"hole", pit}, {"position", r.final_position.to_string()}})
+                 : i18n::tr("pit {pit} is empty in {position}",
+                            {{"pit", pit}, {"position", r.final_position.to_string()}}));
     r.final_position.play(pit - 1);
     r.moves.push_back(pit - 1);
   }

@@ -486,16 +486,19 @@ Position Position::parse(std::string_view text, const GameSpec& spec) {
   std::vector<std::string_view> fields;
   for (auto f : split(trim(text), ' '))
     if (!trim(f).empty()) fields.push_back(trim(f));
+  // Togyz and Kalah name their stores and stones differently, so each has its messages.
+  const bool togyz = spec.is_togyz();
   if (fields.size() != 4)
-    fail(tr("expected 4 fields '<row1>/<row2> <store1> <store2> <side>', got {n}",
-            {{"n", fields.size()}}));
+    fail(togyz ? tr("expected 4 fields '<row1>/<row2> <kazan1> <kazan2> <side>', got {n}",
+                    {{"n", fields.size()}})
+               : tr("expected 4 fields '<row1>/<row2> <store1> <store2> <side>', got {n}",
+                    {{"n", fields.size()}}));
   auto rows = split(fields[0], '/');
   if (rows.size() != 2) fail(tr("expected two rows separated by '/'"));
 
   Position p;
   p.variant = spec.variant;
   p.npits = spec.pits;
-  const bool togyz = spec.is_togyz();
   // Row 0 is White's (Togyz) or South's (Kalah); each message names its row whole.
   const auto row_has = [&](int r, size_t count) {
     const std::initializer_list<i18n::Arg> args = {{"count", count}, {"pits", int(spec.pits)}};
@@ -539,8 +542,10 @@ Position Position::parse(std::string_view text, const GameSpec& spec) {
   for (int s = 0; s < 2; ++s) {
     int v;
     if (!parse_int(fields[1 + s], v) || v < 0 || v > 255)
-      fail(tr("store {store}: '{value}' is not a stone count",
-              {{"store", s + 1}, {"value", std::string(fields[1 + s])}}));
+      fail(togyz ? tr("kazan {store}: '{value}' is not a stone count",
+                      {{"store", s + 1}, {"value", std::string(fields[1 + s])}})
+                 : tr("store {store}: '{value}' is not a stone count",
+                      {{"store", s + 1}, {"value", std::string(fields[1 + s])}}));
     p.store[s] = uint8_t(v);
   }
   const std::string_view side = fields[3];
@@ -554,8 +559,10 @@ Position Position::parse(std::string_view text, const GameSpec& spec) {
              : tr("side to move must be 's' or 'n', got '{side}'", {{"side", std::string(side)}}));
   const int expected = togyz ? kTogyzStones : spec.total_seeds();
   if (p.total_stones() != expected)
-    fail(tr("holds {count} stones in all, the game has {expected}",
-            {{"count", p.total_stones()}, {"expected", expected}}));
+    fail(togyz ? tr("holds {count} stones in all, the game has {expected}",
+                    {{"count", p.total_stones()}, {"expected", expected}})
+               : tr("holds {count} seeds in all, the game has {expected}",
+                    {{"count", p.total_stones()}, {"expected", expected}}));
   p.finish_if_over();
   return p;
 }

@@ -42,7 +42,7 @@ TEST(CliHint, SpeaksTheChosenLanguage) {
             0)
       << out;
   EXPECT_NE(out.find("1. лунка 9 (91)  победа "), std::string::npos) << out;
-  EXPECT_NE(out.find("берёт 16 кумалаков в их лунке 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("берёт 16 кумалаков в лунке 1 соперника"), std::string::npos) << out;
   EXPECT_NE(out.find("ожидаемое продолжение: 91 "), std::string::npos) << out;
   // The environment chooses when --lang is not given; an unknown language is English
   // with a note, never an error.
@@ -127,7 +127,7 @@ TEST(CliHint, KalahFromMovesAndBadInput) {
   EXPECT_NE(out.find("kumalak hint: position 'nonsense'"), std::string::npos) << out;
   out.clear();
   EXPECT_EQ(test::run_command(kumalak() + " hint --moves '1 1 1 1 1'", &out, true), 2);
-  EXPECT_NE(out.find("ply 5, move 1: pit 1 is empty"), std::string::npos) << out;
+  EXPECT_NE(out.find("ply 5, move 1: hole 1 is empty"), std::string::npos) << out;
   out.clear();
   EXPECT_EQ(test::run_command(kumalak() + " hint", &out, true), 2);
   out.clear();

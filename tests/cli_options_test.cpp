@@ -230,7 +230,7 @@ TEST(CliOptions, APlayersCommandLineIsRefusedInThePlayersLanguage) {
       {"LANGUAGE=kk kumalak analyze x.pgn --movetime nan",
        "--movetime: 'nan' — 0..1000000 аралығындағы сан емес"},
       {"kumalak play --lang ru --hint-movetime -1",
-       "--hint-movetime: '-1' — не число из промежутка 0..1000000"},
+       "--hint-movetime: '-1' — не число в пределах 0..1000000"},
       {"kumalak puzzle --lang ky --nope", "Күтүлбөгөн аргумент: --nope"},
       {"kumalak play --lang kk --levle 3 9", "Күтілмеген аргументтер: 9 3 --levle"},
       {"kumalak play --lang ru --seed", "для --seed нужно значение"},

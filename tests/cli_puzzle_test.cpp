@@ -75,7 +75,7 @@ TEST(CliPuzzle, SpeaksTheChosenLanguage) {
   Fixture f;
   std::string out;
   ASSERT_EQ(f.run("--lang kk --id t-test0001", "9\n", &out), 0) << out;
-  EXPECT_NE(out.find("t-test0001 жұмбағы: жеңіс жолы, рейтингі 1500 (дереккөзі: hand-made)."),
+  EXPECT_NE(out.find("t-test0001 есебі: жеңіс жолы, рейтингі 1500 (дереккөзі: hand-made)."),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("Дұрыс: 9-отау (91) — ең үздік жүріс; ол "), std::string::npos) << out;

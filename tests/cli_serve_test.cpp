@@ -202,6 +202,18 @@ TEST_F(ServeApi, IllegalMovesAreRefusedWithAReason) {
   EXPECT_EQ(empty.status, 400);
   EXPECT_NE(empty.body["error"].get<std::string>().find("empty"), std::string::npos);
   EXPECT_EQ(post(port(), "/api/move", {{"session", id}}).status, 400);
+  // Togyz's holes are holes, Kalah's pits pits.
+  EXPECT_NE(post(port(), "/api/move", {{"session", id}, {"move", 7}})
+                .body["error"]
+                .get<std::string>()
+                .find("there is no pit 7: they are numbered 1-6"),
+            std::string::npos);
+  const std::string t = new_game({{"game", "togyz"}, {"level", "beginner"}, {"human", "both"}});
+  EXPECT_EQ(post(port(), "/api/move", {{"session", t}, {"move", 10}}).body["error"],
+            "there is no hole 10: they are numbered 1-9");
+  EXPECT_EQ(post(port(), "/api/move", {{"session", t}, {"move", 1.5}}).body["error"],
+            "'move' must be a hole number or a move in notation");
+  EXPECT_EQ(post(port(), "/api/close", {{"session", t}}).status, 200);
   // Both sides are people: a move and a reply, no engine.
   EXPECT_EQ(post(port(), "/api/move", {{"session", id}, {"move", 3}}).status, 200);  // extra turn
   json s = get_state(port(), id).body;
@@ -244,7 +256,7 @@ TEST_F(ServeApi, ServesTheCatalogsAndSaysReasonsInTheAskedLanguage) {
   httplib::Client cli("127.0.0.1", port());
   for (const auto& [lang, words] : {std::pair{"kk", "қарсыластың 1-отауынан 16 құмалақ алады"},
                                     {"ky", "атаандаштын 1-үйүнөн 16 коргоол утуп алат"},
-                                    {"ru, en;q=0.5", "берёт 16 кумалаков в их лунке 1"},
+                                    {"ru, en;q=0.5", "берёт 16 кумалаков в лунке 1 соперника"},
                                     {"de, en", "captures 16 stones on their hole 1"}}) {
     auto r = cli.Get(("/api/state?session=" + id).c_str(), {{"Accept-Language", lang}});
     ASSERT_TRUE(r);

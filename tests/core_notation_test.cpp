@@ -434,6 +434,10 @@ TEST(Replay, KalahRecords) {
   const std::string msg = error_of([&] { replay_record(bad.at(0), Position::start(kalah)); });
   EXPECT_TRUE(contains(msg, "ply 1")) << msg;
   EXPECT_TRUE(contains(msg, "outside 1..6")) << msg;
+  // Kalah's pits are pits (Togyz's holes: Replay.ErrorsNameGameAndPly).
+  const auto twice = read("1. 3 3 *\n");
+  const std::string empty = error_of([&] { replay_record(twice.at(0), Position::start(kalah)); });
+  EXPECT_TRUE(contains(empty, "pit 3 is empty")) << empty;
 }
 
 TEST(Replay, MoveLists) {
@@ -448,9 +452,11 @@ TEST(Replay, MoveLists) {
             "x,1,11,11,11,11,11,11,11/1,11,1,11,11,11,11,11,11 2 3 w");
   msg = error_of([&] { replay_moves({1, 3, 2, 3}, start); });
   EXPECT_TRUE(contains(msg, "ply 4")) << msg;
-  EXPECT_TRUE(contains(msg, "is empty")) << msg;
+  EXPECT_TRUE(contains(msg, "hole 3 is empty")) << msg;
+  msg = error_of([] { replay_moves({3, 3}, Position::start(GameSpec::parse("kalah"))); });
+  EXPECT_TRUE(contains(msg, "pit 3 is empty")) << msg;
   msg = error_of([&] { replay_moves({10}, start); });
-  EXPECT_TRUE(contains(msg, "pit must be 1..9")) << msg;
+  EXPECT_TRUE(contains(msg, "hole must be 1..9")) << msg;
   msg = error_of([&] { replay_moves({0}, start); });
   EXPECT_TRUE(contains(msg, "ply 1")) << msg;
   const Position over = Position::parse("0,0,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0,0 81 81 w", kTogyz);
@@ -460,6 +466,22 @@ TEST(Replay, MoveLists) {
 
 // ---------------------------------------------------------------------------------
 // Malformed positions
+
+TEST(PositionString, KalahsMalformedPositionsSayStoresAndSeeds) {
+  // The same mistakes as Togyz's below, in Kalah's words (Togyz says kazan and stones).
+  const GameSpec kalah = GameSpec::parse("kalah");
+  const std::pair<const char*, const char*> bad[] = {
+      {"4,4,4,4,4,4/4,4,4,4,4,4 0 0", "'<row1>/<row2> <store1> <store2> <side>', got 3"},
+      {"4,4,4,4,4,4/4,4,4,4,4,4 z 0 s", "store 1: 'z' is not a stone count"},
+      {"4,4,4,4,4,4/4,4,4,4,4,4 1 0 s", "holds 49 seeds in all, the game has 48"},
+  };
+  for (const auto& [text, why] : bad) {
+    const std::string msg = error_of([&] { Position::parse(text, kalah); });
+    EXPECT_TRUE(contains(msg, why)) << "'" << text << "': " << msg;
+  }
+  const std::string togyz = error_of([] { Position::parse("9/9 0 0", kTogyz); });
+  EXPECT_TRUE(contains(togyz, "'<row1>/<row2> <kazan1> <kazan2> <side>', got 3")) << togyz;
+}
 
 TEST(PositionString, MalformedPositionsSayWhy) {
   struct Bad {
@@ -479,8 +501,8 @@ TEST(PositionString, MalformedPositionsSayWhy) {
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,256 0 0 w", "not a stone count"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9, 0 9 w", "hole 9: ''"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9.0 0 0 w", "not a stone count"},
-      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 z w", "store 2: 'z'"},
-      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 -0x1 0 w", "store 1"},
+      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 z w", "kazan 2: 'z'"},
+      {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 -0x1 0 w", "kazan 1"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 1 0 w", "holds 163 stones"},
       {"9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,8 0 0 w", "holds 161 stones"},
       {"x,x,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 9 9 w", "two tuzdyks in White's row"},

@@ -190,10 +190,12 @@ TEST(KalahSolver, DescribesTheExactResult) {
   const i18n::ScopedLanguage russian("ru");
   const std::string ru = describe_exact_result(p, r);
   EXPECT_EQ(
-      ru.rfind("решено: при идеальной игре вы побеждаете с перевесом 6; лунка 2 сохраняет +6", 0),
+      ru.rfind(
+          "решено: при идеальной игре вы побеждаете с перевесом 6; лунка 2 сохраняет перевес +6",
+          0),
       0u)
       << ru;
-  EXPECT_NE(ru.find("снижает до"), std::string::npos) << ru;
+  EXPECT_NE(ru.find("снижает перевес до"), std::string::npos) << ru;
 }
 
 TEST(KalahEndgameDb, MatchesBruteForceOnEveryPositionOfSmallBoards) {

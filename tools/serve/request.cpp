@@ -94,14 +94,17 @@ int move_field(const json& b, const GameSpec& spec, const Position& pos) {
   if (m.is_number_integer()) {
     const long v = m.get<long>();
     if (v < 1 || v > n)
-      throw ApiError(400, tr("there is no pit {pit}: they are numbered 1-{count}",
-                             {{"pit", v}, {"count", n}}));
+      throw ApiError(400, pos.is_togyz() ? tr("there is no hole {pit}: they are numbered 1-{count}",
+                                              {{"pit", v}, {"count", n}})
+                                         : tr("there is no pit {pit}: they are numbered 1-{count}",
+                                              {{"pit", v}, {"count", n}}));
     move = int(v) - 1;
   } else if (m.is_string()) {
     const std::string t = str_field(b, "move", "", 20);
     const MoveToken tok = parse_move_token(t, spec);
     if (tok.from < 1 || tok.from > n)
-      throw ApiError(400, tr("there is no pit {pit}", {{"pit", tok.from}}));
+      throw ApiError(400, pos.is_togyz() ? tr("there is no hole {pit}", {{"pit", tok.from}})
+                                         : tr("there is no pit {pit}", {{"pit", tok.from}}));
     move = tok.from - 1;
     if (pos.is_legal(move) && tok.landing) {
       Position q = pos;
@@ -113,7 +116,8 @@ int move_field(const json& b, const GameSpec& spec, const Position& pos) {
                {{"from", tok.from}, {"landing", info.landing_index + 1}, {"given", *tok.landing}}));
     }
   } else {
-    throw ApiError(400, tr("'move' must be a pit number or a move in notation"));
+    throw ApiError(400, pos.is_togyz() ? tr("'move' must be a hole number or a move in notation")
+                                       : tr("'move' must be a pit number or a move in notation"));
   }
   if (!pos.is_legal(move)) {
     const std::initializer_list<i18n::Arg> args = {{"hole", move + 1},
