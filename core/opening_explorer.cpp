@@ -513,15 +513,17 @@ void add_records(OpeningTreeBuilder& builder, const std::vector<GameRecord>& rec
     const bool online_clock = !record.tag("TimeControl", "\x01").starts_with('\x01');
     for (int s = 0; s < 2; ++s) {
       const SideRating r = side_rating(record, s);
-      if (r.rated()) ratings[size_t(s)] = r.rating;
       if (label == ExplorerLabel::kEngine)
         buckets[size_t(s)] = ExplorerBucket::kEngine;
       else if (label == ExplorerLabel::kTitled ||
                (r.status == RatingStatus::kMissing && !online_clock))
         buckets[size_t(s)] = ExplorerBucket::kTitled;
-      else if (r.rated())
+      else if (r.rated()) {
+        // Only a rated band's ratings make its mean: a tournament's own rating scale or
+        // an engine's number is not a PlayOK rating.
         buckets[size_t(s)] = explorer_rating_bucket(r.rating);
-      else
+        ratings[size_t(s)] = r.rating;
+      } else
         buckets[size_t(s)] = ExplorerBucket::kUnrated;
     }
     builder.add_game(start, replay.moves, result, buckets, ratings);

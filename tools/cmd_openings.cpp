@@ -349,10 +349,10 @@ int run_query(const QueryOptions& opt) {
   }
   path = opt.explorer.empty() ? shipped_explorer_path(spec) : opt.explorer;
   OpeningExplorer explorer;
-  nlohmann::json meta;
+  nlohmann::ordered_json meta;
   try {
     explorer = OpeningExplorer::read(path);
-    meta = nlohmann::json::parse(explorer.metadata_json());
+    meta = nlohmann::ordered_json::parse(explorer.metadata_json());
   } catch (const nlohmann::json::exception& e) {
     std::cerr << me << path << ": the metadata is not JSON: " << e.what() << "\n";
     return 1;
@@ -421,7 +421,7 @@ int run_query(const QueryOptions& opt) {
                      {"min_games", explorer.min_games()},
                      {"max_plies", explorer.max_plies()},
                      {"created_utc", meta.value("created_utc", "")},
-                     {"sources", meta.value("sources", nlohmann::json::array())}};
+                     {"sources", meta.value("sources", nlohmann::ordered_json::array())}};
     j["selection"] = {{"source", opt.source},
                       {"rating_band", opt.band.empty() ? nlohmann::ordered_json()
                                                        : nlohmann::ordered_json(opt.band)}};
@@ -505,10 +505,11 @@ int run_query(const QueryOptions& opt) {
               << "\n";
     std::string head = pad(tr("move"), 6) + pad(tr("games"), 14, true) + "  " +
                        pad(tr("score"), 6, true) + "  " + pad(tr("win/draw/loss"), 16) + " " +
-                       pad(tr("rating"), 6, true) + "  " + pad("", 20);
-    if (!engine_eval.empty()) head += "  " + pad(tr("engine"), 5, true);
+                       pad(tr("rating"), 6, true);
+    if (!engine_eval.empty()) head += "  " + pad("", 20) + "  " + pad(tr("engine"), 5, true);
     if (!human_probability.empty())
-      head += "  " + tr("players at {rating}", {{"rating", opt.rating}});
+      head += (engine_eval.empty() ? "  " + pad("", 20) : "") + "  " +
+              tr("players at {rating}", {{"rating", opt.rating}});
     std::cout << head << "\n";
     for (const ExplorerMove* m : moves) {
       const ExplorerCounts c = m->total(selection);
@@ -581,9 +582,11 @@ void register_openings(CLI::App& app, int& exit_code) {
       ->check(in_range(1, 1000000));
   build->add_option("--max-plies", bopt->max_plies, "collect the positions of the first N plies")
       ->check(in_range(1, 1000));
-  build->add_option("--source-label", bopt->labels,
-                    "NAME=LABEL: count the games of input file NAME as auto (by their rating "
-                    "tags), titled or engine (repeatable)");
+  build
+      ->add_option("--source-label", bopt->labels,
+                   "NAME=LABEL: count the games of input file NAME as auto (by their rating "
+                   "tags), titled or engine (repeatable)")
+      ->allow_extra_args(false);  // one NAME=LABEL each time: the inputs after it stay inputs
   build->add_option("inputs", bopt->inputs, "PGN files, *.kzshard shards, or folders of them")
       ->required();
   build->callback([bopt, &exit_code] { exit_code = run_build(*bopt); });
