@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/opening_explorer.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -64,7 +65,9 @@ struct Fixture {
     test::write_bytes(rated, kRated);
     test::write_bytes(tournament, kTournament);
   }
+  // Runs `kumalak ARGS`; *output gets what it printed (stdout, and stderr when `merge`).
   int run(const std::string& args, std::string* output, bool merge = true) const {
+    output->clear();  // run_command appends
     return test::run_command(test::bin("kumalak") + " " + args, output, merge);
   }
   int build(std::string* output) const {
@@ -149,17 +152,37 @@ TEST(CliOpenings, DamagedFileAndBadOptionsAreRefused) {
 }
 
 TEST(CliOpenings, SelfPlayShardsAreTheEnginesGames) {
-  // The committed run folder's shards (Togyz self-play of configs/tiny-follow.toml).
+  // The committed run folder's shards (Kalah(3,3) self-play of a tiny run).
   Fixture f;
   const std::string shards = test::source_dir() + "/tests/data/run-view/data";
   std::string out;
-  ASSERT_EQ(f.run("openings build --out " + f.out + " --min-games 2 --max-plies 4 " + shards, &out),
+  ASSERT_EQ(f.run("openings build --game kalah:3,3 --out " + f.out +
+                      " --min-games 2 --max-plies 4 " + shards,
+                  &out),
             0)
       << out;
-  ASSERT_EQ(f.run("openings --explorer " + f.out + " --source engine --json", &out, false), 0)
+  // The folder holds one truncated shard, left out with its name and reason.
+  EXPECT_NE(out.find("1 shards left out"), std::string::npos) << out;
+  EXPECT_NE(out.find("skipped " + shards +
+                     "/gen0009/selfplay-gen000009-vm-30842-231c7e2e-005681.kzshard: truncated"),
+            std::string::npos)
+      << out;
+  // Self-play opens with random plies, which are not the engine's choices and are not
+  // in the shards: ask for the position most games went through.
+  const OpeningExplorer e = OpeningExplorer::read(f.out);
+  ASSERT_FALSE(e.positions().empty());
+  const ExplorerPosition* most = &e.positions()[0];
+  for (const ExplorerPosition& p : e.positions())
+    if (p.games() > most->games()) most = &p;
+  ASSERT_EQ(f.run("openings --game kalah:3,3 --explorer " + f.out + " --position '" +
+                      most->position.to_string() + "' --source engine --json",
+                  &out, false),
+            0)
       << out;
   const auto j = nlohmann::json::parse(out);
-  EXPECT_GT(j["games"].get<int>(), 0) << out;
+  EXPECT_EQ(j["games"].get<uint64_t>(), most->games()) << out;
+  EXPECT_GE(most->games(), 2u);
+  EXPECT_EQ(j["explorer"]["sources"].size(), 8u) << out;
   for (const auto& m : j["moves"]) {
     EXPECT_EQ(m["by_source"].size(), 1u) << out;
     EXPECT_TRUE(m["by_source"].contains("engine")) << out;

@@ -150,15 +150,17 @@ int run_build(const BuildOptions& opt) {
     }
     total_games += int64_t(records.back().size());
   }
-  std::vector<ShardInfo> shard_infos;
-  for (const std::string& p : shards) {
+  // A shard whose header does not read is left out with its reason, as are broken games.
+  std::vector<std::optional<ShardInfo>> shard_infos;
+  std::vector<std::string> shard_errors(shards.size());
+  for (size_t i = 0; i < shards.size(); ++i) {
     try {
-      shard_infos.push_back(ShardReader::read_info(p, spec));
+      shard_infos.push_back(ShardReader::read_info(shards[i], spec));
+      total_games += shard_infos.back()->game_count;
     } catch (const std::exception& e) {
-      std::cerr << me << e.what() << "\n";
-      return 1;
+      shard_infos.push_back(std::nullopt);
+      shard_errors[i] = e.what();
     }
-    total_games += shard_infos.back().game_count;
   }
 
   OpeningTreeBuilder builder(spec, opt.max_plies, opt.min_games);
@@ -167,7 +169,7 @@ int run_build(const BuildOptions& opt) {
   po.line_interval_s = 2;
   Progress progress("openings build", total_games, po);
   std::vector<ExplorerSourceReport> reports;
-  int64_t skipped = 0;
+  int64_t skipped = 0, unreadable_shards = 0;
   for (size_t i = 0; i < pgns.size(); ++i) {
     ExplorerSourceReport r;
     r.file = pgns[i];
@@ -188,7 +190,13 @@ int run_build(const BuildOptions& opt) {
     ExplorerSourceReport r;
     r.file = shards[i];
     r.label = ExplorerLabel::kEngine;
-    r.games = shard_infos[i].game_count;
+    if (!shard_infos[i]) {
+      r.skipped.push_back(shard_errors[i]);
+      ++unreadable_shards;
+      reports.push_back(std::move(r));
+      continue;
+    }
+    r.games = shard_infos[i]->game_count;
     try {
       const std::vector<ShardRow> rows = ShardReader::read(shards[i], nullptr, spec);
       // A game of this shard is told from the same game number of another by the file.
@@ -211,6 +219,7 @@ int run_build(const BuildOptions& opt) {
       // A shard that does not read (or holds a row without its move) is left out whole.
       r.skipped.push_back(e.what());
       r.used = 0;
+      ++unreadable_shards;
     }
     skipped += r.games - r.used;
     progress.add(r.games);
@@ -235,6 +244,10 @@ int run_build(const BuildOptions& opt) {
                                {"used", r.used},
                                {"skipped", r.games - r.used},
                                {"no_result", r.no_result}});
+  for (size_t i = 0; i < reports.size(); ++i)
+    if (reports[i].label == ExplorerLabel::kEngine && reports[i].used == 0 &&
+        !reports[i].skipped.empty())
+      meta["sources"][i]["left_out"] = "the shard does not read";
   OpeningExplorer explorer = builder.finish("{}");
   meta["positions"] = explorer.positions().size();
   meta["moves"] = explorer.move_count();
@@ -262,11 +275,11 @@ int run_build(const BuildOptions& opt) {
   const double load_ms = seconds_since(load_start) * 1e3;
   const auto [median_us, max_us] = time_queries(loaded);
   std::printf(
-      "%s%s: %zu positions, %zu moves, %llu bytes; %lld games read, %lld skipped; "
-      "built in %.2f s\n",
+      "%s%s: %zu positions, %zu moves, %llu bytes; %lld games read, %lld skipped, %lld "
+      "shards left out; built in %.2f s\n",
       me, opt.out.c_str(), loaded.positions().size(), loaded.move_count(),
       static_cast<unsigned long long>(fs::file_size(opt.out)), static_cast<long long>(total_games),
-      static_cast<long long>(skipped), build_s);
+      static_cast<long long>(skipped), static_cast<long long>(unreadable_shards), build_s);
   std::printf(
       "%sread back in %.1f ms; a lookup over all %zu positions: median %.2f us, max %.2f us\n", me,
       load_ms, loaded.positions().size(), median_us, max_us);
