@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
+#include "core/i18n.h"
 #include "core/little_endian.h"
 #include "core/rated_games.h"
 
@@ -121,6 +122,8 @@ const char* explorer_band_name(int band) {
 }
 
 ExplorerBuckets explorer_selection(std::string_view source, std::string_view band) {
+  // The query's words, which a player types: refused in the player's language.
+  using i18n::tr;
   constexpr ExplorerBuckets rated = (1u << kExplorerRatedBands) - 1;
   ExplorerBuckets s = 0;
   if (source == "all")
@@ -134,15 +137,16 @@ ExplorerBuckets explorer_selection(std::string_view source, std::string_view ban
   else if (source == "engine")
     s = 1u << int(ExplorerBucket::kEngine);
   else
-    throw ParseError("unknown source '" + std::string(source) +
-                     "': all, rated, unrated, titled or engine");
+    throw ParseError(tr("unknown source '{source}': all, rated, unrated, titled or engine",
+                        {{"source", std::string(source)}}));
   if (band.empty()) return s;
   if (!(s & rated))
-    throw ParseError("a rating band goes with --source rated or all, not " + std::string(source));
+    throw ParseError(tr("a rating band goes with --source rated or all, not {source}",
+                        {{"source", std::string(source)}}));
   for (int b = 0; b < kExplorerRatedBands; ++b)
     if (band == explorer_band_name(b)) return 1u << b;
-  throw ParseError("unknown rating band '" + std::string(band) +
-                   "': below-1200, 1200-1499, 1500-1799 or 1800-up");
+  throw ParseError(tr("unknown rating band '{band}': below-1200, 1200-1499, 1500-1799 or 1800-up",
+                      {{"band", std::string(band)}}));
 }
 
 double ExplorerCounts::score() const {
