@@ -218,6 +218,9 @@ size_t OpeningExplorer::move_count() const {
 }
 
 std::string OpeningExplorer::encode() const {
+  if (metadata_json_.size() < 2 || metadata_json_.size() > kExplorerMaxMetadataBytes ||
+      metadata_json_.front() != '{' || metadata_json_.back() != '}')
+    throw std::invalid_argument("the explorer's metadata must be a JSON object of at most 1 MiB");
   std::string moves;
   for (const ExplorerPosition& p : positions_)
     for (const ExplorerMove& m : p.moves) {

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/notation.h"
@@ -124,10 +125,13 @@ class OpeningExplorer {
   int max_plies() const { return max_plies_; }
   // The JSON object naming the sources (files, game counts, date, threshold), as given.
   const std::string& metadata_json() const { return metadata_json_; }
+  // A JSON object; encode() refuses one a reader would (no braces, over 1 MiB).
+  void set_metadata_json(std::string json) { metadata_json_ = std::move(json); }
   const std::vector<ExplorerPosition>& positions() const { return positions_; }
   size_t move_count() const;
 
-  // The file's bytes (docs/openings.md, "File format").
+  // The file's bytes (docs/openings.md, "File format"). Throws std::invalid_argument for
+  // metadata that a reader would refuse.
   std::string encode() const;
   // Writes the file atomically (core/atomic_file.h); throws std::runtime_error naming it.
   void write(const std::string& path) const;

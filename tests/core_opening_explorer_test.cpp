@@ -244,6 +244,10 @@ TEST(OpeningExplorer, FileRoundTrip) {
   // Every position is found again, and a position no game reached is not.
   for (const ExplorerPosition& p : back.positions()) EXPECT_EQ(back.find(p.position), &p);
   EXPECT_EQ(back.find(after({9})), nullptr);
+  // Metadata a reader would refuse is never written.
+  OpeningExplorer bad = e;
+  bad.set_metadata_json("sources: none");
+  EXPECT_THROW(bad.encode(), std::invalid_argument);
 }
 
 // The file with its checksum made right again, so that the checks behind it are reached.

@@ -18,7 +18,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "core/i18n.h"
 #include "core/notation.h"
@@ -145,7 +144,9 @@ int run_build(const BuildOptions& opt) {
     try {
       records.push_back(read_pgn_file(p));
     } catch (const ParseError& e) {
-      std::cerr << me << p << ": " << e.what() << "\n";
+      // The reader's messages name the file (and line) already, most of them.
+      const std::string why = e.what();
+      std::cerr << me << (why.find(p) == std::string::npos ? p + ": " : "") << why << "\n";
       return 1;
     }
     total_games += int64_t(records.back().size());
@@ -251,8 +252,7 @@ int run_build(const BuildOptions& opt) {
   OpeningExplorer explorer = builder.finish("{}");
   meta["positions"] = explorer.positions().size();
   meta["moves"] = explorer.move_count();
-  explorer = OpeningExplorer(spec, opt.min_games, opt.max_plies, meta.dump(),
-                             std::vector<ExplorerPosition>(explorer.positions()));
+  explorer.set_metadata_json(meta.dump());
   try {
     explorer.write(opt.out);
   } catch (const std::exception& e) {
