@@ -65,6 +65,8 @@ seed_dir() {  # seed_dir TARGET -> folder of seeds for it
       for f in models/*.pt; do [[ -f "$f" ]] && head -c 4096 "$f" >"$d/$(basename "$f")"; done ;;
     fuzz_shard)
       "$build/tests/fuzz/kz_fuzz_make_seeds" "$d" ;;
+    fuzz_openings)
+      "$build/tests/fuzz/kz_fuzz_make_seeds" --openings "$d" ;;
   esac
   echo "$d"
 }
