@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nn/direct_convolution.h"
+#include "nn_test_util.h"
 
 namespace kz {
 namespace {
@@ -85,7 +86,8 @@ void expect_matches_conv1d(DirectConvolution::Arithmetic arithmetic) {
     const torch::Tensor old = torch::randn({n, k.out, k.length});
     const torch::Tensor conv =
         torch::conv1d(input_as_run(x), weights_as_run(w), b, 1, k.kernel / 2);
-    const DirectConvolution direct(w, b, k.stride, arithmetic);
+    const DirectConvolution direct(test::plain_tensor(w), test::plain_tensor(b), k.stride,
+                                   arithmetic);
     ASSERT_EQ(direct.out(), k.out);
     const std::vector<float> in = padded(x, k.stride);
     for (const auto then : {DirectConvolution::Then::kRelu, DirectConvolution::Then::kAddRelu}) {
@@ -135,19 +137,26 @@ TEST(DirectConvolution, Int8MatchesTorchConv1dOfItsQuantisedNumbers) {
 TEST(DirectConvolution, RefusesWhatItCannotRun) {
   const torch::Tensor b = torch::zeros({24});
   // 24 outputs are not a multiple of 16; kernel 5; rows narrower than the input.
-  EXPECT_THROW(DirectConvolution(torch::zeros({24, 16, 3}), b, 16), std::invalid_argument);
-  EXPECT_THROW(DirectConvolution(torch::zeros({16, 16, 5}), torch::zeros({16}), 16),
+  EXPECT_THROW(
+      DirectConvolution(test::plain_tensor(torch::zeros({24, 16, 3})), test::plain_tensor(b), 16),
+      std::invalid_argument);
+  EXPECT_THROW(DirectConvolution(test::plain_tensor(torch::zeros({16, 16, 5})),
+                                 test::plain_tensor(torch::zeros({16})), 16),
                std::invalid_argument);
-  EXPECT_THROW(DirectConvolution(torch::zeros({16, 32, 3}), torch::zeros({16}), 16),
+  EXPECT_THROW(DirectConvolution(test::plain_tensor(torch::zeros({16, 32, 3})),
+                                 test::plain_tensor(torch::zeros({16})), 16),
                std::invalid_argument);
-  EXPECT_THROW(DirectConvolution(torch::zeros({16, 16, 3}), torch::zeros({8}), 16),
+  EXPECT_THROW(DirectConvolution(test::plain_tensor(torch::zeros({16, 16, 3})),
+                                 test::plain_tensor(torch::zeros({8})), 16),
                std::invalid_argument);
   // bf16 reads its inputs in pairs: rows of an odd number of floats are refused.
-  EXPECT_THROW(DirectConvolution(torch::zeros({16, 15, 3}), torch::zeros({16}), 15,
+  EXPECT_THROW(DirectConvolution(test::plain_tensor(torch::zeros({16, 15, 3})),
+                                 test::plain_tensor(torch::zeros({16})), 15,
                                  DirectConvolution::Arithmetic::kBf16),
                std::invalid_argument);
   // int8 in fours: rows of 18 floats are refused.
-  EXPECT_THROW(DirectConvolution(torch::zeros({16, 18, 3}), torch::zeros({16}), 18,
+  EXPECT_THROW(DirectConvolution(test::plain_tensor(torch::zeros({16, 18, 3})),
+                                 test::plain_tensor(torch::zeros({16})), 18,
                                  DirectConvolution::Arithmetic::kInt8),
                std::invalid_argument);
 }

@@ -18,6 +18,13 @@
 
 namespace kz::test {
 
+// A float tensor as the kernels without LibTorch take it.
+inline PlainTensor plain_tensor(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  return PlainTensor(c.sizes().vec(),
+                     std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel()));
+}
+
 // A human head's rating range alone (no prior, value term or search mixture).
 inline HumanHeadInfo human_range(int rating_min, int rating_max, int rating_mean) {
   HumanHeadInfo info;

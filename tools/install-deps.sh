@@ -2,6 +2,9 @@
 # Installs the Debian 12 packages KumalakZero needs to build and test (README.md,
 # "Dependencies"). Only missing packages are installed; when all are present, apt is
 # not touched at all. Uses sudo only when not run as root.
+#   tools/install-deps.sh            everything: the full build and every test
+#   tools/install-deps.sh --player   what the player's build needs (-DKZ_TORCH=OFF, no
+#                                    tests): no LibTorch, no browser, no Slurm
 set -euo pipefail
 
 packages=(
@@ -30,6 +33,15 @@ packages=(
   slurm-client         # ... sbatch, srun, squeue, scancel, sacct
   python3-torch        # torchrun (/usr/bin/torchrun): tests/train_distributed_test.cpp
 )
+
+# The player's build: `kumalak` without LibTorch (tools/play.sh).
+player_packages=(
+  build-essential cmake libdnnl-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
+  libtomlplusplus-dev gettext pkg-config libcpp-httplib-dev
+)
+if [[ "${1-}" == "--player" ]]; then
+  packages=("${player_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
