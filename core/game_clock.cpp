@@ -6,7 +6,7 @@
 
 namespace kz {
 
-GameClock::GameClock(const TimeControl& control, Now now)
+GameClock::GameClock(const ClockControl& control, Now now)
     : control_(control), now_(std::move(now)) {
   remaining_ = {control.base_ms, control.base_ms};
 }

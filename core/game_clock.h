@@ -1,4 +1,4 @@
-// A chess clock for two sides under a TimeControl (core/time_control.h), and the flag
+// A chess clock for two sides under a ClockControl (core/clock_control.h), and the flag
 // rule: what a game's result is when a side's time runs out.
 //
 // The clock reads the time from a function given to it, so that tests drive it to the
@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "core/clock_control.h"
 #include "core/position.h"
-#include "core/time_control.h"
 
 namespace kz {
 
@@ -40,11 +40,11 @@ class GameClock {
   using Now = std::function<int64_t()>;
 
   // Both sides start with `control.base_ms`; nothing runs until start().
-  GameClock(const TimeControl& control, Now now);
+  GameClock(const ClockControl& control, Now now);
   // The steady clock of this process.
   static Now steady_now();
 
-  const TimeControl& control() const { return control_; }
+  const ClockControl& control() const { return control_; }
   // Starts `side`'s clock (0 = White/South, 1 = Black/North); the other one stops
   // without an increment (use move_done() for a move). A running side is kept running.
   void start(int side);
@@ -74,7 +74,7 @@ class GameClock {
   void set_remaining_ms(int side, int64_t ms);
 
  private:
-  TimeControl control_;
+  ClockControl control_;
   Now now_;
   std::array<int64_t, 2> remaining_{};  // as of the running side's start
   int running_ = -1;

@@ -18,12 +18,12 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/clock_control.h"
 #include "core/game_clock.h"
 #include "core/game_session.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "core/numbers.h"
-#include "core/time_control.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "mcts/time_manager.h"
@@ -51,7 +51,7 @@ struct PlayOptions {
   double hint_movetime = 0.5;
   std::string position;
   std::string lang;   // --lang: the language of everything printed ("" = the environment's)
-  std::string clock;  // --clock: a time control (core/time_control.h), "" = no clock
+  std::string clock;  // --clock: a time control (core/clock_control.h), "" = no clock
 };
 
 // Lines of standard input read on a thread of their own, so that under a clock the play
@@ -148,16 +148,13 @@ class PlaySession {
   // `clock`: the time control the game is played on (nullopt: none).
   PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
               int human, std::shared_ptr<HumanPolicy> human_policy = nullptr, int rating = 0,
-              std::optional<TimeControl> clock = std::nullopt)
+              std::optional<ClockControl> clock = std::nullopt)
       : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
     if (clock) {
       clock_.emplace(*clock, GameClock::steady_now());
       reader_ = std::make_unique<LineReader>();
-      // The time control in the record, in the PGN standard's form (seconds+seconds).
-      game_.set_tag(
-          "TimeControl",
-          std::to_string(clock->base_ms / 1000) +
-              (clock->increment_ms > 0 ? "+" + std::to_string(clock->increment_ms / 1000) : ""));
+      // The time control in the record, in the PGN standard's form (as PlayOK's records).
+      game_.set_tag("TimeControl", clock->pgn_text());
     }
     if (human_policy) {
       auto search = human_level_search(spec, *human_policy, MixUse::kPlay);
@@ -718,9 +715,9 @@ int run_play(const PlayOptions& opt) {
   Level level = Level::kMedium;
   const std::optional<int> rating = parse_rating_level(opt.level);
   std::shared_ptr<HumanPolicy> human_policy;
-  std::optional<TimeControl> clock;
+  std::optional<ClockControl> clock;
   try {
-    if (!opt.clock.empty()) clock = parse_time_control(opt.clock);
+    if (!opt.clock.empty()) clock = parse_clock_control(opt.clock);
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
     if (rating) {

@@ -85,7 +85,7 @@ class MatchEngine(Engine):
 
 
 def parse_duration_ms(text, default_unit_ms, what):
-    """"10s", "0.1", "5m", "1h", "250ms" in milliseconds (core/time_control.h's form)."""
+    """"10s", "0.1", "5m", "1h", "250ms" in milliseconds (core/clock_control.h's form)."""
     units = {"h": 3600000, "m": 60000, "min": 60000, "s": 1000, "ms": 1}
     number = text.rstrip("hmins")
     unit = text[len(number):]

@@ -1,4 +1,4 @@
-#include "core/time_control.h"
+#include "core/clock_control.h"
 
 #include <cmath>
 
@@ -76,18 +76,22 @@ int64_t parse_duration(std::string_view whole, std::string_view text, int64_t de
 
 }  // namespace
 
-std::string TimeControl::text() const {
+std::string ClockControl::text() const {
   if (base_ms % kMinuteMs == 0 && increment_ms % kSecondMs == 0)
     return std::to_string(base_ms / kMinuteMs) + "+" + std::to_string(increment_ms / kSecondMs);
   return seconds_text(base_ms) + "s+" + seconds_text(increment_ms);
 }
 
-TimeControl parse_time_control(std::string_view text) {
-  for (const TimeControlPreset& p : time_control_presets())
+std::string ClockControl::pgn_text() const {
+  return seconds_text(base_ms) + (increment_ms > 0 ? "+" + seconds_text(increment_ms) : "");
+}
+
+ClockControl parse_clock_control(std::string_view text) {
+  for (const ClockControlPreset& p : clock_control_presets())
     if (text == p.name) return p.control;
   const size_t plus = text.find('+');
   const std::string_view base = text.substr(0, plus);
-  TimeControl tc;
+  ClockControl tc;
   if (text.empty())
     throw ParseError("time control '': empty (expected minutes+seconds such as 5+3, or a preset)");
   tc.base_ms = parse_duration(text, base, kMinuteMs, "base", kMaxBaseMs);
@@ -105,8 +109,8 @@ TimeControl parse_time_control(std::string_view text) {
   return tc;
 }
 
-const std::vector<TimeControlPreset>& time_control_presets() {
-  static const std::vector<TimeControlPreset> presets = {
+const std::vector<ClockControlPreset>& clock_control_presets() {
+  static const std::vector<ClockControlPreset> presets = {
       {"playok-1", {1 * kMinuteMs, 0}, "1 min, no increment (PlayOK bullet)"},
       {"playok-2", {2 * kMinuteMs, 0}, "2 min, no increment (PlayOK, the second most played)"},
       {"playok-3", {3 * kMinuteMs, 0}, "3 min, no increment (PlayOK)"},
