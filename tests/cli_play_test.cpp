@@ -202,15 +202,20 @@ TEST(CliPlay, BadOptionsFailWithAMessage) {
   EXPECT_NE(out.find("unknown game 'chess'"), std::string::npos) << out;
 }
 
-// kumalak play --clock: input that comes only after `delay_s`, through a pipe that
-// stays open meanwhile (the person thinking).
-int play_late(const std::string& args, double delay_s, const std::string& input, std::string* out,
-              const std::string& dir) {
-  const std::string in = dir + "/input.txt";
+// kumalak play --clock with input that comes only once the output shows `wait_for` (at
+// most 30 s), through a pipe that stays open meanwhile: the person still thinking when
+// the flag falls, however long the machine takes to start the engine.
+int play_late(const std::string& args, const std::string& wait_for, const std::string& input,
+              std::string* out, const std::string& dir) {
+  const std::string in = dir + "/input.txt", printed = dir + "/output.txt";
   std::ofstream(in) << input;
-  return test::run_command("{ sleep " + std::to_string(delay_s) + "; cat " + in +
-                               "; } | NO_COLOR=1 " + test::bin("kumalak") + " play " + args,
-                           out, true);
+  const int rc = test::run_command("{ for i in $(seq 300); do grep -q '" + wait_for + "' " +
+                                       printed + " 2>/dev/null && break; sleep 0.1; done; cat " +
+                                       in + "; } | NO_COLOR=1 " + test::bin("kumalak") + " play " +
+                                       args + " > " + printed + " 2>&1",
+                                   nullptr, true);
+  *out = test::read_bytes(printed);
+  return rc;
 }
 
 TEST(CliPlay, AWholeGameOnAClockShowsBothClocks) {
@@ -222,8 +227,11 @@ TEST(CliPlay, AWholeGameOnAClockShowsBothClocks) {
   EXPECT_NE(out.find("On a clock of 5+2 each"), std::string::npos) << out.substr(0, 600);
   EXPECT_NE(out.find("White (you, 5:00 left)"), std::string::npos) << out.substr(0, 1500);
   EXPECT_NE(out.find("Black (engine, beginner, 5:00 left)"), std::string::npos);
-  // The engine's clock gains its increment: after its first move it shows more than 5:00.
-  EXPECT_NE(out.find("Black (engine, beginner, 5:01 left)"), std::string::npos);
+  // The engine's clock gains its increment: after its first move, in well under two
+  // seconds, it shows more than 5:00.
+  EXPECT_TRUE(out.find("Black (engine, beginner, 5:01 left)") != std::string::npos ||
+              out.find("Black (engine, beginner, 5:02 left)") != std::string::npos)
+      << out.substr(0, 3000);
   EXPECT_NE(out.find("Game over: White "), std::string::npos);
   EXPECT_EQ(out.find("ran out"), std::string::npos);
   std::filesystem::remove_all(dir);
@@ -233,7 +241,7 @@ TEST(CliPlay, YourFlagFallsWhileYouThink) {
   const std::string dir = test::temp_dir("play-flag");
   const std::string pgn = dir + "/flag.pgn";
   std::string out;
-  const int rc = play_late("--level beginner --clock 300ms", 1.5,
+  const int rc = play_late("--level beginner --clock 300ms", "ran out",
                            "1\nundo\nsave " + pgn + "\nquit\n", &out, dir);
   ASSERT_EQ(rc, 0) << out;
   // Said as soon as the flag falls, before the late input is read.
@@ -257,7 +265,7 @@ TEST(CliPlay, AFlagIsADrawWhereTheEngineCouldNotWinAnyMore) {
   // White (you) already has 81: Black can end with 81 at most.
   const int rc = play_late(
       "--level beginner --clock 200ms --position '0,0,0,0,0,0,0,0,1/0,0,0,0,0,0,0,0,50 81 30 w'",
-      1.0, "quit\n", &out, dir);
+      "ran out", "quit\n", &out, dir);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("Your time ran out, but the engine could not win any more: 1/2-1/2, a draw."),
             std::string::npos)
