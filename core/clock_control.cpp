@@ -19,7 +19,8 @@ std::string seconds_text(int64_t ms) {
     std::string f = std::to_string(frac);
     f.insert(0, 3 - f.size(), '0');
     while (f.back() == '0') f.pop_back();
-    s += "." + f;
+    s += '.';
+    s += f;
   }
   return s;
 }
@@ -83,7 +84,12 @@ std::string ClockControl::text() const {
 }
 
 std::string ClockControl::pgn_text() const {
-  return seconds_text(base_ms) + (increment_ms > 0 ? "+" + seconds_text(increment_ms) : "");
+  std::string s = seconds_text(base_ms);
+  if (increment_ms > 0) {
+    s += '+';
+    s += seconds_text(increment_ms);
+  }
+  return s;
 }
 
 ClockControl parse_clock_control(std::string_view text) {

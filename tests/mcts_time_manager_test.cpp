@@ -100,9 +100,10 @@ TEST(TimeManager, NeverMoreThanTheClockHolds) {
     const int64_t inc = int64_t(rng() % 3) == 0 ? 0 : int64_t(rng() % 120000);
     const int mtg = int(rng() % 4 == 0 ? rng() % 40 : 0);
     const double s = clock_move_seconds(kTogyzStart, clock_of(left, inc, mtg), o);
-    if (left > o.move_overhead_ms)
+    if (left > o.move_overhead_ms) {
       EXPECT_LE(s * 1000, double(left - o.move_overhead_ms) + 1e-6)
           << left << " " << inc << " " << mtg;
+    }
   }
 }
 

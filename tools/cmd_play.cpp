@@ -785,9 +785,10 @@ void register_play(CLI::App& app, int& exit_code) {
   cmd->add_option("--position", opt->position, tr_noop("start from this position string"));
   add_lang_option(cmd, opt->lang);
   cmd->add_option("--clock", opt->clock,
-                  tr_noop("play on a clock: minutes+seconds a move (5+3, 90s+1, 10s+0.1, 3h) or "
-                          "a PlayOK preset (playok-1, playok-2, playok-3, playok-5, playok-7, "
-                          "playok-10, playok-15, playok-40)"));
+                  tr_noop("play on a clock: minutes for the game, + seconds added after each "
+                          "move (5+3, 90s+1, 10s+0.1, 3h), or a PlayOK preset (playok-1, "
+                          "playok-2, playok-3, playok-5, playok-7, playok-10, playok-15, "
+                          "playok-40)"));
   cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
 }
 
