@@ -288,7 +288,7 @@ def main():
                                 if clock else None)
                     t0 = time.monotonic()
                     move = mover.best_move(moves, a.movetime, go_clock)
-                    spent = round((time.monotonic() - t0) * 1000)
+                    spent = (time.monotonic() - t0) * 1000  # ms, not rounded per move
                     used[name] += spent
                     counted[name] += 1
                     if clock:
@@ -302,8 +302,8 @@ def main():
                         raise RuntimeError(f"{mover.exe} played {move}, not legal after {moves}")
                     moves.append(move)
                 row = dict(header, pair=pair, a_white=a_white, opening=start,
-                           moves=moves[len(start):], result=result, a_ms=used["A"],
-                           b_ms=used["B"], a_moves=counted["A"], b_moves=counted["B"],
+                           moves=moves[len(start):], result=result, a_ms=round(used["A"]),
+                           b_ms=round(used["B"]), a_moves=counted["A"], b_moves=counted["B"],
                            flag=flag)
                 if a.record:
                     # One write of the whole line, so shards appending to one record
