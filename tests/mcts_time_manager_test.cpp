@@ -1,11 +1,19 @@
 // The time manager's budgets at their edges: mcts/time_manager.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "core/notation.h"
 #include "core/position.h"
 #include "mcts/alphabeta.h"
 #include "mcts/time_manager.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
@@ -28,6 +36,59 @@ TEST(TimeManager, MovesLeftFollowTheStonesOnTheBoard) {
   EXPECT_LT(estimated_moves_left(end), estimated_moves_left(mid));
   EXPECT_LT(estimated_moves_left(mid), estimated_moves_left(kTogyzStart));
   EXPECT_EQ(estimated_moves_left(Position::start(GameSpec::kalah(6, 4))), 26);
+}
+
+// A Togyz position, White to move, with `board` stones spread over both rows and the
+// rest in the kazans (neither at 82).
+Position togyz_with_board_stones(int board) {
+  Position p = Position::start(GameSpec::togyz());
+  p.pits.fill(0);
+  for (int i = 0; i < board; ++i) ++p.pits[(i % 18) / 9 * kMaxPits + i % 9];
+  const int rest = kTogyzStones - board;
+  p.store = {uint8_t(rest / 2), uint8_t(rest - rest / 2)};
+  return p;
+}
+
+// The table of estimated_moves_left is the recorded games' own: at each ten stones on the
+// board, the plies left within which four games in five ended, halved and rounded up
+// (from 100 stones on, where the games barely differ, one value inside their range).
+TEST(TimeManager, MovesLeftAreTheRecordedGamesOwn) {
+  const std::string dir = test::shared_data_dir();
+  if (dir.empty())
+    GTEST_SKIP() << "no recorded games: " << test::configured_shared_data_dir()
+                 << "/togyz/*.pgn is absent (set -DKZ_SHARED_DATA=... to run this test)";
+  std::map<int, std::vector<int>> plies_left;  // bucket of ten stones on the board
+  int games = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/togyz")) {
+    if (e.path().extension() != ".pgn") continue;
+    for (const GameRecord& g : read_pgn_file(e.path().string())) {
+      const Position start = record_start(g, GameSpec::togyz());
+      const ReplayResult r = replay_record(g, start);
+      ++games;
+      Position p = start;
+      for (int k = 0; k < r.plies; ++k) {
+        const int board = p.total_stones() - p.store[0] - p.store[1];
+        plies_left[board / 10].push_back(r.plies - k);
+        p.play(r.moves[k]);
+      }
+    }
+  }
+  EXPECT_EQ(games, 3714);
+  int lo = 1000, hi = 0;
+  for (auto& [bucket, v] : plies_left) {
+    std::sort(v.begin(), v.end());
+    const int moves = (v[v.size() * 8 / 10] + 1) / 2;
+    if (bucket < 10) {
+      EXPECT_EQ(estimated_moves_left(togyz_with_board_stones(bucket * 10 + 5)), moves)
+          << bucket * 10 << ".." << bucket * 10 + 9 << " stones on the board";
+    } else {
+      lo = std::min(lo, moves);
+      hi = std::max(hi, moves);
+    }
+  }
+  const int many = estimated_moves_left(togyz_with_board_stones(150));
+  EXPECT_GE(many, lo);
+  EXPECT_LE(many, hi);
 }
 
 TEST(TimeManager, TheLevelsBudgetIsKeptWhenTimeIsPlenty) {
