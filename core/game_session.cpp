@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/game_clock.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 
@@ -22,6 +23,7 @@ GameSession::GameSession(const GameSpec& spec, const Position& start)
     : spec_(spec), positions_{start}, date_(record_date_today()) {}
 
 std::string GameSession::result() const {
+  if (flagged_ && !decided()) return outcome_string(flag_outcome(position(), *flagged_));
   return decided() ? outcome_string(position().outcome()) : "*";
 }
 
@@ -37,11 +39,13 @@ Position::MoveInfo GameSession::play(int move) {
   const Position::MoveInfo info = next.play(move);
   positions_.push_back(next);
   moves_.push_back(move);
+  flagged_.reset();
   return info;
 }
 
 bool GameSession::undo_to(size_t ply) {
   if (ply > moves_.size()) return false;
+  flagged_.reset();
   moves_.resize(ply);
   positions_.resize(ply + 1);
   return true;
@@ -89,6 +93,8 @@ RecordTags GameSession::record_tags(const RecordHeader& header) const {
   set("White", header.white, true);
   set("Black", header.black, true);
   set("Result", result(), false);
+  // The PGN standard's word for a game lost on time (a draw by the flag rule too).
+  if (flagged_ && !decided()) set("Termination", "time forfeit", false);
   set("Variant", spec_.name(), false);
   if (!(start() == Position::start(spec_))) set("FEN", start().to_string(), false);
   if (!header.annotator.empty()) set("Annotator", header.annotator, false);

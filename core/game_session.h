@@ -49,8 +49,16 @@ class GameSession {
   int mover(size_t ply) const { return positions_.at(ply).to_move; }
   // The result can no longer change (Position::is_decided).
   bool decided() const { return position().is_decided(); }
-  // "1-0", "0-1", "1/2-1/2" once decided, else "*".
+  // "1-0", "0-1", "1/2-1/2" once decided (or ended on time), else "*".
   std::string result() const;
+
+  // Ends the game off the board: `side`'s time ran out (0 = White/South). The result is
+  // core/game_clock.h's flag rule (the opponent wins unless it could not win any more);
+  // result() and the record say it, the record with the tag Termination "time forfeit".
+  // A move played or taken back afterwards clears it.
+  void flag(int side) { flagged_ = side; }
+  // The side whose time ran out, if the game ended so.
+  std::optional<int> flagged_side() const { return flagged_; }
 
   // Plays `move` (0-based pit) in the current position. Throws ParseError when it is
   // not a legal move there (the game is over, the pit is empty or a tuzdyk, no such pit).
@@ -92,7 +100,8 @@ class GameSession {
   std::vector<Position> positions_;  // the start, then the position after each move
   std::vector<int> moves_;
   RecordTags tags_;
-  std::string date_;  // the Date tag when the game's own tags have none
+  std::string date_;            // the Date tag when the game's own tags have none
+  std::optional<int> flagged_;  // the side that lost (or drew) on time
 };
 
 }  // namespace kz

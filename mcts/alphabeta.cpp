@@ -468,6 +468,15 @@ ThinkResult AlphaBetaPlayer::make_result(const Position& pos, int chosen, int de
   return r;
 }
 
+ThinkLimits AlphaBetaPlayer::budget() const {
+  ThinkLimits l;
+  l.depth = opt_.depth;
+  l.nodes = opt_.nodes;
+  l.movetime_s = opt_.movetime_s;
+  if (l.depth <= 0 && l.nodes <= 0 && l.movetime_s <= 0) l.movetime_s = 1.0;
+  return l;
+}
+
 ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limits) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {

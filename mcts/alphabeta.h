@@ -101,6 +101,8 @@ class AlphaBetaPlayer : public Player {
   std::string name() const override;
   void new_game() override;  // clears the transposition table, killers and history
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
+  // The options' depth, nodes and seconds (1 s when they set none, as think() does).
+  ThinkLimits budget() const override;
 
   // Called after every completed iteration with the result so far (the protocol's
   // `info` lines). Runs on the searching thread.

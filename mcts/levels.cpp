@@ -142,6 +142,14 @@ class LevelMctsPlayer : public Player {
     if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_ > 0) l.movetime_s = movetime_;
     return inner_.think(pos, l);
   }
+  ThinkLimits budget() const override {
+    if (movetime_ > 0) {
+      ThinkLimits l;
+      l.movetime_s = movetime_;
+      return l;
+    }
+    return inner_.budget();
+  }
 
  private:
   MctsPlayer inner_;

@@ -26,6 +26,12 @@ void MctsPlayer::new_game() {
   search_.clear();
 }
 
+ThinkLimits MctsPlayer::budget() const {
+  ThinkLimits l;
+  l.nodes = options_.visits;
+  return l;
+}
+
 ThinkResult MctsPlayer::think(const Position& pos, const ThinkLimits& limits) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!options_.reuse_tree) search_.clear();

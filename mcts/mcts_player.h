@@ -42,6 +42,8 @@ class MctsPlayer : public Player {
   std::string name() const override;
   void new_game() override;
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
+  // The options' visits.
+  ThinkLimits budget() const override;
   // Every half second of thinking (the first after 0.1 s), the result so far.
   void set_progress_callback(ProgressCallback cb) override { progress_ = std::move(cb); }
 

@@ -107,6 +107,12 @@ void PerfectPlayer::ensure_solver() {
   solver_ = std::make_unique<KalahSolver>(opt_.tt_mib, db);
 }
 
+ThinkLimits PerfectPlayer::budget() const {
+  ThinkLimits l = fallback_ ? fallback_->budget() : ThinkLimits{};
+  if (l.movetime_s > 0 || !fallback_) l.movetime_s += opt_.solve_s;
+  return l;
+}
+
 ThinkResult PerfectPlayer::think(const Position& pos, const ThinkLimits& limits) {
   last_ = SolveResult{};
   if (pos.is_togyz() || pos.is_over()) {

@@ -49,6 +49,8 @@ class PerfectPlayer : public Player {
   std::string name() const override;
   void new_game() override;  // the wrapped engine forgets; solved facts stay
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override;
+  // The wrapped engine's budget, its seconds lengthened by the solver's (solve_s).
+  ThinkLimits budget() const override;
   void set_progress_callback(ProgressCallback cb) override;
 
   // The solver's answer in the last think() (solved = false when it gave up and the

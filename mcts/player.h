@@ -58,6 +58,11 @@ class Player {
   // Think about `pos` and answer. Called repeatedly during a game; an engine may keep
   // what it learned about earlier positions (tree reuse).
   virtual ThinkResult think(const Position& pos, const ThinkLimits& limits) = 0;
+  // The limits think() plays by when given none: the level's own budget (visits, nodes,
+  // depth or seconds). A clock (mcts/time_manager.h) keeps it where the time allows and
+  // caps its time. Empty (the default): the engine does not say, and the clock's share
+  // of the time is its whole budget.
+  virtual ThinkLimits budget() const { return {}; }
   // Reports of the search so far while think() runs (the protocol's `info` lines), on
   // the thinking thread: alpha-beta after every completed iteration, MCTS about every
   // `ProgressCallback` interval. An empty function turns them off. Default: none.

@@ -57,7 +57,7 @@ std::string word_after(const AnnouncedOption& o, const std::string& key) {
 
 TEST(CliEngineOptions, DocsNameEveryAnnouncedOption) {
   const auto options = announced_options();
-  ASSERT_EQ(options.size(), 9u);
+  ASSERT_EQ(options.size(), 10u);
   std::ifstream in(test::source_dir() + "/docs/protocol.md");
   std::stringstream docs;
   docs << in.rdbuf();

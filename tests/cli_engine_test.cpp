@@ -353,5 +353,113 @@ TEST(CliEngine, LevelPerfectPlaysTheProvenMaximumMargin) {
   std::filesystem::remove_all(dir);
 }
 
+// The reported search time of the last info line before bestmove, in ms (-1: none).
+int64_t last_info_time(const std::vector<std::string>& lines) {
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const size_t at = it->find(" time ");
+    if (it->rfind("info ", 0) == 0 && at != std::string::npos)
+      return std::stoll(it->substr(at + 6));
+  }
+  return -1;
+}
+
+// `go wtime 50 btime 50 winc 0 binc 0`: the side to move has 50 ms on its clock, so the
+// engine must answer with a legal move well inside them (50 ms less MoveOverhead).
+// Wall-clock times on a shared machine can stall, so the answer must come within the
+// 50 ms in at least one of three tries, and its own search time in every one.
+void expect_moves_within_fifty_ms(Engine& e, const std::string& position) {
+  int in_time = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    e.send("position " + position);
+    e.send("isready");
+    ASSERT_EQ(e.expect_line("readyok"), "readyok");
+    std::vector<std::string> lines;
+    const auto t0 = Clock::now();
+    e.send("go wtime 50 btime 50 winc 0 binc 0");
+    const std::string best = e.expect_line("bestmove ", 20, &lines);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const int move = bestmove_of(best);
+    EXPECT_TRUE(move >= 1 && move <= 9) << best;
+    EXPECT_LE(last_info_time(lines), 50) << (lines.empty() ? "" : lines[lines.size() - 2]);
+    in_time += ms < 50;
+  }
+  EXPECT_GE(in_time, 1) << "no answer within 50 ms in three tries";
+}
+
+TEST(CliEngine, GoOnAClockAnswersWithinTheTime) {
+  Engine e("--level expert");
+  ASSERT_TRUE(e.ok());
+  e.send("setoption name Engine value ab");
+  e.send("position startpos");
+  e.send("go depth 1");  // builds the engine (the table), as a GUI's first move would
+  ASSERT_GE(bestmove_of(e.expect_line("bestmove ")), 1);
+  expect_moves_within_fifty_ms(e, "startpos");
+  expect_moves_within_fifty_ms(e, "startpos moves 7 87");  // later in the game
+  // Plenty of time: the level's own budget (expert, 1 s) is kept, not the clock's share.
+  std::vector<std::string> lines;
+  e.send("position startpos");
+  e.send("go wtime 3600000 btime 3600000 winc 0 binc 0");
+  ASSERT_GE(bestmove_of(e.expect_line("bestmove ", 20, &lines)), 1);
+  const int64_t plenty = last_info_time(lines);
+  EXPECT_GT(plenty, 300) << "the 1 s level stopped early on a long clock";
+  EXPECT_LE(plenty, 1100);
+  // A level of depth (medium: depth 3) keeps its depth on a long clock.
+  e.send("setoption name Level value medium");
+  e.send("go wtime 3600000 btime 3600000");
+  lines.clear();
+  ASSERT_GE(bestmove_of(e.expect_line("bestmove ", 20, &lines)), 1);
+  EXPECT_NE(lines[lines.size() - 2].find("info depth 3 "), std::string::npos)
+      << lines[lines.size() - 2];
+  // Black to move reads btime; a flag already fallen (negative) still gets a move.
+  e.send("position startpos moves 9");
+  e.send("go wtime 100000 btime -20 binc 0 movestogo 5");
+  ASSERT_GE(bestmove_of(e.expect_line("bestmove ", 20)), 1);
+  e.send("quit");
+  EXPECT_EQ(e.wait_exit(5), 0);
+}
+
+// The network MCTS engine under the same 50 ms (the shipped model, where there is one).
+TEST(CliEngine, GoOnAClockAnswersWithinTheTimeWithTheNetwork) {
+  const std::string models = test::source_dir() + "/models";
+  if (!std::filesystem::exists(models + "/togyz.pt")) GTEST_SKIP() << "no models/togyz.pt";
+  Engine e("--level expert", "KZ_MODELS_DIR=" + models + " ");
+  ASSERT_TRUE(e.ok());
+  e.send("setoption name Engine value mcts");
+  e.send("position startpos");
+  e.send("go nodes 2");  // loads the model
+  ASSERT_GE(bestmove_of(e.expect_line("bestmove ", 60)), 1);
+  expect_moves_within_fifty_ms(e, "startpos moves 7 87");
+  e.send("quit");
+  EXPECT_EQ(e.wait_exit(5), 0);
+}
+
+TEST(CliEngine, MalformedClockWordsAreRefused) {
+  Engine e("");
+  ASSERT_TRUE(e.ok());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"go wtime soon", "error go: wtime: 'soon' is not a whole number"},
+      {"go wtime 1000 btime", "error go: 'btime' needs a value"},
+      {"go winc -5 wtime 1000", "error go: winc: '-5' is not a whole number"},
+      {"go wtime 1e3", "error go: wtime: '1e3' is not a whole number"},
+      {"go wtime 99999999999999", "error go: wtime: '99999999999999' is not a whole number"},
+      {"go wtime 1000 movestogo 0", "error go: movestogo: '0' is not a whole number in 1..100000"},
+      {"go btime 1000 binc 10", "error go: the side to move has no time: give wtime"},
+      {"go movestogo 3", "error go: the side to move has no time: give wtime"},
+      {"go byoyomi 30", "error go: unknown limit 'byoyomi'"},
+  };
+  for (const auto& [command, reply] : cases) {
+    e.send(command);
+    const std::string got = e.expect_line("error ", 20);
+    EXPECT_EQ(got.rfind(reply, 0), 0u) << command << " -> " << got;
+  }
+  e.send("setoption name MoveOverhead value 10001");
+  EXPECT_NE(e.expect_line("error ", 5).find("MoveOverhead"), std::string::npos);
+  e.send("setoption name MoveOverhead value 0");
+  e.send("isready");
+  EXPECT_EQ(e.expect_line("readyok"), "readyok");
+  e.send("quit");
+  EXPECT_EQ(e.wait_exit(5), 0);
+}
+
 }  // namespace
 }  // namespace kz

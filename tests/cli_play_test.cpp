@@ -202,5 +202,92 @@ TEST(CliPlay, BadOptionsFailWithAMessage) {
   EXPECT_NE(out.find("unknown game 'chess'"), std::string::npos) << out;
 }
 
+// kumalak play --clock with input that comes only once the output shows `wait_for` (at
+// most 30 s), through a pipe that stays open meanwhile: the person still thinking when
+// the flag falls, however long the machine takes to start the engine.
+int play_late(const std::string& args, const std::string& wait_for, const std::string& input,
+              std::string* out, const std::string& dir) {
+  const std::string in = dir + "/input.txt", printed = dir + "/output.txt";
+  std::ofstream(in) << input;
+  const int rc = test::run_command("{ for i in $(seq 300); do grep -q '" + wait_for + "' " +
+                                       printed + " 2>/dev/null && break; sleep 0.1; done; cat " +
+                                       in + "; } | NO_COLOR=1 " + test::bin("kumalak") + " play " +
+                                       args + " > " + printed + " 2>&1",
+                                   nullptr, true);
+  *out = test::read_bytes(printed);
+  return rc;
+}
+
+TEST(CliPlay, AWholeGameOnAClockShowsBothClocks) {
+  const std::string dir = test::temp_dir("play-clock");
+  std::string out;
+  const int rc =
+      play("--level beginner --seed 3 --clock 5+2", cycling_moves(150, 9) + "quit\n", &out, dir);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("On a clock of 5+2 each"), std::string::npos) << out.substr(0, 600);
+  EXPECT_NE(out.find("White (you, 5:00 left)"), std::string::npos) << out.substr(0, 1500);
+  EXPECT_NE(out.find("Black (engine, beginner, 5:00 left)"), std::string::npos);
+  // The engine's clock gains its increment: after its first move, in well under two
+  // seconds, it shows more than 5:00.
+  EXPECT_TRUE(out.find("Black (engine, beginner, 5:01 left)") != std::string::npos ||
+              out.find("Black (engine, beginner, 5:02 left)") != std::string::npos)
+      << out.substr(0, 3000);
+  EXPECT_NE(out.find("Game over: White "), std::string::npos);
+  EXPECT_EQ(out.find("ran out"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, YourFlagFallsWhileYouThink) {
+  const std::string dir = test::temp_dir("play-flag");
+  const std::string pgn = dir + "/flag.pgn";
+  std::string out;
+  const int rc = play_late("--level beginner --clock 300ms", "ran out",
+                           "1\nundo\nsave " + pgn + "\nquit\n", &out, dir);
+  ASSERT_EQ(rc, 0) << out;
+  // Said as soon as the flag falls, before the late input is read.
+  const size_t flag = out.find("Your time ran out: 0-1, the engine wins on time.");
+  ASSERT_NE(flag, std::string::npos) << out;
+  EXPECT_NE(out.find("White (you, 0:00.0 left)"), std::string::npos) << out;
+  EXPECT_NE(out.find("The game is over", flag), std::string::npos) << "the late move is refused";
+  EXPECT_NE(out.find("On a clock there is no taking moves back."), std::string::npos);
+  const std::string text = test::read_bytes(pgn);
+  EXPECT_NE(text.find("[Result \"0-1\"]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[Termination \"time forfeit\"]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[TimeControl \"0.3\"]"), std::string::npos) << text;
+  std::string replay;
+  EXPECT_EQ(test::run_command(test::bin("kumalak") + " replay " + pgn, &replay, true), 0) << replay;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, AFlagIsADrawWhereTheEngineCouldNotWinAnyMore) {
+  const std::string dir = test::temp_dir("play-flag-draw");
+  std::string out;
+  // White (you) already has 81: Black can end with 81 at most.
+  const int rc = play_late(
+      "--level beginner --clock 200ms --position '0,0,0,0,0,0,0,0,1/0,0,0,0,0,0,0,0,50 81 30 w'",
+      "ran out", "quit\n", &out, dir);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("Your time ran out, but the engine could not win any more: 1/2-1/2, a draw."),
+            std::string::npos)
+      << out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPlay, BadClocksAreRefused) {
+  const std::string dir = test::temp_dir("play-clock-bad");
+  std::string out;
+  EXPECT_EQ(play("--clock 0+3", "quit\n", &out, dir), 2);
+  EXPECT_NE(out.find("time control '0+3': the base must be at least a millisecond"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(play("--clock 5+three", "quit\n", &out, dir), 2);
+  EXPECT_NE(out.find("time control '5+three': the increment 'three' is not a number"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(play("--clock playok-5 --level beginner", "quit\n", &out, dir), 0) << out;
+  EXPECT_NE(out.find("On a clock of 5+0 each"), std::string::npos) << out;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kz

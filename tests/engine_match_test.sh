@@ -60,4 +60,39 @@ if "${match[@]}" --games 8 --shard 2/2 > "$dir/sh3" 2>&1; then fail "shard 2/2 w
 grep -q "expected I/N with 0 <= I < N" "$dir/sh3" || fail "no reason: $(cat "$dir/sh3")"
 if "${match[@]}" --games 8 --shard 1/2 > "$dir/sh4" 2>&1; then fail "a shard without a record was accepted"; fi
 grep -q -- "--shard needs --record" "$dir/sh4" || fail "no reason: $(cat "$dir/sh4")"
+# On a clock the match keeps (--clock): each game records the time each engine used and
+# no flag at level beginner, whose moves take a blink; on a clock of 1 ms the pipe alone
+# takes about that long, so flags fall: each such game ends there, by the flag rule
+# (here always a loss: nobody has half the stones yet), and the summary counts it.
+"${match[@]}" --games 2 --clock 5s+0.05 --record "$dir/c.jsonl" > "$dir/c1" ||
+  fail "the match on a clock failed: $(cat "$dir/c1")"
+grep -q "on a clock of 5s+0.05" "$dir/c1" || fail "no clock in the summary: $(cat "$dir/c1")"
+grep -q "^A: lost on time 0 of 2 games; used " "$dir/c1" || fail "no time summary: $(cat "$dir/c1")"
+python3 - "$dir/c.jsonl" <<'PY' || fail "a game on a clock is not recorded with its times"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2 and all(r["clock"] == "5s+0.05" and r["flag"] is None for r in rows)
+assert all(r["a_moves"] + r["b_moves"] == len(r["moves"]) for r in rows)
+assert all(0 <= r["a_ms"] < 5000 + 50 * r["a_moves"] and 0 <= r["b_ms"] for r in rows)
+PY
+"${match[@]}" --games 4 --clock 1ms --record "$dir/f.jsonl" > "$dir/f1" ||
+  fail "the match that flags failed: $(cat "$dir/f1")"
+python3 - "$dir/f.jsonl" "$dir/f1" <<'PY' || fail "flags are not recorded: $(cat "$dir/f.jsonl" "$dir/f1")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+summary = open(sys.argv[2]).read()
+flagged = [r for r in rows if r["flag"]]
+assert flagged, "no flag fell on a clock of 1 ms"
+for r in flagged:  # the side to move after the 4 opening plies and the moves flagged
+    white_flagged = len(r["moves"]) % 2 == 0
+    assert ((r["flag"] == "A") == r["a_white"]) == white_flagged, r
+    assert r["result"] == ("0-1" if white_flagged else "1-0"), r
+for side in "AB":
+    n = sum(r["flag"] == side for r in rows)
+    assert f"{side}: lost on time {n} of 4 games" in summary, (side, n, summary)
+PY
+for bad in 0+1 5+x -5; do
+  if "${match[@]}" --games 2 --clock "$bad" > "$dir/cb" 2>&1; then fail "--clock $bad was accepted"; fi
+  grep -q -- "--clock" "$dir/cb" || fail "no reason for --clock $bad: $(cat "$dir/cb")"
+done
 echo "engine_match: all checks passed"

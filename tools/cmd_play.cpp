@@ -5,20 +5,28 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/atomic_file.h"
+#include "core/clock_control.h"
+#include "core/game_clock.h"
 #include "core/game_session.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
+#include "mcts/time_manager.h"
 #include "nn/model_evaluator.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
@@ -42,8 +50,76 @@ struct PlayOptions {
   double movetime = 0;  // 0 = the level's own budget
   double hint_movetime = 0.5;
   std::string position;
-  std::string lang;  // --lang: the language of everything printed ("" = the environment's)
+  std::string lang;   // --lang: the language of everything printed ("" = the environment's)
+  std::string clock;  // --clock: a time control (core/clock_control.h), "" = no clock
 };
+
+// Lines of standard input read on a thread of their own, so that under a clock the play
+// loop waits for the next line only until the player's flag falls, and says so at once
+// instead of when the player next presses Enter. The thread is left behind at the end
+// (it may be blocked in a read that nothing will ever answer).
+class LineReader {
+ public:
+  enum class Got { kLine, kEnd, kTimeout };
+
+  LineReader() : state_(std::make_shared<State>()) {
+    std::thread([state = state_] {
+      std::string line;
+      bool more = true;
+      while (more) {
+        more = bool(std::getline(std::cin, line));
+        std::lock_guard<std::mutex> lock(state->mu);
+        if (more)
+          state->lines.push_back(line);
+        else
+          state->ended = true;
+        state->ready.notify_all();
+      }
+    }).detach();
+  }
+
+  // The next line; waits at most `timeout_ms` when given (kTimeout when it passes).
+  Got next(std::string& line, std::optional<int64_t> timeout_ms) {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    auto have = [&] { return !state_->lines.empty() || state_->ended; };
+    if (timeout_ms) {
+      if (!state_->ready.wait_for(
+              lock, std::chrono::milliseconds(std::max<int64_t>(*timeout_ms, 0)), have))
+        return Got::kTimeout;
+    } else {
+      state_->ready.wait(lock, have);
+    }
+    if (state_->lines.empty()) return Got::kEnd;
+    line = std::move(state_->lines.front());
+    state_->lines.pop_front();
+    return Got::kLine;
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable ready;
+    std::deque<std::string> lines;
+    bool ended = false;
+  };
+  std::shared_ptr<State> state_;
+};
+
+// A clock's time as players read it: "4:58", "1:02:03", and tenths under ten seconds
+// ("0:09.8"). Time past the flag shows as 0:00.
+std::string clock_text(int64_t ms) {
+  ms = std::max<int64_t>(ms, 0);
+  const int64_t s = ms / 1000;
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)(s / 3600),
+                  (long long)(s / 60 % 60), (long long)(s % 60));
+  else if (s >= 10)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", (long long)(s / 60), (long long)(s % 60));
+  else
+    std::snprintf(buf, sizeof buf, "0:%02lld.%lld", (long long)s, (long long)(ms % 1000 / 100));
+  return buf;
+}
 
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r\n");
@@ -69,9 +145,17 @@ class PlaySession {
  public:
   // `human_policy` set: a rating level (tools/human_level.h) at `rating`; `level` is
   // then unused.
+  // `clock`: the time control the game is played on (nullopt: none).
   PlaySession(const PlayOptions& opt, const GameSpec& spec, const Position& start, Level level,
-              int human, std::shared_ptr<HumanHead> human_policy = nullptr, int rating = 0)
+              int human, std::shared_ptr<HumanHead> human_policy = nullptr, int rating = 0,
+              std::optional<ClockControl> clock = std::nullopt)
       : opt_(opt), spec_(spec), game_(spec, start), level_(level), human_(human), rating_(rating) {
+    if (clock) {
+      clock_.emplace(*clock, GameClock::steady_now());
+      reader_ = std::make_unique<LineReader>();
+      // The time control in the record, in the PGN standard's form (as PlayOK's records).
+      game_.set_tag("TimeControl", clock->pgn_text());
+    }
     if (human_policy) {
       auto search = human_level_search(spec, *human_policy, MixUse::kPlay);
       engine_ = std::make_unique<HumanLevelPlayer>(std::move(human_policy), rating, opt.seed,
@@ -88,6 +172,8 @@ class PlaySession {
     // player's language here too.
     labels_[human_ ^ 1] = rating_ > 0 ? tr("engine, rated {rating}", {{"rating", rating_}})
                                       : tr("engine, {level}", {{"level", tr(level_name(level))}});
+    names_[0] = labels_[0];
+    names_[1] = labels_[1];
   }
 
   int run() {
@@ -120,15 +206,21 @@ class PlaySession {
         << (spec_.is_togyz()
                 ? tr("Type a hole number (1-{m}) to move, or help.", {{"m", int(pos().npits)}})
                 : tr("Type a pit number (1-{m}) to move, or help.", {{"m", int(pos().npits)}}))
-        << "\n\n";
+        << "\n";
+    if (clock_)
+      std::cout << tr("On a clock of {control} each: your time runs while you think, hint and "
+                      "eval included.",
+                      {{"control", clock_->control().text()}})
+                << "\n";
+    std::cout << "\n";
     show_board();
-    bool announced = false;
+    if (clock_ && !finished()) clock_->start(pos().to_move);
     for (;;) {
       if (finished()) {
-        if (!announced) announce_result();
-        announced = true;
+        if (!announced_) announce_result();
+        announced_ = true;
       } else {
-        announced = false;
+        announced_ = false;
         if (pos().to_move != human_) {
           engine_move();
           continue;
@@ -137,7 +229,7 @@ class PlaySession {
       std::cout << (finished() ? tr("Game over (undo, save FILE, quit)> ") : tr("Your move> "))
                 << std::flush;
       std::string line;
-      if (!std::getline(std::cin, line)) {
+      if (!read_line(line)) {
         std::cout << "\n"
                   << (finished() ? tr("End of input: bye.")
                                  : tr("End of input: leaving the game unfinished."))
@@ -149,9 +241,43 @@ class PlaySession {
   }
 
  private:
-  bool finished() const { return pos().is_decided(); }
+  // The game is over: decided on the board or ended on time.
+  bool finished() const { return pos().is_decided() || game_.flagged_side().has_value(); }
+
+  // The next line of input; false at its end. Under a clock, while the person is to
+  // move, the wait ends when their flag falls: the game is then over (ended_on_time).
+  bool read_line(std::string& line) {
+    if (!reader_) return bool(std::getline(std::cin, line));
+    for (;;) {
+      std::optional<int64_t> wait;
+      if (clock_->running() == human_) wait = clock_->remaining_ms(human_) + 1;
+      const LineReader::Got got = reader_->next(line, wait);
+      if (got == LineReader::Got::kLine) return true;
+      if (got == LineReader::Got::kEnd) return false;
+      if (clock_->flagged(human_)) {
+        std::cout << "\n";
+        ended_on_time(human_);
+        std::cout << (finished() ? tr("Game over (undo, save FILE, quit)> ") : tr("Your move> "))
+                  << std::flush;
+      }
+    }
+  }
+
+  // `side`'s flag fell: the game ends by the flag rule (core/game_clock.h) and says so.
+  void ended_on_time(int side) {
+    clock_->pause();
+    game_.flag(side);
+    show_board();
+    announce_result();
+    announced_ = true;
+  }
 
   void show_board() {
+    if (clock_)
+      for (int side = 0; side < 2; ++side)
+        labels_[side] =
+            tr("{player}, {time} left",
+               {{"player", names_[side]}, {"time", clock_text(clock_->remaining_ms(side))}});
     LastMove lm;
     if (game_.plies() > 0) lm = last_move_of(game_.before_last(), game_.moves().back());
     std::cout << render_board(pos(), human_, lm, color_, labels_) << "\n";
@@ -210,6 +336,12 @@ class PlaySession {
   void engine_move() {
     ThinkLimits limits;
     limits.movetime_s = opt_.movetime;
+    if (clock_) {
+      // The level's own budget (or --movetime) where the clock allows (mcts/time_manager.h).
+      const ThinkLimits own = opt_.movetime > 0 ? limits : engine_->budget();
+      const MoveClock mine{clock_->remaining_ms(pos().to_move), clock_->control().increment_ms, 0};
+      limits = limits_under_clock(pos(), mine, own);
+    }
     const ThinkResult r = engine_->think(pos(), limits);
     const int move = r.best_move;
     // A defect of the engine, never a move to paper over with another: the game stops
@@ -219,6 +351,7 @@ class PlaySession {
                              " returned the illegal move " + std::to_string(move + 1) + " in " +
                              pos().to_string());
     const Position before = pos();
+    if (clock_ && !clock_done(move)) return;
     std::cout << announcement(before, move, /*by_engine=*/true) << "\n";
     game_.play(move);
     if (pos().to_move != human_ && !finished())
@@ -227,7 +360,45 @@ class PlaySession {
       show_board();
   }
 
+  // The mover's clock at the move `move` (about to be played): stops it, adds the
+  // increment and starts the next mover's, or stops both once the game is decided.
+  // False when the flag had fallen first: the move is not played and the game has ended.
+  bool clock_done(int move) {
+    Position after = pos();
+    after.play(move);
+    const int mover = pos().to_move;
+    const GameClock::MoveTiming t = clock_->move_done(after.is_decided() ? -1 : after.to_move);
+    if (t.in_time) return true;
+    ended_on_time(mover);
+    return false;
+  }
+
+  // The result of a game ended on time, as the result line says it.
+  void announce_time_result() {
+    const int flagged = *game_.flagged_side();
+    const Outcome o = flag_outcome(pos(), flagged);
+    const i18n::Arg result("result", outcome_string(o));
+    if (flagged == human_)
+      std::cout << (o == Outcome::kDraw
+                        ? tr("Your time ran out, but the engine could not win any more: {result}, "
+                             "a draw.",
+                             {result})
+                        : tr("Your time ran out: {result}, the engine wins on time.", {result}))
+                << "\n";
+    else
+      std::cout << (o == Outcome::kDraw
+                        ? tr("The engine's time ran out, but you could not win any more: "
+                             "{result}, a draw.",
+                             {result})
+                        : tr("The engine's time ran out: {result}, you win on time.", {result}))
+                << "\n";
+  }
+
   void announce_result() {
+    if (game_.flagged_side() && !pos().is_decided()) {
+      announce_time_result();
+      return;
+    }
     const i18n::Arg white("white", side_name(pos(), 0)), w("w", int(pos().store[0]));
     const i18n::Arg black("black", side_name(pos(), 1)), b("b", int(pos().store[1]));
     if (pos().is_over())
@@ -348,6 +519,10 @@ class PlaySession {
   }
 
   void undo() {
+    if (clock_) {
+      std::cout << tr("On a clock there is no taking moves back.") << "\n";
+      return;
+    }
     const size_t taken = game_.undo_side(human_);
     if (taken == 0) {
       std::cout << tr("Nothing to undo: you have not moved yet.") << "\n";
@@ -506,6 +681,7 @@ class PlaySession {
       return;
     }
     const Position before = pos();
+    if (clock_ && !clock_done(move)) return;
     std::cout << announcement(before, move, /*by_engine=*/false) << "\n";
     game_.play(move);
     if (finished()) {
@@ -526,6 +702,10 @@ class PlaySession {
   std::unique_ptr<Player> analyst_;
   bool color_ = false;
   std::string labels_[2];
+  std::string names_[2];                // the labels without the clocks
+  std::optional<GameClock> clock_;      // --clock; nullopt: no clock
+  std::unique_ptr<LineReader> reader_;  // input under a clock
+  bool announced_ = false;              // the result of the finished game has been said
 };
 
 int run_play(const PlayOptions& opt) {
@@ -535,7 +715,9 @@ int run_play(const PlayOptions& opt) {
   Level level = Level::kMedium;
   const std::optional<int> rating = parse_rating_level(opt.level);
   std::shared_ptr<HumanHead> human_policy;
+  std::optional<ClockControl> clock;
   try {
+    if (!opt.clock.empty()) clock = parse_clock_control(opt.clock);
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
     if (rating) {
@@ -575,7 +757,7 @@ int run_play(const PlayOptions& opt) {
                      {"level", std::string(level_name(level))}})
               << "\n";
   try {
-    PlaySession session(opt, spec, start, level, human, human_policy, rating.value_or(0));
+    PlaySession session(opt, spec, start, level, human, human_policy, rating.value_or(0), clock);
     return session.run();
   } catch (const std::exception& e) {
     std::cerr << "kumalak play: " << e.what() << "\n";
@@ -602,6 +784,11 @@ void register_play(CLI::App& app, int& exit_code) {
       ->check(in_range(0.0, kMaxMoveTimeSeconds));
   cmd->add_option("--position", opt->position, tr_noop("start from this position string"));
   add_lang_option(cmd, opt->lang);
+  cmd->add_option("--clock", opt->clock,
+                  tr_noop("play on a clock: minutes for the game, + seconds added after each "
+                          "move (5+3, 90s+1, 10s+0.1, 3h), or a PlayOK preset (playok-1, "
+                          "playok-2, playok-3, playok-5, playok-7, playok-10, playok-15, "
+                          "playok-40)"));
   cmd->callback([opt, &exit_code] { exit_code = run_play(*opt); });
 }
 

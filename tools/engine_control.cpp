@@ -151,8 +151,13 @@ std::string EngineControl::info_line(const ThinkResult& r, const Position& pos) 
   return s.str();
 }
 
-void EngineControl::go(ThinkLimits limits, bool infinite) {
+void EngineControl::go(ThinkLimits limits, bool infinite, std::optional<MoveClock> clock) {
+  const auto received = std::chrono::steady_clock::now();
+  // The limits the go gave, before MoveTime fills them in: under a clock they replace the
+  // level's own budget.
+  const bool go_limits = limits.nodes > 0 || limits.depth > 0 || limits.movetime_s > 0;
   if (infinite) {
+    clock.reset();
     limits = ThinkLimits{};
     limits.depth = kMaxSearchDepth;   // alpha-beta: until stopped
     limits.nodes = int64_t(1) << 62;  // MCTS: until stopped
@@ -175,7 +180,7 @@ void EngineControl::go(ThinkLimits limits, bool infinite) {
   // Everything from here on may be slow, so it runs on the search thread. The protocol
   // refuses every command that changes the session while it runs, so the player and the
   // settings are the search thread's alone until search_done_.
-  worker_ = std::thread([this, pos, limits, infinite] {
+  worker_ = std::thread([this, pos, limits, infinite, clock, go_limits, received] {
     ThinkResult r;
     std::string failure;
     try {
@@ -188,6 +193,17 @@ void EngineControl::go(ThinkLimits limits, bool infinite) {
         emit_(info_line(progress, pos));
       });
       ThinkLimits l = limits;
+      if (clock) {
+        // The level's budget (or the go's own limits, or MoveTime) where the clock allows;
+        // the time spent setting up the engine is already gone from the clock.
+        ThinkLimits own = go_limits || movetime_ms_ > 0 ? limits : p.budget();
+        own.stop = limits.stop;
+        MoveClock now = *clock;
+        now.time_left_ms -= std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::steady_clock::now() - received)
+                                .count();
+        l = limits_under_clock(pos, now, own, time_options_);
+      }
       if (stop_.load()) {
         // `stop` came while the engine was being set up: the shortest search that still
         // answers with a considered legal move.

@@ -20,6 +20,7 @@
 #include "core/position.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "mcts/time_manager.h"
 #include "tools/rating_levels.h"
 
 namespace kz::cli {
@@ -68,6 +69,8 @@ class EngineControl {
   }
   void set_engine(EngineChoice engine);
   void set_movetime_ms(int64_t ms) { movetime_ms_ = ms; }
+  // MoveOverhead: kept back from every move under a clock (TimeManagerOptions).
+  void set_move_overhead_ms(int64_t ms) { time_options_.move_overhead_ms = ms; }
   void set_hash_mib(int mib);
   void set_threads(int threads);
   void set_model(const std::string& path);  // "" = the shipped model
@@ -75,8 +78,11 @@ class EngineControl {
   // --- Searching ------------------------------------------------------------------------
   // Starts a search of the current position on the search thread; it prints `info` lines
   // and ends with one `bestmove`. `infinite` answers only after stop(). Without limits,
-  // MoveTime, else the level's own budget.
-  void go(ThinkLimits limits, bool infinite);
+  // MoveTime, else the level's own budget. `clock` (go wtime/btime ...): the side to
+  // move's clock as the GUI read it when it sent the go; the move's budget is then
+  // those limits capped by the clock (mcts/time_manager.h), the time the engine takes to
+  // set itself up counted against it.
+  void go(ThinkLimits limits, bool infinite, std::optional<MoveClock> clock = std::nullopt);
   void stop() { stop_.store(true); }
   bool searching() const { return worker_.joinable() && !search_done_.load(); }
   // Joins a search that has finished (a finished search leaves a joinable thread).
@@ -104,6 +110,7 @@ class EngineControl {
   std::unique_ptr<Player> player_;
   EngineChoice engine_ = EngineChoice::kAuto;
   int64_t movetime_ms_ = 0;
+  TimeManagerOptions time_options_;
   int hash_mib_ = 0;
   int threads_ = 1;
   std::string model_;

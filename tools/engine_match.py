@@ -10,6 +10,18 @@ score and Elo of A with a 95 % interval over the pairs (pentanomial, as train/el
                         [--level expert] [--movetime 1000] [--threads 1] [--game togyz]
                         [--opening-plies 4] [--seed 7] [--a-option NAME=VALUE ...]
                         [--b-option NAME=VALUE ...] [--record match.jsonl] [--shard I/N]
+                        [--clock 10s+0.1]
+
+--clock plays on a clock instead of --movetime: each side starts with the base time and
+gets the increment after every move it makes in time (Fischer); the match keeps both
+clocks itself, from sending `go wtime W btime B winc I binc I` to reading `bestmove`
+(so the pipe and the engine's setting up count, as under a GUI), and a side whose time
+runs out loses, or draws where the opponent could not win any more (the flag rule of
+core/game_clock.h: the flagged side's kazan already holds half the stones). The format
+is kumalak play's: BASE[+INC], BASE in minutes unless it says h, m, s or ms, INC in
+seconds unless it says m, s or ms ("10s+0.1", "1+1", "5+3"). Each record line then has
+the time each engine used (a_ms, b_ms, over a_moves and b_moves moves) and `flag`, the
+engine whose time ran out (null: none), and the summary the losses on time.
 
 --record keeps one JSON line per finished game and resumes a stopped match: the games
 already in it are not played again (the openings come from --seed, so they are the
@@ -37,9 +49,14 @@ class MatchEngine(Engine):
     def set_position(self, moves):
         self.send("position startpos" + (" moves " + " ".join(map(str, moves)) if moves else ""))
 
-    def best_move(self, moves, movetime):
+    def best_move(self, moves, movetime, clock=None):
+        """The engine's move after `moves`: with `movetime` ms, or on `clock`, the
+        (wtime, btime, winc, binc) in ms the go sends."""
         self.set_position(moves)
-        self.send(f"go movetime {movetime}")
+        if clock:
+            self.send("go wtime %d btime %d winc %d binc %d" % clock)
+        else:
+            self.send(f"go movetime {movetime}")
         words = self.wait_for("bestmove")[-1].split()
         if len(words) < 2 or not words[1].isdigit():
             raise RuntimeError(f"{self.exe}: no move in '{' '.join(words)}' after moves {moves}")
@@ -47,17 +64,63 @@ class MatchEngine(Engine):
 
     def state(self, moves):
         """(legal moves, result or None) of the position after `moves`."""
+        return self.full_state(moves)[:2]
+
+    def full_state(self, moves):
+        """(legal moves, result or None, position string) after `moves`."""
         self.set_position(moves)
         self.send("d")
         result = None
-        words = self.wait_for("legal")[-1].split()
+        lines = self.wait_for("legal")
+        position = next((l.split(None, 1)[1].strip() for l in lines
+                         if l.startswith("position ")), "")
+        words = lines[-1].split()
         legal = [] if words[1:] == ["none"] else [int(w) for w in words[1:]]
         # "result" follows "legal" only when the game is decided.
         self.send("isready")
         for line in self.wait_for("readyok"):
             if line.startswith("result "):
                 result = line.split()[1]
-        return legal, result
+        return legal, result, position
+
+
+def parse_duration_ms(text, default_unit_ms, what):
+    """"10s", "0.1", "5m", "1h", "250ms" in milliseconds (core/clock_control.h's form)."""
+    units = {"h": 3600000, "m": 60000, "min": 60000, "s": 1000, "ms": 1}
+    number = text.rstrip("hmins")
+    unit = text[len(number):]
+    if unit and unit not in units:
+        raise ValueError(f"{what} '{text}': unknown unit '{unit}' (h, m, s or ms)")
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{what} '{text}' is not a number") from None
+    if not math.isfinite(value) or value < 0 or number.startswith(("+", "-")):
+        raise ValueError(f"{what} '{text}' is not a number of at least 0")
+    return round(value * units.get(unit, default_unit_ms))
+
+
+def parse_clock(text):
+    """(base ms, increment ms) of a time control such as "10s+0.1" or "5+3"."""
+    base, _, inc = text.partition("+")
+    base_ms = parse_duration_ms(base, 60000, "--clock base")
+    inc_ms = parse_duration_ms(inc, 1000, "--clock increment") if inc else 0
+    if base_ms <= 0:
+        raise ValueError(f"--clock '{text}': the base must be more than 0")
+    return base_ms, inc_ms
+
+
+def flag_result(position, flagged_white):
+    """The result when the flagged side's time ran out in `position` (the project's
+    position string): the opponent wins unless it could not win any more, that is
+    unless the flagged side's store holds at least half of all stones (a draw)."""
+    rows, white_store, black_store = position.split()[:3]
+    board = sum(int(v) for v in rows.replace("/", ",").split(",") if v.isdigit())
+    total = board + int(white_store) + int(black_store)
+    kept = int(white_store if flagged_white else black_store)
+    if total - kept <= kept:
+        return "1/2-1/2"
+    return "0-1" if flagged_white else "1-0"
 
 
 def opening(referee, rng, plies):
@@ -141,6 +204,9 @@ def main():
     ap.add_argument("--a-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--record", help="JSON lines of the finished games; resumes a match")
+    ap.add_argument("--clock", metavar="BASE+INC",
+                    help="play on a clock kept by the match (replaces --movetime): "
+                         "e.g. 10s+0.1, 1+1 (minutes+seconds)")
     ap.add_argument("--shard", default="0/1", metavar="I/N",
                     help="play only the pairs whose number is I modulo N, so that N processes "
                          "sharing one --record play one match on N cores; the others' "
@@ -154,6 +220,12 @@ def main():
     if not (shard.isdigit() and shards.isdigit() and int(shard) < int(shards)):
         ap.error(f"--shard '{a.shard}': expected I/N with 0 <= I < N")
     shard, shards = int(shard), int(shards)
+    clock = None
+    if a.clock:
+        try:
+            clock = parse_clock(a.clock)
+        except ValueError as e:
+            ap.error(str(e))
     if shards > 1 and not a.record:
         ap.error("--shard needs --record: the shards' games meet only in the record")
 
@@ -168,6 +240,8 @@ def main():
 
     a_options, b_options = options(a.a_option, "--a-option"), options(a.b_option, "--b-option")
     header = {"seed": a.seed, "opening_plies": a.opening_plies, "game": a.game}
+    if clock:
+        header["clock"] = a.clock
     done = read_record(a.record, header)
     quiet = subprocess.DEVNULL
     engines = {"A": MatchEngine(a.a, a.level, a.threads, a.game, a_options, quiet),
@@ -175,6 +249,7 @@ def main():
     referee = MatchEngine(a.a, "beginner", 1, a.game, stderr=quiet)
     rng = random.Random(a.seed)
     pair_points = {}
+    all_rows = []  # every finished game, recorded before or played now
     played_now, started = 0, time.time()
     def mine(pair):
         return pair % shards == shard
@@ -192,23 +267,44 @@ def main():
             if row is None:
                 moves = list(start)
                 result = None
+                flag = None
+                left = {"A": clock[0], "B": clock[0]} if clock else {}
+                used = {"A": 0, "B": 0}
+                counted = {"A": 0, "B": 0}
                 for e in engines.values():
                     e.send("newgame")  # a fresh tree: nothing carried over from the last game
                 while result is None:
-                    legal, result = referee.state(moves)
+                    legal, result, position = referee.full_state(moves)
                     if result:
                         break
                     if len(moves) >= a.max_plies:
                         result = "1/2-1/2"
                         break
                     white_to_move = len(moves) % 2 == 0
-                    mover = engines["A" if white_to_move == a_white else "B"]
-                    move = mover.best_move(moves, a.movetime)
+                    name = "A" if white_to_move == a_white else "B"
+                    mover = engines[name]
+                    white_name, black_name = ("A", "B") if a_white else ("B", "A")
+                    go_clock = ((left[white_name], left[black_name], clock[1], clock[1])
+                                if clock else None)
+                    t0 = time.monotonic()
+                    move = mover.best_move(moves, a.movetime, go_clock)
+                    spent = (time.monotonic() - t0) * 1000  # ms, not rounded per move
+                    used[name] += spent
+                    counted[name] += 1
+                    if clock:
+                        left[name] -= spent
+                        if left[name] < 0:  # the move that took the last ms is in time
+                            flag = name
+                            result = flag_result(position, white_to_move)
+                            break
+                        left[name] += clock[1]
                     if move not in legal:
                         raise RuntimeError(f"{mover.exe} played {move}, not legal after {moves}")
                     moves.append(move)
                 row = dict(header, pair=pair, a_white=a_white, opening=start,
-                           moves=moves[len(start):], result=result)
+                           moves=moves[len(start):], result=result, a_ms=round(used["A"]),
+                           b_ms=round(used["B"]), a_moves=counted["A"], b_moves=counted["B"],
+                           flag=flag)
                 if a.record:
                     # One write of the whole line, so shards appending to one record
                     # do not interleave their lines.
@@ -218,6 +314,7 @@ def main():
                     finally:
                         os.close(fd)
                 played_now += 1
+            all_rows.append(row)
             pts = points_for_a(row["result"], a_white)
             pair_points.setdefault(pair, []).append(pts)
             games = sum(len(p) for p in pair_points.values())
@@ -225,8 +322,9 @@ def main():
             elapsed = time.time() - started
             rate = played_now / elapsed * 3600 if played_now and elapsed > 0 else 0
             eta = (to_play - played_now) / rate * 3600 if rate else 0
+            on_time = f", {row['flag']} lost on time" if row.get("flag") else ""
             print(f"game {games}/{a.games}: pair {pair + 1}, A {'white' if a_white else 'black'},"
-                  f" {row['result']} ({len(row['moves'])} plies); A {total:g}/{games}"
+                  f" {row['result']} ({len(row['moves'])} plies{on_time}); A {total:g}/{games}"
                   + (f"; {rate:.1f} games/h, ETA {eta / 60:.0f} min" if rate else ""),
                   flush=True)
     finally:
@@ -237,10 +335,23 @@ def main():
     d = sum(1 for p in pair_points.values() for x in p if x == 0.5)
     l = sum(1 for p in pair_points.values() for x in p if x == 0.0)
     est = pentanomial(complete)
+    if est is None:
+        print(f"no complete pair: {w}-{d}-{l} (W-D-L) in {len(pair_points)} games' pairs")
+        return
     score, e, lo, hi = est
-    print(f"A ({a.a}) against B ({a.b}), {a.level} at {a.movetime} ms, Threads {a.threads}: "
+    budget = f"on a clock of {a.clock}" if clock else f"at {a.movetime} ms"
+    print(f"A ({a.a}) against B ({a.b}), {a.level} {budget}, Threads {a.threads}: "
           f"{w}-{d}-{l} (W-D-L) in {len(complete)} pairs, score {100 * score:.1f} %, "
           f"Elo {e:+.0f} [{lo:+.0f}, {hi:+.0f}] (95 %, pentanomial)")
+    if clock:
+        rows = [r for r in all_rows if "a_ms" in r]
+        flags = {side: sum(1 for r in rows if r.get("flag") == side) for side in "AB"}
+        for side in "AB":
+            ms = sum(r[side.lower() + "_ms"] for r in rows)
+            moves = sum(r[side.lower() + "_moves"] for r in rows)
+            print(f"{side}: lost on time {flags[side]} of {len(rows)} games; used "
+                  f"{ms / max(len(rows), 1) / 1000:.2f} s a game, "
+                  f"{ms / max(moves, 1):.0f} ms a move")
 
 
 if __name__ == "__main__":

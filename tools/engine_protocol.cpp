@@ -21,6 +21,7 @@
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/levels.h"
+#include "mcts/time_manager.h"
 #include "nn/model_header.h"
 #include "tools/board_view.h"
 #include "tools/commands.h"
@@ -85,6 +86,10 @@ const ProtocolOption kOptions[] = {
     // A search budget only: the player stays.
     {"MoveTime", "spin", "0", 0, 3600000, "",
      [](EngineControl& c, const std::string&, int64_t n) { c.set_movetime_ms(n); }},
+    // The time kept back from every move under a clock (go wtime ...), for what the
+    // search does not see: mcts/time_manager.h.
+    {"MoveOverhead", "spin", "50", 0, 10000, "",
+     [](EngineControl& c, const std::string&, int64_t n) { c.set_move_overhead_ms(n); }},
     {"Hash", "spin", "0", 0, 16384, "",
      [](EngineControl& c, const std::string&, int64_t n) { c.set_hash_mib(int(n)); }},
     {"Threads", "spin", "1", 1, 256, "",
@@ -376,30 +381,57 @@ class ProtocolLoop {
     control_->set_game(std::move(game));
   }
 
+  // go [depth D] [nodes N] [movetime MS] [infinite] [wtime W btime B [winc I] [binc J]
+  //    [movestogo N]]: the clock words as in UCI, in milliseconds.
   void go(const std::vector<std::string>& args) {
     ThinkLimits limits;
     bool infinite = false;
+    // The clock: each side's time and increment as given (nullopt: not given).
+    std::optional<int64_t> time[2], increment[2];
+    int moves_to_go = 0;
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
       if (a == "infinite") {
         infinite = true;
         continue;
       }
-      if (a != "nodes" && a != "movetime" && a != "depth")
-        throw ParseError("go: unknown limit '" + a + "' (nodes, movetime, depth, infinite)");
+      const bool clock_word =
+          a == "wtime" || a == "btime" || a == "winc" || a == "binc" || a == "movestogo";
+      if (a != "nodes" && a != "movetime" && a != "depth" && !clock_word)
+        throw ParseError(
+            "go: unknown limit '" + a +
+            "' (nodes, movetime, depth, infinite, wtime, btime, winc, binc, movestogo)");
       if (i + 1 >= args.size()) throw ParseError("go: '" + a + "' needs a value");
       const std::string& text = args[++i];
+      // Times on the clock, in ms, at most kMaxMoveTimeSeconds; a time may be negative
+      // (a GUI that lets the flag fall says so): the engine then answers at once.
+      const int64_t max_ms = int64_t(kMaxMoveTimeSeconds) * 1000;
       if (a == "nodes")
         limits.nodes = parse_integer(text, 0, int64_t(1) << 62, "go: nodes");
       else if (a == "movetime")  // milliseconds, at most kMaxMoveTimeSeconds
-        limits.movetime_s =
-            double(parse_integer(text, 0, int64_t(kMaxMoveTimeSeconds) * 1000, "go: movetime")) /
-            1000.0;
-      else  // depths beyond the deepest iteration are that iteration
+        limits.movetime_s = double(parse_integer(text, 0, max_ms, "go: movetime")) / 1000.0;
+      else if (a == "depth")  // depths beyond the deepest iteration are that iteration
         limits.depth =
             int(std::min<int64_t>(parse_integer(text, 0, 1000000, "go: depth"), kMaxSearchDepth));
+      else if (a == "wtime" || a == "btime")
+        time[a[0] == 'b'] = parse_integer(text, -max_ms, max_ms, "go: " + a);
+      else if (a == "winc" || a == "binc")
+        increment[a[0] == 'b'] = parse_integer(text, 0, max_ms, "go: " + a);
+      else
+        moves_to_go = int(parse_integer(text, 1, 100000, "go: movestogo"));
     }
-    control_->go(limits, infinite);
+    std::optional<MoveClock> clock;
+    const bool any_clock = time[0] || time[1] || increment[0] || increment[1] || moves_to_go > 0;
+    if (any_clock && !infinite) {
+      // Only the side to move's clock matters; it must be there.
+      const int side = control_->position().to_move;
+      const char* word = side == 0 ? "wtime" : "btime";
+      if (!time[side])
+        throw ParseError(std::string("go: the side to move has no time: give ") + word +
+                         " (milliseconds)");
+      clock = MoveClock{*time[side], increment[side].value_or(0), moves_to_go};
+    }
+    control_->go(limits, infinite, clock);
   }
 
   std::mutex out_mu_;  // before control_: its search thread writes through emit()
