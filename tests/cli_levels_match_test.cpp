@@ -197,7 +197,7 @@ TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {
                            models + "models/togyz.pt --lower-model ";
   std::string out;
   const int status =
-      kz::test::run_command(base + models + "tests/data/togyz-tiny-libtorch-2.6.pt", &out);
+      kz::test::run_command(base + models + "models/candidates/togyz-pool2-32x4.pt", &out);
   ASSERT_TRUE(status == 0 || status == 3) << "status " << status << "\n" << out;
   EXPECT_TRUE(std::regex_search(out, std::regex(R"(expert vs expert\s+2\s+\d+-\d+-\d+)"))) << out;
   EXPECT_NE(kz::test::run_command(base + "/nonexistent/lower.pt", &out, true), 0);
