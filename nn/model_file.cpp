@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/checksum.h"
 #include "core/little_endian.h"
+#include "core/timestamp.h"
 #include "nn/features.h"
 #include "nn/model_evaluator.h"
 #include "nn/nn_evaluator.h"

@@ -2,12 +2,12 @@
 
 #include <atomic>
 #include <cstring>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
 #include "core/little_endian.h"
+#include "core/timestamp.h"
 #include "nn/features.h"
 #include "nn/network_evaluator.h"
 #include "nn/network_layout.h"
@@ -53,13 +53,6 @@ PlainModel load_plain_model(const std::string& path, const GameSpec* expected_ga
   m.weights_format = checked.weights_format;
   m.tensors = read_model_tensors(checked, where);
   return m;
-}
-
-std::string utc_timestamp_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 void save_plain_model(const std::string& path, const ModelMetadata& meta,

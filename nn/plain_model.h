@@ -44,9 +44,6 @@ NamedTensors read_model_tensors(const CheckedModel& checked, const std::string& 
 void save_plain_model(const std::string& path, const ModelMetadata& meta,
                       const NamedTensors& tensors);
 
-// "2026-12-06T03:14:00Z": when a model is created or saved.
-std::string utc_timestamp_now();
-
 // Loads `path`; `expected_game` (if non-null) must match. Throws ModelError.
 PlainModel load_plain_model(const std::string& path, const GameSpec* expected_game = nullptr);
 

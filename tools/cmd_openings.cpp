@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -22,6 +21,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "core/opening_explorer.h"
+#include "core/timestamp.h"
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
@@ -77,15 +77,6 @@ void list_inputs(const std::string& input, std::vector<std::string>& pgns,
   if (ec) throw ParseError("cannot read the folder '" + input + "': " + ec.message());
   std::sort(found.begin(), found.end());
   for (const auto& p : found) take(p);
-}
-
-std::string utc_now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // How long a lookup of each position of `explorer` takes (find and the selection's
@@ -232,7 +223,7 @@ int run_build(const BuildOptions& opt) {
   meta["format"] = "kumalak-openings";
   meta["version"] = kExplorerVersion;
   meta["game"] = spec.name();
-  meta["created_utc"] = utc_now_iso();
+  meta["created_utc"] = utc_timestamp_now();
   meta["min_games"] = opt.min_games;
   meta["max_plies"] = opt.max_plies;
   meta["results"] = "from the mover's view";
