@@ -56,7 +56,9 @@ void set_default_inference_precision(InferencePrecision precision) {
 int inference_threads() {
   if (const auto get = threads_get.load()) return get();
   const int n = threads_set.load(std::memory_order_relaxed);
-  return n > 0 ? n : default_threads();
+  if (n > 0) return n;
+  static const int fallback = default_threads();  // read once: every forward asks
+  return fallback;
 }
 
 void set_inference_threads(int threads) {

@@ -65,19 +65,34 @@ HumanHead::HumanHead(const PlainModel& model) : info_(model.meta.human), game_(m
   if (c.human_rating_temperature) temperature_ = values_of(model, "human_temperature_fc.weight");
 }
 
-std::vector<float> HumanHead::logits(std::span<const Position> positions,
-                                     std::span<const std::array<float, kHumanRatingInputs>> inputs,
-                                     const std::vector<std::array<float, kMaxPits>>& values) const {
+std::vector<float> HumanHead::convolved(std::span<const Position> positions) const {
   const int64_t P = head_channels_, C = channels_;
   const int m = positions[0].npits;
   const int L = 2 * m;
+  std::vector<float> out(positions.size() * size_t(m) * size_t(P));
+  std::vector<float> features(size_t(kNumPlanes) * size_t(L)), trunk(size_t(L * C));
+  for (size_t i = 0; i < positions.size(); ++i) {
+    encode_features_cells_major(positions[i], features);
+    tower_->trunk(features.data(), L, trunk.data());
+    float* row = out.data() + i * size_t(m) * size_t(P);
+    for (int k = 0; k < m; ++k)
+      for (int64_t p = 0; p < P; ++p)
+        row[k * P + p] = dot(conv_.data() + p * C, trunk.data() + k * C, C);
+  }
+  return out;
+}
+
+std::vector<float> HumanHead::logits(std::span<const Position> positions,
+                                     const std::vector<float>& convolved,
+                                     std::span<const std::array<float, kHumanRatingInputs>> inputs,
+                                     const std::vector<std::array<float, kMaxPits>>& values) const {
+  const int64_t P = head_channels_;
+  const int m = positions[0].npits;
   std::vector<float> out(positions.size() * size_t(m));
-  std::vector<float> features(size_t(kNumPlanes) * size_t(L)), trunk(size_t(L * C)),
-      bias(static_cast<size_t>(P));
+  std::vector<float> bias(static_cast<size_t>(P));
   for (size_t i = 0; i < positions.size(); ++i) {
     const Position& pos = positions[i];
-    encode_features_cells_major(pos, features);
-    tower_->trunk(features.data(), L, trunk.data());
+    const float* row = convolved.data() + i * size_t(m) * size_t(P);
     const float* r = inputs[i].data();
     for (int64_t p = 0; p < P; ++p)
       bias[size_t(p)] =
@@ -88,10 +103,8 @@ std::vector<float> HumanHead::logits(std::span<const Position> positions,
         info_.value_weights.empty() ? 0.f : dot(info_.value_weights.data(), r, kHumanRatingInputs);
     for (int k = 0; k < m; ++k) {
       float logit = out_b_;
-      for (int64_t p = 0; p < P; ++p) {
-        const float h = dot(conv_.data() + p * C, trunk.data() + k * C, C) + bias[size_t(p)];
-        logit += out_w_[size_t(p)] * std::max(h, 0.f);
-      }
+      for (int64_t p = 0; p < P; ++p)
+        logit += out_w_[size_t(p)] * std::max(row[k * P + p] + bias[size_t(p)], 0.f);
       logit *= scale;
       if (!values.empty()) logit += beta * values[i][size_t(k)];
       out[i * size_t(m) + size_t(k)] = pos.legal_mask() >> k & 1 ? logit : -1e30f;
@@ -118,7 +131,7 @@ std::vector<std::array<float, kMaxPits>> HumanHead::probabilities(
     inputs.push_back(human_rating_inputs(info_, ratings[i], !titled.empty() && titled[i]));
   const auto values = info_.value_weights.empty() ? std::vector<std::array<float, kMaxPits>>{}
                                                   : move_values(positions);
-  const std::vector<float> z = logits(positions, inputs, values);
+  const std::vector<float> z = logits(positions, convolved(positions), inputs, values);
   for (size_t i = 0; i < positions.size(); ++i) {
     const float* row = z.data() + i * size_t(m);
     const float top = *std::max_element(row, row + m);
@@ -138,10 +151,12 @@ std::vector<std::vector<double>> HumanHead::move_logprobs(std::span<const Positi
   const int m = positions[0].npits;
   const auto values = info_.value_weights.empty() ? std::vector<std::array<float, kMaxPits>>{}
                                                   : move_values(positions);
+  // The tower and the head's convolution once for every rating of the grid.
+  const std::vector<float> head = convolved(positions);
   for (size_t g = 0; g < ratings.size(); ++g) {
     const std::vector<std::array<float, kHumanRatingInputs>> inputs(
         positions.size(), human_rating_inputs(info_, ratings[g], false));
-    const std::vector<float> z = logits(positions, inputs, values);
+    const std::vector<float> z = logits(positions, head, inputs, values);
     for (size_t b = 0; b < positions.size(); ++b) {
       const float* row = z.data() + b * size_t(m);
       const float top = *std::max_element(row, row + m);

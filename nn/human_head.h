@@ -53,9 +53,13 @@ class HumanHead {
   std::vector<std::array<float, kMaxPits>> move_values(std::span<const Position> positions) const;
 
  private:
-  // The head's logits [positions][pits] for the rating inputs of each position, the value
-  // term added where the model has one, illegal moves at -1e30.
+  // What does not depend on the rating: the tower and the head's convolution (its batch
+  // norm folded in) over the mover's cells, [positions][pits][head channels].
+  std::vector<float> convolved(std::span<const Position> positions) const;
+  // The head's logits [positions][pits] from `convolved` for the rating inputs of each
+  // position, the value term added where the model has one, illegal moves at -1e30.
   std::vector<float> logits(std::span<const Position> positions,
+                            const std::vector<float>& convolved,
                             std::span<const std::array<float, kHumanRatingInputs>> inputs,
                             const std::vector<std::array<float, kMaxPits>>& values) const;
 
