@@ -63,7 +63,9 @@ TEST(PlainNetwork, ThePortableForwardAgreesWithTheFastestInFp32) {
       float sum = 0;
       for (int k = 0; k < spec.pits; ++k) {
         EXPECT_NEAR(a[i].policy[size_t(k)], b[i].policy[size_t(k)], 1e-4);
-        if (!(positions[i].legal_mask() >> k & 1)) EXPECT_EQ(a[i].policy[size_t(k)], 0.f);
+        if (!(positions[i].legal_mask() >> k & 1)) {
+          EXPECT_EQ(a[i].policy[size_t(k)], 0.f);
+        }
         sum += a[i].policy[size_t(k)];
       }
       EXPECT_NEAR(sum, 1.f, 1e-5);

@@ -2,25 +2,16 @@
 // trip, and every malformed part of a header refused with the file and the tensor named.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/little_endian.h"
 #include "nn/model_header.h"
 #include "nn/safetensors.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // A safetensors file from a header given as JSON text and `data_bytes` bytes of data.
 std::string safetensors_bytes(const std::string& header, size_t data_bytes) {
@@ -105,8 +96,8 @@ TEST(Safetensors, RefusesEveryMalformedPartNamingTheTensor) {
        "__metadata__ is not an object"},
   };
   for (const Case& c : cases) {
-    const std::string why =
-        message_of([&] { read_safetensors(c.bytes, "model 'm.pt': ", &specs); });
+    const std::string why = test::error_message<ModelError>(
+        [&] { read_safetensors(c.bytes, "model 'm.pt': ", &specs); });
     EXPECT_NE(why.find("model 'm.pt': "), std::string::npos) << why;
     EXPECT_NE(why.find(c.expected), std::string::npos) << "got: " << why;
   }
@@ -114,7 +105,9 @@ TEST(Safetensors, RefusesEveryMalformedPartNamingTheTensor) {
   const std::vector<TensorSpec> two{{"w", TensorDtype::kF32, {2}}, {"b", TensorDtype::kF32, {1}}};
   const std::string one =
       safetensors_bytes(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8);
-  EXPECT_NE(message_of([&] { read_safetensors(one, "m: ", &two); }).find("tensor 'b' is missing"),
+  EXPECT_NE(test::error_message<ModelError>([&] {
+              read_safetensors(one, "m: ", &two);
+            }).find("tensor 'b' is missing"),
             std::string::npos);
 }
 

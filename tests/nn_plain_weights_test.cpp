@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -29,15 +28,6 @@
 
 namespace kz {
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Configurations with every optional head.
 std::vector<NetConfig> configs() {
@@ -124,7 +114,7 @@ TEST(PlainModel, LibTorchArchiveFilesLoadWithTheReaderAndAreRefusedWithout) {
   EXPECT_EQ(weights_checksum(old_model.net), weights_checksum(model.net));
   // Without LibTorch's reader: refused, saying how to convert.
   set_libtorch_archive_reader(nullptr);
-  const std::string why = message_of([&] { load_plain_model(old); });
+  const std::string why = test::error_message<ModelError>([&] { load_plain_model(old); });
   EXPECT_NE(why.find("LibTorch archive"), std::string::npos) << why;
   EXPECT_NE(why.find("model-info --convert"), std::string::npos) << why;
   // With it: the same tensors, and converted it is a safetensors file of the same weights.
@@ -156,7 +146,7 @@ TEST(PlainModel, DamagedWeightsAreRefusedNamingTheTensor) {
          crc32(meta + meta_len, payload_len, crc32(meta, meta_len)));
   const std::string bad = dir + "/bad.pt";
   write_file_atomically(bad, [&](std::ostream& o) { o << damaged; });
-  const std::string why = message_of([&] { load_plain_model(bad); });
+  const std::string why = test::error_message<ModelError>([&] { load_plain_model(bad); });
   EXPECT_NE(why.find("tensor 'input_conv.weight' has shape [16, 3, 28]"), std::string::npos) << why;
   EXPECT_NE(test::load_error(bad).find("input_conv.weight"), std::string::npos);
   // A value changed: the weights checksum.
@@ -166,7 +156,9 @@ TEST(PlainModel, DamagedWeightsAreRefusedNamingTheTensor) {
          crc32(flipped.data() + kModelHeaderBytes + meta_len, payload_len,
                crc32(flipped.data() + kModelHeaderBytes, meta_len)));
   write_file_atomically(bad, [&](std::ostream& o) { o << flipped; });
-  EXPECT_NE(message_of([&] { load_plain_model(bad); }).find("weights checksum mismatch"),
+  EXPECT_NE(test::error_message<ModelError>([&] {
+              load_plain_model(bad);
+            }).find("weights checksum mismatch"),
             std::string::npos);
 }
 
@@ -236,8 +228,8 @@ TEST(PortableNetwork, MatchesTheModelsOwnForward) {
     EXPECT_LT(worst, 1e-3) << file;
     // The portable forward through the evaluator gives probabilities like the reference's.
     NetworkEvaluator evaluator(std::make_shared<const PortableNetwork>(
-                                         fold_network_weights(plain.tensors, plain.meta.network)),
-                                     "portable");
+                                   fold_network_weights(plain.tensors, plain.meta.network)),
+                               "portable");
     std::vector<EvalOutput> got(positions.size());
     evaluator.evaluate(positions, got);
     const test::PrecisionGuard fp32(InferencePrecision::kFp32);
@@ -281,7 +273,7 @@ TEST(HumanHead, GivesHumanPolicysAnswers) {
     for (int k = 0; k < spec.pits; ++k)
       EXPECT_NEAR(values[i][size_t(k)], values_want[i][size_t(k)], 1e-3);
   // No head: refused.
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(test::error_message<ModelError>([&] {
               HumanHead(load_plain_model(test::source_dir() + "/models/togyz.pt"));
             }).find("no human policy head"),
             std::string::npos);

@@ -38,4 +38,15 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
+// The message of the `Error` that `f` throws, or "" when it throws none.
+template <class Error, class F>
+std::string error_message(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace kz::test
