@@ -53,9 +53,7 @@ PuzzleRatings read_puzzle_ratings(const std::string& path) {
     if (kind == "rating") {
       Glicko2Rating g;
       if (!(ss >> g.rating >> g.deviation >> g.volatility) || (ss >> extra) ||
-          !std::isfinite(g.rating) || !std::isfinite(g.volatility) || g.deviation <= 0 ||
-          g.deviation > 350 || g.volatility <= 0 || g.volatility > 1 || g.rating < -10000 ||
-          g.rating > 10000)
+          !is_sensible_puzzle_rating(g))
         fail("expected 'rating GAME RATING DEVIATION VOLATILITY' with sensible numbers");
       r.rating[game] = g;
     } else if (kind == "tried") {
@@ -87,6 +85,11 @@ void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings)
       for (const auto& [id, solved] : ids)
         o << "tried " << game << " " << id << " " << solved << "\n";
   });
+}
+
+bool is_sensible_puzzle_rating(const Glicko2Rating& r) {
+  return std::isfinite(r.rating) && r.rating >= -10000 && r.rating <= 10000 &&
+         r.deviation > 0 && r.deviation <= 350 && r.volatility > 0 && r.volatility <= 1;
 }
 
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved) {

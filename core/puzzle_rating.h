@@ -1,7 +1,8 @@
 // A player's puzzle rating, per game, kept in a small text file under the user's config
 // folder, and the puzzles already tried (a puzzle rates a player once: trying it again
 // after seeing the solution would say nothing). `kumalak puzzle` reads and writes it;
-// the page keeps the same numbers in the browser (tools/web/puzzles.js).
+// the page keeps the same numbers in the browser (tools/web/puzzles.js) and has the server
+// update them (tools/serve/puzzle_api.h).
 //
 //   kumalak-puzzle-rating 1
 //   rating <game> <rating> <deviation> <volatility>
@@ -32,6 +33,11 @@ std::string default_puzzle_ratings_path();
 PuzzleRatings read_puzzle_ratings(const std::string& path);
 // Writes atomically (a temporary name, then renamed), making the folder when needed.
 void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings);
+
+// Whether `r` can be a player's puzzle rating: finite numbers, the rating within
+// -10000..10000, the deviation in (0, 350], the volatility in (0, 1]. What the rating file
+// and the page's request (tools/serve/puzzle_api.h) are checked against.
+bool is_sensible_puzzle_rating(const Glicko2Rating& r);
 
 // The player's rating after solving (or failing) one puzzle of `puzzle_rating`.
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved);

@@ -23,6 +23,21 @@ TEST(Glicko2, PaperWorkedExample) {
   EXPECT_NEAR(r.volatility, 0.05999, 0.00001);
 }
 
+// What a rating file's line and the page's request (tools/serve/puzzle_api.h) may hold.
+TEST(Glicko2, SensiblePuzzleRatings) {
+  EXPECT_TRUE(is_sensible_puzzle_rating({1500, 350, 0.06}));
+  EXPECT_TRUE(is_sensible_puzzle_rating({-200, 30, 1}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 0, 0.06}));     // no deviation
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 351, 0.06}));   // above a new player's
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, 0}));      // no volatility
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, 1.5}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({20000, 350, 0.06}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({NAN, 350, 0.06}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, NAN, 0.06}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, NAN}));
+  EXPECT_FALSE(is_sensible_puzzle_rating({INFINITY, 350, 0.06}));
+}
+
 TEST(Glicko2, NoGamesOnlyWidensTheDeviation) {
   const Glicko2Rating player{1500, 200, 0.06};
   const Glicko2Rating r = glicko2_update(player, {});

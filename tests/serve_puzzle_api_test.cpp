@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/puzzle_file.h"
+#include "core/puzzle_rating.h"
 #include "tests/serve_test_util.h"
 #include "tests/test_util.h"
 #include "tools/serve/http.h"
@@ -91,6 +92,38 @@ TEST(ServePuzzles, CheckJudgesTheAnswer) {
   EXPECT_EQ(wrong["played"], 8);
 }
 
+// The page sends the rating it keeps for its player; the server answers the rating after
+// the attempt, the same update as `kumalak puzzle` (core/puzzle_rating.h).
+TEST(ServePuzzles, CheckRatesThePlayerItIsGiven) {
+  PuzzleServer server;
+  const Glicko2Rating before{1400, 200, 0.06};
+  const json player = {{"rating", before.rating},
+                       {"deviation", before.deviation},
+                       {"volatility", before.volatility}};
+  for (const bool solved : {true, false}) {
+    auto [status, r] = server.call(
+        "POST", "/api/puzzle/check",
+        {{"game", "togyz"}, {"id", "t-test0001"}, {"move", solved ? 9 : 8}, {"player", player}});
+    ASSERT_EQ(status, 200) << r.dump();
+    ASSERT_EQ(r["correct"], solved);
+    ASSERT_TRUE(r["player_after"].is_object()) << r.dump();
+    const Glicko2Rating expected = rate_puzzle_attempt(before, 1500, solved);
+    EXPECT_DOUBLE_EQ(r["player_after"]["rating"].get<double>(), expected.rating);
+    EXPECT_DOUBLE_EQ(r["player_after"]["deviation"].get<double>(), expected.deviation);
+    EXPECT_DOUBLE_EQ(r["player_after"]["volatility"].get<double>(), expected.volatility);
+    if (solved)
+      EXPECT_GT(expected.rating, before.rating);
+    else
+      EXPECT_LT(expected.rating, before.rating);
+    EXPECT_LT(expected.deviation, before.deviation);
+  }
+  // Without a rating (a puzzle tried before) nothing is rated.
+  auto [status, r] = server.call("POST", "/api/puzzle/check",
+                                 {{"game", "togyz"}, {"id", "t-test0001"}, {"move", 9}});
+  ASSERT_EQ(status, 200) << r.dump();
+  EXPECT_FALSE(r.contains("player_after")) << r.dump();
+}
+
 TEST(ServePuzzles, TryJudgesAMoveOfTheAnalysedGame) {
   PuzzleServer server;
   auto [status, r] =
@@ -121,6 +154,20 @@ TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
       {"POST", "/api/puzzle/check", {{"id", "t-test0001"}, {"move", 10}}, 400, ""},
       {"POST", "/api/puzzle/check", {{"id", "t-nope"}, {"move", 9}}, 404, "no puzzle"},
       {"POST", "/api/puzzle/check", {{"move", 9}}, 400, "id"},
+      {"POST", "/api/puzzle/check", {{"id", "t-test0001"}, {"move", 9}, {"player", 1500}}, 400,
+       "player"},
+      {"POST", "/api/puzzle/check",
+       {{"id", "t-test0001"}, {"move", 9}, {"player", {{"rating", 1500}}}}, 400, "player"},
+      {"POST", "/api/puzzle/check",
+       {{"id", "t-test0001"},
+        {"move", 9},
+        {"player", {{"rating", 1500}, {"deviation", 400}, {"volatility", 0.06}}}},
+       400, "player"},
+      {"POST", "/api/puzzle/check",
+       {{"id", "t-test0001"},
+        {"move", 9},
+        {"player", {{"rating", "1500"}, {"deviation", 350}, {"volatility", 0.06}}}},
+       400, "player"},
       {"POST", "/api/puzzle/try", {{"best", 9}, {"move", 9}}, 400, "position"},
       {"POST", "/api/puzzle/try", {{"position", "9,9"}, {"best", 9}, {"move", 9}}, 400, ""},
       {"POST", "/api/puzzle/try", {{"position", kStart}, {"move", 9}}, 400, "best"},

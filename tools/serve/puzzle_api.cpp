@@ -1,15 +1,18 @@
 #include "tools/serve/puzzle_api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "core/atomic_file.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "core/puzzle_file.h"
+#include "core/puzzle_rating.h"
 #include "mcts/advice.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
@@ -68,6 +71,26 @@ json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
           {"count", set.puzzles.size()}};
 }
 
+// The request's `player`: the puzzle rating the page keeps for its player, an object of
+// three numbers {rating, deviation, volatility}; nothing when absent or null.
+std::optional<Glicko2Rating> player_field(const json& b) {
+  if (!b.contains("player") || b["player"].is_null()) return std::nullopt;
+  const json& p = b["player"];
+  const auto number = [&p](const char* name) {
+    return p.is_object() && p.contains(name) && p[name].is_number() ? p[name].get<double>()
+                                                                   : std::nan("");
+  };
+  const Glicko2Rating r{number("rating"), number("deviation"), number("volatility")};
+  if (!is_sensible_puzzle_rating(r))
+    throw ApiError(400, i18n::tr("player: expected a puzzle rating: rating, deviation (0 to 350) and "
+                                 "volatility (0 to 1), as numbers"));
+  return r;
+}
+
+json rating_json(const Glicko2Rating& r) {
+  return {{"rating", r.rating}, {"deviation", r.deviation}, {"volatility", r.volatility}};
+}
+
 }  // namespace
 
 void add_puzzle_routes(httplib::Server& http) {
@@ -104,12 +127,13 @@ void add_puzzle_routes(httplib::Server& http) {
     const PuzzleSet& set = library->set_for(spec);
     const Puzzle& z = find_puzzle(set, id);
     const int played = move_field(b, spec, z.position);
+    const std::optional<Glicko2Rating> player = player_field(b);
     const int key = z.key_move();
     json line = json::array();
     for (int m : z.solution) line.push_back(m + 1);
     Position end = z.position;
     for (int m : z.solution) end.play(m);
-    return json{{"id", z.id},
+    json answer{{"id", z.id},
                 {"correct", played == key},
                 {"played", played + 1},
                 {"played_notation", format_move(z.position, played)},
@@ -121,6 +145,10 @@ void add_puzzle_routes(httplib::Server& http) {
                 {"line_text", line_notation(z.position, z.solution)},
                 {"rating", z.rating},
                 {"board_after", board_json(end)}};
+    // The player's rating after this attempt: a game against an opponent of the
+    // puzzle's rating, won when the key move was found.
+    if (player) answer["player_after"] = rating_json(rate_puzzle_attempt(*player, z.rating, played == key));
+    return answer;
   });
   // A mistake of the player's own game as a puzzle: the position before it and the
   // engine's move from the analysis; the answer is right when it is the engine's move.

@@ -1,10 +1,13 @@
 #include "tools/serve/views.h"
 
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "mcts/accuracy.h"
 #include "mcts/advice.h"
 
 namespace kz::cli::serve {
@@ -81,10 +84,12 @@ namespace {
 json analysis_json(const Session& s) {
   json plies = json::array();
   AnalysisStats side[2];
+  std::vector<double> drops[2];  // each side's judged moves, for its accuracy
   for (size_t i = 0; i < s.judged.size(); ++i) {
     const MoveJudgement& j = s.judged[i];
     const Position& q = s.game.position_at(i);
     side[j.mover].add(j);
+    if (j.judged) drops[j.mover].push_back(j.drop);
     plies.push_back({{"ply", i + 1},
                      {"notation", format_move(q, j.move)},
                      {"mover", j.mover},
@@ -102,9 +107,15 @@ json analysis_json(const Session& s) {
   json played_like = json::array();
   for (const auto& like : s.played_like)
     played_like.push_back(complete && like ? played_like_json(*like) : json());
+  json accuracy = json::array();
+  for (const auto& d : drops) {
+    const std::optional<double> a = complete ? game_accuracy(d) : std::nullopt;
+    accuracy.push_back(a ? json(*a) : json());
+  }
   return {{"level", level_name(s.analysis_level)},
           {"engine", s.analysis_engine},
           {"played_like", played_like},
+          {"accuracy", accuracy},
           {"done", s.judged.size()},
           {"total", s.game.plies()},
           {"complete", s.judged.size() == s.game.plies()},
