@@ -88,8 +88,8 @@ void write_puzzle_ratings(const std::string& path, const PuzzleRatings& ratings)
 }
 
 bool is_sensible_puzzle_rating(const Glicko2Rating& r) {
-  return std::isfinite(r.rating) && r.rating >= -10000 && r.rating <= 10000 &&
-         r.deviation > 0 && r.deviation <= 350 && r.volatility > 0 && r.volatility <= 1;
+  return std::isfinite(r.rating) && r.rating >= -10000 && r.rating <= 10000 && r.deviation > 0 &&
+         r.deviation <= 350 && r.volatility > 0 && r.volatility <= 1;
 }
 
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved) {

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "tests/test_util.h"
@@ -148,11 +150,25 @@ TEST_F(ServeApi, PrintsItsAddressAndServesThePage) {
   auto page = cli.Get("/");
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
-  EXPECT_NE(page->body.find("<script src=\"app.js\">"), std::string::npos);
-  auto js = cli.Get("/app.js");
-  ASSERT_TRUE(js);
-  EXPECT_EQ(js->status, 200);
-  EXPECT_NE(js->get_header_value("Content-Type").find("javascript"), std::string::npos);
+  EXPECT_NE(page->body.find("<script type=\"module\" src=\"app.js\">"), std::string::npos);
+  // The page's scripts are ES modules: the board page's and the Run view's, and every
+  // module they import, transitively, is served as JavaScript (a browser refuses a module
+  // of any other type).
+  const std::regex import_from(R"re((?:^|\n)import\s[^;]*?from\s+"\./([\w.-]+\.js)";)re");
+  std::set<std::string> served, pending = {"app.js", "run.js"};
+  while (!pending.empty()) {
+    const std::string name = *pending.begin();
+    pending.erase(pending.begin());
+    served.insert(name);
+    auto js = cli.Get("/" + name);
+    ASSERT_TRUE(js) << name;
+    EXPECT_EQ(js->status, 200) << name;
+    EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8") << name;
+    for (std::sregex_iterator m(js->body.begin(), js->body.end(), import_from), end; m != end; ++m)
+      if (!served.count((*m)[1])) pending.insert((*m)[1]);
+  }
+  for (const char* module : {"api.js", "i18n.js", "board.js", "game.js", "puzzles.js"})
+    EXPECT_TRUE(served.count(module)) << module << " is not imported by the page";
   // Only the page's own files: no other path reaches the disk.
   for (const char* path : {"/../../etc/passwd", "/etc/passwd", "/%2e%2e/CMakeLists.txt",
                            "/tools/web/app.js", "/README.md"}) {

@@ -27,9 +27,9 @@ TEST(Glicko2, PaperWorkedExample) {
 TEST(Glicko2, SensiblePuzzleRatings) {
   EXPECT_TRUE(is_sensible_puzzle_rating({1500, 350, 0.06}));
   EXPECT_TRUE(is_sensible_puzzle_rating({-200, 30, 1}));
-  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 0, 0.06}));     // no deviation
-  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 351, 0.06}));   // above a new player's
-  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, 0}));      // no volatility
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 0, 0.06}));    // no deviation
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 351, 0.06}));  // above a new player's
+  EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, 0}));     // no volatility
   EXPECT_FALSE(is_sensible_puzzle_rating({1500, 350, 1.5}));
   EXPECT_FALSE(is_sensible_puzzle_rating({20000, 350, 0.06}));
   EXPECT_FALSE(is_sensible_puzzle_rating({NAN, 350, 0.06}));

@@ -13,7 +13,9 @@ namespace kz::cli::serve {
 namespace {
 
 // The lowest legal pit (0-based) of a position that has one.
-int first_legal(const Position& p) { return __builtin_ctz(p.legal_mask()); }
+int first_legal(const Position& p) {
+  return __builtin_ctz(p.legal_mask());
+}
 
 // A Togyz session with `drops.size()` plies played (each the first legal move), judged
 // with these expected-score drops; `judged[i]` false leaves ply i unjudged.

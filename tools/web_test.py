@@ -180,11 +180,11 @@ def main():
                 fail("the Level menu offers no rating %s: %r" % (rating, level_values))
         Select(driver.find_element(By.ID, "level")).select_by_value("1300")
         driver.find_element(By.ID, "new-game").click()
-        wait.until(lambda d: d.execute_script("return state && state.level === '1300' && state.moves.length === 0"))
+        wait.until(lambda d: d.execute_script("return kzState && kzState.level === '1300' && kzState.moves.length === 0"))
         click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
                    and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
-        engine = driver.execute_script("return state.engine.name")
+        engine = driver.execute_script("return kzState.engine.name")
         if engine != "human-1300":
             fail("the engine's reply at rating 1300 came from %r, not the human policy" % engine)
         Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
@@ -253,6 +253,17 @@ def main():
         stored = driver.execute_script("return localStorage.getItem('kz-puzzle-rating')")
         if not stored or json.loads(stored)["togyz"]["rating"] <= 1500:
             fail("no higher rating kept in the browser: " + repr(stored))
+        # The rating kept is the server's update of a new player's (core/puzzle_rating.h),
+        # the page computes none of its own.
+        req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                                      "move": check["solution"],
+                                                      "player": {"rating": 1500, "deviation": 350,
+                                                                 "volatility": 0.06}}).encode())
+        expected = json.load(urllib.request.urlopen(req))["player_after"]
+        if json.loads(stored)["togyz"] != expected:
+            fail("the rating kept %r is not the server's %r" % (stored, expected))
         shot("serve-puzzle.png")
         # A puzzle loads in under 200 ms: from the click (the event's time) to the first
         # frame drawn after the new board is in the page, five times over (the file is in
@@ -270,13 +281,19 @@ def main():
         # (when the engine found one) solved with the engine's move.
         driver.find_element(By.ID, "puzzle-mistakes").click()
         wait.until(lambda d: "accuracy:" in d.find_element(By.ID, "puzzle-mistakes-list").text)
+        # Each side's accuracy is the server's (mcts/accuracy.h), as the analysis gives it.
+        accuracy = driver.execute_script("return kzState.analysis.accuracy")
+        shown = driver.find_element(By.ID, "puzzle-mistakes-list").text
+        for side, value in zip(("White", "Black"), accuracy):
+            if "%s's accuracy: %.1f%%." % (side, value) not in shown:
+                fail("the mistakes list %r does not show the server's accuracy %r" % (shown, accuracy))
         mistakes = driver.find_elements(By.CSS_SELECTOR, "#puzzle-mistakes-list .puzzle-mistake")
         if mistakes:
             mistakes[0].click()
             wait.until(lambda d: "Find a better move than" in d.find_element(By.ID, "puzzle-title").text
                        and d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
             best = driver.execute_script(
-                "return state.analysis.plies.filter((x) => x.judged && x.best && "
+                "return kzState.analysis.plies.filter((x) => x.judged && x.best && "
                 "(x.mark === 'mistake' || x.mark === 'blunder'))[0].best")
             click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable[data-pit=\"%s\"]" % best[0])
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
@@ -377,10 +394,10 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 5)
     Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
     tap_centered(driver, driver.find_element(By.ID, "analyze"))
-    wait.until(lambda d: d.execute_script("return !!(state.analysis && state.analysis.complete)")
+    wait.until(lambda d: d.execute_script("return !!(kzState.analysis && kzState.analysis.complete)")
                and d.find_elements(By.CSS_SELECTOR, "#analysis-chart path"))
     # Each side's estimated rating, in the page's language, with the server's numbers.
-    likes = driver.execute_script("return state.analysis.played_like")
+    likes = driver.execute_script("return kzState.analysis.played_like")
     texts = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#analysis .played-like")]
     if len(texts) != 2 or not all(likes):
         fail("%s: the analysis shows %r for the played-like estimates %r" % (lang, texts, likes))
@@ -426,7 +443,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     pits.clear()
     pits.send_keys("9")
     tap_centered(driver, driver.find_element(By.ID, "new-game"))
-    wait.until(lambda d: d.execute_script("return !!(state && state.npits === 9 && !state.togyz)")
+    wait.until(lambda d: d.execute_script("return !!(kzState && kzState.npits === 9 && !kzState.togyz)")
                and len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")

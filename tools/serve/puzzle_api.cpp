@@ -78,12 +78,13 @@ std::optional<Glicko2Rating> player_field(const json& b) {
   const json& p = b["player"];
   const auto number = [&p](const char* name) {
     return p.is_object() && p.contains(name) && p[name].is_number() ? p[name].get<double>()
-                                                                   : std::nan("");
+                                                                    : std::nan("");
   };
   const Glicko2Rating r{number("rating"), number("deviation"), number("volatility")};
   if (!is_sensible_puzzle_rating(r))
-    throw ApiError(400, i18n::tr("player: expected a puzzle rating: rating, deviation (0 to 350) and "
-                                 "volatility (0 to 1), as numbers"));
+    throw ApiError(400,
+                   i18n::tr("player: expected a puzzle rating: rating, deviation (0 to 350) and "
+                            "volatility (0 to 1), as numbers"));
   return r;
 }
 
@@ -147,7 +148,8 @@ void add_puzzle_routes(httplib::Server& http) {
                 {"board_after", board_json(end)}};
     // The player's rating after this attempt: a game against an opponent of the
     // puzzle's rating, won when the key move was found.
-    if (player) answer["player_after"] = rating_json(rate_puzzle_attempt(*player, z.rating, played == key));
+    if (player)
+      answer["player_after"] = rating_json(rate_puzzle_attempt(*player, z.rating, played == key));
     return answer;
   });
   // A mistake of the player's own game as a puzzle: the position before it and the

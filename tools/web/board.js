@@ -1,13 +1,13 @@
-// The board as the page draws it, one drawing for the game (app.js) and the puzzles
+// The board as the page draws it, one drawing for the game (game_view.js) and the puzzles
 // (puzzles.js): Togyz Kumalak's two rows with the kazans between them, Kalah's rows with
 // each player's store on their right (where each part sits is style.css's, .board-grid
 // and .board-grid.kalah). The holes are buttons carrying data-player and data-pit (the
 // player 0/1 and the hole 1..N), the stores data-store; the words are the reader's
 // language (i18n.js).
-"use strict";
+import { tr } from "./i18n.js";
 
 // The side's name in the reader's language: White/Black (Togyz), South/North (Kalah).
-function boardSideName(togyz, player) {
+export function boardSideName(togyz, player) {
   return togyz ? (player === 0 ? tr("White") : tr("Black")) : (player === 0 ? tr("South") : tr("North"));
 }
 
@@ -23,7 +23,7 @@ function boardSideName(togyz, player) {
 //   last            the last move {mover, pit, landing: [player|-1, hole]}: marked;
 //   changed(p, i)   whether hole i (0-based) of p changed since last drawn: it flashes;
 //   hinted(p, i)    whether hole i of p is the one a hint points at: outlined.
-function boardGrid(b, v) {
+export function boardGrid(b, v) {
   const m = v.npits;
   const bottom = v.bottom, top = bottom ^ 1;
   const side = v.side || ((p) => boardSideName(v.togyz, p));

@@ -1,4 +1,3 @@
-'use strict';
 // Words on the page in the reader's language. Every sentence is one message id: the
 // whole English sentence with named placeholders {name} (the same ids as the C++ side's
 // core/i18n.h), never glued from pieces. trn picks the plural form by a count, which is
@@ -9,6 +8,7 @@
 // in the page's menu (kept in localStorage), else the first of navigator.languages that
 // has a catalog, else English. The pages' static text is marked with data-i18n (the
 // element's text), data-i18n-title, data-i18n-aria-label and data-i18n-placeholder.
+// An ES module: the pages import tr, trn, currentLanguage and startLanguageMenu.
 
 // The Language menu's entries, in its order: each language named in itself, so that a
 // reader finds theirs in any language.
@@ -93,12 +93,12 @@ function evalPlural(expr, n) {
   return v;
 }
 
-function tr(msgid, params = {}) {
+export function tr(msgid, params = {}) {
   const t = i18nState.messages[msgid];
   return fillPlaceholders(typeof t === 'string' && t ? t : msgid, params);
 }
 
-function trn(singular, plural, n, params = {}) {
+export function trn(singular, plural, n, params = {}) {
   let text = n === 1 ? singular : plural;
   const forms = i18nState.messages[singular];
   if (Array.isArray(forms) && i18nState.plural) {
@@ -106,6 +106,11 @@ function trn(singular, plural, n, params = {}) {
     if (forms[k]) text = forms[k];
   }
   return fillPlaceholders(text, {...params, n});
+}
+
+// The language the page shows now ('en', 'kk', 'ru' or 'ky').
+export function currentLanguage() {
+  return i18nState.lang;
 }
 
 // The language to start in: the menu's last choice, else the browser's preference.
@@ -140,7 +145,7 @@ async function setLanguage(lang) {
 // language. A choice is kept in localStorage (shared by the board and the Run view),
 // set, and then `onChange` is awaited (the page redraws what it drew in words).
 // Resolves once the first language is set.
-function startLanguageMenu(onChange) {
+export function startLanguageMenu(onChange) {
   const holder = document.getElementById('lang-menu');
   const label = document.createElement('span');
   label.dataset.i18n = 'Language';
@@ -164,7 +169,7 @@ function startLanguageMenu(onChange) {
   return setLanguage(menu.value);
 }
 
-function translatePage(root = document) {
+export function translatePage(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = tr(el.dataset.i18n);
   for (const [attr, key] of [['title', 'i18nTitle'], ['aria-label', 'i18nAriaLabel'],
                              ['placeholder', 'i18nPlaceholder']])

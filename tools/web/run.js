@@ -1,7 +1,8 @@
 // The Run view (run.html): draws what /api/run says about one training run and asks
 // again every few seconds while the page is open. The run is chosen by its index among
 // those the server was started with (?run=N in the address); the server reads the files.
-"use strict";
+import { api, toast } from "./api.js";
+import { startLanguageMenu, tr, trn } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -17,26 +18,13 @@ let pollTimer = null;
 const hiddenSeries = new Set(NOT_LOSSES);
 let lastRun = null;
 
+// A message stays longer than on the board page: the Run view is read, not played on.
+const TOAST_MS = 8000;
+
 // --- Talking to the server -----------------------------------------------------------
 
-async function getJson(path) {
-  // The server says its errors in the language of the page's menu.
-  const res = await fetch(path, { headers: { "Accept-Language": i18nState.lang } });
-  const data = await res.json().catch(() => ({ error: res.statusText }));
-  if (!res.ok) throw new Error(data.error || res.statusText);
-  return data;
-}
-
-function toast(message) {
-  const t = $("toast");
-  t.textContent = message;
-  t.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (t.hidden = true), 8000);
-}
-
 async function loadRuns() {
-  const list = await getJson("/api/runs");
+  const list = await api("GET", "/api/runs");
   const select = $("run");
   select.textContent = "";
   for (const r of list.runs) {
@@ -62,11 +50,11 @@ async function loadRuns() {
 async function refresh() {
   clearTimeout(pollTimer);
   try {
-    const run = await getJson("/api/run?run=" + runIndex);
+    const run = await api("GET", "/api/run?run=" + runIndex);
     lastRun = run;
     draw(run);
   } catch (e) {
-    toast(e.message);
+    toast(e.message, TOAST_MS);
   }
   pollTimer = setTimeout(refresh, POLL_MS);
 }
@@ -317,6 +305,6 @@ function draw(run) {
     document.title = tr("KumalakZero: training run");
     if (await loadRuns()) refresh();
   } catch (e) {
-    toast(e.message);
+    toast(e.message, TOAST_MS);
   }
 })();

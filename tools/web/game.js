@@ -1,0 +1,296 @@
+// The game of the board page: the state the server keeps for this tab's game (docs/serve.md),
+// what the person's clicks ask of it, the settings form and the review of earlier
+// positions. Everything about the games (rules, legal moves, notation, the engine) comes
+// from the server's JSON API; this module only sends what the person clicks and has the
+// views (game_view.js, analysis_view.js) draw what the server says. Each browser tab
+// keeps its own game: the session id lives in sessionStorage.
+import { api, request, toast } from "./api.js";
+import { drawAnalysis } from "./analysis_view.js";
+import { sideTitle } from "./game_words.js";
+import { clearHinted, drawBoard, drawHint, drawMoves, drawStatus, drawThinking, forgetShownPits,
+         humanSide } from "./game_view.js";
+import { startLanguageMenu, tr, trn } from "./i18n.js";
+import { animateSowing, stopSowing } from "./sowing.js";
+
+const $ = (id) => document.getElementById(id);
+let session = sessionStorage.getItem("kz-session");
+let state = null;        // the last state from the server
+let review = null;       // {ply, board, last} while looking at an earlier position
+let pollTimer = null;
+let ratingRanges = {};   // per game: the human model's {min, max} (levels by rating), or null
+
+// The state of the game shown (the server's, docs/serve.md), null before the first; the
+// Puzzles view turns its analysed mistakes into puzzles.
+export function currentGame() {
+  return state;
+}
+
+// --- Talking to the server -----------------------------------------------------------
+
+async function act(method, path, body) {
+  try {
+    const s = await api(method, path, body);
+    if (s && s.session) setState(s);
+    return s;
+  } catch (e) {
+    if (e.status === 404 && session) {  // the session expired: start afresh
+      sessionStorage.removeItem("kz-session");
+      session = null;
+      await newGame();
+    }
+    toast(e.message);
+    return null;
+  }
+}
+
+function setState(s) {
+  session = s.session;
+  sessionStorage.setItem("kz-session", session);
+  const sown = state && state.session === s.session && s.moves.length > state.moves.length;
+  state = s;
+  render();
+  if (sown && !review) animateSowing(s, s.moves[s.moves.length - 1]);
+  clearTimeout(pollTimer);
+  if (s.engine.task) pollTimer = setTimeout(poll, 300);
+}
+
+async function poll() {
+  try {
+    setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+// --- Settings --------------------------------------------------------------------------
+
+function gameName() {
+  const g = $("game").value;
+  if (g !== "custom") return g;
+  return `kalah:${$("pits").value},${$("seeds").value}` + ($("empty-capture").checked ? ",empty" : "");
+}
+
+function humanValue(game) {
+  const v = $("human").value;
+  if (v === "both") return "both";
+  const togyz = game === "togyz";
+  return v === "0" ? (togyz ? "white" : "south") : (togyz ? "black" : "north");
+}
+
+async function newGame(position) {
+  review = null;
+  forgetShownPits();
+  const game = gameName();
+  const body = { game, level: $("level").value, human: humanValue(game) };
+  if (session) body.session = session;
+  if (position) body.position = position;
+  await act("POST", "/api/new", body);
+}
+
+// The levels named by a PlayOK rating, after the named ones in the Level menu: the human
+// model's range a hundred apart, for the games that have a human model (Togyz).
+const ratingStep = 100;
+function fillRatingOptions() {
+  const menu = $("level");
+  const chosen = menu.value;
+  for (const o of [...menu.options]) if (/^\d+$/.test(o.value)) o.remove();
+  const range = ratingRanges[$("game").value];
+  if (range) {
+    for (let r = range.min; r <= range.max; r += ratingStep) {
+      const o = document.createElement("option");
+      o.value = String(r);
+      o.textContent = tr("like a player rated {rating}", { rating: r });
+      menu.append(o);
+    }
+  }
+  menu.value = chosen;
+  if (!menu.value) menu.value = "medium";  // a rating of a game that has none
+}
+
+let syncedSettings = "";
+// Shows the game's settings in the form, only when they changed (so that a poll does not
+// undo what the person is choosing for the next game).
+function syncSettings(s) {
+  const key = `${s.session}|${s.game}|${s.level}|${s.human}`;
+  if (key === syncedSettings) return;
+  syncedSettings = key;
+  const known = ["togyz", "kalah:6,4", "kalah:5,4,empty"];
+  const values = ["togyz", "kalah", "bantumi"];
+  const k = known.indexOf(s.game);
+  if (k >= 0) $("game").value = values[k];
+  else {
+    $("game").value = "custom";
+    const m = /^kalah:(\d+),(\d+)(,empty)?$/.exec(s.game);
+    if (m) {
+      $("pits").value = m[1];
+      $("seeds").value = m[2];
+      $("empty-capture").checked = !!m[3];
+    }
+  }
+  $("custom-size").hidden = $("game").value !== "custom";
+  fillRatingOptions();
+  if (/^\d+$/.test(s.level) && ![...$("level").options].some((o) => o.value === s.level)) {
+    const o = document.createElement("option");  // a rating between the menu's hundreds
+    o.value = s.level;
+    o.textContent = tr("like a player rated {rating}", { rating: s.level });
+    $("level").append(o);
+  }
+  $("level").value = s.level;
+  $("human").value = s.human === "both" ? "both" : s.sides.indexOf(s.human) === 1 ? "1" : "0";
+}
+
+// --- Drawing ---------------------------------------------------------------------------
+
+function canPlay(s) {
+  if (review || s.board.decided || s.engine.task === "move") return false;
+  const h = humanSide(s);
+  return h < 0 || h === s.board.to_move;
+}
+
+function render() {
+  const s = state;
+  if (!s) return;
+  syncSettings(s);
+  const view = review ? review : { board: s.board, last: s.moves[s.moves.length - 1] };
+  const reviewPly = review ? review.ply : null;
+  drawBoard(s, view.board, view.last, !!review, !review && canPlay(s) ? play : null);
+  drawStatus(s);
+  drawThinking(s);
+  drawHint(s, !!review);
+  drawMoves(s, reviewPly, showPly);
+  drawAnalysis(s, reviewPly, showPly);
+  $("position").value = view.board.position;
+  $("review-bar").hidden = !review;
+  if (review) {
+    const m = review.last;
+    $("review-text").textContent = review.ply === 0
+      ? tr("Looking at the start position.")
+      : tr("Looking at the position after ply {ply} ({move} by {side}).",
+           { ply: review.ply, move: m.notation, side: sideTitle(s, m.mover) });
+  }
+  const busy = !!s.engine.task;
+  $("undo").disabled = s.moves.length === 0;
+  $("hint").disabled = busy || s.board.decided || !!review;
+  $("analyze").disabled = busy || s.moves.length === 0;
+  $("stop").disabled = !(s.engine.task === "hint" || s.engine.task === "analysis");
+}
+
+// --- Actions ---------------------------------------------------------------------------
+
+async function play(pit) {
+  clearHinted();
+  await act("POST", "/api/move", { session, move: pit });
+}
+
+async function showPly(ply) {
+  try {
+    const r = await api("GET", `/api/board?session=${encodeURIComponent(session)}&ply=${ply}`);
+    review = r.ply === state.moves.length ? null : r;
+    render();
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function save() {
+  try {
+    // The analysis' comments in the record come in the page's language.
+    const res = await request("GET", `/api/record?session=${encodeURIComponent(session)}`);
+    if (!res.ok) throw new Error((await res.json()).error);
+    const blob = new Blob([await res.text()], { type: "text/plain" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `kumalak-${state.game.replace(/[:,]/g, "-")}.pgn`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  } catch (e) {
+    toast(e.message);
+  }
+}
+
+async function load(file) {
+  if (!file) return;
+  if (file.size > 200 * 1024) {
+    toast(tr("That file is too large for a game record."));
+    return;
+  }
+  const text = await file.text();
+  review = null;
+  forgetShownPits();
+  const s = await act("POST", "/api/load", { session, pgn: text });
+  if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
+                   "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length));
+}
+
+// Wires the page's controls, sets the language and resumes this tab's game, or starts one.
+export function startGame() {
+  // The browser test (tools/web_test.py) reads the state the page shows as `kzState`.
+  Object.defineProperty(window, "kzState", { get: () => state });
+  $("setup").addEventListener("submit", (e) => {
+    e.preventDefault();
+    newGame();
+  });
+  $("game").addEventListener("change", () => {
+    $("custom-size").hidden = $("game").value !== "custom";
+    fillRatingOptions();
+  });
+  $("position-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    newGame($("position").value.trim());
+  });
+  $("undo").addEventListener("click", () => {
+    review = null;
+    act("POST", "/api/undo", { session });
+  });
+  $("hint").addEventListener("click", () => act("POST", "/api/hint", { session, level: $("hint-level").value }));
+  $("stop").addEventListener("click", () => act("POST", "/api/stop", { session }));
+  $("analyze").addEventListener("click", () => act("POST", "/api/analyze", { session, level: $("hint-level").value }));
+  $("save").addEventListener("click", save);
+  $("board").addEventListener("pointerdown", stopSowing);
+  $("load").addEventListener("change", (e) => {
+    load(e.target.files[0]);
+    e.target.value = "";
+  });
+  $("review-back").addEventListener("click", () => {
+    review = null;
+    render();
+  });
+  $("review-play").addEventListener("click", async () => {
+    const ply = review.ply;
+    review = null;
+    await act("POST", "/api/undo", { session, ply });
+  });
+
+  // The Run view is linked only when the server watches training runs (serve --run); the
+  // rating levels are offered for the games with a human model.
+  const infoReady = api("GET", "/api/info").then((info) => {
+    $("run-link").hidden = !(info.runs > 0);
+    ratingRanges = info.ratings || {};
+    fillRatingOptions();
+  }, () => {});
+
+  const languageReady = startLanguageMenu(async () => {
+    fillRatingOptions();
+    // Ask again so that the server says the hint's reasons in the new language.
+    if (session) await poll();
+    else render();
+  });
+
+  // Resume this tab's game, or start one, in the reader's language.
+  (async () => {
+    await languageReady;
+    await infoReady;
+    if (session) {
+      try {
+        setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
+        return;
+      } catch (e) {
+        sessionStorage.removeItem("kz-session");
+        session = null;
+      }
+    }
+    await newGame();
+  })();
+}
