@@ -11,6 +11,7 @@
 
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
+#include "core/puzzle_title.h"
 #include "tests/serve_test_util.h"
 #include "tests/test_util.h"
 #include "tools/serve/http.h"
@@ -65,6 +66,7 @@ TEST(ServePuzzles, PuzzleByIdDateAndRandom) {
   EXPECT_EQ(z["rating"], 1500);
   EXPECT_EQ(z["count"], 2);
   EXPECT_EQ(z["board"]["legal"], json::array({8, 9}));
+  EXPECT_EQ(z["title"], "Puzzle t-test0001: winning-line, rated 1500 (from hand-made).");
   auto [s2, d] = server.call("GET", "/api/puzzle?game=togyz&date=2026-12-02");
   ASSERT_EQ(s2, 200) << d.dump();
   EXPECT_EQ(d["date"], "2026-12-02");
@@ -196,6 +198,21 @@ TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
   ASSERT_TRUE(ru);
   EXPECT_EQ(ru->status, 404);
   EXPECT_EQ(json::parse(ru->body).value("error", ""), "задачи 'nope' нет") << ru->body;
+}
+
+// The title is said in the request's language, the source read back into its numbers.
+TEST(ServePuzzles, TitleInTheRequestsLanguage) {
+  PuzzleServer server;
+  httplib::Client cli("127.0.0.1", server.port());
+  auto ru = cli.Get("/api/puzzle?id=t-test0001", {{"Accept-Language", "ru"}});
+  ASSERT_TRUE(ru);
+  ASSERT_EQ(ru->status, 200) << ru->body;
+  const std::string title = json::parse(ru->body).value("title", "");
+  EXPECT_EQ(title.rfind("Задача t-test0001", 0), 0u) << title;
+  EXPECT_NE(title.find("1500"), std::string::npos) << title;
+  EXPECT_EQ(puzzle_source_text("playok-2025.pgn game 1219 (2026.02.06) ply 14"),
+            "playok-2025.pgn game 1219 (2026.02.06) ply 14");  // English: as written
+  EXPECT_EQ(puzzle_source_text("anything else"), "anything else");
 }
 
 }  // namespace kz::cli::serve

@@ -16,7 +16,6 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -25,6 +24,7 @@
 #include "core/notation.h"
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
+#include "core/puzzle_title.h"
 #include "core/rated_games.h"
 #include "mcts/advice.h"
 #include "mcts/kalah_solver.h"
@@ -321,44 +321,6 @@ std::string move_name(const Position& pos, int move) {
     return tr("hole {hole} ({notation})",
               {{"hole", move + 1}, {"notation", format_move(pos, move)}});
   return tr("pit {pit}", {{"pit", move + 1}});
-}
-
-// The puzzle file's source field (docs/puzzles.md) names the game in English words
-// ("FILE game N (DATE) ply P" or "self-play seed S game G ply P"): read back into its
-// numbers, it is said in the reader's language, as the page's puzzles.js does. Any other
-// text is shown as it is.
-std::string puzzle_source_text(const std::string& source) {
-  using i18n::tr;
-  static const std::regex self_play(R"(^self-play seed (\d+) game (\d+) ply (\d+)$)");
-  static const std::regex recorded(R"(^(.+) game (\d+) \((.*)\) ply (\d+)$)");
-  std::smatch m;
-  if (std::regex_match(source, m, self_play))
-    return tr("self-play seed {seed} game {game} ply {ply}",
-              {{"seed", m[1].str()}, {"game", m[2].str()}, {"ply", m[3].str()}});
-  if (std::regex_match(source, m, recorded))
-    return tr(
-        "{file} game {game} ({date}) ply {ply}",
-        {{"file", m[1].str()}, {"game", m[2].str()}, {"date", m[3].str()}, {"ply", m[4].str()}});
-  return source;
-}
-
-// The puzzle's title, one whole sentence for each theme (the theme is named as in the
-// puzzle file, so that the English title reads as before).
-std::string puzzle_title(const Puzzle& z) {
-  using i18n::tr;
-  const std::initializer_list<i18n::Arg> args = {
-      {"id", z.id}, {"rating", z.rating}, {"source", puzzle_source_text(z.source)}};
-  switch (z.theme) {
-    case PuzzleTheme::kWinningLine:
-      return tr("Puzzle {id}: winning-line, rated {rating} (from {source}).", args);
-    case PuzzleTheme::kTuzdyk:
-      return tr("Puzzle {id}: tuzdyk, rated {rating} (from {source}).", args);
-    case PuzzleTheme::kCapture:
-      return tr("Puzzle {id}: capture, rated {rating} (from {source}).", args);
-    case PuzzleTheme::kOnlyMove:
-      break;
-  }
-  return tr("Puzzle {id}: only-move, rated {rating} (from {source}).", args);
 }
 
 int run_puzzle(const PuzzleOptions& opt) {

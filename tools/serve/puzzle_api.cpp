@@ -13,6 +13,7 @@
 #include "core/notation.h"
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
+#include "core/puzzle_title.h"
 #include "mcts/advice.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
@@ -67,6 +68,8 @@ json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
           {"theme", puzzle_theme_name(z.theme)},
           {"rating", z.rating},
           {"source", z.source},
+          // In the language of the request (the page's menu).
+          {"title", puzzle_title(z)},
           {"index", index},
           {"count", set.puzzles.size()}};
 }

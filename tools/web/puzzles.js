@@ -19,29 +19,6 @@ const kTriedKey = "kz-puzzle-tried";    // {game: {id: 1 solved | 0 failed}}
 // the first attempt and sent with it.
 const kNewPlayer = { rating: 1500, deviation: 350, volatility: 0.06 };
 
-// The puzzle file's source field (docs/puzzles.md) names the game in English words
-// ("FILE game N (DATE) ply P" or "self-play seed S game G ply P"); it is read back into
-// its numbers so that the reader sees it in the page's language. Any other text is
-// shown as it is.
-function puzzleSource(source) {
-  let m = /^self-play seed (\d+) game (\d+) ply (\d+)$/.exec(source);
-  if (m) return tr("self-play seed {seed} game {game} ply {ply}", { seed: m[1], game: m[2], ply: m[3] });
-  m = /^(.+) game (\d+) \((.*)\) ply (\d+)$/.exec(source);
-  if (m) return tr("{file} game {game} ({date}) ply {ply}", { file: m[1], game: m[2], date: m[3], ply: m[4] });
-  return source;
-}
-// The puzzle's title, one whole sentence for each theme (as named in the puzzle file).
-function puzzleTitle(p) {
-  const args = { id: p.id, rating: p.rating, source: puzzleSource(p.source) };
-  switch (p.theme) {
-    case "winning-line": return tr("Puzzle {id}: winning-line, rated {rating} (from {source}).", args);
-    case "tuzdyk": return tr("Puzzle {id}: tuzdyk, rated {rating} (from {source}).", args);
-    case "capture": return tr("Puzzle {id}: capture, rated {rating} (from {source}).", args);
-    case "only-move": return tr("Puzzle {id}: only-move, rated {rating} (from {source}).", args);
-  }
-  return tr("Puzzle {id}: {theme}, rated {rating} (from {source}).", { ...args, theme: p.theme });
-}
-
 let current = null;   // the puzzle shown
 let answered = false;
 
@@ -142,7 +119,7 @@ async function show(query) {
   }
   current = p;
   answered = false;
-  el("puzzle-title").textContent = puzzleTitle(p);
+  el("puzzle-title").textContent = p.title;  // in the page's language (core/puzzle_title.h)
   el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(p, p.board.to_move) });
   el("puzzle-result").textContent = "";
   drawBoard(p, p.board, true);
