@@ -1,6 +1,7 @@
 // What `kumalak serve` sends the page about a session (tools/serve/views.h), built from a
 // session filled by hand: the analysis' per-side accuracy is mcts/accuracy.h's over each
-// side's judged moves, so the page shows the server's number rather than computing its own.
+// side's judged moves, so the page shows the server's number rather than computing its own;
+// the game's size is given as numbers, so the page does not parse the game's name.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -59,6 +60,21 @@ TEST(ServeViews, NoAccuracyForASideWithoutJudgedMovesOrBeforeTheEnd) {
   EXPECT_EQ(a["complete"], false);
   EXPECT_TRUE(a["accuracy"][0].is_null());
   EXPECT_TRUE(a["accuracy"][1].is_null());
+}
+
+// The page shows a game's size in its form from these, without reading the game's name.
+TEST(ServeViews, StateSaysTheGamesSize) {
+  Session s;
+  s.game = GameSession(GameSpec::kalah(5, 4, true));
+  const json state = state_json(s, std::nullopt);
+  EXPECT_EQ(state["game"], "kalah:5,4,empty");
+  EXPECT_EQ(state["togyz"], false);
+  EXPECT_EQ(state["npits"], 5);
+  EXPECT_EQ(state["seeds"], 4);
+  EXPECT_EQ(state["empty_capture"], true);
+  s.game = GameSession(GameSpec::kalah(7, 3));
+  EXPECT_EQ(state_json(s, std::nullopt)["empty_capture"], false);
+  EXPECT_EQ(state_json(s, std::nullopt)["seeds"], 3);
 }
 
 }  // namespace

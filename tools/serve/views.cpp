@@ -145,6 +145,8 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
               {"game", spec.name()},
               {"togyz", spec.is_togyz()},
               {"npits", spec.pits},
+              {"seeds", spec.seeds},
+              {"empty_capture", spec.variant == Variant::kKalahEmpty},
               {"level", s.rating > 0 ? std::to_string(s.rating) : std::string(level_name(s.level))},
               {"human", s.human == kHumanBoth ? "both" : side_word(spec, s.human)},
               {"sides", {side_word(spec, 0), side_word(spec, 1)}},

@@ -114,18 +114,17 @@ function syncSettings(s) {
   const key = `${s.session}|${s.game}|${s.level}|${s.human}`;
   if (key === syncedSettings) return;
   syncedSettings = key;
+  // The Game menu's entries by the server's canonical game names; any other is a Kalah
+  // of the size the state gives.
   const known = ["togyz", "kalah:6,4", "kalah:5,4,empty"];
   const values = ["togyz", "kalah", "bantumi"];
   const k = known.indexOf(s.game);
   if (k >= 0) $("game").value = values[k];
   else {
     $("game").value = "custom";
-    const m = /^kalah:(\d+),(\d+)(,empty)?$/.exec(s.game);
-    if (m) {
-      $("pits").value = m[1];
-      $("seeds").value = m[2];
-      $("empty-capture").checked = !!m[3];
-    }
+    $("pits").value = s.npits;
+    $("seeds").value = s.seeds;
+    $("empty-capture").checked = s.empty_capture;
   }
   $("custom-size").hidden = $("game").value !== "custom";
   fillRatingOptions();
