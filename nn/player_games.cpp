@@ -135,6 +135,7 @@ PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& 
 
 ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
                                       int min_games, const PlayerGamesTools& tools,
+                                      std::span<const PlayerRatingOptions> variants,
                                       const std::function<void(int, int)>& progress,
                                       std::vector<SkippedGame>* skipped) {
   ByPlayerEvaluation out;
@@ -192,6 +193,8 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
   std::erase_if(order,
                 [&](const std::string& name) { return int(by_player[name].size()) < min_games; });
   out.players = int(order.size());
+  std::vector<PlayerRatingOptions> options(variants.begin(), variants.end());
+  if (options.empty()) options.emplace_back();
 
   auto mean_rating = [&](const std::vector<Entry>& entries) {
     double sum = 0;
@@ -207,7 +210,7 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
       singles.push_back(e.played_like);
     }
     out.player_list.push_back({name, int(entries.size()), mean_rating(entries),
-                               estimate_player_rating(grid, evidence, info).estimate,
+                               estimate_player_rating(grid, evidence, info, options[0]).estimate,
                                mean_of_game_estimates(singles, false)});
   }
 
@@ -217,57 +220,59 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
                                                                {"10", 10, std::max(10, min_games)},
                                                                {"20+", 0, std::max(20, min_games)},
                                                                {"all", 0, min_games}};
-  for (const auto& [label, use, least] : rows) {
-    ByPlayerRow row;
-    row.games = label;
-    std::vector<double> recorded, estimated, average, weighted;
-    double games_used = 0;
-    for (const std::string& name : order) {
-      const std::vector<Entry>& entries = by_player[name];
-      if (int(entries.size()) < least) continue;
-      const size_t n = use > 0 ? size_t(use) : entries.size();
-      std::vector<GameRatingEvidence> evidence;
-      std::vector<RatingEstimate> singles;
-      for (size_t i = 0; i < n; ++i) {
-        evidence.push_back(entries[i].evidence);
-        singles.push_back(entries[i].played_like);
+  for (const PlayerRatingOptions& variant : options)
+    for (const auto& [label, use, least] : rows) {
+      ByPlayerRow row;
+      row.options = variant;
+      row.games = label;
+      std::vector<double> recorded, estimated, average, weighted;
+      double games_used = 0;
+      for (const std::string& name : order) {
+        const std::vector<Entry>& entries = by_player[name];
+        if (int(entries.size()) < least) continue;
+        const size_t n = use > 0 ? size_t(use) : entries.size();
+        std::vector<GameRatingEvidence> evidence;
+        std::vector<RatingEstimate> singles;
+        for (size_t i = 0; i < n; ++i) {
+          evidence.push_back(entries[i].evidence);
+          singles.push_back(entries[i].played_like);
+        }
+        const RatingEstimate e = estimate_player_rating(grid, evidence, info, variant).estimate;
+        const double truth = mean_rating(entries);
+        recorded.push_back(truth);
+        estimated.push_back(e.rating);
+        average.push_back(mean_of_game_estimates(singles, false));
+        weighted.push_back(mean_of_game_estimates(singles, true));
+        row.coverage += (e.low <= truth && truth <= e.high) ? 1 : 0;
+        row.width += e.high - e.low;
+        games_used += double(n);
       }
-      const RatingEstimate e = estimate_player_rating(grid, evidence, info).estimate;
-      const double truth = mean_rating(entries);
-      recorded.push_back(truth);
-      estimated.push_back(e.rating);
-      average.push_back(mean_of_game_estimates(singles, false));
-      weighted.push_back(mean_of_game_estimates(singles, true));
-      row.coverage += (e.low <= truth && truth <= e.high) ? 1 : 0;
-      row.width += e.high - e.low;
-      games_used += double(n);
-    }
-    row.players = int(recorded.size());
-    if (row.players == 0) {
+      row.players = int(recorded.size());
+      if (row.players == 0) {
+        out.rows.push_back(row);
+        continue;
+      }
+      const double players = row.players;
+      row.games_per_player = games_used / players;
+      row.coverage /= players;
+      row.width /= players;
+      double mean = 0;
+      for (double r : recorded) mean += r;
+      mean /= players;
+      auto mae = [&](const std::vector<double>& v) {
+        double sum = 0;
+        for (size_t i = 0; i < v.size(); ++i) sum += std::abs(v[i] - recorded[i]);
+        return sum / players;
+      };
+      row.mae = mae(estimated);
+      row.mean_mae = mae(std::vector<double>(recorded.size(), mean));
+      row.average_mae = mae(average);
+      row.weighted_mae = mae(weighted);
+      row.spearman = spearman_correlation(recorded, estimated);
+      row.average_spearman = spearman_correlation(recorded, average);
+      row.weighted_spearman = spearman_correlation(recorded, weighted);
       out.rows.push_back(row);
-      continue;
     }
-    const double players = row.players;
-    row.games_per_player = games_used / players;
-    row.coverage /= players;
-    row.width /= players;
-    double mean = 0;
-    for (double r : recorded) mean += r;
-    mean /= players;
-    auto mae = [&](const std::vector<double>& v) {
-      double sum = 0;
-      for (size_t i = 0; i < v.size(); ++i) sum += std::abs(v[i] - recorded[i]);
-      return sum / players;
-    };
-    row.mae = mae(estimated);
-    row.mean_mae = mae(std::vector<double>(recorded.size(), mean));
-    row.average_mae = mae(average);
-    row.weighted_mae = mae(weighted);
-    row.spearman = spearman_correlation(recorded, estimated);
-    row.average_spearman = spearman_correlation(recorded, average);
-    row.weighted_spearman = spearman_correlation(recorded, weighted);
-    out.rows.push_back(row);
-  }
   return out;
 }
 

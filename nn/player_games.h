@@ -92,7 +92,8 @@ PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& 
 // first 1, 5, 10 of each player's games (players with at least that many), all of them
 // for players with 20 or more, and all of them for every player.
 struct ByPlayerRow {
-  std::string games;  // "1", "5", "10", "20+", "all"
+  PlayerRatingOptions options;  // how the estimate over many games weighed the evidence
+  std::string games;            // "1", "5", "10", "20+", "all"
   int players = 0;
   double games_per_player = 0;  // the mean number of games an estimate used
   // The estimate over many games: rank correlation with the mean recorded ratings, mean
@@ -120,10 +121,12 @@ struct ByPlayerEvaluation {
   std::vector<Player> player_list;
 };
 // `records`: the games to measure on (the caller picks the fold); `min_games` the
-// players' least number of games. `progress(done, total)` after each game; `skipped`
-// gets each game that did not replay.
+// players' least number of games; `variants`: the rows are computed for each (the
+// player list with the first; empty: the default options). `progress(done, total)` after
+// each game; `skipped` gets each game that did not replay.
 ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
                                       int min_games, const PlayerGamesTools& tools,
+                                      std::span<const PlayerRatingOptions> variants,
                                       const std::function<void(int, int)>& progress = nullptr,
                                       std::vector<SkippedGame>* skipped = nullptr);
 

@@ -22,16 +22,21 @@ double log_sum_exp(std::span<const double> v) {
 
 PlayerRatingEstimate estimate_player_rating(const std::vector<int>& grid,
                                             std::span<const GameRatingEvidence> games,
-                                            const HumanHeadInfo& info) {
+                                            const HumanHeadInfo& info,
+                                            const PlayerRatingOptions& options) {
   const size_t n = grid.size();
   if (n == 0) throw std::invalid_argument("estimate_player_rating: empty rating grid");
+  const double scale = options.likelihood_scale;
+  if (!(scale > 0 && scale <= 1))
+    throw std::invalid_argument("estimate_player_rating: likelihood scale outside (0, 1]");
   for (const GameRatingEvidence& g : games)
     if ((!g.player.empty() && g.player.size() != n) ||
         (!g.opponent.empty() && g.opponent.size() != n))
       throw std::invalid_argument("estimate_player_rating: grid and log-likelihoods differ");
 
   // log P(R' | R) for every pair of the grid: the pair density normalised over R'.
-  std::vector<double> log_pairing = rating_pair_log_density(info, grid);
+  std::vector<double> log_pairing;
+  if (options.opponents) log_pairing = rating_pair_log_density(info, grid);
   if (!log_pairing.empty())
     for (size_t a = 0; a < n; ++a) {
       const std::span<double> row(log_pairing.data() + a * n, n);
@@ -48,10 +53,10 @@ PlayerRatingEstimate estimate_player_rating(const std::vector<int>& grid,
     for (size_t a = 0; a < n; ++a) {
       if (!g.player.empty()) {
         own[a] += g.player[a];
-        evidence[a] += g.player[a];
+        evidence[a] += scale * g.player[a];
       }
       if (opponent) {
-        for (size_t b = 0; b < n; ++b) column[b] = log_pairing[a * n + b] + g.opponent[b];
+        for (size_t b = 0; b < n; ++b) column[b] = log_pairing[a * n + b] + scale * g.opponent[b];
         evidence[a] += log_sum_exp(column);
       }
     }

@@ -38,6 +38,23 @@ struct GameRatingEvidence {
   std::vector<double> opponent;
 };
 
+// The likelihood scale the estimate uses by default (PlayerRatingOptions), chosen on the
+// train fold's players (docs/human.md).
+inline constexpr double kPlayerLikelihoodScale = 1.0;
+
+// How the evidence is weighed.
+struct PlayerRatingOptions {
+  // Every move's log-probability is multiplied by this (a tempered likelihood, 0..1]: the
+  // human model treats a player's moves as independent given the rating, while a
+  // player's style makes them agree with each other beyond it, so over hundreds of moves
+  // the plain likelihood (1) is sure of a rating too soon. Chosen on the train fold
+  // (docs/human.md, "A player's rating from many games").
+  double likelihood_scale = kPlayerLikelihoodScale;
+  // Whether the opponents' moves speak through the pair prior (false: the player's own
+  // moves and the one-sided prior only).
+  bool opponents = true;
+};
+
 struct PlayerRatingEstimate {
   RatingEstimate estimate;  // the posterior median and its 95 % credible interval
   int games = 0;            // games whose player or opponent moves entered the estimate
@@ -47,9 +64,11 @@ struct PlayerRatingEstimate {
 // std::invalid_argument otherwise, and for an empty grid). With no game that says
 // anything, the prior's median and interval. `estimate.loglik` is the player's own
 // summed log-likelihood at the grid point of highest posterior.
+// std::invalid_argument too for a likelihood scale outside (0, 1].
 PlayerRatingEstimate estimate_player_rating(const std::vector<int>& grid,
                                             std::span<const GameRatingEvidence> games,
-                                            const HumanHeadInfo& info);
+                                            const HumanHeadInfo& info,
+                                            const PlayerRatingOptions& options = {});
 
 // The baselines the estimate is measured against (docs/human.md): the plain mean of
 // one-game estimates, or (`weight_by_interval`) their mean weighted by the inverse square

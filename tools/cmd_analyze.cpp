@@ -60,6 +60,10 @@ struct AnalyzeOptions {
   bool by_player = false;
   std::string fold = "validation";
   int min_games = 5;
+  // --likelihood-scales: the tempered likelihoods --by-player compares (the first one's
+  // estimates are listed per player); empty: the default (kPlayerLikelihoodScale).
+  std::vector<double> likelihood_scales;
+  bool without_opponents = false;  // --without-opponents: each row again, opponents left out
 };
 
 // Parses "1-3,5" into a predicate on 1-based game numbers; throws ParseError.
@@ -355,6 +359,13 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   for (auto& games : files)
     for (auto& g : games)
       if (fold_selected(fold, read_rated_game(g).fold)) records.push_back(std::move(g));
+  std::vector<PlayerRatingOptions> variants;
+  for (double scale : opt.likelihood_scales.empty() ? std::vector<double>{kPlayerLikelihoodScale}
+                                                    : opt.likelihood_scales)
+    for (bool opponents : {true, false}) {
+      if (!opponents && !opt.without_opponents) continue;
+      variants.push_back({scale, opponents});
+    }
   const auto started = std::chrono::steady_clock::now();
   std::vector<SkippedGame> skipped;
   ByPlayerEvaluation ev;
@@ -364,7 +375,7 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     po.line_interval_s = 10;
     Progress progress("by-player", 0, po);
     ev = evaluate_by_player(
-        records, spec, opt.min_games, games_tools(human),
+        records, spec, opt.min_games, games_tools(human), variants,
         [&](int done, int total) {
           progress.set_total(total);
           progress.set_done(done);
@@ -393,7 +404,9 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     j["seconds"] = std::round(seconds * 10) / 10;
     j["rows"] = nlohmann::json::array();
     for (const ByPlayerRow& r : ev.rows)
-      j["rows"].push_back({{"games", r.games},
+      j["rows"].push_back({{"likelihood_scale", r.options.likelihood_scale},
+                           {"opponents", r.options.opponents},
+                           {"games", r.games},
                            {"players", r.players},
                            {"games_per_player", r.games_per_player},
                            {"spearman", r.spearman},
@@ -417,12 +430,13 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   }
   std::printf("%d players with %d+ rated games (%d games, %d skipped), %s fold, %.0f s\n",
               ev.players, opt.min_games, ev.games, ev.skipped_games, opt.fold.c_str(), seconds);
-  std::printf("%-6s %7s %6s | %8s %7s %8s %7s %7s | %9s | %8s %7s | %8s %7s\n", "games", "players",
-              "used", "spearman", "mae", "coverage", "width", "", "mean mae", "avg rho", "avg mae",
-              "wavg rho", "wavg mae");
+  std::printf("%-5s %-3s %-6s %7s %6s | %8s %7s %8s %7s %7s | %9s | %8s %7s | %8s %7s\n", "scale",
+              "opp", "games", "players", "used", "spearman", "mae", "coverage", "width", "",
+              "mean mae", "avg rho", "avg mae", "wavg rho", "wavg mae");
   for (const ByPlayerRow& r : ev.rows) {
     if (r.players == 0) {
-      std::printf("%-6s %7d\n", r.games.c_str(), 0);
+      std::printf("%-5.3g %-3s %-6s %7d\n", r.options.likelihood_scale,
+                  r.options.opponents ? "yes" : "no", r.games.c_str(), 0);
       continue;
     }
     std::printf(
@@ -614,6 +628,12 @@ void register_analyze(CLI::App& app, int& exit_code) {
                 tr_noop("measure the rating estimate over many games on a fold's rated games, "
                         "players grouped by name (docs/human.md)"));
   cmd->add_option("--fold", opt->fold, tr_noop("--by-player: validation, train or all"));
+  cmd->add_option("--likelihood-scales", opt->likelihood_scales,
+                  tr_noop("--by-player: the tempered likelihoods to compare, e.g. 1,0.5,0.25"))
+      ->delimiter(',')
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd->add_flag("--without-opponents", opt->without_opponents,
+                tr_noop("--by-player: each row again without the opponents' moves"));
   cmd->add_option("--min-games", opt->min_games,
                   tr_noop("--by-player: the fewest rated games a player must have"))
       ->check(CLI::PositiveNumber);
