@@ -320,8 +320,9 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
   }
   if (report.estimate) {
     const RatingEstimate& e = report.estimate->estimate;
-    std::cout << i18n::trn("Rating from all {n} game: {rating} [{low}, {high}] (95 % interval).",
-                           "Rating from all {n} games: {rating} [{low}, {high}] (95 % interval).",
+    // [low, high] is the 95 % credible interval (docs/human.md).
+    std::cout << i18n::trn("Rating from all {n} game: {rating}, likely between {low} and {high}.",
+                           "Rating from all {n} games: {rating}, likely between {low} and {high}.",
                            (long long)report.estimate->games,
                            {{"n", report.estimate->games},
                             {"rating", std::lround(e.rating)},
