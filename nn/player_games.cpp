@@ -1,8 +1,12 @@
 #include "nn/player_games.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "mcts/accuracy.h"
 #include "mcts/analysis.h"
@@ -53,6 +57,39 @@ BothSides both_sides(const HumanHead& human, const SearchBestMove& search, const
   return out;
 }
 
+// Calls work(i, worker) for every i in 0..n-1, the items shared among one thread per
+// worker, and progress(done, n) after each under a lock. The first exception a thread
+// throws is rethrown once all have stopped.
+void share_among(size_t n, std::span<const PlayerGamesTools> workers,
+                 const std::function<void(size_t, const PlayerGamesTools&)>& work,
+                 const std::function<void(int, int)>& progress) {
+  if (workers.empty()) throw std::invalid_argument("player games: no worker");
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  int done = 0;
+  std::exception_ptr error;
+  auto run = [&](const PlayerGamesTools& worker) {
+    for (size_t i; (i = next++) < n;) {
+      try {
+        work(i, worker);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        next = n;
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      ++done;
+      if (progress) progress(done, int(n));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers.size(); ++w) threads.emplace_back(run, std::cref(workers[w]));
+  run(workers[0]);
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
 std::string most_frequent_player(std::span<const GameRecord> games) {
@@ -100,22 +137,32 @@ PlayerGame analyse_player_game(const GameRecord& record, const GameSpec& spec,
 }
 
 PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& spec,
-                           const std::string& player, const PlayerGamesTools& tools,
+                           const std::string& player, std::span<const PlayerGamesTools> workers,
                            const std::function<void(int, int)>& progress) {
   PlayerReport report;
   report.player = player;
   std::vector<const GameRecord*> theirs;
   for (const GameRecord& g : records)
     if (g.tag("White") == player || g.tag("Black") == player) theirs.push_back(&g);
-  int done = 0;
-  for (const GameRecord* g : theirs) {
-    try {
-      report.games.push_back(analyse_player_game(*g, spec, player, tools));
-    } catch (const ParseError& e) {
-      report.skipped.push_back({g->source, g->index, e.what()});
-    }
-    if (progress) progress(++done, int(theirs.size()));
+  std::vector<std::optional<PlayerGame>> analysed(theirs.size());
+  std::vector<std::string> reasons(theirs.size());
+  share_among(
+      theirs.size(), workers,
+      [&](size_t i, const PlayerGamesTools& worker) {
+        try {
+          analysed[i] = analyse_player_game(*theirs[i], spec, player, worker);
+        } catch (const ParseError& e) {
+          reasons[i] = e.what();
+        }
+      },
+      progress);
+  for (size_t i = 0; i < theirs.size(); ++i) {
+    if (analysed[i])
+      report.games.push_back(std::move(*analysed[i]));
+    else
+      report.skipped.push_back({theirs[i]->source, theirs[i]->index, reasons[i]});
   }
+  const PlayerGamesTools& tools = workers.front();
   if (tools.human) {
     std::vector<GameRatingEvidence> evidence;
     for (const PlayerGame& g : report.games) evidence.push_back(g.evidence);
@@ -134,13 +181,13 @@ PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& 
 }
 
 ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
-                                      int min_games, const PlayerGamesTools& tools,
+                                      int min_games, std::span<const PlayerGamesTools> workers,
                                       std::span<const PlayerRatingOptions> variants,
                                       const std::function<void(int, int)>& progress,
                                       std::vector<SkippedGame>* skipped) {
   ByPlayerEvaluation out;
-  if (!tools.human) return out;
-  const HumanHeadInfo& info = tools.human->info();
+  if (workers.empty() || !workers.front().human) return out;
+  const HumanHeadInfo& info = workers.front().human->info();
   const std::vector<int> grid = human_rating_grid(info, kPlayerRatingGridStep);
 
   // Who qualifies: the games in which each name's side is rated.
@@ -165,29 +212,40 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
   std::vector<const GameRecord*> todo;
   for (const GameRecord& g : records)
     if (qualifies(g.tag("White")) || qualifies(g.tag("Black"))) todo.push_back(&g);
-  int done = 0;
-  for (const GameRecord* g : todo) {
-    ++out.games;
-    try {
-      const Position start = record_start(*g, spec);
-      const ReplayResult replay = replay_record(*g, start);
-      BothSides sides = both_sides(*tools.human, tools.search, start, replay.moves, grid);
-      for (int s = 0; s < 2; ++s) {
-        const std::string name = g->tag(s == 0 ? "White" : "Black");
-        const SideRating rating = side_rating(*g, s);
-        if (!qualifies(name) || rating.status != RatingStatus::kRated ||
-            !sides.played_like[size_t(s)])
-          continue;
-        if (!by_player.count(name)) order.push_back(name);
-        by_player[name].push_back({rating.rating,
-                                   *sides.played_like[size_t(s)],
-                                   {sides.loglik[size_t(s)], sides.loglik[size_t(1 - s)]}});
-      }
-    } catch (const ParseError& e) {
+  out.games = int(todo.size());
+  std::vector<std::optional<BothSides>> sides_of(todo.size());
+  std::vector<std::string> reasons(todo.size());
+  share_among(
+      todo.size(), workers,
+      [&](size_t i, const PlayerGamesTools& worker) {
+        try {
+          const Position start = record_start(*todo[i], spec);
+          const ReplayResult replay = replay_record(*todo[i], start);
+          sides_of[i] = both_sides(*worker.human, worker.search, start, replay.moves, grid);
+        } catch (const ParseError& e) {
+          reasons[i] = e.what();
+        }
+      },
+      progress);
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const GameRecord* g = todo[i];
+    if (!sides_of[i]) {
       ++out.skipped_games;
-      if (skipped) skipped->push_back({g->source, g->index, e.what()});
+      if (skipped) skipped->push_back({g->source, g->index, reasons[i]});
+      continue;
     }
-    if (progress) progress(++done, int(todo.size()));
+    const BothSides& sides = *sides_of[i];
+    for (int s = 0; s < 2; ++s) {
+      const std::string name = g->tag(s == 0 ? "White" : "Black");
+      const SideRating rating = side_rating(*g, s);
+      if (!qualifies(name) || rating.status != RatingStatus::kRated ||
+          !sides.played_like[size_t(s)])
+        continue;
+      if (!by_player.count(name)) order.push_back(name);
+      by_player[name].push_back({rating.rating,
+                                 *sides.played_like[size_t(s)],
+                                 {sides.loglik[size_t(s)], sides.loglik[size_t(1 - s)]}});
+    }
   }
   // A player whose games did not all replay may have fallen under min_games.
   std::erase_if(order,

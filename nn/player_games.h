@@ -80,10 +80,13 @@ struct PlayerReport {
 };
 
 // Every game of `records` in which `player` played, analysed; a game that does not replay
-// is skipped with its reason and the rest are used. `progress(done, total)` is called
-// after each of the player's games (may be null).
+// is skipped with its reason and the rest are used. The games are shared among
+// `workers`, one thread each (each its own engine and search; the human model may be
+// one for all: its calls are inference only), the results in file order whatever the
+// threads' order. `progress(done, total)` is called after each of the player's games,
+// from one thread at a time (may be null).
 PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& spec,
-                           const std::string& player, const PlayerGamesTools& tools,
+                           const std::string& player, std::span<const PlayerGamesTools> workers,
                            const std::function<void(int, int)>& progress = nullptr);
 
 // The measurement of the estimate over many games (docs/human.md): every player with at
@@ -121,11 +124,12 @@ struct ByPlayerEvaluation {
   std::vector<Player> player_list;
 };
 // `records`: the games to measure on (the caller picks the fold); `min_games` the
-// players' least number of games; `variants`: the rows are computed for each (the
-// player list with the first; empty: the default options). `progress(done, total)` after
-// each game; `skipped` gets each game that did not replay.
+// players' least number of games; `workers` as player_report's (their engines unused);
+// `variants`: the rows are computed for each (the player list with the first; empty: the
+// default options). `progress(done, total)` after each game; `skipped` gets each game
+// that did not replay.
 ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
-                                      int min_games, const PlayerGamesTools& tools,
+                                      int min_games, std::span<const PlayerGamesTools> workers,
                                       std::span<const PlayerRatingOptions> variants,
                                       const std::function<void(int, int)>& progress = nullptr,
                                       std::vector<SkippedGame>* skipped = nullptr);

@@ -42,7 +42,9 @@ TEST(CliAnalyzeGames, ReportsThePlayerWithTheMostGamesAndSkipsABrokenOne) {
   std::string out;
   // A skipped game makes the exit status 1; the rest is still reported.
   ASSERT_EQ(
-      test::run_command(kumalak() + " analyze --player-report --visits 16 --json " + file, &out), 1)
+      test::run_command(
+          kumalak() + " analyze --player-report --visits 16 --threads 2 --json " + file, &out),
+      1)
       << out;
   const auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["player"], "Ann");  // three games, Bob two
@@ -69,6 +71,7 @@ TEST(CliAnalyzeGames, ReportsThePlayerWithTheMostGamesAndSkipsABrokenOne) {
   EXPECT_LT(rating["low"].get<int>(), rating["rating"].get<int>());
   EXPECT_GT(rating["high"].get<int>(), rating["rating"].get<int>());
   EXPECT_EQ(j["visits"], 16);
+  EXPECT_EQ(j["threads"], 2);  // two threads, the games still in file order
 
   // A chosen player, without accuracy, in words and in Russian.
   out.clear();

@@ -64,6 +64,7 @@ struct AnalyzeOptions {
   // estimates are listed per player); empty: the default (kPlayerLikelihoodScale).
   std::vector<double> likelihood_scales;
   bool without_opponents = false;  // --without-opponents: each row again, opponents left out
+  int threads = 1;  // --threads: games analysed at once (--player-report, --by-player)
 };
 
 // Parses "1-3,5" into a predicate on 1-based game numbers; throws ParseError.
@@ -172,10 +173,11 @@ std::string result_words(const PlayerGame& g) {
 }
 
 // The human model for the rating estimates (given, else the game's shipped one; none for
-// a game without) and its search mixture's search. Throws what loading throws.
+// a game without) and the engine network of its search mixture (null: none), shared by
+// every thread. Throws what loading throws.
 struct HumanTools {
   std::unique_ptr<HumanHead> head;
-  std::shared_ptr<HumanSearch> search;
+  std::shared_ptr<Evaluator> search_engine;
   std::string path;
 };
 HumanTools load_human_tools(const GameSpec& spec, const std::string& given) {
@@ -183,16 +185,30 @@ HumanTools load_human_tools(const GameSpec& spec, const std::string& given) {
   t.path = given.empty() ? shipped_human_model_path(spec) : given;
   if (t.path.empty()) return t;
   t.head = std::make_unique<HumanHead>(load_plain_model(t.path, &spec));
-  t.search = human_level_search(spec, *t.head, MixUse::kDescribe);
+  t.search_engine = human_level_engine(spec, *t.head);
   return t;
 }
 
-PlayerGamesTools games_tools(const HumanTools& human) {
-  PlayerGamesTools tools;
-  tools.human = human.head.get();
-  if (human.search)
-    tools.search = [s = human.search](const Position& pos) { return s->search(pos).best_move; };
-  return tools;
+// One worker per thread: its own search of the mixture (a search is not thread-safe), and
+// where `engine` says so its own analysing engine (kept alive in `engines`).
+std::vector<PlayerGamesTools> games_workers(const GameSpec& spec, const HumanTools& human,
+                                            int threads,
+                                            const std::function<std::unique_ptr<Player>()>& engine,
+                                            std::vector<std::unique_ptr<Player>>& engines) {
+  std::vector<PlayerGamesTools> workers(size_t(std::max(threads, 1)));
+  for (PlayerGamesTools& w : workers) {
+    w.human = human.head.get();
+    if (human.head && human.search_engine) {
+      std::shared_ptr<HumanSearch> s =
+          human_level_search(spec, *human.head, MixUse::kDescribe, human.search_engine);
+      w.search = [s](const Position& pos) { return s->search(pos).best_move; };
+    }
+    if (engine) {
+      engines.push_back(engine());
+      w.engine = engines.back().get();
+    }
+  }
+  return workers;
 }
 
 // kumalak analyze --player-report: one player's games and the rating over all of them.
@@ -219,23 +235,27 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     return 1;
   }
   HumanTools human;
-  std::unique_ptr<Player> engine;
+  std::vector<std::unique_ptr<Player>> engines;
+  std::vector<PlayerGamesTools> workers;
   try {
     human = load_human_tools(spec, opt.human_model);
-    if (opt.visits > 0) {
-      LevelPlayerOptions lo;
-      lo.network = load_model_evaluator;
-      engine = make_analysis_player(spec, level, opt.model, 0, lo);
-    }
+    std::function<std::unique_ptr<Player>()> engine;
+    if (opt.visits > 0)
+      engine = [&] {
+        LevelPlayerOptions lo;
+        lo.network = load_model_evaluator;
+        return make_analysis_player(spec, level, opt.model, 0, lo);
+      };
+    workers = games_workers(spec, human, opt.threads, engine, engines);
   } catch (const std::exception& e) {
     std::cerr << "kumalak analyze: " << (human.path.empty() ? "" : human.path + ": ") << e.what()
               << "\n";
     return 2;
   }
-  PlayerGamesTools tools = games_tools(human);
-  tools.engine = engine.get();
-  tools.limits.nodes = opt.visits;
-  if (opt.movetime > 0) tools.limits = ThinkLimits{0, 0, opt.movetime, nullptr};
+  for (PlayerGamesTools& w : workers) {
+    w.limits.nodes = opt.visits;
+    if (opt.movetime > 0) w.limits = ThinkLimits{0, 0, opt.movetime, nullptr};
+  }
 
   const auto started = std::chrono::steady_clock::now();
   PlayerReport report;
@@ -244,7 +264,7 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     po.unit = "games";
     po.line_interval_s = 10;
     Progress progress("analyze " + player, 0, po);
-    report = player_report(records, spec, player, tools, [&](int done, int total) {
+    report = player_report(records, spec, player, workers, [&](int done, int total) {
       progress.set_total(total);
       progress.set_done(done);
     });
@@ -295,7 +315,8 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     j["mean_accuracy"] = report.mean_accuracy
                              ? nlohmann::json(std::round(*report.mean_accuracy * 10) / 10)
                              : nlohmann::json(nullptr);
-    j["visits"] = engine ? opt.visits : 0;
+    j["visits"] = engines.empty() ? 0 : opt.visits;
+    j["threads"] = int(workers.size());
     j["human_model"] = human.path;
     j["seconds"] = std::round(seconds * 10) / 10;
     std::cout << j.dump() << "\n";
@@ -343,10 +364,13 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   FoldSelection fold;
   std::vector<std::vector<GameRecord>> files;
   HumanTools human;
+  std::vector<std::unique_ptr<Player>> no_engines;
+  std::vector<PlayerGamesTools> workers;
   try {
     fold = parse_fold_selection(opt.fold);
     files = read_game_files(opt.files);
     human = load_human_tools(spec, opt.human_model);
+    workers = games_workers(spec, human, opt.threads, nullptr, no_engines);
   } catch (const std::exception& e) {
     std::cerr << "kumalak analyze: " << e.what() << "\n";
     return 2;
@@ -376,7 +400,7 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     po.line_interval_s = 10;
     Progress progress("by-player", 0, po);
     ev = evaluate_by_player(
-        records, spec, opt.min_games, games_tools(human), variants,
+        records, spec, opt.min_games, workers, variants,
         [&](int done, int total) {
           progress.set_total(total);
           progress.set_done(done);
@@ -401,7 +425,9 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     j["games"] = ev.games;
     j["skipped_games"] = ev.skipped_games;
     j["players"] = ev.players;
-    j["search_mix_visits"] = human.search ? human.search->visits() : 0;
+    j["search_mix_visits"] =
+        human.search_engine ? human_search_visits(human.head->info(), false) : 0;
+    j["threads"] = int(workers.size());
     j["seconds"] = std::round(seconds * 10) / 10;
     j["rows"] = nlohmann::json::array();
     for (const ByPlayerRow& r : ev.rows)
@@ -624,6 +650,9 @@ void register_analyze(CLI::App& app, int& exit_code) {
                   tr_noop("--player-report: the engine's visits per position for the accuracy "
                           "(0: no accuracy)"))
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", opt->threads,
+                  tr_noop("--player-report, --by-player: games analysed at once, one thread each"))
+      ->check(CLI::Range(1, kMaxThreads));
   cmd->add_flag("--json", opt->json, tr_noop("--player-report, --by-player: one JSON object"));
   cmd->add_flag("--by-player", opt->by_player,
                 tr_noop("measure the rating estimate over many games on a fold's rated games, "
