@@ -40,7 +40,7 @@ struct GameRatingEvidence {
 
 // The likelihood scale the estimate uses by default (PlayerRatingOptions), chosen on the
 // train fold's players (docs/human.md).
-inline constexpr double kPlayerLikelihoodScale = 1.0;
+inline constexpr double kPlayerLikelihoodScale = 0.25;
 
 // How the evidence is weighed.
 struct PlayerRatingOptions {

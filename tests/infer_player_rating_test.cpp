@@ -127,15 +127,15 @@ TEST(PlayerRating, OpponentsMovesPullThroughThePairPrior) {
   EXPECT_LT(with_pairs.high - with_pairs.low, alone.high - alone.low);
 }
 
-// One game without an opponent is the one-sided posterior of `kumalak analyze`, exactly;
-// no game at all is the prior.
+// One game without an opponent and an untempered likelihood is the one-sided posterior of
+// `kumalak analyze`, exactly; no game at all is the prior.
 TEST(PlayerRating, OneGameAloneIsTheOneSidedPosterior) {
   const HumanHeadInfo info = paired_info();
   const std::vector<int> grid = human_rating_grid(info, 25);
   std::mt19937_64 rng(14);
   const std::vector<double> ll = synthetic_loglik(grid, 1300, 50, rng);
   const std::vector<GameRatingEvidence> one = {{ll, {}}};
-  const RatingEstimate a = estimate_player_rating(grid, one, info).estimate;
+  const RatingEstimate a = estimate_player_rating(grid, one, info, {1.0, true}).estimate;
   const RatingEstimate b = estimate_rating_posterior(grid, ll, rating_log_prior(info, grid));
   EXPECT_NEAR(a.rating, b.rating, 1e-9);
   EXPECT_NEAR(a.low, b.low, 1e-9);
@@ -146,6 +146,36 @@ TEST(PlayerRating, OneGameAloneIsTheOneSidedPosterior) {
   EXPECT_EQ(none.games, 0);
   EXPECT_GT(none.estimate.rating, 1300);
   EXPECT_LT(none.estimate.rating, 1700);
+}
+
+// The tempered likelihood is the plain one with every move's log-probability scaled:
+// 0.25 of 400 moves is 100 moves' worth of evidence, so a wider interval around the same
+// place.
+TEST(PlayerRating, TheLikelihoodScaleWeighsEveryMove) {
+  HumanHeadInfo info = paired_info();
+  info.rating_pair_prior.clear();
+  const std::vector<int> grid = human_rating_grid(info, 25);
+  std::mt19937_64 rng(15);
+  const std::vector<double> ll = synthetic_loglik(grid, 1600, 400, rng);
+  std::vector<double> quarter = ll;
+  for (double& v : quarter) v *= 0.25;
+  const std::vector<GameRatingEvidence> full = {{ll, {}}}, scaled = {{quarter, {}}};
+  const RatingEstimate tempered = estimate_player_rating(grid, full, info, {0.25, true}).estimate;
+  const RatingEstimate by_hand = estimate_player_rating(grid, scaled, info, {1.0, true}).estimate;
+  EXPECT_NEAR(tempered.rating, by_hand.rating, 1e-9);
+  EXPECT_NEAR(tempered.low, by_hand.low, 1e-9);
+  EXPECT_NEAR(tempered.high, by_hand.high, 1e-9);
+  const RatingEstimate plain = estimate_player_rating(grid, full, info, {1.0, true}).estimate;
+  EXPECT_GT(tempered.high - tempered.low, 1.5 * (plain.high - plain.low));
+  EXPECT_NEAR(tempered.rating, plain.rating, 100);
+  // The default is the chosen scale.
+  const RatingEstimate by_default = estimate_player_rating(grid, full, info).estimate;
+  const RatingEstimate chosen =
+      estimate_player_rating(grid, full, info, {kPlayerLikelihoodScale, true}).estimate;
+  EXPECT_EQ(by_default.rating, chosen.rating);
+  for (double bad : {0.0, -0.5, 1.5, std::nan("")})
+    EXPECT_THROW(estimate_player_rating(grid, full, info, {bad, true}), std::invalid_argument)
+        << bad;
 }
 
 TEST(PlayerRating, RefusesLikelihoodsOffTheGrid) {
