@@ -241,20 +241,11 @@ RatingEstimate estimate_rating_posterior(const std::vector<int>& grid,
   return summarise_posterior(grid, mass, ll);
 }
 
-std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& grid,
-                                                       const std::vector<double>& ll_white,
-                                                       const std::vector<double>& ll_black,
-                                                       const HumanHeadInfo& h) {
-  if (h.rating_pair_prior.empty()) {
-    const std::vector<double> log_prior = rating_log_prior(h, grid);
-    return {estimate_rating_posterior(grid, ll_white, log_prior),
-            estimate_rating_posterior(grid, ll_black, log_prior)};
-  }
-  if (grid.empty() || grid.size() != ll_white.size() || grid.size() != ll_black.size())
-    throw std::invalid_argument("estimate_ratings_jointly: grid and log-likelihoods differ");
+std::vector<double> rating_pair_log_density(const HumanHeadInfo& h, const std::vector<int>& grid) {
+  if (h.rating_pair_prior.empty()) return {};
   const size_t bins = size_t(human_prior_bins(h));
   if (h.rating_pair_prior.size() != bins * bins)
-    throw std::invalid_argument("estimate_ratings_jointly: " + human_head_problem(h));
+    throw std::invalid_argument("rating_pair_log_density: " + human_head_problem(h));
   // The smoothed density per pair of bins: symmetric counts, a separable Gaussian, + 1/2.
   std::vector<double> density(bins * bins);
   for (size_t i = 0; i < bins; ++i)
@@ -294,11 +285,33 @@ std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& g
     return (1 - a.f) * ((1 - b.f) * cell(a.lower, b.lower) + b.f * cell(a.lower, b.upper)) +
            a.f * ((1 - b.f) * cell(a.upper, b.lower) + b.f * cell(a.upper, b.upper));
   };
+  std::vector<double> out(n * n);
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) out[a * n + b] = std::log(pair_density(at[a], at[b]));
+  return out;
+}
+
+std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& grid,
+                                                       const std::vector<double>& ll_white,
+                                                       const std::vector<double>& ll_black,
+                                                       const HumanHeadInfo& h) {
+  if (h.rating_pair_prior.empty()) {
+    const std::vector<double> log_prior = rating_log_prior(h, grid);
+    return {estimate_rating_posterior(grid, ll_white, log_prior),
+            estimate_rating_posterior(grid, ll_black, log_prior)};
+  }
+  if (grid.empty() || grid.size() != ll_white.size() || grid.size() != ll_black.size())
+    throw std::invalid_argument("estimate_ratings_jointly: grid and log-likelihoods differ");
+  const size_t bins = size_t(human_prior_bins(h));
+  if (h.rating_pair_prior.size() != bins * bins)
+    throw std::invalid_argument("estimate_ratings_jointly: " + human_head_problem(h));
+  const size_t n = grid.size();
+  const std::vector<double> log_density = rating_pair_log_density(h, grid);
   std::vector<double> lp(n * n);
   double top = -std::numeric_limits<double>::infinity();
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b) {
-      const double v = std::log(pair_density(at[a], at[b])) + ll_white[a] + ll_black[b];
+      const double v = log_density[a * n + b] + ll_white[a] + ll_black[b];
       lp[a * n + b] = v;
       top = std::max(top, v);
     }

@@ -188,6 +188,12 @@ std::array<RatingEstimate, 2> estimate_ratings_jointly(const std::vector<int>& g
                                                        const std::vector<double>& loglik_black,
                                                        const HumanHeadInfo& info);
 
+// The two-sided prior's log-density (up to a constant) at every pair of ratings of
+// `grid`, as estimate_ratings_jointly reads it (symmetric, smoothed, + 1/2, bilinear):
+// entry a * grid.size() + b for (R_a, R_b). Empty when `info` has no pair prior.
+std::vector<double> rating_pair_log_density(const HumanHeadInfo& info,
+                                            const std::vector<int>& grid);
+
 // The ratings min, min + step, ..., max of a head's range (max always included).
 std::vector<int> human_rating_grid(const HumanHeadInfo& info, int step);
 

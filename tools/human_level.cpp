@@ -9,6 +9,7 @@
 #include "core/i18n.h"
 #include "core/numbers.h"
 #include "mcts/levels.h"
+#include "nn/game_likelihood.h"
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
@@ -213,42 +214,19 @@ ThinkResult HumanLevelPlayer::think(const Position& pos, const ThinkLimits&) {
 std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, const Position& start,
                                                           std::span<const int> moves,
                                                           HumanSearch* search) {
-  // Both sides' positions in one network call; side[i] says whose each one is.
-  std::vector<Position> positions;
-  std::vector<int> played, plies, side;
-  Position before = start;
-  for (size_t ply = 0; ply < moves.size(); ++ply) {
-    if (before.is_over() || !before.is_legal(moves[ply])) break;
-    positions.push_back(before);
-    played.push_back(moves[ply]);
-    plies.push_back(int(ply) + 1);
-    side.push_back(before.to_move);
-    before.play(moves[ply]);
-  }
-  std::array<std::optional<PlayedLike>, 2> out;
-  if (positions.empty()) return out;
   const HumanHeadInfo& info = policy.info();
   const std::vector<int> grid = human_rating_grid(info, 25);
-  auto logprobs = policy.move_logprobs(positions, played, grid);
-  // With the search mixture: whether each move was the search's, and lambda per rating.
-  std::vector<char> searched_move;
-  if (search && !info.search_mix_weights.empty()) {
-    for (size_t i = 0; i < positions.size(); ++i)
-      searched_move.push_back(search->search(positions[i]).best_move == played[i]);
-    for (size_t g = 0; g < grid.size(); ++g) {
-      const double lambda = human_search_mix(info, grid[g]);
-      for (size_t i = 0; i < positions.size(); ++i)
-        logprobs[g][i] = std::log(std::max(
-            (1 - lambda) * std::exp(logprobs[g][i]) + (searched_move[i] ? lambda : 0.0), 1e-300));
-    }
-  }
-  std::array<std::vector<double>, 2> loglik;
-  std::array<bool, 2> moved{false, false};
-  for (int s : side) moved[size_t(s)] = true;
-  for (int s = 0; s < 2; ++s)
-    if (moved[size_t(s)]) loglik[size_t(s)].assign(grid.size(), 0.0);
-  for (size_t g = 0; g < grid.size(); ++g)
-    for (size_t i = 0; i < positions.size(); ++i) loglik[size_t(side[i])][g] += logprobs[g][i];
+  SearchBestMove best_move;
+  if (search) best_move = [search](const Position& pos) { return search->search(pos).best_move; };
+  // Both sides' moves in one network call (nn/game_likelihood.h).
+  const GameLikelihood game = game_likelihood(policy, start, moves, grid, best_move);
+  std::array<std::optional<PlayedLike>, 2> out;
+  if (game.positions.empty()) return out;
+  const std::vector<Position>& positions = game.positions;
+  const std::vector<int>&played = game.played, &plies = game.plies, &side = game.side;
+  const std::vector<char>& searched_move = game.searched_move;
+  const std::array<std::vector<double>, 2>& loglik = game.loglik;
+  const std::array<bool, 2> moved{!loglik[0].empty(), !loglik[1].empty()};
   // With the model's two-sided prior where it has one and both sides moved, else each
   // side with the one-sided prior where there is one (nn/human_rating.h).
   std::array<RatingEstimate, 2> estimate{};
