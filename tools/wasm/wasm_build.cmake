@@ -1,0 +1,32 @@
+# Settings of the WebAssembly build (included by the top-level CMakeLists.txt when
+# emcmake's toolchain defines EMSCRIPTEN; docs/browser.md).
+include(${CMAKE_CURRENT_LIST_DIR}/dependencies.cmake)
+
+# SIMD128 everywhere: the portable forward and the rules are written for the compiler to
+# vectorise. pthreads: the search runs on threads of its own as natively (Web Workers
+# sharing the module's memory), so a search can be stopped. Exceptions: bad input is
+# refused by throwing, as natively; WebAssembly's own exception handling (Node 17+,
+# Chromium 95+, Firefox 100+, Safari 15.2+) costs nothing until something throws, unlike
+# emscripten's JavaScript-based emulation.
+add_compile_options(-msimd128 -pthread -fexceptions)
+add_link_options(-pthread -fexceptions)
+
+# kz_wasm_executable(TARGET): link TARGET as a program Node runs (`node kumalak.js ARGS`),
+# reading and writing the real file system (NODERAWFS) like the native one:
+#  - PROXY_TO_PTHREAD: main() on a thread of its own, so that it may wait (for input, for a
+#    search) while the JavaScript thread carries out every thread's writes;
+#  - the threads of a search come from a pool started with the program (a thread started
+#    later would wait for the JavaScript thread, which main() may be blocking);
+#  - memory grows as the search's tree does, up to 4 GiB (wasm32's limit);
+#  - kz_push_input and the allocator are exported for the input pushed from JavaScript.
+function(kz_wasm_executable target)
+  target_link_options(${target} PRIVATE
+    -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sNODERAWFS=1 -sEXIT_RUNTIME=1
+    -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=268435456 -sMAXIMUM_MEMORY=4294967296
+    -sTOTAL_STACK=1048576 -sENVIRONMENT=node,worker
+    "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_malloc,_free"
+    --pre-js ${CMAKE_SOURCE_DIR}/tools/wasm/node_input.js)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
+               ${CMAKE_SOURCE_DIR}/tools/wasm/node_input.js)
+  set_target_properties(${target} PROPERTIES SUFFIX ".js")
+endfunction()
