@@ -2,12 +2,17 @@
 # emcmake's toolchain defines EMSCRIPTEN; docs/browser.md).
 include(${CMAKE_CURRENT_LIST_DIR}/dependencies.cmake)
 
+# emcc's optimiser of the JavaScript it writes needs Debian's acorn module (node-acorn),
+# which Node finds only through NODE_PATH.
+set(CMAKE_CXX_LINKER_LAUNCHER env NODE_PATH=/usr/share/nodejs)
+
 # SIMD128 everywhere: the portable forward and the rules are written for the compiler to
 # vectorise. pthreads: the search runs on threads of its own as natively (Web Workers
 # sharing the module's memory), so a search can be stopped. Exceptions: bad input is
-# refused by throwing, as natively; WebAssembly's own exception handling (Node 17+,
-# Chromium 95+, Firefox 100+, Safari 15.2+) costs nothing until something throws, unlike
-# emscripten's JavaScript-based emulation.
+# refused by throwing, as natively, through emscripten's JavaScript-based exceptions.
+# WebAssembly's own (-fwasm-exceptions) would cost nothing until something throws, but in
+# Debian's emscripten 3.1.6 with pthreads no exception thrown in one function is caught in
+# another (a ten-line program shows it; the same program without -pthread works).
 add_compile_options(-msimd128 -pthread -fexceptions)
 add_link_options(-pthread -fexceptions)
 
@@ -27,9 +32,13 @@ function(kz_wasm_executable target)
     -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sNODERAWFS=1 -sEXIT_RUNTIME=1
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=268435456 -sMAXIMUM_MEMORY=4294967296
     -sTOTAL_STACK=1048576 -sENVIRONMENT=node,worker
-    "SHELL:--pre-js ${CMAKE_SOURCE_DIR}/tools/wasm/node_environment.js")
+    "SHELL:--pre-js ${CMAKE_SOURCE_DIR}/tools/wasm/node_environment.js"
+    "SHELL:--extern-pre-js ${CMAKE_SOURCE_DIR}/tools/wasm/node_shebang.js")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
-               ${CMAKE_SOURCE_DIR}/tools/wasm/node_environment.js)
+               ${CMAKE_SOURCE_DIR}/tools/wasm/node_environment.js
+               ${CMAKE_SOURCE_DIR}/tools/wasm/node_shebang.js)
+  # Runs as a command of its own: `build-wasm/tools/kumalak.js engine`.
+  add_custom_command(TARGET ${target} POST_BUILD COMMAND chmod +x $<TARGET_FILE:${target}>)
   if(KZ_WASM_PUSHED_INPUT)
     target_link_options(${target} PRIVATE
       "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_malloc,_free"
