@@ -20,7 +20,8 @@ void* big_alloc_zeroed(size_t bytes) {
   // 2^32): refused here, before the rounding below could wrap around and before an
   // allocator that aborts on absurd sizes (as AddressSanitizer's does) sees it.
   constexpr uint64_t kMaxAddressable = uint64_t(1) << 48;
-  constexpr size_t kMaxBytes = kMaxAddressable < SIZE_MAX / 2 ? size_t(kMaxAddressable) : SIZE_MAX / 2;
+  constexpr size_t kMaxBytes =
+      kMaxAddressable < SIZE_MAX / 2 ? size_t(kMaxAddressable) : SIZE_MAX / 2;
   if (bytes > kMaxBytes) throw std::bad_alloc();
   const size_t rounded = (std::max<size_t>(bytes, 1) + kHuge - 1) / kHuge * kHuge;
   void* p = std::aligned_alloc(kHuge, rounded);

@@ -12,7 +12,9 @@ namespace kz::cli {
 #ifdef __EMSCRIPTEN__
 std::istream& command_input();
 #else
-inline std::istream& command_input() { return std::cin; }
+inline std::istream& command_input() {
+  return std::cin;
+}
 #endif
 
 }  // namespace kz::cli

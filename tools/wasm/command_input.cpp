@@ -3,14 +3,14 @@
 // input while the JavaScript thread goes on carrying out the writes of every thread;
 // the host calls kz_push_input with each chunk it receives (tools/wasm/node_input.js:
 // Node's stdin; the page's Web Worker: its messages) and with no bytes at the end.
+#include "tools/command_input.h"
+
 #include <emscripten.h>
 
 #include <condition_variable>
 #include <mutex>
 #include <streambuf>
 #include <string>
-
-#include "tools/command_input.h"
 
 namespace kz::cli {
 

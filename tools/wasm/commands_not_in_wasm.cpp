@@ -7,7 +7,8 @@
 namespace kz::cli {
 
 void register_serve(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("serve", "Serve the page and the JSON API (the native build only)");
+  auto* cmd =
+      app.add_subcommand("serve", "Serve the page and the JSON API (the native build only)");
   cmd->allow_extras();
   cmd->callback([&exit_code] {
     std::cerr << "kumalak serve: this is the WebAssembly build, which cannot open sockets; "
