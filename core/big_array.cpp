@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -15,10 +16,12 @@ void BigFree::operator()(void* p) const {
 
 void* big_alloc_zeroed(size_t bytes) {
   constexpr size_t kHuge = size_t(2) << 20;
-  // More than any machine's address space (x86-64 and AArch64 address 2^48 bytes): refused
-  // here, before the rounding below could wrap around and before an allocator that aborts
-  // on absurd sizes (as AddressSanitizer's does) sees it.
-  constexpr size_t kMaxBytes = size_t(1) << 48;
+  // More than any machine's address space (x86-64 and AArch64 address 2^48 bytes; wasm32
+  // 2^32): refused here, before the rounding below could wrap around and before an
+  // allocator that aborts on absurd sizes (as AddressSanitizer's does) sees it.
+  constexpr uint64_t kMaxAddressable = uint64_t(1) << 48;
+  constexpr size_t kMaxBytes =
+      kMaxAddressable < SIZE_MAX / 2 ? size_t(kMaxAddressable) : SIZE_MAX / 2;
   if (bytes > kMaxBytes) throw std::bad_alloc();
   const size_t rounded = (std::max<size_t>(bytes, 1) + kHuge - 1) / kHuge * kHuge;
   void* p = std::aligned_alloc(kHuge, rounded);

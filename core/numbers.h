@@ -5,6 +5,7 @@
 // range the caller states. The messages name the thing and the accepted range.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,6 +29,15 @@ double parse_real(std::string_view text, double lo, double hi, const std::string
 // Checks a number already converted elsewhere (by CLI11, by the TOML reader): finite and
 // in [lo, hi]. Throws ParseError "what = value is outside lo..hi" / "is not a number".
 void require_in_range(double value, double lo, double hi, const std::string& what);
+
+// std::from_chars for a double (general format: an optional '-', digits with an optional
+// '.', an optional exponent; "inf", "nan"), also where the standard library has only its
+// integer overloads (libc++ before 17, the WebAssembly build's).
+std::from_chars_result double_from_chars(const char* first, const char* last, double& value);
+
+// The shortest text that reads back as the same double (std::to_chars' own; "%.17g"'s
+// shortest round-trip where the standard library lacks it, as above).
+std::string shortest_number_text(double value);
 
 // The same text as the messages above for a value (integers without ".0").
 std::string number_text(double value);

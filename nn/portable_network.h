@@ -1,9 +1,9 @@
 // The folded network's forward in plain C++ (fp32), for builds without oneDNN and for
 // targets without x86 vector units (WebAssembly): the same layers as
-// OnednnNetwork's (nn/onednn_network.h), each convolution a loop over the output
-// channels innermost, with the weights laid out [kernel][in][out] so that the compiler
-// vectorises it for whatever the target has. Activations are channels last, one
-// position at a time, in per-thread buffers.
+// OnednnNetwork's (nn/onednn_network.h), the weights laid out [kernel][in][out] (output
+// channels innermost), each convolution two cells by 16 outputs at a time in four-float
+// vectors (the compilers' vector extension: SSE natively, SIMD128 in WebAssembly). Activations are
+// channels last, one position at a time, in per-thread buffers.
 #pragma once
 
 #include <memory>
@@ -13,11 +13,18 @@
 
 namespace kz {
 
+// How the convolutions run: kBlocked keeps two cells by 16 outputs in vector registers
+// (layers whose outputs are a multiple of 16; the others as kScalar), kScalar is the
+// plain loop. Both give the same floats to the bit (the same sums in the same order);
+// kScalar is there for the test that holds them to it.
+enum class PortableKernels { kBlocked, kScalar };
+
 class PortableNetwork : public FoldedNetwork {
  public:
   // Throws std::invalid_argument where the weights are not a network's (shapes that do
   // not chain).
-  explicit PortableNetwork(const FoldedWeights& weights);
+  explicit PortableNetwork(const FoldedWeights& weights,
+                           PortableKernels kernels = PortableKernels::kBlocked);
   ~PortableNetwork() override;
 
   void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,

@@ -330,10 +330,14 @@ TEST(I18nCatalogs, LanguageFromFlagThenEnvironment) {
   setenv("LANGUAGE", "de:kk", 1);
   EXPECT_EQ(i18n::choose_language(""), "kk") << "the first known language of LANGUAGE's list";
   EXPECT_EQ(i18n::choose_language("ky"), "ky") << "--lang comes first";
+#ifndef __EMSCRIPTEN__  // capturing stderr needs dup2 of fd 2, which Node's raw files lack
   testing::internal::CaptureStderr();
   EXPECT_EQ(i18n::choose_language("de"), "en");
   EXPECT_NE(testing::internal::GetCapturedStderr().find("no translation for language 'de'"),
             std::string::npos);
+#else
+  EXPECT_EQ(i18n::choose_language("de"), "en");
+#endif
   for (const char* v : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) unsetenv(v);
   setenv("LANGUAGE", "en", 1);  // as CTest runs every test
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "nn/model_evaluator.h"
+#include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/engine_control.h"
 #include "tools/human_level.h"
@@ -24,7 +25,7 @@ void register_engine(CLI::App& app, int& exit_code) {
       "--game and --level are the start's; the protocol's `newgame GAME` and "
       "`setoption name Level value L` change them (docs/protocol.md).");
   cmd->callback([args, &exit_code] {
-    exit_code = run_engine_protocol(std::cin, args->game, args->level, load_model_evaluator,
+    exit_code = run_engine_protocol(command_input(), args->game, args->level, load_model_evaluator,
                                     std::make_shared<ShippedRatingLevels>());
   });
 }

@@ -198,7 +198,7 @@ std::vector<RecordedGame> read_record(const std::string& path,
       if (!j.is_object() || !j.contains("levels_match_record"))
         throw std::runtime_error(where + "not a levels-match record (no settings line)");
       for (const auto& [key, value] : settings.items())
-        if (!j.contains(key) || j[key] != value)
+        if (!j.contains(key) || j[key] != nlohmann::json(value))
           throw std::runtime_error(path + " was recorded with " + key + " = " +
                                    (j.contains(key) ? j[key].dump() : "(none)") + ", not " +
                                    value.dump() + ": use another --record file");

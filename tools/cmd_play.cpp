@@ -29,6 +29,7 @@
 #include "mcts/time_manager.h"
 #include "nn/model_evaluator.h"
 #include "tools/board_view.h"
+#include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -67,7 +68,7 @@ class LineReader {
       std::string line;
       bool more = true;
       while (more) {
-        more = bool(std::getline(std::cin, line));
+        more = bool(std::getline(command_input(), line));
         std::lock_guard<std::mutex> lock(state->mu);
         if (more)
           state->lines.push_back(line);
@@ -247,7 +248,7 @@ class PlaySession {
   // The next line of input; false at its end. Under a clock, while the person is to
   // move, the wait ends when their flag falls: the game is then over (ended_on_time).
   bool read_line(std::string& line) {
-    if (!reader_) return bool(std::getline(std::cin, line));
+    if (!reader_) return bool(std::getline(command_input(), line));
     for (;;) {
       std::optional<int64_t> wait;
       if (clock_->running() == human_) wait = clock_->remaining_ms(human_) + 1;

@@ -33,6 +33,7 @@
 #include "nn/model_evaluator.h"
 #include "nn/puzzle_human_rating.h"
 #include "tools/board_view.h"
+#include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -387,7 +388,7 @@ int run_puzzle(const PuzzleOptions& opt) {
     std::cout << (pos.is_togyz() ? tr("Your move (a hole number, or quit): ")
                                  : tr("Your move (a pit number, or quit): "))
               << std::flush;
-    if (!std::getline(std::cin, line) || line == "quit" || line == "q") {
+    if (!std::getline(command_input(), line) || line == "quit" || line == "q") {
       std::cout << "\n" << tr("No answer: the puzzle is not rated.") << "\n";
       return 0;
     }

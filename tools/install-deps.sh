@@ -5,6 +5,7 @@
 #   tools/install-deps.sh            everything: the full build and every test
 #   tools/install-deps.sh --player   what the player's build needs (-DKZ_TORCH=OFF, no
 #                                    tests): no LibTorch, no browser, no Slurm
+#   tools/install-deps.sh --wasm     what the WebAssembly build needs (docs/browser.md)
 set -euo pipefail
 
 packages=(
@@ -32,6 +33,9 @@ packages=(
   slurmd               # ... its node daemon
   slurm-client         # ... sbatch, srun, squeue, scancel, sacct
   python3-torch        # torchrun (/usr/bin/torchrun): tests/train_distributed_test.cpp
+  emscripten           # the WebAssembly build (docs/browser.md): em++, with clang 14 and lld
+  nodejs               # ... which runs under Node (its tests, the engine protocol)
+  googletest           # ... GoogleTest's sources, compiled for WebAssembly
 )
 
 # The player's build: `kumalak` without LibTorch (tools/play.sh).
@@ -39,8 +43,16 @@ player_packages=(
   build-essential cmake libdnnl-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libtomlplusplus-dev gettext pkg-config libcpp-httplib-dev
 )
+# The WebAssembly build: emscripten compiles the same sources; Debian's header-only
+# libraries and gettext (the catalogs) from the host (tools/wasm/dependencies.cmake).
+wasm_packages=(
+  cmake emscripten nodejs googletest libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  libtomlplusplus-dev gettext python3
+)
 if [[ "${1-}" == "--player" ]]; then
   packages=("${player_packages[@]}")
+elif [[ "${1-}" == "--wasm" ]]; then
+  packages=("${wasm_packages[@]}")
 fi
 
 missing=()

@@ -4,8 +4,8 @@
 # the libFuzzer targets with clang (build-fuzz) and runs each for KZ_FUZZ_SECONDS
 # (default 20; 0 skips the step), failing on any crash, hang or sanitizer report
 # (tools/fuzz.sh, docs/fuzzing.md), builds the player's build without LibTorch
-# (-DKZ_TORCH=OFF, in build-player) and runs its tests, then runs the whole CTest suite of
-# the full build. KZ_BUILD_DIR picks another build directory (default: build).
+# (-DKZ_TORCH=OFF, in build-player) and runs its tests, the WebAssembly build (build-wasm)
+# and its tests under Node, then runs the whole CTest suite of the full build. KZ_BUILD_DIR picks another build directory (default: build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${KZ_BUILD_DIR:-build}
@@ -25,5 +25,11 @@ fi
 cmake -S . -B "$build-player" -DCMAKE_BUILD_TYPE=Release -DKZ_TORCH=OFF "${launcher[@]}"
 cmake --build "$build-player" -j2
 ctest --test-dir "$build-player" --output-on-failure -j2
+# The WebAssembly build (docs/browser.md): its rules', search's and network's tests under
+# Node, and the engine under Node beside the player's native build.
+emcmake cmake -S . -B "$build-wasm" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+  -DKZ_NATIVE_KUMALAK="$PWD/$build-player/tools/kumalak"
+cmake --build "$build-wasm" -j2
+ctest --test-dir "$build-wasm" --output-on-failure -j2
 # CTest last, so that its summary ("100% tests passed, ...") closes the output.
 ctest --test-dir "$build" --output-on-failure -j2

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "core/atomic_file.h"
+#include "core/numbers.h"
 #include "train/csv.h"
 
 namespace kz {
@@ -32,9 +33,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // Shortest text that reads back as the same double.
 std::string format_number(double v) {
   if (!std::isfinite(v)) return "";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  return shortest_number_text(v);
 }
 
 bool parse_double(const std::string& s, double& out) {
@@ -42,7 +41,7 @@ bool parse_double(const std::string& s, double& out) {
   const char* b = s.data();
   const char* e = b + s.size();
   while (b < e && *b == ' ') ++b;
-  auto res = std::from_chars(b, e, out);
+  auto res = double_from_chars(b, e, out);
   return res.ec == std::errc() && res.ptr == e;
 }
 

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/numbers.h"
 
 extern char** environ;
 
@@ -80,9 +81,7 @@ std::string gp_quote(const std::string& s) {
 }
 
 std::string num(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  return shortest_number_text(v);
 }
 
 std::string read_small_file(const std::string& path, size_t max_chars) {

@@ -36,11 +36,17 @@ void put_str(std::string& s, const std::string& v) {
   s.append(v, 0, n);
 }
 
+// memcpy rather than std::bit_cast, which the WebAssembly build's libc++ lacks.
 void store_f32(uint8_t* p, float v) {
-  put_le<uint32_t>(p, std::bit_cast<uint32_t>(v));
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  put_le<uint32_t>(p, bits);
 }
 float load_f32(const uint8_t* p) {
-  return std::bit_cast<float>(get_le<uint32_t>(p));
+  const uint32_t bits = get_le<uint32_t>(p);
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {

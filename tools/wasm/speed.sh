@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The WebAssembly engine's speed under Node beside the native one, measured side by side in
+# one run (this VM drifts), rounds alternating (docs/browser.md):
+#   - perft from the start of Togyz to depth 8: nodes/s, the best of each build's rounds;
+#   - level expert's visits in 1 s (the protocol's `go movetime 1000`, one thread) from three
+#     positions: the native build at its default precision and in fp32, the WebAssembly
+#     build (fp32, the portable forward).
+# Usage: tools/wasm/speed.sh NATIVE_KUMALAK WASM_KUMALAK_JS [ROUNDS]
+set -euo pipefail
+native=$1
+wasm=$2
+rounds=${3:-3}
+cd "$(dirname "$0")/../.."
+export KZ_MODELS_DIR=$PWD/models LANGUAGE=en
+
+best() { sort -n | tail -1; }
+perft_rate() { "$@" perft --depth 8 | awk '/^depth 8/ {print $8}'; }
+# The nodes of the last info line of a 1 s search after the moves given.
+visits() {
+  local moves=$1 precision=$2
+  shift 2
+  { printf 'uci\nposition startpos%s\ngo movetime 1000\n' "${moves:+ moves $moves}"
+    sleep 3; printf 'quit\n'; } |
+    env ${precision:+KUMALAK_PRECISION=$precision} "$@" engine 2>/dev/null |
+    awk '/^info/ {for (i = 1; i < NF; ++i) if ($i == "nodes") n = $(i + 1)} END {print n}'
+}
+
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'); Node $(node --version)"
+native_perft=() wasm_perft=()
+for ((r = 0; r < rounds; ++r)); do
+  native_perft+=("$(perft_rate "$native")")
+  wasm_perft+=("$(perft_rate node "$wasm")")
+done
+n=$(printf '%s\n' "${native_perft[@]}" | best)
+w=$(printf '%s\n' "${wasm_perft[@]}" | best)
+echo "perft(8) nodes/s: native ${native_perft[*]}; wasm ${wasm_perft[*]}"
+echo "perft(8) best: native $n, wasm $w, ratio $(awk -v a="$w" -v b="$n" 'BEGIN {printf "%.2f", a / b}')"
+
+positions=("" "76 98 66 87 12 76 25 78 48 36x" "76 98 66 87 12 76 25 78 48 36x 94 16 84 82 91x 97 18 26 91 23")
+for moves in "${positions[@]}"; do
+  nd=() nf=() wa=()
+  for ((r = 0; r < rounds; ++r)); do
+    nd+=("$(visits "$moves" "" "$native")")
+    nf+=("$(visits "$moves" fp32 "$native")")
+    wa+=("$(visits "$moves" "" node "$wasm")")
+  done
+  d=$(printf '%s\n' "${nd[@]}" | best)
+  f=$(printf '%s\n' "${nf[@]}" | best)
+  x=$(printf '%s\n' "${wa[@]}" | best)
+  echo "expert 1 s after '${moves:-the start}': native default ${nd[*]}; native fp32 ${nf[*]}; wasm ${wa[*]}"
+  echo "  best: native default $d, native fp32 $f, wasm $x; wasm/default $(awk -v a="$x" -v b="$d" 'BEGIN {printf "%.2f", a / b}'), wasm/fp32 $(awk -v a="$x" -v b="$f" 'BEGIN {printf "%.2f", a / b}')"
+done
