@@ -1,0 +1,30 @@
+# `kumalak-web`: the WebAssembly `kumalak` for the page (included by tools/CMakeLists.txt in
+# the WebAssembly build; docs/browser.md). The same sources as `kumalak` (ccache makes the
+# second compile of each a copy), linked for a Web Worker instead of Node:
+#  - a module factory, createKumalak(settings), loaded by tools/wasm/engine_worker.js, which
+#    runs `kumalak engine` in it and passes the protocol's lines in and out as messages;
+#  - the shipped models and puzzles packed into kumalak-web.data, mounted at /models (the
+#    page has no file system of its own);
+#  - threads as under Node (the page must be cross-origin isolated: COOP and COEP headers),
+#    main() on a thread of its own so that the worker stays free to carry the output.
+get_target_property(KZ_WEB_SOURCES kumalak SOURCES)
+get_target_property(KZ_WEB_LIBRARIES kumalak LINK_LIBRARIES)
+add_executable(kumalak-web ${KZ_WEB_SOURCES})
+target_link_libraries(kumalak-web PRIVATE ${KZ_WEB_LIBRARIES})
+set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt)
+set(KZ_WEB_PACKED "")
+foreach(file IN LISTS KZ_WEB_MODELS)
+  list(APPEND KZ_WEB_PACKED "SHELL:--preload-file ${CMAKE_SOURCE_DIR}/models/${file}@/models/${file}")
+  set_property(TARGET kumalak-web APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/models/${file})
+endforeach()
+target_link_options(kumalak-web PRIVATE
+  -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=4 -sMODULARIZE=1 -sEXPORT_NAME=createKumalak
+  -sENVIRONMENT=web,worker -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1
+  -sINITIAL_MEMORY=134217728 -sMAXIMUM_MEMORY=2147483648 -sTOTAL_STACK=1048576
+  "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_malloc,_free"
+  ${KZ_WEB_PACKED})
+set_target_properties(kumalak-web PROPERTIES SUFFIX ".js")
+# The worker script beside the module.
+add_custom_command(TARGET kumalak-web POST_BUILD
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/tools/wasm/engine_worker.js
+          $<TARGET_FILE_DIR:kumalak-web>/engine_worker.js)

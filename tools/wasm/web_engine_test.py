@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The WebAssembly engine in a Web Worker of headless Chromium (CTest WasmEngineInChromium;
+docs/browser.md): kumalak-web.js, its .wasm and packed models, and engine_worker.js served
+with the headers that make a page cross-origin isolated (COOP and COEP, which threads
+need), and a page that speaks the protocol to the worker. Checks the handshake, a search
+by nodes from a position, an infinite search ended by `stop` while the page stays free,
+bad input answered with `error`, and prints level expert's visits in 1 s in Chromium
+(--movetime-rounds). Exit status 0 when every check passes."""
+import argparse
+import http.server
+import json
+import os
+import re
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import web_browser  # noqa: E402
+
+PAGE = """<!doctype html><meta charset="utf-8"><title>engine</title>
+<script>
+window.kzLines = [];
+window.kzEngine = new Worker('engine_worker.js');
+window.kzEngine.onmessage = (e) => window.kzLines.push(e.data);
+window.kzEngine.onerror = (e) => window.kzLines.push({error: String(e.message)});
+window.kzSend = (line) => window.kzEngine.postMessage(line);
+</script>"""
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+    return ok
+
+
+def serve(folder):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".wasm": "application/wasm", ".js": "text/javascript",
+                          ".data": "application/octet-stream"}
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=folder, **kwargs)
+
+        def end_headers(self):
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            self.send_header("Cache-Control", "no-store")
+            super().end_headers()
+
+        def do_GET(self):
+            if self.path == "/engine.html":
+                body = PAGE.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, "http://127.0.0.1:%d/" % server.server_address[1]
+
+
+class Page:
+    def __init__(self, driver):
+        self.driver = driver
+        self.seen = 0
+
+    def send(self, line):
+        self.driver.execute_script("window.kzSend(arguments[0])", line)
+
+    def wait_for(self, prefix, timeout=60.0):
+        """The first answer line after the last one looked at that starts with prefix."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            lines = self.driver.execute_script("return window.kzLines.slice(arguments[0])", self.seen)
+            for i, message in enumerate(lines):
+                if "error" in message and "line" not in message:
+                    print("worker:", message["error"], flush=True)
+                line = message.get("line", "")
+                if line.startswith(prefix):
+                    self.seen += i + 1
+                    return line
+            self.seen += len(lines)
+            time.sleep(0.05)
+        return None
+
+    def info_nodes(self):
+        lines = self.driver.execute_script("return window.kzLines")
+        nodes = [int(m.group(1)) for l in lines
+                 for m in [re.search(r"^info .*\bnodes (\d+)", l.get("line", ""))] if m]
+        return nodes[-1] if nodes else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--web", required=True, help="the folder of kumalak-web.js")
+    p.add_argument("--movetime-rounds", type=int, default=1, help="1 s searches timed")
+    args = p.parse_args()
+    web_browser.require_browser(lambda why: sys.exit("FAIL: " + why))
+    server, url = serve(os.path.abspath(args.web))
+    driver = web_browser.desktop_driver(1000, 800)
+    try:
+        driver.get(url + "engine.html")
+        check(driver.execute_script("return self.crossOriginIsolated") is True,
+              "the page is cross-origin isolated (threads)")
+        page = Page(driver)
+        start = time.monotonic()
+        page.send("uci")
+        check(page.wait_for("uciok", timeout=120) == "uciok", "uci is answered with uciok")
+        print(f"the engine answered uci {time.monotonic() - start:.2f} s after the page opened",
+              flush=True)
+        page.send("isready")
+        check(page.wait_for("readyok") == "readyok", "isready is answered")
+        page.send("position startpos moves 76 98")
+        page.send("go nodes 300")
+        line = page.wait_for("bestmove", timeout=120)
+        check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None,
+              f"go nodes 300 ends with a legal bestmove (got {line!r})")
+        page.send("go infinite")
+        time.sleep(1.0)
+        page.send("isready")
+        check(page.wait_for("readyok", timeout=10) == "readyok",
+              "isready is answered during an infinite search")
+        page.send("stop")
+        check(page.wait_for("bestmove", timeout=30) is not None, "stop ends an infinite search")
+        page.send("go nodes x")
+        check(page.wait_for("error", timeout=10) is not None, "bad input is answered with error")
+        visits = []
+        for _ in range(args.movetime_rounds):
+            page.send("ucinewgame")
+            page.send("position startpos")
+            page.send("go movetime 1000")
+            check(page.wait_for("bestmove", timeout=30) is not None, "go movetime 1000 ends")
+            visits.append(page.info_nodes())
+        print("expert's visits in 1 s in Chromium:", json.dumps(visits), flush=True)
+    finally:
+        driver.quit()
+        server.shutdown()
+    print("FAILED" if failures else "PASSED", f"({len(failures)} failures)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
