@@ -106,11 +106,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--web", required=True, help="the folder of kumalak-web.js")
     p.add_argument("--movetime-rounds", type=int, default=1, help="1 s searches timed")
+    p.add_argument("--throttle", type=float, default=1.0,
+                   help="slow the CPU down this many times (DevTools' CPU throttling: a phone)")
     args = p.parse_args()
     web_browser.require_browser(lambda why: sys.exit("FAIL: " + why))
     server, url = serve(os.path.abspath(args.web))
     driver = web_browser.desktop_driver(1000, 800)
     try:
+        if args.throttle > 1:
+            driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": args.throttle})
         driver.get(url + "engine.html")
         check(driver.execute_script("return self.crossOriginIsolated") is True,
               "the page is cross-origin isolated (threads)")
@@ -127,6 +131,8 @@ def main():
         line = page.wait_for("bestmove", timeout=120)
         check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None,
               f"go nodes 300 ends with a legal bestmove (got {line!r})")
+        print(f"the first move (300 visits) {time.monotonic() - start:.2f} s after the page opened",
+              flush=True)
         page.send("go infinite")
         time.sleep(1.0)
         page.send("isready")
