@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "nn/features.h"
+#include "nn/search_mixture.h"
 
 namespace kz {
 
@@ -462,7 +463,7 @@ SearchMixFit fit_search_mix(const HumanHeadInfo& info,
   };
   auto probability = [&](size_t i, double lambda) {
     const SearchMixSample& s = samples[i];
-    return (1 - lambda) * s.policy + lambda * s.search;
+    return mix_with_search(s.policy, lambda, s.search);
   };
   auto mean_loglik = [&] {
     double ll = 0;

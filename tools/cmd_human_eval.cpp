@@ -30,6 +30,7 @@
 #include "nn/human_head.h"
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
+#include "nn/search_mixture.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -324,21 +325,17 @@ int run_human_eval(const HumanEvalOptions& opt) {
           const int best = answer.best_move;
           // The columns' search: the levels' with --as-played.
           const SearchAnswer columns = play_search ? play_search->search(batch[i]) : answer;
-          auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
-            for (size_t k = 0; k < p.size(); ++k)
-              p[k] = float((1 - lambda) * p[k] + (int(k) == columns.best_move ? lambda : 0.0));
-          };
           if (filter) {
             human_play_filter_apply(own[i], columns, human_play_filter(info, ratings[i]));
             human_play_filter_apply(blind[i], columns, human_play_filter(info, info.rating_mean));
           } else {
-            mix(own[i], column_lambda(ratings[i]));
-            mix(blind[i], column_lambda(info.rating_mean));
+            mix_with_best_move(own[i], column_lambda(ratings[i]), columns.best_move);
+            mix_with_best_move(blind[i], column_lambda(info.rating_mean), columns.best_move);
           }
           for (size_t g = 0; g < grid.size(); ++g) {
             const double lambda = human_search_mix(info, grid[g]);
             over_grid[g][i] = std::log(std::max(
-                (1 - lambda) * std::exp(over_grid[g][i]) + (moves[i] == best ? lambda : 0.0),
+                mix_with_search(std::exp(over_grid[g][i]), lambda, moves[i] == best ? 1.0 : 0.0),
                 kMinProbability));
           }
         }

@@ -19,6 +19,7 @@
 #include "nn/human_training.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_file.h"
+#include "nn/search_mixture.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "train/progress.h"
@@ -298,8 +299,8 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
       const double lambda = human_search_mix(info, s.rating, s.titled);
       std::array<float, kMaxPits> mixed{};
       for (int k = 0; k < s.position.npits; ++k)
-        mixed[size_t(k)] = float((1 - lambda) * row.policy[size_t(k)] +
-                                 lambda * search_probability(row.search, k, shares));
+        mixed[size_t(k)] = float(mix_with_search(row.policy[size_t(k)], lambda,
+                                                 search_probability(row.search, k, shares)));
       for (int key : {s.titled ? -1 : rating_bin_from(s.rating), -2}) {
         Bin& b = bins[key];
         ++b.n;

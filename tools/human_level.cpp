@@ -12,6 +12,7 @@
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
+#include "nn/search_mixture.h"
 
 namespace kz {
 
@@ -76,10 +77,7 @@ std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int r
     if (const double tau = human_play_filter(info, rating); tau > 0)
       human_play_filter_apply(probabilities, search->search(pos), tau);
   } else if (lambda > 0) {
-    const int best = search->search(pos).best_move;
-    for (int k = 0; k < pos.npits; ++k)
-      probabilities[size_t(k)] =
-          float((1 - lambda) * probabilities[size_t(k)] + (k == best ? lambda : 0.0));
+    mix_with_best_move(probabilities, lambda, search->search(pos).best_move);
   }
   std::vector<HumanMove> moves;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
@@ -239,7 +237,8 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, con
       const double lambda = human_search_mix(info, grid[g]);
       for (size_t i = 0; i < positions.size(); ++i)
         logprobs[g][i] = std::log(std::max(
-            (1 - lambda) * std::exp(logprobs[g][i]) + (searched_move[i] ? lambda : 0.0), 1e-300));
+            mix_with_search(std::exp(logprobs[g][i]), lambda, searched_move[i] ? 1.0 : 0.0),
+            1e-300));
     }
   }
   std::array<std::vector<double>, 2> loglik;
@@ -274,7 +273,7 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, con
     double p = probabilities[i][size_t(played[i])];
     if (!searched_move.empty()) {
       const double lambda = human_search_mix(info, rating_of[i]);
-      p = (1 - lambda) * p + (searched_move[i] ? lambda : 0.0);
+      p = mix_with_search(p, lambda, searched_move[i] ? 1.0 : 0.0);
     }
     out[size_t(side[i])]->moves.push_back({plies[i], played[i], float(p)});
   }
