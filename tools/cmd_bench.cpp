@@ -87,6 +87,7 @@
 #include "nn/network_flops.h"
 #include "nn/nn_evaluator.h"
 #include "nn/onednn_conv_timing.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -654,7 +655,7 @@ void register_bench(CLI::App& app, int& exit_code) {
     try {
       exit_code = run_bench(*opt);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak bench: " << e.what() << "\n";
+      print_command_error("kumalak bench", e);
       exit_code = 1;
     }
   });

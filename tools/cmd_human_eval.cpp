@@ -31,6 +31,7 @@
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "nn/search_mixture.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -177,7 +178,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
     spec = GameSpec::parse(opt.game);
     fold = parse_fold_selection(opt.fold);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    print_command_error("kumalak human-eval", e);
     return 2;
   }
   // Every file is read before anything is measured (read_game_files says why).
@@ -185,20 +186,21 @@ int run_human_eval(const HumanEvalOptions& opt) {
   try {
     files = read_game_files(opt.files);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    print_command_error("kumalak human-eval", e);
     return 2;
   }
   const std::string model_path = opt.model.empty() ? shipped_model_path(spec) : opt.model;
   if (model_path.empty()) {
-    std::cerr << "kumalak human-eval: no model for " << spec.name()
-              << ": give --model or run where models/" << model_file_stem(spec) << ".pt is\n";
+    print_command_error("kumalak human-eval", "no model for " + spec.name() +
+                                                  ": give --model or run where models/" +
+                                                  model_file_stem(spec) + ".pt is");
     return 2;
   }
   std::shared_ptr<Evaluator> evaluator;
   try {
     evaluator = load_model_evaluator(spec, model_path, 0);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
+    print_command_error("kumalak human-eval", e);
     return 2;
   }
 
@@ -213,7 +215,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
     try {
       human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
     } catch (const std::exception& e) {
-      std::cerr << "kumalak human-eval: " << e.what() << "\n";
+      print_command_error("kumalak human-eval", e);
       return 2;
     }
   }
@@ -233,7 +235,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
         start = record_start(g, spec);
         replay = replay_record(g, start);
       } catch (const ParseError& e) {
-        std::cerr << "kumalak human-eval: skipped: " << e.what() << "\n";
+        print_command_error("kumalak human-eval", e, "skipped");
         ++skipped;
         continue;
       }
@@ -254,8 +256,9 @@ int run_human_eval(const HumanEvalOptions& opt) {
     }
   }
   if (samples.empty()) {
-    std::cerr << "kumalak human-eval: no position of a rated player in the " << opt.fold
-              << " fold (" << games << " games, " << skipped << " skipped)\n";
+    print_command_error("kumalak human-eval", "no position of a rated player in the " + opt.fold +
+                                                  " fold (" + std::to_string(games) + " games, " +
+                                                  std::to_string(skipped) + " skipped)");
     return 1;
   }
 
@@ -293,7 +296,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
           human_search_visits(info, true) != human_search_visits(info, false))
         play_search = human_level_search(spec, *human, MixUse::kPlay);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak human-eval: " << e.what() << "\n";
+      print_command_error("kumalak human-eval", e);
       return 2;
     }
     Progress progress("human policy", int64_t(samples.size()));

@@ -20,6 +20,7 @@
 #include "nn/model_evaluator.h"
 #include "nn/model_file.h"
 #include "nn/search_mixture.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "train/progress.h"
@@ -337,7 +338,7 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
     try {
       set_play_knots(model.meta.human, *spec, *kind);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak human-train: " << e.what() << "\n";
+      print_command_error("kumalak human-train", e);
       return false;
     }
     std::string line = "kumalak human-train: the levels play " + std::string(kind->value);
@@ -359,22 +360,23 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
 int run_human_train(const HumanTrainCliOptions& opt) {
   const bool play_knots = !opt.play_mix.empty() || !opt.play_filter.empty();
   if (play_knots && opt.epochs > 0) {
-    std::cerr << "kumalak human-train: --play-mix and --play-filter need --epochs 0 (what "
-                 "the levels play is calibrated on the games of a head as it is)\n";
+    print_command_error("kumalak human-train",
+                        "--play-mix and --play-filter need --epochs 0 (what the levels play is "
+                        "calibrated on the games of a head as it is)");
     return 2;
   }
   GameSpec spec;
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   std::vector<std::vector<GameRecord>> files;
   try {
     files = read_game_files(opt.files);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   torch::set_num_threads(std::max(1, opt.threads));
@@ -383,18 +385,18 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   try {
     model = load_model(init, &spec);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   if (opt.files.empty()) {
     // Only what the levels play: no game record is read, the rest of the model stays.
     if (!play_knots) {
-      std::cerr << "kumalak human-train: no PGN file of rated games given\n";
+      print_command_error("kumalak human-train", "no PGN file of rated games given");
       return 2;
     }
     if (!model.meta.network.human_policy_head) {
-      std::cerr << "kumalak human-train: --play-mix, --play-filter: '" << init
-                << "' has no human head\n";
+      print_command_error("kumalak human-train",
+                          "--play-mix, --play-filter: '" + init + "' has no human head");
       return 2;
     }
     return write_play_knots(model, opt) ? 0 : 2;
@@ -404,7 +406,8 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   for (const auto& why : train.skipped)
     std::cerr << "kumalak human-train: skipped: " << why << "\n";
   if (train.samples.empty()) {
-    std::cerr << "kumalak human-train: no move of a rated or titled player in the train fold\n";
+    print_command_error("kumalak human-train",
+                        "no move of a rated or titled player in the train fold");
     return 1;
   }
   // The head's range: the train fold's ratings, widened to whole hundreds.
@@ -413,7 +416,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   for (const auto& s : train.samples)
     if (!s.titled) lo = std::min(lo, s.rating), hi = std::max(hi, s.rating);
   if (lo > hi) {
-    std::cerr << "kumalak human-train: no rated player in the train fold\n";
+    print_command_error("kumalak human-train", "no rated player in the train fold");
     return 1;
   }
   info.rating_min = rating_bin_from(lo);
@@ -466,7 +469,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       try {
         fit_value_term(model, train, validation, spec);
       } catch (const std::exception& e) {
-        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        print_command_error("kumalak human-train", e);
         return 1;
       }
       report("with the value term", model);
@@ -475,7 +478,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       try {
         fit_search_term(model, train, validation, spec, opt);
       } catch (const std::exception& e) {
-        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        print_command_error("kumalak human-train", e);
         return 1;
       }
     }
@@ -539,7 +542,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
     }
   } catch (const std::exception& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 1;
   }
   return 0;

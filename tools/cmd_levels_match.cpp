@@ -22,6 +22,7 @@
 #include "mcts/levels.h"
 #include "nn/folded_network.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "train/elo.h"
@@ -260,7 +261,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak levels-match: " << e.what() << "\n";
+    print_command_error("kumalak levels-match", e);
     return 2;
   }
   std::vector<LevelPair> level_pairs;
@@ -282,7 +283,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       }
       level_pairs.push_back(pair);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak levels-match: " << e.what() << "\n";
+      print_command_error("kumalak levels-match", e);
       return 2;
     }
   } else if (!opt.only.empty()) {
@@ -292,7 +293,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
         throw ParseError("beginner has no level below it");
       level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
     } catch (const ParseError& e) {
-      std::cerr << "kumalak levels-match: --only: " << e.what() << "\n";
+      print_command_error("kumalak levels-match", e, "--only");
       return 2;
     }
   } else {
@@ -351,7 +352,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
       try {
         games = read_record(opt.record, settings, n_openings);
       } catch (const std::exception& e) {
-        std::cerr << "kumalak levels-match: " << e.what() << "\n";
+        print_command_error("kumalak levels-match", e);
         return 2;
       }
       std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
@@ -374,7 +375,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     write_file_atomically(opt.record, [&](std::ostream& out) { out << kept; });
     record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
     if (!*record) {
-      std::cerr << "kumalak levels-match: cannot append to " << opt.record << "\n";
+      print_command_error("kumalak levels-match", "cannot append to " + opt.record);
       return 1;
     }
     if (recorded_games > 0)
@@ -487,13 +488,13 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     try {
       GameRunner(sides, match, ro).run();
     } catch (const std::exception& e) {
-      std::cerr << "kumalak levels-match: " << e.what() << "\n";
+      print_command_error("kumalak levels-match", e);
       return 1;
     }
   }
   progress.finish();
   if (record && !*record) {
-    std::cerr << "kumalak levels-match: writing " << opt.record << " failed\n";
+    print_command_error("kumalak levels-match", "writing " + opt.record + " failed");
     return 1;
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -25,6 +25,7 @@
 #include "core/rated_games.h"
 #include "nn/human_rating.h"
 #include "nn/puzzle_human_rating.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -69,10 +70,10 @@ int run_puzzles_rate(const RateOptions& opt) {
     std::printf("%.3f\n", spearman_correlation(before, after));
     return 0;
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles rate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles rate", e);
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles rate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles rate", e);
     return 1;
   }
 }
@@ -340,10 +341,10 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
       }
     return 0;
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles calibrate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles calibrate", e);
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles calibrate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles calibrate", e);
     return 1;
   }
 }
