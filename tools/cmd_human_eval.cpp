@@ -15,7 +15,6 @@
 // docs/human.md has the data, the split and the figures.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -23,6 +22,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/human_games.h"
 #include "core/notation.h"
 #include "core/rated_games.h"
 #include "mcts/levels.h"
@@ -34,6 +34,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "train/progress.h"
 
 namespace kz::cli {
 
@@ -66,15 +67,6 @@ constexpr int kMinEstimateMoves = 40;
 // The spacing of the ratings the estimate's log-likelihood is computed at.
 constexpr int kEstimateGridStep = 25;
 
-// One position a rated player moved in.
-struct Sample {
-  Position position;
-  int move = 0;      // 0-based pit the player chose
-  int bin_from = 0;  // rating_bin_from(the mover's rating)
-  int rating = 0;    // the mover's rating
-  int side = 0;      // index of the game side in run_human_eval's sides
-};
-
 struct BinStats {
   int64_t positions = 0, policy_top1 = 0;
   double policy_loglik = 0;  // sum over positions
@@ -90,6 +82,32 @@ struct EvalSide {
   int moves = 0;
   std::vector<double> loglik;  // over the estimate's grid: the sum over its moves
 };
+
+// One position a rated player moved in.
+struct Sample {
+  Position position;
+  int move = 0;      // 0-based pit the player chose
+  int bin_from = 0;  // rating_bin_from(the mover's rating)
+  int rating = 0;    // the mover's rating
+  int side = 0;      // index of the game side in run_human_eval's sides
+};
+
+// The samples of `data` (rated players only) and one EvalSide per side of every game
+// that replayed, White's at an even index and Black's after it, rated or not.
+void collect_samples(const HumanData& data, std::vector<Sample>& samples,
+                     std::vector<EvalSide>& sides) {
+  sides.assign(size_t(2 * data.games), EvalSide{});
+  auto side_index = [&](const HumanSide& side) { return int(2 * (side.game - 1) + side.color); };
+  for (const HumanSide& side : data.sides) {
+    EvalSide& eval = sides[size_t(side_index(side))];
+    eval.rating = side.rating;
+    eval.moves = side.moves;
+  }
+  samples.clear();
+  for (const HumanSample& s : data.samples)
+    samples.push_back({s.position, s.move, rating_bin_from(s.rating), s.rating,
+                       side_index(data.sides[size_t(s.side)])});
+}
 
 // How one kind of rating estimate compares with the recorded ratings over the sides:
 // mean absolute error, rank correlation, `coverage` the share of sides whose recorded
@@ -125,35 +143,13 @@ struct EstimateSummary {
   EstimateErrors model, single, ml;
 };
 
-// Progress of a long pass on stderr: at most one line a second, and one at the end.
-class Progress {
- public:
-  Progress(std::string label, int64_t total) : label_(std::move(label)), total_(total) {}
-  void update(int64_t done) {
-    const auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::seconds(1)) return;
-    last_ = now;
-    const double s = std::chrono::duration<double>(now - start_).count();
-    const double rate = s > 0 ? double(done) / s : 0;
-    char line[200];
-    if (done < total_) {
-      const double eta = rate > 0 ? double(total_ - done) / rate : 0;
-      std::snprintf(line, sizeof line, "%lld/%lld positions, %.0f positions/s, ETA %.0f s",
-                    (long long)done, (long long)total_, rate, eta);
-    } else {
-      std::snprintf(line, sizeof line, "%lld positions in %.1f s, %.0f positions/s",
-                    (long long)done, s, rate);
-    }
-    std::cerr << "kumalak human-eval: " << label_ << ": " << line << "\n";
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::string label_;
-  int64_t total_;
-  Clock::time_point start_ = Clock::now();
-  Clock::time_point last_ = Clock::now();
-};
+// Options of the progress lines of a pass over the positions (train/progress.h).
+Progress::Options progress_options() {
+  Progress::Options po;
+  po.unit = "positions";
+  po.line_interval_s = 10;
+  return po;
+}
 
 int top_move(const EvalOutput& e, const Position& pos) {
   int best = -1;
@@ -221,40 +217,14 @@ int run_human_eval(const HumanEvalOptions& opt) {
   }
 
   // The samples, in file and game order (--every counts in this order).
+  const HumanData data = read_human_data(files, spec, fold, false);
+  for (const std::string& why : data.skipped)
+    print_command_error("kumalak human-eval", "skipped: " + why);
   std::vector<Sample> samples;
   std::vector<EvalSide> sides;
-  int64_t games = 0, skipped = 0;
-  UnratedSides unrated;
-  for (const auto& records : files) {
-    for (const auto& g : records) {
-      const RatedGame rated = read_rated_game(g);
-      if (!fold_selected(fold, rated.fold)) continue;
-      Position start;
-      ReplayResult replay;
-      try {
-        start = record_start(g, spec);
-        replay = replay_record(g, start);
-      } catch (const ParseError& e) {
-        print_command_error("kumalak human-eval", e, "skipped");
-        ++skipped;
-        continue;
-      }
-      ++games;
-      for (const auto& side : rated.sides) unrated.add(side);
-      const int first_side = int(sides.size());
-      for (const auto& side : rated.sides) sides.push_back({side.rated() ? side.rating : 0, 0, {}});
-      Position pos = start;
-      for (int move : replay.moves) {
-        const SideRating& mover = rated.sides[pos.to_move];
-        if (mover.rated()) {
-          const int side = first_side + pos.to_move;
-          samples.push_back({pos, move, rating_bin_from(mover.rating), mover.rating, side});
-          ++sides[size_t(side)].moves;
-        }
-        pos.play(move);
-      }
-    }
-  }
+  collect_samples(data, samples, sides);
+  const int64_t games = data.games, skipped = data.skipped_games;
+  const UnratedSides& unrated = data.unrated;
   if (samples.empty()) {
     print_command_error("kumalak human-eval", "no position of a rated player in the " + opt.fold +
                                                   " fold (" + std::to_string(games) + " games, " +
@@ -264,7 +234,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
 
   std::map<int, BinStats> bins;
   {
-    Progress progress("policy", int64_t(samples.size()));
+    Progress progress("human-eval: policy", int64_t(samples.size()), progress_options());
     std::vector<Position> batch;
     std::vector<EvalOutput> out;
     for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
@@ -280,7 +250,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
         b.policy_top1 += top_move(out[i], s.position) == s.move;
         b.policy_loglik += std::log(std::max(double(out[i].policy[s.move]), kMinProbability));
       }
-      progress.update(int64_t(first + n));
+      progress.set_done(int64_t(first + n));
     }
   }
   EstimateSummary estimates;
@@ -299,7 +269,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       print_command_error("kumalak human-eval", e);
       return 2;
     }
-    Progress progress("human policy", int64_t(samples.size()));
+    Progress progress("human-eval: human policy", int64_t(samples.size()), progress_options());
     std::vector<Position> batch;
     std::vector<int> moves, ratings;
     for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
@@ -356,7 +326,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
         if (side.loglik.empty()) side.loglik.assign(grid.size(), 0.0);
         for (size_t g = 0; g < grid.size(); ++g) side.loglik[g] += over_grid[g][i];
       }
-      progress.update(int64_t(first + n));
+      progress.set_done(int64_t(first + n));
     }
     const std::vector<double> log_prior = rating_log_prior(info, grid);
     estimates.posterior = !log_prior.empty();
@@ -403,8 +373,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
     ThinkLimits limits;
     limits.nodes = opt.search_visits;
     const int64_t total = (int64_t(samples.size()) + opt.every - 1) / opt.every;
-    Progress progress("search", total);
-    int64_t done = 0;
+    Progress progress("human-eval: search", total, progress_options());
     for (size_t i = 0; i < samples.size(); i += size_t(opt.every)) {
       const Sample& s = samples[i];
       player.new_game();
@@ -412,7 +381,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       BinStats& b = bins[s.bin_from];
       ++b.search_positions;
       b.search_top1 += r.best_move == s.move;
-      progress.update(++done);
+      progress.add();
     }
   }
 
