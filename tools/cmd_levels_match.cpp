@@ -144,6 +144,105 @@ LevelsMatchPlay level_play(const LevelsMatchOptions& o) {
   return play;
 }
 
+// The score table and what goes with it on stdout; returns how many pairs scored under
+// their step.
+//   level_pairs, stats: the pairs and their counts, in the same order
+//   recorded_games: the games counted from --record; total: this sitting's wall seconds
+int print_table(const LevelsMatchOptions& opt, const GameSpec& spec,
+                const std::vector<LevelPair>& level_pairs, const std::vector<PairStats>& stats,
+                int n_openings, int recorded_games, double total) {
+  std::printf(
+      "game %s, %d games per pair (%d openings x 2 colours, %d random plies), "
+      "time scale %g, seed %llu\n",
+      spec.name().c_str(), 2 * n_openings, n_openings, opt.opening_plies, opt.time_scale,
+      static_cast<unsigned long long>(opt.seed));
+  std::printf("%-20s %6s %13s %7s %18s %5s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L",
+              "score", "elo [95%]", "sprt", "upper s/mv", "lower s/mv", "plies/g");
+  int failures = 0;
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
+    const PairStats& s = stats[p];
+    const int n = s.wins + s.draws + s.losses;
+    Pentanomial pairs;
+    for (int points : s.opening_points) pairs.counts[size_t(points)]++;
+    const EloEstimate elo = estimate_elo(pairs);
+    const SprtResult verdict = sprt(pairs, level_pairs[p].sprt);
+    const double score = pairs.score();
+    std::ostringstream pair, wdl;
+    pair << level_pairs[p].upper.name() << " vs " << level_pairs[p].lower.name();
+    wdl << s.wins << "-" << s.draws << "-" << s.losses;
+    char interval[64];
+    std::snprintf(interval, sizeof interval, "%+.0f [%+.0f, %+.0f]", elo.elo, elo.elo_lo,
+                  elo.elo_hi);
+    std::printf("%-20s %6d %13s %6.1f%% %18s %5s %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
+                wdl.str().c_str(), 100 * score, interval, sprt_decision_string(verdict.decision),
+                s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
+                s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0,
+                n ? double(s.plies) / n : 0.0);
+    if (score < level_pairs[p].step_score) ++failures;
+  }
+  const SprtParams& shown = level_pairs.front().sprt;
+  std::printf(
+      "sprt: H1 = the step is worth %.0f Elo (%.0f %%), H0 = %.0f Elo (%.0f %%): "
+      "H1 accepted, H0 accepted, or continue (more games needed)\n",
+      shown.elo1, 100 * score_from_elo(shown.elo1), shown.elo0, 100 * score_from_elo(shown.elo0));
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
+    const PairStats& s = stats[p];
+    if (opt.resign_score <= 0 || s.verdicts == 0) continue;
+    const int n = s.wins + s.draws + s.losses;
+    std::printf("%s: resign adjudication judged %d of %d games, at ply %.1f on average",
+                level_pairs[p].upper.name().c_str(), s.verdicts, n,
+                double(s.verdict_plies) / s.verdicts);
+    if (opt.resign_verify)
+      std::printf("; played on, they lasted %.1f plies and %d verdicts were wrong\n",
+                  double(s.verdict_game_plies) / s.verdicts, s.wrong_verdicts);
+    else
+      std::printf(" (the games ended there)\n");
+  }
+  for (size_t p = 0; p < level_pairs.size(); ++p)
+    std::printf("%s: %s vs %s\n", level_pairs[p].upper.name().c_str(), stats[p].upper_name.c_str(),
+                stats[p].lower_name.c_str());
+  std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
+              recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
+  return failures;
+}
+
+// The pairs the options name: --a against --b, the --only level against the one below,
+// or every level against the one below. Throws ParseError saying what is wrong (a rating
+// level whose human model or engine network is missing among it).
+std::vector<LevelPair> level_pairs_of(const LevelsMatchOptions& opt, const GameSpec& spec) {
+  std::vector<LevelPair> level_pairs;
+  if (!opt.a.empty() || !opt.b.empty()) {
+    if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
+    if (!opt.only.empty() || opt.same_level)
+      throw ParseError("--a/--b name one pair: no --only or --same-level with them");
+    LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
+    // A rating level is refused here, before any game, when the human model is missing
+    // or the rating outside its range (or its search mixture's engine network missing).
+    for (const MatchSide* side : {&pair.upper, &pair.lower})
+      if (side->rating)
+        human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
+                           MixUse::kPlay);
+    if (pair.upper.rating || pair.lower.rating) {
+      pair.step_score = kRatingStepScore;
+      pair.sprt = kRatingStepSprt;
+    }
+    level_pairs.push_back(pair);
+  } else if (!opt.only.empty()) {
+    try {
+      const Level l = parse_level(opt.only);
+      if (l == Level::kBeginner && !opt.same_level)
+        throw ParseError("beginner has no level below it");
+      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
+    } catch (const ParseError& e) {
+      throw ParseError(std::string("--only: ") + e.what());
+    }
+  } else {
+    for (int l = 1; l < kLevelCount; ++l)
+      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
+  }
+  return level_pairs;
+}
+
 int run_levels_match(const LevelsMatchOptions& opt) {
   GameSpec spec;
   try {
@@ -153,40 +252,11 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     return 2;
   }
   std::vector<LevelPair> level_pairs;
-  if (!opt.a.empty() || !opt.b.empty()) {
-    try {
-      if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
-      if (!opt.only.empty() || opt.same_level)
-        throw ParseError("--a/--b name one pair: no --only or --same-level with them");
-      LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
-      // A rating level is refused here, before any game, when the human model is missing
-      // or the rating outside its range (or its search mixture's engine network missing).
-      for (const MatchSide* side : {&pair.upper, &pair.lower})
-        if (side->rating)
-          human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
-                             MixUse::kPlay);
-      if (pair.upper.rating || pair.lower.rating) {
-        pair.step_score = kRatingStepScore;
-        pair.sprt = kRatingStepSprt;
-      }
-      level_pairs.push_back(pair);
-    } catch (const ParseError& e) {
-      print_command_error("kumalak levels-match", e);
-      return 2;
-    }
-  } else if (!opt.only.empty()) {
-    try {
-      const Level l = parse_level(opt.only);
-      if (l == Level::kBeginner && !opt.same_level)
-        throw ParseError("beginner has no level below it");
-      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
-    } catch (const ParseError& e) {
-      print_command_error("kumalak levels-match", e, "--only");
-      return 2;
-    }
-  } else {
-    for (int l = 1; l < kLevelCount; ++l)
-      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
+  try {
+    level_pairs = level_pairs_of(opt, spec);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak levels-match", e);
+    return 2;
   }
   // A human level's move is one small network call: one thread per forward, so that
   // --threads games at once do not oversubscribe the cores.
@@ -303,58 +373,8 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::printf(
-      "game %s, %d games per pair (%d openings x 2 colours, %d random plies), "
-      "time scale %g, seed %llu\n",
-      spec.name().c_str(), 2 * n_openings, n_openings, opt.opening_plies, opt.time_scale,
-      static_cast<unsigned long long>(opt.seed));
-  std::printf("%-20s %6s %13s %7s %18s %5s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L",
-              "score", "elo [95%]", "sprt", "upper s/mv", "lower s/mv", "plies/g");
-  int failures = 0;
-  for (size_t p = 0; p < level_pairs.size(); ++p) {
-    const PairStats& s = stats[p];
-    const int n = s.wins + s.draws + s.losses;
-    Pentanomial pairs;
-    for (int points : s.opening_points) pairs.counts[size_t(points)]++;
-    const EloEstimate elo = estimate_elo(pairs);
-    const SprtResult verdict = sprt(pairs, level_pairs[p].sprt);
-    const double score = pairs.score();
-    std::ostringstream pair, wdl;
-    pair << level_pairs[p].upper.name() << " vs " << level_pairs[p].lower.name();
-    wdl << s.wins << "-" << s.draws << "-" << s.losses;
-    char interval[64];
-    std::snprintf(interval, sizeof interval, "%+.0f [%+.0f, %+.0f]", elo.elo, elo.elo_lo,
-                  elo.elo_hi);
-    std::printf("%-20s %6d %13s %6.1f%% %18s %5s %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
-                wdl.str().c_str(), 100 * score, interval, sprt_decision_string(verdict.decision),
-                s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
-                s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0,
-                n ? double(s.plies) / n : 0.0);
-    if (score < level_pairs[p].step_score) ++failures;
-  }
-  const SprtParams& shown = level_pairs.front().sprt;
-  std::printf(
-      "sprt: H1 = the step is worth %.0f Elo (%.0f %%), H0 = %.0f Elo (%.0f %%): "
-      "H1 accepted, H0 accepted, or continue (more games needed)\n",
-      shown.elo1, 100 * score_from_elo(shown.elo1), shown.elo0, 100 * score_from_elo(shown.elo0));
-  for (size_t p = 0; p < level_pairs.size(); ++p) {
-    const PairStats& s = stats[p];
-    if (opt.resign_score <= 0 || s.verdicts == 0) continue;
-    const int n = s.wins + s.draws + s.losses;
-    std::printf("%s: resign adjudication judged %d of %d games, at ply %.1f on average",
-                level_pairs[p].upper.name().c_str(), s.verdicts, n,
-                double(s.verdict_plies) / s.verdicts);
-    if (opt.resign_verify)
-      std::printf("; played on, they lasted %.1f plies and %d verdicts were wrong\n",
-                  double(s.verdict_game_plies) / s.verdicts, s.wrong_verdicts);
-    else
-      std::printf(" (the games ended there)\n");
-  }
-  for (size_t p = 0; p < level_pairs.size(); ++p)
-    std::printf("%s: %s vs %s\n", level_pairs[p].upper.name().c_str(), stats[p].upper_name.c_str(),
-                stats[p].lower_name.c_str());
-  std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
-              recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
+  const int failures =
+      print_table(opt, spec, level_pairs, stats, n_openings, recorded_games, total);
   // Exit status 3 when some level scores under its step (65 %; 60 % with a rating level).
   return failures ? 3 : 0;
 }
