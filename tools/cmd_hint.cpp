@@ -15,6 +15,7 @@
 #include "nn/model_evaluator.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 #include "tools/hint_json.h"
 #include "tools/human_level.h"
 
@@ -193,7 +194,7 @@ int run_hint(const HintOptions& opt) {
              {"nodes", h.result.nodes},
              {"seconds", seconds.str()}})
       << "\n";
-  if (!h.exact.empty()) std::cout << h.exact << "\n";
+  if (h.solve.solved) std::cout << describe_exact_result(pos, h.solve) << "\n";
   int rank = 1;
   for (const auto& m : h.moves) {
     std::cout << rank++ << ". "

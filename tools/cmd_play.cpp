@@ -31,6 +31,7 @@
 #include "tools/board_view.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 #include "tools/human_level.h"
 
 namespace kz::cli {
@@ -474,7 +475,7 @@ class PlaySession {
     }
     const Hint h = make_hint(analyst(), pos(), hint_limits(), 3);
     // Kalah positions the solver proves get the same exact line as `kumalak hint`.
-    if (!h.exact.empty()) std::cout << h.exact << "\n";
+    if (h.solve.solved) std::cout << describe_exact_result(pos(), h.solve) << "\n";
     std::cout << tr("Best moves for you (depth {depth}, {nodes} nodes):",
                     {{"depth", h.result.depth}, {"nodes", h.result.nodes}})
               << "\n";

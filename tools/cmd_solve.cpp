@@ -21,6 +21,7 @@
 #include "nn/model_evaluator.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 
 namespace kz::cli {
 

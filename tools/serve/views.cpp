@@ -6,6 +6,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "mcts/advice.h"
+#include "tools/exact_result_words.h"
 
 namespace kz::cli::serve {
 
