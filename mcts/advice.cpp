@@ -263,7 +263,6 @@ Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, i
   if (auto* perfect = dynamic_cast<PerfectPlayer*>(&player);
       perfect && perfect->last_solve().solved) {
     h.solve = perfect->last_solve();
-    h.exact = describe_exact_result(pos, h.solve);
   }
   auto* ab = dynamic_cast<AlphaBetaPlayer*>(&player);
   for (const MoveEval& e : h.result.moves) {

@@ -67,12 +67,9 @@ struct HintMove {
 struct Hint {
   std::vector<HintMove> moves;  // best first, at most `count`
   ThinkResult result;
-  // Kalah, when the position was solved: "solved: you win by 8 with perfect play; pit 3
-  // keeps +8, pit 1 drops to +2" (mcts/kalah_solver.h) in the current language; empty
-  // otherwise.
-  std::string exact;
-  // The solve `exact` says, so that it can be said again in another language
-  // (describe_exact_result); unsolved when there is none.
+  // Kalah, when the position was solved (a perfect player): the solve, which
+  // tools/exact_result_words.h words ("solved: you win by 8 with perfect play; pit 3
+  // keeps +8, ..."); unsolved otherwise.
   SolveResult solve;
 };
 

@@ -13,7 +13,6 @@
 
 #include "core/atomic_file.h"
 #include "core/checksum.h"
-#include "core/i18n.h"
 #include "core/little_endian.h"
 
 namespace kz {
@@ -649,57 +648,32 @@ SolveResult KalahSolver::solve(const Position& pos, const SolveLimits& limits, b
   return r;
 }
 
-// --- Words ---------------------------------------------------------------------------
+// --- Facts for the words ------------------------------------------------------------
 
 namespace {
-std::string signed_int(int v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%+d", v);
-  return v == 0 ? "0" : buf;
-}
 int outcome_class(int margin) {
   return margin > 0 ? 1 : margin < 0 ? -1 : 0;
 }
-
-// What playing `mv` leads to with perfect play, against the best move's `best` margin:
-// one whole phrase for each case, for pits (Kalah) and holes (Togyz).
-std::string exact_move_phrase(bool togyz, int mv, int margin, int best) {
-  const std::initializer_list<i18n::Arg> args = {{"pit", mv + 1}, {"margin", signed_int(margin)}};
-  if (margin == best)
-    return togyz ? i18n::tr("hole {pit} keeps {margin}", args)
-                 : i18n::tr("pit {pit} keeps {margin}", args);
-  if (outcome_class(margin) == outcome_class(best))
-    return togyz ? i18n::tr("hole {pit} drops to {margin}", args)
-                 : i18n::tr("pit {pit} drops to {margin}", args);
-  if (margin > 0)
-    return togyz ? i18n::tr("hole {pit} drops to {margin} (still wins)", args)
-                 : i18n::tr("pit {pit} drops to {margin} (still wins)", args);
-  if (margin == 0)
-    return togyz ? i18n::tr("hole {pit} drops to {margin} (only a draw)", args)
-                 : i18n::tr("pit {pit} drops to {margin} (only a draw)", args);
-  return togyz ? i18n::tr("hole {pit} drops to {margin} (loses)", args)
-               : i18n::tr("pit {pit} drops to {margin} (loses)", args);
-}
 }  // namespace
 
-std::string describe_exact_result(const Position& pos, const SolveResult& r) {
-  if (!r.solved) return i18n::tr("not solved within the limits");
-  std::string s =
-      r.margin > 0   ? i18n::tr("solved: you win by {n} with perfect play", {{"n", r.margin}})
-      : r.margin < 0 ? i18n::tr("solved: you lose by {n} with perfect play", {{"n", -r.margin}})
-                     : i18n::tr("solved: a draw with perfect play");
+ExactMoveOutcome exact_move_outcome(int margin, int best) {
+  if (margin == best) return ExactMoveOutcome::kKeeps;
+  if (outcome_class(margin) == outcome_class(best)) return ExactMoveOutcome::kDrops;
+  if (margin > 0) return ExactMoveOutcome::kDropsStillWins;
+  if (margin == 0) return ExactMoveOutcome::kDropsToADraw;
+  return ExactMoveOutcome::kDropsToALoss;
+}
+
+std::vector<ExactMove> exact_moves(const Position& pos, const SolveResult& r) {
   std::vector<std::pair<int, int>> moves;  // margin, move
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
     const int mv = __builtin_ctz(mask);
     if (r.move_margin[mv] != kUnknownMargin) moves.emplace_back(r.move_margin[mv], mv);
   }
   std::stable_sort(moves.begin(), moves.end(), [](auto& x, auto& y) { return x.first > y.first; });
-  for (size_t i = 0; i < moves.size(); ++i) {
-    const auto [m, mv] = moves[i];
-    s += i == 0 ? "; " : ", ";
-    s += exact_move_phrase(pos.is_togyz(), mv, m, r.margin);
-  }
-  return s;
+  std::vector<ExactMove> out;
+  for (const auto& [m, mv] : moves) out.push_back({mv, m, exact_move_outcome(m, r.margin)});
+  return out;
 }
 
 int stones_lost(const SolveResult& r, int move) {

@@ -165,10 +165,25 @@ class KalahSolver {
 // Seeds on the pits (both rows).
 int seeds_on_pits(const Position& pos);
 
-// --- Words for people -----------------------------------------------------------------
-// "solved: you win by 8 with perfect play; pit 3 keeps +8, pit 5 drops to +2, pit 1
-// drops to -4 (loses the game)". Needs a result of solve(..., all_moves = true).
-std::string describe_exact_result(const Position& pos, const SolveResult& r);
+// --- Facts for the words of the layer that shows them ------------------------------------
+// (tools/exact_result_words.h: "solved: you win by 8 with perfect play; pit 3 keeps +8,
+// pit 5 drops to +2, pit 1 drops to -4 (loses)".)
+
+// What a move leads to with perfect play against the best move's margin `best`: the same
+// margin, a smaller one of the same outcome, or a worse outcome (still a win, a draw, a
+// loss).
+enum class ExactMoveOutcome { kKeeps, kDrops, kDropsStillWins, kDropsToADraw, kDropsToALoss };
+ExactMoveOutcome exact_move_outcome(int margin, int best);
+
+// One legal move of a solved position with its perfect-play margin.
+struct ExactMove {
+  int move = -1;  // 0-based pit
+  int margin = 0;
+  ExactMoveOutcome outcome = ExactMoveOutcome::kKeeps;
+};
+// The legal moves whose margin `r` knows (a result of solve(..., all_moves = true)), the
+// best margin first (ties: the lower pit).
+std::vector<ExactMove> exact_moves(const Position& pos, const SolveResult& r);
 // Stones a move gives away against perfect play (0 for a margin-optimal move), from a
 // result of solve(..., all_moves = true); -1 when the move is not legal or not known.
 int stones_lost(const SolveResult& r, int move);

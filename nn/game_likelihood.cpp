@@ -1,4 +1,5 @@
 #include "nn/game_likelihood.h"
+#include "nn/search_mixture.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,7 @@ GameLikelihood game_likelihood(const HumanHead& head, const Position& start,
       const double lambda = human_search_mix(info, grid[g]);
       for (size_t i = 0; i < out.positions.size(); ++i)
         logprobs[g][i] = std::log(std::max(
-            (1 - lambda) * std::exp(logprobs[g][i]) + (out.searched_move[i] ? lambda : 0.0),
+            mix_with_search(std::exp(logprobs[g][i]), lambda, out.searched_move[i] ? 1.0 : 0.0),
             1e-300));
     }
   }

@@ -3,6 +3,7 @@
 // the database file's checks, and the player's choices.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/i18n.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
@@ -172,30 +172,31 @@ TEST(KalahSolver, LimitsStopItWithoutAnAnswer) {
   EXPECT_THROW(solver.solve(Position::start(GameSpec::togyz())), std::invalid_argument);
 }
 
-TEST(KalahSolver, DescribesTheExactResult) {
+TEST(KalahSolver, TheExactMovesBestFirstWithTheirOutcomes) {
   const Position p = Position::start(GameSpec::parse("kalah:4,3"));
   KalahSolver solver(8);
   const SolveResult r = solver.solve(p, {}, true);
-  const std::string s = describe_exact_result(p, r);
-  EXPECT_EQ(s.rfind("solved: you win by 6 with perfect play; pit 2 keeps +6", 0), 0u) << s;
-  for (uint32_t mask = p.legal_mask(); mask; mask &= mask - 1) {
-    const int mv = __builtin_ctz(mask);
-    EXPECT_NE(s.find("pit " + std::to_string(mv + 1)), std::string::npos) << s;
-    EXPECT_EQ(stones_lost(r, mv), r.margin - r.move_margin[mv]);
-    EXPECT_GE(stones_lost(r, mv), 0);
+  const std::vector<ExactMove> moves = exact_moves(p, r);
+  ASSERT_EQ(moves.size(), size_t(std::popcount(p.legal_mask())));
+  EXPECT_EQ(moves[0].move, 1);  // pit 2 keeps +6
+  EXPECT_EQ(moves[0].margin, 6);
+  EXPECT_EQ(moves[0].outcome, ExactMoveOutcome::kKeeps);
+  for (size_t i = 0; i < moves.size(); ++i) {
+    EXPECT_EQ(moves[i].margin, r.move_margin[moves[i].move]);
+    if (i > 0) {
+      EXPECT_GE(moves[i - 1].margin, moves[i].margin);
+    }
+    EXPECT_EQ(stones_lost(r, moves[i].move), r.margin - moves[i].margin);
+    EXPECT_GE(stones_lost(r, moves[i].move), 0);
   }
-  EXPECT_NE(s.find("drops to"), std::string::npos) << s;
   EXPECT_EQ(stones_lost(r, 8), -1);
-  // In the player's language, the same sentence as a whole.
-  const i18n::ScopedLanguage russian("ru");
-  const std::string ru = describe_exact_result(p, r);
-  EXPECT_EQ(
-      ru.rfind(
-          "решено: при идеальной игре вы побеждаете с перевесом 6; лунка 2 сохраняет перевес +6",
-          0),
-      0u)
-      << ru;
-  EXPECT_NE(ru.find("снижает перевес до"), std::string::npos) << ru;
+  EXPECT_EQ(exact_move_outcome(6, 6), ExactMoveOutcome::kKeeps);
+  EXPECT_EQ(exact_move_outcome(2, 6), ExactMoveOutcome::kDrops);
+  EXPECT_EQ(exact_move_outcome(-2, -1), ExactMoveOutcome::kDrops);
+  EXPECT_EQ(exact_move_outcome(0, 0), ExactMoveOutcome::kKeeps);
+  EXPECT_EQ(exact_move_outcome(0, 6), ExactMoveOutcome::kDropsToADraw);
+  EXPECT_EQ(exact_move_outcome(-4, 6), ExactMoveOutcome::kDropsToALoss);
+  EXPECT_EQ(exact_move_outcome(-4, 0), ExactMoveOutcome::kDropsToALoss);
 }
 
 TEST(KalahEndgameDb, MatchesBruteForceOnEveryPositionOfSmallBoards) {

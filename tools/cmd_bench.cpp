@@ -85,8 +85,10 @@
 #include "nn/features.h"
 #include "nn/inference_network.h"
 #include "nn/network_flops.h"
+#include "nn/network_peak.h"
 #include "nn/nn_evaluator.h"
 #include "nn/onednn_conv_timing.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -142,214 +144,6 @@ double process_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
-// `x` rounded to `decimals` decimal places.
-double round_to(double x, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(x * scale) / scale;
-}
-
-// Calls of `f` per second over about `seconds` (after two warm-up calls), on the
-// calling thread.
-template <typename F>
-double calls_per_second(F f, double seconds) {
-  f();
-  f();
-  int64_t calls = 0;
-  const auto t0 = Clock::now();
-  while (since(t0) < seconds) {
-    f();
-    ++calls;
-  }
-  return double(calls) / since(t0);
-}
-
-// The --peak figures, added to `j`: the CPU's fp32 and bf16 peaks, one tower
-// convolution of `net`'s shape at `batch` positions of `ring_length` cells as a matrix
-// product and through torch::conv1d, and the forward folded and unfolded, alternated.
-void measure_peak(nlohmann::ordered_json& j, const Network& net, const torch::Tensor& input,
-                  int pits, const torch::Device& device, double seconds) {
-  // Rebuilt here: oneDNN only where this build and device have it.
-  const bool onednn = onednn_compiled() && device.is_cpu();
-  const int64_t batch = input.size(0), L = input.size(2), C = net->config.channels;
-  const PeakMeasurement fp32 = measure_fp32_peak(1.0);
-  const PeakMeasurement bf16 = measure_bf16_peak(0.6);
-  const double peak = fp32.gflops;
-  auto of_peak = [peak](double gflops) {
-    return peak > 0 ? nlohmann::ordered_json(round_to(gflops / peak, 3))
-                    : nlohmann::ordered_json(nullptr);
-  };
-  j["fp32_peak_isa"] = fp32.isa.empty() ? "absent" : fp32.isa;
-  j["fp32_peak_gflops"] = round_to(fp32.gflops, 1);
-  j["bf16_peak_isa"] = bf16.isa.empty() ? "absent" : bf16.isa;
-  j["bf16_peak_gflops"] = bf16.isa.empty() ? nlohmann::ordered_json(nullptr)
-                                           : nlohmann::ordered_json(round_to(bf16.gflops, 1));
-  j["bf16_peak_of_fp32"] =
-      bf16.isa.empty() ? nlohmann::ordered_json(nullptr) : of_peak(bf16.gflops);
-
-  c10::InferenceMode guard;
-  // One kernel-3 tower convolution: [B*L, 3C] x [3C, C] as a matrix product, and the
-  // same through conv1d on [B, C, L]; 2 FLOPs per multiply-add.
-  const double conv_flops = 2.0 * double(batch * L) * double(3 * C) * double(C);
-  const auto fopt = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  const torch::Tensor columns = torch::randn({batch * L, 3 * C}, fopt);
-  const torch::Tensor weights = torch::randn({3 * C, C}, fopt);
-  const double mm_rate = calls_per_second([&] { torch::mm(columns, weights); }, 0.5);
-  const torch::Tensor activations = torch::randn({batch, C, L}, fopt);
-  const torch::Tensor kernel = torch::randn({C, C, 3}, fopt);
-  const double conv_rate =
-      calls_per_second([&] { torch::conv1d(activations, kernel, {}, 1, 1); }, 0.5);
-  j["conv_matmul_shape"] = "[" + std::to_string(batch * L) + " x " + std::to_string(3 * C) +
-                           "] x [" + std::to_string(3 * C) + " x " + std::to_string(C) + "]";
-  j["conv_matmul_gflops"] = round_to(mm_rate * conv_flops / 1e9, 2);
-  j["conv_matmul_of_peak"] = of_peak(mm_rate * conv_flops / 1e9);
-  j["conv1d_gflops"] = round_to(conv_rate * conv_flops / 1e9, 2);
-  j["conv1d_of_peak"] = of_peak(conv_rate * conv_flops / 1e9);
-  {
-    const std::vector<ConvolutionTiming> timings =
-        onednn ? time_onednn_tower_convolutions(64, L, C, std::max(0.3, seconds / 5))
-               : std::vector<ConvolutionTiming>{};
-    auto find = [&](const std::string& precision) -> const ConvolutionTiming* {
-      for (const auto& t : timings)
-        if (t.precision == precision) return &t;
-      return nullptr;
-    };
-    for (const std::string precision : {"fp32", "bf16", "int8"}) {
-      const ConvolutionTiming* t = find(precision);
-      const std::string key = "onednn_conv_" + precision;
-      j[key + "_gflops"] = t ? nlohmann::ordered_json(round_to(t->gflops, 2)) : nullptr;
-      j[key + "_implementation"] = t ? nlohmann::ordered_json(t->implementation) : nullptr;
-    }
-    const ConvolutionTiming* int8 = find("int8");
-    for (const std::string other : {"bf16", "fp32"}) {
-      const ConvolutionTiming* t = find(other);
-      j["onednn_conv_int8_over_" + other] =
-          int8 && t ? nlohmann::ordered_json(round_to(int8->calls_per_s / t->calls_per_s, 3))
-                    : nullptr;
-    }
-  }
-
-  // The forward every way, in alternating rounds so that a change in the machine's
-  // load falls on all.
-  const InferenceNetwork folded(net, device, InferenceOptions{InferenceBackend::kLibTorch}),
-      unfolded(net, device, InferenceOptions{InferenceBackend::kReference});
-  std::vector<std::pair<std::string, std::unique_ptr<InferenceNetwork>>> fast;
-  if (onednn) {
-    std::vector<std::pair<std::string, InferencePrecision>> precisions{
-        {"fp32", InferencePrecision::kFp32}};
-    if (onednn_bf16_supported()) precisions.emplace_back("bf16", InferencePrecision::kBf16);
-    for (const auto& [name, precision] : precisions) {
-      fast.emplace_back(name,
-                        std::make_unique<InferenceNetwork>(
-                            net, device, InferenceOptions{InferenceBackend::kOneDnn, precision}));
-      // The other convolutions beside the default's: oneDNN's where it runs ours, ours
-      // where they can run and it runs oneDNN's.
-      const OnednnNetwork* chosen = fast.back().second->onednn();
-      if (!chosen) continue;
-      try {
-        const bool direct = chosen->direct();
-        fast.emplace_back(name + (direct ? "-onednn-kernels" : "-direct"),
-                          std::make_unique<InferenceNetwork>(
-                              net, device,
-                              InferenceOptions{InferenceBackend::kOneDnn, precision,
-                                               direct ? ConvolutionKernels::kOneDnn
-                                                      : ConvolutionKernels::kDirect}));
-      } catch (const std::runtime_error&) {
-        // This CPU or network cannot run ours: the keys below stay null.
-      }
-    }
-    // int8 (our kernels only, where the CPU has VNNI and the network's widths suit them).
-    if (direct_int8_supported()) {
-      try {
-        fast.emplace_back(
-            "int8", std::make_unique<InferenceNetwork>(
-                        net, device,
-                        InferenceOptions{InferenceBackend::kOneDnn, InferencePrecision::kInt8}));
-      } catch (const std::runtime_error&) {
-        // The keys below stay null.
-      }
-    }
-  }
-  const double flops = double(forward_flops_per_position(net->config, int(L)));
-  double folded_calls = 0, unfolded_calls = 0;
-  std::vector<double> fast_calls(fast.size(), 0);
-  const int rounds = 6;
-  const double share = seconds / double(2 + fast.size()) / rounds;
-  for (int r = 0; r < rounds; ++r) {
-    folded_calls +=
-        calls_per_second([&] { folded.forward(input, pits).policy_logits.to(torch::kCPU); }, share);
-    unfolded_calls += calls_per_second(
-        [&] { unfolded.forward(input, pits).policy_logits.to(torch::kCPU); }, share);
-    for (size_t f = 0; f < fast.size(); ++f)
-      fast_calls[f] += calls_per_second(
-          [&] { fast[f].second->forward(input, pits).policy_logits.to(torch::kCPU); }, share);
-  }
-  const double folded_rate = folded_calls / rounds * double(batch);
-  const double unfolded_rate = unfolded_calls / rounds * double(batch);
-  j["folded_net_evals_per_s"] = std::round(folded_rate);
-  j["unfolded_net_evals_per_s"] = std::round(unfolded_rate);
-  j["fold_speedup"] = round_to(folded_rate / unfolded_rate, 3);
-  j["folded_net_gflops"] = round_to(folded_rate * flops / 1e9, 2);
-  j["unfolded_net_gflops"] = round_to(unfolded_rate * flops / 1e9, 2);
-  j["folded_net_of_peak"] = of_peak(folded_rate * flops / 1e9);
-  j["unfolded_net_of_peak"] = of_peak(unfolded_rate * flops / 1e9);
-  // Each precision's forward through oneDNN's kernels and through ours, where both can
-  // run (whichever the default is): each one's rate and fraction of the peak, and ours
-  // over theirs (null where only one runs).
-  for (const std::string precision : {"fp32", "bf16"}) {
-    size_t onednn_kernels = fast.size(), direct = fast.size();
-    for (size_t i = 0; i < fast.size(); ++i)
-      if ((fast[i].first == precision || fast[i].first.starts_with(precision + "-")) &&
-          fast[i].second->onednn())
-        (fast[i].second->onednn()->direct() ? direct : onednn_kernels) = i;
-    const std::string theirs_key = "onednn_kernels_" + precision + "_net_",
-                      ours_key = "direct_" + precision + "_net_",
-                      ratio_key = precision == "fp32" ? "direct_over_onednn_kernels"
-                                                      : "direct_bf16_over_onednn_kernels";
-    if (onednn_kernels == fast.size() || direct == fast.size()) {
-      for (const std::string& k : {theirs_key + "evals_per_s", theirs_key + "of_peak",
-                                   ours_key + "evals_per_s", ours_key + "of_peak", ratio_key})
-        j[k] = nullptr;
-      continue;
-    }
-    const double theirs = fast_calls[onednn_kernels] / rounds * double(batch),
-                 ours = fast_calls[direct] / rounds * double(batch);
-    j[theirs_key + "evals_per_s"] = std::round(theirs);
-    j[theirs_key + "of_peak"] = of_peak(theirs * flops / 1e9);
-    j[ours_key + "evals_per_s"] = std::round(ours);
-    j[ours_key + "of_peak"] = of_peak(ours * flops / 1e9);
-    j[ratio_key] = round_to(ours / theirs, 3);
-  }
-  for (const std::string precision : {"fp32", "bf16", "int8"}) {
-    const std::string key = "onednn_" + precision + "_";
-    size_t f = 0;
-    while (f < fast.size() && fast[f].first != precision) ++f;
-    if (f == fast.size()) {
-      for (const char* k : {"net_evals_per_s", "net_gflops", "net_of_peak", "speedup",
-                            "over_folded", "implementation"})
-        j[key + k] = nullptr;
-      if (precision == "bf16") j["onednn_bf16_net_of_bf16_peak"] = nullptr;
-      continue;
-    }
-    const double rate = fast_calls[f] / rounds * double(batch);
-    j[key + "net_evals_per_s"] = std::round(rate);
-    j[key + "net_gflops"] = round_to(rate * flops / 1e9, 2);
-    j[key + "net_of_peak"] = of_peak(rate * flops / 1e9);
-    j[key + "speedup"] = round_to(rate / unfolded_rate, 3);
-    j[key + "over_folded"] = round_to(rate / folded_rate, 3);
-    j[key + "implementation"] = fast[f].second->describe();
-    if (precision == "bf16")
-      j["onednn_bf16_net_of_bf16_peak"] =
-          bf16.gflops > 0 ? nlohmann::ordered_json(round_to(rate * flops / 1e9 / bf16.gflops, 3))
-                          : nlohmann::ordered_json(nullptr);
-  }
-  j["onednn_int8_over_bf16"] =
-      j["onednn_int8_net_evals_per_s"].is_null() || j["onednn_bf16_net_evals_per_s"].is_null()
-          ? nlohmann::ordered_json(nullptr)
-          : nlohmann::ordered_json(round_to(j["onednn_int8_net_evals_per_s"].get<double>() /
-                                                j["onednn_bf16_net_evals_per_s"].get<double>(),
-                                            3));
 }
 
 // A position from a random game of 0..40 plies, not decided.
@@ -501,8 +295,8 @@ int run_bench(const BenchOptions& o) {
   // peaks are one thread's.
   nlohmann::ordered_json peak_figures = nlohmann::ordered_json::object();
   if (o.peak)
-    measure_peak(
-        peak_figures, model.net,
+    peak_figures = measure_network_peak(
+        model.net,
         torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device),
         spec.pits, device, o.seconds / 3);
   // Measured twice, before and after the searches, and on a thread of its own as the
@@ -654,7 +448,7 @@ void register_bench(CLI::App& app, int& exit_code) {
     try {
       exit_code = run_bench(*opt);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak bench: " << e.what() << "\n";
+      print_command_error("kumalak bench", e);
       exit_code = 1;
     }
   });

@@ -13,7 +13,9 @@
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 #include "tools/hint_json.h"
 #include "tools/human_level.h"
 
@@ -47,7 +49,7 @@ int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position
     moves =
         human_moves(policy, pos, rating, human_level_search(spec, policy, MixUse::kDescribe).get());
   } catch (const ParseError& e) {
-    std::cerr << "kumalak hint: " << e.what() << "\n";
+    print_command_error("kumalak hint", e);
     return 2;
   }
   if (int(moves.size()) > opt.count) moves.resize(size_t(opt.count));
@@ -58,7 +60,7 @@ int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position
     lo.network = load_model_evaluator;
     engine = make_analysis_player(spec, Level::kExpert, opt.model, 1, lo);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak hint: " << e.what() << "\n";
+    print_command_error("kumalak hint", e);
     return 2;
   }
   ThinkLimits limits;
@@ -129,12 +131,12 @@ int run_hint(const HintOptions& opt) {
     else
       throw ParseError(tr("give --position \"...\" or --moves \"...\""));
   } catch (const ParseError& e) {
-    std::cerr << "kumalak hint: " << e.what() << "\n";
+    print_command_error("kumalak hint", e);
     return 2;
   }
   if (pos.is_over()) {
-    std::cerr << "kumalak hint: "
-              << tr("the game is over in {position}", {{"position", pos.to_string()}}) << "\n";
+    print_command_error("kumalak hint",
+                        tr("the game is over in {position}", {{"position", pos.to_string()}}));
     return 1;
   }
   if (human_policy && rating) return run_rating_hint(opt, spec, pos, *human_policy, *rating);
@@ -145,7 +147,7 @@ int run_hint(const HintOptions& opt) {
     lo.network = load_model_evaluator;
     player = make_analysis_player(spec, level, opt.model, opt.count, lo);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak hint: " << e.what() << "\n";
+    print_command_error("kumalak hint", e);
     return 2;
   }
   ThinkLimits limits;
@@ -160,7 +162,7 @@ int run_hint(const HintOptions& opt) {
       human = human_moves(*human_policy, pos, opt.rating,
                           human_level_search(spec, *human_policy, MixUse::kDescribe).get());
     } catch (const ParseError& e) {
-      std::cerr << "kumalak hint: " << e.what() << "\n";
+      print_command_error("kumalak hint", e);
       return 2;
     }
   }
@@ -192,7 +194,7 @@ int run_hint(const HintOptions& opt) {
              {"nodes", h.result.nodes},
              {"seconds", seconds.str()}})
       << "\n";
-  if (!h.exact.empty()) std::cout << h.exact << "\n";
+  if (h.solve.solved) std::cout << describe_exact_result(pos, h.solve) << "\n";
   int rank = 1;
   for (const auto& m : h.moves) {
     std::cout << rank++ << ". "

@@ -13,24 +13,20 @@
 // estimated from its moves (nn/human_rating.h), compared with its recorded rating: both
 // sides of a game jointly where the model has the two-sided prior and both are rated.
 // docs/human.md has the data, the split and the figures.
-#include <algorithm>
-#include <array>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/human_games.h"
 #include "core/notation.h"
 #include "core/rated_games.h"
-#include "mcts/levels.h"
-#include "mcts/mcts_player.h"
 #include "nn/human_head.h"
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/human_eval.h"
 #include "tools/human_level.h"
 
 namespace kz::cli {
@@ -54,114 +50,6 @@ struct HumanEvalOptions {
   bool as_played = false;
 };
 
-// Positions per network call of the policy pass.
-constexpr size_t kPolicyBatch = 256;
-// The probability a log-likelihood takes for a move the policy gave (rounded to) zero,
-// so that one such move cannot make a bin's mean minus infinity.
-constexpr double kMinProbability = 1e-9;
-// Sides with at least this many moves get their rating estimated and compared.
-constexpr int kMinEstimateMoves = 40;
-// The spacing of the ratings the estimate's log-likelihood is computed at.
-constexpr int kEstimateGridStep = 25;
-
-// One position a rated player moved in.
-struct Sample {
-  Position position;
-  int move = 0;      // 0-based pit the player chose
-  int bin_from = 0;  // rating_bin_from(the mover's rating)
-  int rating = 0;    // the mover's rating
-  int side = 0;      // index of the game side in run_human_eval's sides
-};
-
-struct BinStats {
-  int64_t positions = 0, policy_top1 = 0;
-  double policy_loglik = 0;  // sum over positions
-  int64_t search_positions = 0, search_top1 = 0;
-  int64_t human_top1 = 0, blind_top1 = 0;
-  double human_loglik = 0, blind_loglik = 0;  // sums over positions
-};
-
-// One side of one game of the fold (White's at an even index, Black's after it); only a
-// rated side's moves are samples, so only a rated side that moved has a log-likelihood.
-struct EvalSide {
-  int rating = 0;
-  int moves = 0;
-  std::vector<double> loglik;  // over the estimate's grid: the sum over its moves
-};
-
-// How one kind of rating estimate compares with the recorded ratings over the sides:
-// mean absolute error, rank correlation, `coverage` the share of sides whose recorded
-// rating lies in the estimate's 95 % interval, `width` the interval's mean width.
-struct EstimateErrors {
-  std::vector<double> estimated;  // one per side, in the order added
-  double mae = 0, spearman = 0, coverage = 0, width = 0;
-  void add(const RatingEstimate& e, int rating) {
-    estimated.push_back(e.rating);
-    mae += std::abs(e.rating - rating);
-    coverage += e.low <= rating && rating <= e.high;
-    width += e.high - e.low;
-  }
-  // The sums made means, and the correlation with `recorded` (as many, the same order).
-  void finish(const std::vector<double>& recorded) {
-    const double n = double(recorded.size());
-    mae /= n;
-    coverage /= n;
-    width /= n;
-    spearman = spearman_correlation(recorded, estimated);
-  }
-};
-
-// How the rating estimates of the sides with enough moves compare with their ratings:
-// the model's own (with the two-sided prior where the model has it and both sides are
-// rated, else the posterior with the one-sided prior where it has one, else the maximum
-// likelihood), and beside it the one-sided ("single": each side's moves alone, with the
-// one-sided prior where there is one) and the maximum-likelihood ones.
-struct EstimateSummary {
-  int64_t sides = 0, joint_sides = 0;
-  bool posterior = false, pair_prior = false;
-  double baseline_mae = 0;  // predicting the model's mean rating for every side
-  EstimateErrors model, single, ml;
-};
-
-// Progress of a long pass on stderr: at most one line a second, and one at the end.
-class Progress {
- public:
-  Progress(std::string label, int64_t total) : label_(std::move(label)), total_(total) {}
-  void update(int64_t done) {
-    const auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::seconds(1)) return;
-    last_ = now;
-    const double s = std::chrono::duration<double>(now - start_).count();
-    const double rate = s > 0 ? double(done) / s : 0;
-    char line[200];
-    if (done < total_) {
-      const double eta = rate > 0 ? double(total_ - done) / rate : 0;
-      std::snprintf(line, sizeof line, "%lld/%lld positions, %.0f positions/s, ETA %.0f s",
-                    (long long)done, (long long)total_, rate, eta);
-    } else {
-      std::snprintf(line, sizeof line, "%lld positions in %.1f s, %.0f positions/s",
-                    (long long)done, s, rate);
-    }
-    std::cerr << "kumalak human-eval: " << label_ << ": " << line << "\n";
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::string label_;
-  int64_t total_;
-  Clock::time_point start_ = Clock::now();
-  Clock::time_point last_ = Clock::now();
-};
-
-int top_move(const EvalOutput& e, const Position& pos) {
-  int best = -1;
-  for (uint32_t m = pos.legal_mask(); m; m &= m - 1) {
-    const int k = __builtin_ctz(m);
-    if (best < 0 || e.policy[k] > e.policy[best]) best = k;  // ties: the lowest pit
-  }
-  return best;
-}
-
 std::string percent(int64_t part, int64_t whole) {
   if (whole == 0) return "-";
   char s[32];
@@ -169,323 +57,108 @@ std::string percent(int64_t part, int64_t whole) {
   return s;
 }
 
-int run_human_eval(const HumanEvalOptions& opt) {
-  GameSpec spec;
-  FoldSelection fold;
-  try {
-    spec = GameSpec::parse(opt.game);
-    fold = parse_fold_selection(opt.fold);
-  } catch (const ParseError& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
-    return 2;
-  }
-  // Every file is read before anything is measured (read_game_files says why).
-  std::vector<std::vector<GameRecord>> files;
-  try {
-    files = read_game_files(opt.files);
-  } catch (const ParseError& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
-    return 2;
-  }
-  const std::string model_path = opt.model.empty() ? shipped_model_path(spec) : opt.model;
-  if (model_path.empty()) {
-    std::cerr << "kumalak human-eval: no model for " << spec.name()
-              << ": give --model or run where models/" << model_file_stem(spec) << ".pt is\n";
-    return 2;
-  }
-  std::shared_ptr<Evaluator> evaluator;
-  try {
-    evaluator = load_model_evaluator(spec, model_path, 0);
-  } catch (const std::exception& e) {
-    std::cerr << "kumalak human-eval: " << e.what() << "\n";
-    return 2;
-  }
+// What was measured and with what, for the printing.
+struct Measured {
+  const HumanEvalOptions& opt;
+  const std::string& model_path;  // the engine's network
+  std::string model_description;  // its evaluator's describe()
+  const std::string& human_path;  // the human model ("" without)
+  const HumanHead* human;         // null without
+  const HumanData& data;
+  const HumanEvalResult& result;
+};
 
-  std::unique_ptr<HumanHead> human;
-  std::string human_path = opt.human_model;
-  if (human_path.empty()) {
-    const std::string shipped = "models/" + model_file_stem(spec) + "-human.pt";
-    if (std::ifstream(shipped).good()) human_path = shipped;
-  }
-  if (human_path == "none") human_path.clear();
-  if (!human_path.empty()) {
-    try {
-      human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
-    } catch (const std::exception& e) {
-      std::cerr << "kumalak human-eval: " << e.what() << "\n";
-      return 2;
-    }
-  }
-
-  // The samples, in file and game order (--every counts in this order).
-  std::vector<Sample> samples;
-  std::vector<EvalSide> sides;
-  int64_t games = 0, skipped = 0;
-  UnratedSides unrated;
-  for (const auto& records : files) {
-    for (const auto& g : records) {
-      const RatedGame rated = read_rated_game(g);
-      if (!fold_selected(fold, rated.fold)) continue;
-      Position start;
-      ReplayResult replay;
-      try {
-        start = record_start(g, spec);
-        replay = replay_record(g, start);
-      } catch (const ParseError& e) {
-        std::cerr << "kumalak human-eval: skipped: " << e.what() << "\n";
-        ++skipped;
-        continue;
-      }
-      ++games;
-      for (const auto& side : rated.sides) unrated.add(side);
-      const int first_side = int(sides.size());
-      for (const auto& side : rated.sides) sides.push_back({side.rated() ? side.rating : 0, 0, {}});
-      Position pos = start;
-      for (int move : replay.moves) {
-        const SideRating& mover = rated.sides[pos.to_move];
-        if (mover.rated()) {
-          const int side = first_side + pos.to_move;
-          samples.push_back({pos, move, rating_bin_from(mover.rating), mover.rating, side});
-          ++sides[size_t(side)].moves;
-        }
-        pos.play(move);
-      }
-    }
-  }
-  if (samples.empty()) {
-    std::cerr << "kumalak human-eval: no position of a rated player in the " << opt.fold
-              << " fold (" << games << " games, " << skipped << " skipped)\n";
-    return 1;
-  }
-
-  std::map<int, BinStats> bins;
-  {
-    Progress progress("policy", int64_t(samples.size()));
-    std::vector<Position> batch;
-    std::vector<EvalOutput> out;
-    for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
-      const size_t n = std::min(kPolicyBatch, samples.size() - first);
-      batch.clear();
-      for (size_t i = 0; i < n; ++i) batch.push_back(samples[first + i].position);
-      out.assign(n, EvalOutput{});
-      evaluator->evaluate(batch, out);
-      for (size_t i = 0; i < n; ++i) {
-        const Sample& s = samples[first + i];
-        BinStats& b = bins[s.bin_from];
-        ++b.positions;
-        b.policy_top1 += top_move(out[i], s.position) == s.move;
-        b.policy_loglik += std::log(std::max(double(out[i].policy[s.move]), kMinProbability));
-      }
-      progress.update(int64_t(first + n));
-    }
-  }
-  EstimateSummary estimates;
-  if (human) {
-    const HumanHeadInfo& info = human->info();
-    const std::vector<int> grid = human_rating_grid(info, kEstimateGridStep);
-    // The fit's search (the rating estimate, and the columns without --as-played), and
-    // with --as-played the levels' own where its visits differ (search_play_visits).
-    std::shared_ptr<HumanSearch> search, play_search;
-    try {
-      search = human_level_search(spec, *human, MixUse::kDescribe);
-      if (search && opt.as_played &&
-          human_search_visits(info, true) != human_search_visits(info, false))
-        play_search = human_level_search(spec, *human, MixUse::kPlay);
-    } catch (const std::exception& e) {
-      std::cerr << "kumalak human-eval: " << e.what() << "\n";
-      return 2;
-    }
-    Progress progress("human policy", int64_t(samples.size()));
-    std::vector<Position> batch;
-    std::vector<int> moves, ratings;
-    for (size_t first = 0; first < samples.size(); first += kPolicyBatch) {
-      const size_t n = std::min(kPolicyBatch, samples.size() - first);
-      batch.clear();
-      moves.clear();
-      ratings.clear();
-      for (size_t i = first; i < first + n; ++i) {
-        batch.push_back(samples[i].position);
-        moves.push_back(samples[i].move);
-        ratings.push_back(samples[i].rating);
-      }
-      auto own = human->probabilities(batch, ratings, {});
-      auto blind = human->probabilities(batch, info.rating_mean);
-      auto over_grid = human->move_logprobs(batch, moves, grid);
-      if (search) {
-        // The search mixture (HumanHeadInfo::search_mix_weights); with --as-played the
-        // columns take the levels' calibrated lambda, the rating estimate keeps the fit.
-        auto column_lambda = [&](int r) {
-          return opt.as_played ? human_play_mix(info, r) : human_search_mix(info, r);
-        };
-        // The levels play a filter instead where the model has one (human_moves).
-        const bool filter = opt.as_played && !info.search_filter_play_weights.empty();
-        for (size_t i = 0; i < n; ++i) {
-          const SearchAnswer answer = search->search(batch[i]);
-          const int best = answer.best_move;
-          // The columns' search: the levels' with --as-played.
-          const SearchAnswer columns = play_search ? play_search->search(batch[i]) : answer;
-          auto mix = [&](std::array<float, kMaxPits>& p, double lambda) {
-            for (size_t k = 0; k < p.size(); ++k)
-              p[k] = float((1 - lambda) * p[k] + (int(k) == columns.best_move ? lambda : 0.0));
-          };
-          if (filter) {
-            human_play_filter_apply(own[i], columns, human_play_filter(info, ratings[i]));
-            human_play_filter_apply(blind[i], columns, human_play_filter(info, info.rating_mean));
-          } else {
-            mix(own[i], column_lambda(ratings[i]));
-            mix(blind[i], column_lambda(info.rating_mean));
-          }
-          for (size_t g = 0; g < grid.size(); ++g) {
-            const double lambda = human_search_mix(info, grid[g]);
-            over_grid[g][i] = std::log(std::max(
-                (1 - lambda) * std::exp(over_grid[g][i]) + (moves[i] == best ? lambda : 0.0),
-                kMinProbability));
-          }
-        }
-      }
-      for (size_t i = 0; i < n; ++i) {
-        const Sample& s = samples[first + i];
-        BinStats& b = bins[s.bin_from];
-        b.human_top1 += top_human_move(own[i], s.position) == s.move;
-        b.blind_top1 += top_human_move(blind[i], s.position) == s.move;
-        b.human_loglik += std::log(std::max(double(own[i][size_t(s.move)]), kMinProbability));
-        b.blind_loglik += std::log(std::max(double(blind[i][size_t(s.move)]), kMinProbability));
-        // Every rated side's moves count (a short side's still tell about its opponent
-        // through the pair prior); only sides of kMinEstimateMoves or more are scored.
-        EvalSide& side = sides[size_t(s.side)];
-        if (side.loglik.empty()) side.loglik.assign(grid.size(), 0.0);
-        for (size_t g = 0; g < grid.size(); ++g) side.loglik[g] += over_grid[g][i];
-      }
-      progress.update(int64_t(first + n));
-    }
-    const std::vector<double> log_prior = rating_log_prior(info, grid);
-    estimates.posterior = !log_prior.empty();
-    estimates.pair_prior = !info.rating_pair_prior.empty();
-    std::vector<double> recorded;
-    for (size_t white = 0; white + 1 < sides.size(); white += 2) {
-      const EvalSide* game[2] = {&sides[white], &sides[white + 1]};
-      // Jointly where the model has the pair prior and both sides are rated with moves;
-      // else each side from its own moves.
-      const bool joint =
-          estimates.pair_prior && !game[0]->loglik.empty() && !game[1]->loglik.empty();
-      std::array<RatingEstimate, 2> together{};
-      if (joint) together = estimate_ratings_jointly(grid, game[0]->loglik, game[1]->loglik, info);
-      for (int c = 0; c < 2; ++c) {
-        const EvalSide& side = *game[c];
-        if (side.loglik.empty() || side.moves < kMinEstimateMoves) continue;
-        const RatingEstimate single = estimate_rating_posterior(grid, side.loglik, log_prior);
-        const RatingEstimate e = joint ? together[size_t(c)] : single;
-        const RatingEstimate ml = estimate_rating(grid, side.loglik);
-        estimates.joint_sides += joint;
-        recorded.push_back(side.rating);
-        estimates.model.add(e, side.rating);
-        estimates.single.add(single, side.rating);
-        estimates.ml.add(ml, side.rating);
-        estimates.baseline_mae += std::abs(double(info.rating_mean) - side.rating);
-      }
-    }
-    estimates.sides = int64_t(recorded.size());
-    if (estimates.sides > 0) {
-      estimates.baseline_mae /= double(estimates.sides);
-      for (EstimateErrors* errors : {&estimates.model, &estimates.single, &estimates.ml})
-        errors->finish(recorded);
-    }
-  }
-  if (opt.search_visits > 0) {
-    // The expert's search settings (mcts/levels.h), a fixed number of visits, and a fresh
-    // tree for every position so that each answer depends on its position alone.
-    MctsPlayerOptions mo = mcts_level_options(spec, Level::kExpert, 1.0, 1);
-    mo.visits = opt.search_visits;
-    mo.reuse_tree = false;
-    mo.threads = 1;
-    mo.label = "human-eval";
-    MctsPlayer player(evaluator, mo);
-    ThinkLimits limits;
-    limits.nodes = opt.search_visits;
-    const int64_t total = (int64_t(samples.size()) + opt.every - 1) / opt.every;
-    Progress progress("search", total);
-    int64_t done = 0;
-    for (size_t i = 0; i < samples.size(); i += size_t(opt.every)) {
-      const Sample& s = samples[i];
-      player.new_game();
-      const ThinkResult r = player.think(s.position, limits);
-      BinStats& b = bins[s.bin_from];
-      ++b.search_positions;
-      b.search_top1 += r.best_move == s.move;
-      progress.update(++done);
-    }
-  }
-
-  if (opt.json) {
-    nlohmann::ordered_json j;
-    j["model"] = model_path;
-    j["fold"] = opt.fold;
-    j["search_visits"] = opt.search_visits;
-    j["every"] = opt.every;
-    j["bins"] = nlohmann::ordered_json::array();
-    for (const auto& [from, b] : bins) {
-      nlohmann::ordered_json bin;
-      bin["from"] = from;
-      bin["to"] = from + kRatingBinWidth - 1;
-      bin["positions"] = b.positions;
-      bin["policy_top1"] = double(b.policy_top1) / double(b.positions);
-      bin["policy_loglik"] = b.policy_loglik / double(b.positions);
-      if (b.search_positions > 0)
-        bin["search_top1"] = double(b.search_top1) / double(b.search_positions);
-      else
-        bin["search_top1"] = nullptr;
-      bin["search_positions"] = b.search_positions;
-      if (human) {
-        bin["human_top1"] = double(b.human_top1) / double(b.positions);
-        bin["blind_top1"] = double(b.blind_top1) / double(b.positions);
-        bin["human_loglik"] = b.human_loglik / double(b.positions);
-        bin["blind_loglik"] = b.blind_loglik / double(b.positions);
-      }
-      j["bins"].push_back(bin);
-    }
+// The measures as one JSON object.
+void print_json(const Measured& m) {
+  const HumanEvalOptions& opt = m.opt;
+  const auto& bins = m.result.bins;
+  const EstimateSummary& estimates = m.result.estimates;
+  const HumanHead* human = m.human;
+  const std::string& human_path = m.human_path;
+  const std::string& model_path = m.model_path;
+  const UnratedSides& unrated = m.data.unrated;
+  const int64_t games = m.data.games, skipped = m.data.skipped_games;
+  const std::vector<HumanSample>& samples = m.data.samples;
+  nlohmann::ordered_json j;
+  j["model"] = model_path;
+  j["fold"] = opt.fold;
+  j["search_visits"] = opt.search_visits;
+  j["every"] = opt.every;
+  j["bins"] = nlohmann::ordered_json::array();
+  for (const auto& [from, b] : bins) {
+    nlohmann::ordered_json bin;
+    bin["from"] = from;
+    bin["to"] = from + kRatingBinWidth - 1;
+    bin["positions"] = b.positions;
+    bin["policy_top1"] = double(b.policy_top1) / double(b.positions);
+    bin["policy_loglik"] = b.policy_loglik / double(b.positions);
+    if (b.search_positions > 0)
+      bin["search_top1"] = double(b.search_top1) / double(b.search_positions);
+    else
+      bin["search_top1"] = nullptr;
+    bin["search_positions"] = b.search_positions;
     if (human) {
-      j["human_model"] = human_path;
-      j["blind_rating"] = human->info().rating_mean;
-      // Whether the human columns include the rating-dependent value term
-      // (HumanHeadInfo::value_weights, docs/human.md).
-      j["human_value_term"] = !human->info().value_weights.empty();
-      if (human->info().search_mix_visits > 0) {
-        j["human_search_mix_visits"] = human->info().search_mix_visits;
-        // The search of the columns with --as-played (the levels' own).
-        if (opt.as_played) j["human_columns_visits"] = human_search_visits(human->info(), true);
-      }
-      j["human_columns_lambda"] = !opt.as_played                                     ? "fitted"
-                                  : human->info().search_filter_play_weights.empty() ? "played"
-                                                                                     : "filter";
-      j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
-                             : estimates.posterior ? "posterior"
-                                                   : "maximum_likelihood";
-      j["joint_sides"] = estimates.joint_sides;
-      j["rating_mae"] = estimates.model.mae;
-      j["baseline_mae"] = estimates.baseline_mae;
-      j["rating_spearman"] = estimates.model.spearman;
-      j["rating_coverage"] = estimates.model.coverage;
-      j["rating_interval_width"] = estimates.model.width;
-      // The other estimates, for comparison: each side alone, and without any prior.
-      for (const auto& [prefix, errors] :
-           {std::pair{"single_", &estimates.single}, std::pair{"ml_", &estimates.ml}}) {
-        const std::string p = prefix;
-        j[p + "rating_mae"] = errors->mae;
-        j[p + "rating_spearman"] = errors->spearman;
-        j[p + "rating_coverage"] = errors->coverage;
-        j[p + "rating_interval_width"] = errors->width;
-      }
-      j["sides"] = estimates.sides;
+      bin["human_top1"] = double(b.human_top1) / double(b.positions);
+      bin["blind_top1"] = double(b.blind_top1) / double(b.positions);
+      bin["human_loglik"] = b.human_loglik / double(b.positions);
+      bin["blind_loglik"] = b.blind_loglik / double(b.positions);
     }
-    j["positions"] = int64_t(samples.size());
-    j["games"] = games;
-    j["skipped_games"] = skipped;
-    j["unrated_sides"] = nlohmann::ordered_json::object();
-    for (const auto& [reason, count] : unrated.by_reason) j["unrated_sides"][reason] = count;
-    std::cout << j.dump() << "\n";
-    return 0;
+    j["bins"].push_back(bin);
   }
-  std::cout << "Model " << model_path << " (" << evaluator->describe() << "), fold " << opt.fold
+  if (human) {
+    j["human_model"] = human_path;
+    j["blind_rating"] = human->info().rating_mean;
+    // Whether the human columns include the rating-dependent value term
+    // (HumanHeadInfo::value_weights, docs/human.md).
+    j["human_value_term"] = !human->info().value_weights.empty();
+    if (human->info().search_mix_visits > 0) {
+      j["human_search_mix_visits"] = human->info().search_mix_visits;
+      // The search of the columns with --as-played (the levels' own).
+      if (opt.as_played) j["human_columns_visits"] = human_search_visits(human->info(), true);
+    }
+    j["human_columns_lambda"] = !opt.as_played                                     ? "fitted"
+                                : human->info().search_filter_play_weights.empty() ? "played"
+                                                                                   : "filter";
+    j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
+                           : estimates.posterior ? "posterior"
+                                                 : "maximum_likelihood";
+    j["joint_sides"] = estimates.joint_sides;
+    j["rating_mae"] = estimates.model.mae;
+    j["baseline_mae"] = estimates.baseline_mae;
+    j["rating_spearman"] = estimates.model.spearman;
+    j["rating_coverage"] = estimates.model.coverage;
+    j["rating_interval_width"] = estimates.model.width;
+    // The other estimates, for comparison: each side alone, and without any prior.
+    for (const auto& [prefix, errors] :
+         {std::pair{"single_", &estimates.single}, std::pair{"ml_", &estimates.ml}}) {
+      const std::string p = prefix;
+      j[p + "rating_mae"] = errors->mae;
+      j[p + "rating_spearman"] = errors->spearman;
+      j[p + "rating_coverage"] = errors->coverage;
+      j[p + "rating_interval_width"] = errors->width;
+    }
+    j["sides"] = estimates.sides;
+  }
+  j["positions"] = int64_t(samples.size());
+  j["games"] = games;
+  j["skipped_games"] = skipped;
+  j["unrated_sides"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : unrated.by_reason) j["unrated_sides"][reason] = count;
+  std::cout << j.dump() << "\n";
+}
+
+// The measures as a table per bin and the rating estimate's summary.
+void print_table(const Measured& m) {
+  const HumanEvalOptions& opt = m.opt;
+  const auto& bins = m.result.bins;
+  const EstimateSummary& estimates = m.result.estimates;
+  const HumanHead* human = m.human;
+  const std::string& human_path = m.human_path;
+  const std::string& model_path = m.model_path;
+  const UnratedSides& unrated = m.data.unrated;
+  const int64_t games = m.data.games, skipped = m.data.skipped_games;
+  const std::vector<HumanSample>& samples = m.data.samples;
+  std::cout << "Model " << model_path << " (" << m.model_description << "), fold " << opt.fold
             << ": " << games << " games (" << skipped << " skipped), " << samples.size()
             << " positions of rated players; unrated sides: " << unrated.total();
   const char* separator = " (";
@@ -555,6 +228,82 @@ int run_human_eval(const HumanEvalOptions& opt) {
       std::cout << line;
     }
   }
+}
+
+int run_human_eval(const HumanEvalOptions& opt) {
+  GameSpec spec;
+  FoldSelection fold;
+  try {
+    spec = GameSpec::parse(opt.game);
+    fold = parse_fold_selection(opt.fold);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak human-eval", e);
+    return 2;
+  }
+  // Every file is read before anything is measured (read_game_files says why).
+  std::vector<std::vector<GameRecord>> files;
+  try {
+    files = read_game_files(opt.files);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak human-eval", e);
+    return 2;
+  }
+  const std::string model_path = opt.model.empty() ? shipped_model_path(spec) : opt.model;
+  if (model_path.empty()) {
+    print_command_error("kumalak human-eval", "no model for " + spec.name() +
+                                                  ": give --model or run where models/" +
+                                                  model_file_stem(spec) + ".pt is");
+    return 2;
+  }
+  std::shared_ptr<Evaluator> evaluator;
+  try {
+    evaluator = load_model_evaluator(spec, model_path, 0);
+  } catch (const std::exception& e) {
+    print_command_error("kumalak human-eval", e);
+    return 2;
+  }
+
+  std::unique_ptr<HumanHead> human;
+  std::string human_path = opt.human_model;
+  if (human_path.empty()) {
+    const std::string shipped = "models/" + model_file_stem(spec) + "-human.pt";
+    if (std::ifstream(shipped).good()) human_path = shipped;
+  }
+  if (human_path == "none") human_path.clear();
+  if (!human_path.empty()) {
+    try {
+      human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
+    } catch (const std::exception& e) {
+      print_command_error("kumalak human-eval", e);
+      return 2;
+    }
+  }
+
+  // The samples, in file and game order (--every counts in this order).
+  const HumanData data = read_human_data(files, spec, fold, false);
+  for (const std::string& why : data.skipped)
+    print_command_error("kumalak human-eval", "skipped: " + why);
+  if (data.samples.empty()) {
+    print_command_error("kumalak human-eval", "no position of a rated player in the " + opt.fold +
+                                                  " fold (" + std::to_string(data.games) +
+                                                  " games, " + std::to_string(data.skipped_games) +
+                                                  " skipped)");
+    return 1;
+  }
+  HumanEvalResult result;
+  try {
+    result = measure_human_eval(spec, data, evaluator, human.get(),
+                                {opt.search_visits, opt.every, opt.as_played});
+  } catch (const std::exception& e) {  // the human model's search mixture: no engine
+    print_command_error("kumalak human-eval", e);
+    return 2;
+  }
+  const Measured measured{opt,  model_path, evaluator->describe(), human_path, human.get(),
+                          data, result};
+  if (opt.json)
+    print_json(measured);
+  else
+    print_table(measured);
   return 0;
 }
 

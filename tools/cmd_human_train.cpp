@@ -19,8 +19,11 @@
 #include "nn/human_training.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_file.h"
+#include "nn/search_mixture.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "train/human_fits.h"
 #include "train/progress.h"
 
 namespace kz::cli {
@@ -132,19 +135,9 @@ void print_betas(const HumanHeadInfo& info) {
   std::cerr << line << part << "\n";
 }
 
-// Drops a model's search mixture with everything fitted or calibrated on top of it.
-void drop_search_mix(HumanHeadInfo& info) {
-  info.search_mix_weights.clear();
-  info.search_mix_play_weights.clear();
-  info.search_filter_play_weights.clear();
-  info.search_mix_visits = 0;
-  info.search_play_visits = 0;
-}
-
 // Fits the value weights of `model` on `train` and reports the validation fit with them.
 void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
                     const GameSpec& spec) {
-  model.meta.human.value_weights.clear();
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
     drop_search_mix(model.meta.human);
@@ -153,88 +146,30 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
   }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
-  {
-    const ValueAccuracy own = value_accuracy(model, validation.samples, validation.sides);
-    char line[240];
-    std::snprintf(line, sizeof line,
-                  "value head vs the validation games' results: this model's Brier %.4f, "
-                  "winner's side %.2f %% (%lld positions)",
-                  own.brier, 100 * own.right, (long long)own.positions);
-    std::cerr << "kumalak human-train: " << line;
-    const std::string shipped = shipped_model_path(spec);
-    if (!shipped.empty()) {
-      try {
-        Model reference = load_model(shipped, &spec);
-        const ValueAccuracy ref = value_accuracy(reference, validation.samples, validation.sides);
-        std::snprintf(line, sizeof line, "; %s's Brier %.4f, winner's side %.2f %%",
-                      shipped.c_str(), ref.brier, 100 * ref.right);
-        std::cerr << line;
-      } catch (const std::exception& e) {
-        std::cerr << "; " << e.what();
-      }
-    }
-    std::cerr << "\n";
-  }
-  HumanPolicy policy(model);
-  const ValueWeightsFit fit = fit_value_weights(policy, train.samples);
-  model.meta.human.value_weights = fit.weights;
+  model.meta.human.value_weights.clear();
+  const ValueHeadComparison heads = compare_value_heads(model, validation, spec);
   char line[240];
+  std::snprintf(line, sizeof line,
+                "value head vs the validation games' results: this model's Brier %.4f, "
+                "winner's side %.2f %% (%lld positions)",
+                heads.own.brier, 100 * heads.own.right, (long long)heads.own.positions);
+  std::cerr << "kumalak human-train: " << line;
+  if (heads.reference) {
+    std::snprintf(line, sizeof line, "; %s's Brier %.4f, winner's side %.2f %%",
+                  heads.reference_path.c_str(), heads.reference->brier,
+                  100 * heads.reference->right);
+    std::cerr << line;
+  } else if (!heads.reference_path.empty()) {
+    std::cerr << "; " << heads.reference_error;
+  }
+  std::cerr << "\n";
+  const ValueWeightsFit fit = fit_value_term(model, train);
   std::snprintf(line, sizeof line,
                 "value weights fitted on %lld train positions in %d Newton steps: train "
                 "log-likelihood %.4f -> %.4f",
                 (long long)fit.positions, fit.iterations, fit.loglik_before, fit.loglik_after);
   std::cerr << "kumalak human-train: " << line << "\n";
   print_betas(model.meta.human);
-}
-
-// What the search mixture is fitted and measured on: per sample, the human policy's
-// probabilities (value term included) at the player's own rating and the search's answer.
-struct MixRow {
-  const HumanSample* sample = nullptr;
-  std::array<float, kMaxPits> policy{};
-  SearchAnswer search;
-};
-
-std::vector<MixRow> search_mix_rows(HumanPolicy& policy, HumanSearch& search,
-                                    const std::vector<HumanSample>& samples, int every,
-                                    const std::string& what) {
-  std::vector<const HumanSample*> chosen;
-  for (size_t i = 0; i < samples.size(); i += size_t(every)) chosen.push_back(&samples[i]);
-  std::vector<MixRow> rows(chosen.size());
-  constexpr size_t kChunk = 256;
-  Progress::Options po;
-  po.unit = "positions";
-  po.line_interval_s = 10;
-  Progress progress("human-train: " + what + " searched", int64_t(chosen.size()), po);
-  std::vector<Position> positions;
-  std::vector<int> ratings;
-  std::vector<char> titled;
-  for (size_t first = 0; first < chosen.size(); first += kChunk) {
-    const size_t n = std::min(kChunk, chosen.size() - first);
-    positions.clear();
-    ratings.clear();
-    titled.clear();
-    for (size_t i = first; i < first + n; ++i) {
-      positions.push_back(chosen[i]->position);
-      ratings.push_back(chosen[i]->rating);
-      titled.push_back(chosen[i]->titled ? 1 : 0);
-    }
-    const auto probabilities = policy.probabilities(positions, ratings, titled);
-    for (size_t i = 0; i < n; ++i) {
-      MixRow& row = rows[first + i];
-      row.sample = chosen[first + i];
-      row.policy = probabilities[i];
-      row.search = search.search(row.sample->position);
-      progress.set_done(int64_t(first + i + 1));
-    }
-  }
-  progress.finish();
-  return rows;
-}
-
-// The search's probability of `move`: its visit share, or 1 for its best move alone.
-double search_probability(const SearchAnswer& a, int move, bool shares) {
-  return shares ? a.share[size_t(move)] : a.best_move == move ? 1.0 : 0.0;
 }
 
 // Fits the search mixture on every K-th train position and measures the validation
@@ -258,15 +193,10 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
   const auto train_rows = search_mix_rows(policy, search, train.samples, opt.search_every, "train");
   const auto val_rows = search_mix_rows(policy, search, validation.samples, 1, "validation");
   for (bool shares : {false, true}) {
-    std::vector<SearchMixSample> mix;
-    for (const MixRow& row : train_rows)
-      mix.push_back({row.policy[size_t(row.sample->move)],
-                     search_probability(row.search, row.sample->move, shares), row.sample->rating,
-                     row.sample->titled});
-    const SearchMixFit fit = fit_search_mix(model.meta.human, mix);
-    HumanHeadInfo info = model.meta.human;
-    info.search_mix_weights = fit.weights;
-    info.search_mix_visits = int(opt.search_mix_visits);
+    const SearchMixReport report =
+        fit_search_mix_rows(model.meta.human, train_rows, val_rows, shares, opt.search_mix_visits);
+    const SearchMixFit& fit = report.fit;
+    const HumanHeadInfo& info = report.info;
     // The model plays the best move's mixture (human_moves); the visit shares' fit is
     // measured beside it only.
     if (!shares) {
@@ -288,30 +218,9 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
     }
     std::snprintf(line, sizeof line, "; titled: %.4f\n", human_search_mix(info, 0, true));
     std::cerr << line;
-    struct Bin {
-      int64_t n = 0, top1_before = 0, top1_after = 0;
-      double ll_before = 0, ll_after = 0;
-    };
-    std::map<int, Bin> bins;  // by bin; -1: titled
-    for (const MixRow& row : val_rows) {
-      const HumanSample& s = *row.sample;
-      const double lambda = human_search_mix(info, s.rating, s.titled);
-      std::array<float, kMaxPits> mixed{};
-      for (int k = 0; k < s.position.npits; ++k)
-        mixed[size_t(k)] = float((1 - lambda) * row.policy[size_t(k)] +
-                                 lambda * search_probability(row.search, k, shares));
-      for (int key : {s.titled ? -1 : rating_bin_from(s.rating), -2}) {
-        Bin& b = bins[key];
-        ++b.n;
-        b.top1_before += top_human_move(row.policy, s.position) == s.move;
-        b.top1_after += top_human_move(mixed, s.position) == s.move;
-        b.ll_before += std::log(std::max(double(row.policy[size_t(s.move)]), 1e-9));
-        b.ll_after += std::log(std::max(double(mixed[size_t(s.move)]), 1e-9));
-      }
-    }
     std::cerr << "kumalak human-train: validation, " << (shares ? "visit shares" : "best move")
               << ": bin | positions | lambda | top-1 before / after | loglik before / after\n";
-    for (const auto& [key, b] : bins) {
+    for (const auto& [key, b] : report.bins) {
       const double lambda = key == -1   ? human_search_mix(info, 0, true)
                             : key == -2 ? 0.0
                                         : human_search_mix(info, key + 50);
@@ -336,7 +245,7 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
     try {
       set_play_knots(model.meta.human, *spec, *kind);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak human-train: " << e.what() << "\n";
+      print_command_error("kumalak human-train", e);
       return false;
     }
     std::string line = "kumalak human-train: the levels play " + std::string(kind->value);
@@ -358,22 +267,23 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
 int run_human_train(const HumanTrainCliOptions& opt) {
   const bool play_knots = !opt.play_mix.empty() || !opt.play_filter.empty();
   if (play_knots && opt.epochs > 0) {
-    std::cerr << "kumalak human-train: --play-mix and --play-filter need --epochs 0 (what "
-                 "the levels play is calibrated on the games of a head as it is)\n";
+    print_command_error("kumalak human-train",
+                        "--play-mix and --play-filter need --epochs 0 (what the levels play is "
+                        "calibrated on the games of a head as it is)");
     return 2;
   }
   GameSpec spec;
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   std::vector<std::vector<GameRecord>> files;
   try {
     files = read_game_files(opt.files);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   torch::set_num_threads(std::max(1, opt.threads));
@@ -382,18 +292,18 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   try {
     model = load_model(init, &spec);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 2;
   }
   if (opt.files.empty()) {
     // Only what the levels play: no game record is read, the rest of the model stays.
     if (!play_knots) {
-      std::cerr << "kumalak human-train: no PGN file of rated games given\n";
+      print_command_error("kumalak human-train", "no PGN file of rated games given");
       return 2;
     }
     if (!model.meta.network.human_policy_head) {
-      std::cerr << "kumalak human-train: --play-mix, --play-filter: '" << init
-                << "' has no human head\n";
+      print_command_error("kumalak human-train",
+                          "--play-mix, --play-filter: '" + init + "' has no human head");
       return 2;
     }
     return write_play_knots(model, opt) ? 0 : 2;
@@ -403,7 +313,8 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   for (const auto& why : train.skipped)
     std::cerr << "kumalak human-train: skipped: " << why << "\n";
   if (train.samples.empty()) {
-    std::cerr << "kumalak human-train: no move of a rated or titled player in the train fold\n";
+    print_command_error("kumalak human-train",
+                        "no move of a rated or titled player in the train fold");
     return 1;
   }
   // The head's range: the train fold's ratings, widened to whole hundreds.
@@ -412,7 +323,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   for (const auto& s : train.samples)
     if (!s.titled) lo = std::min(lo, s.rating), hi = std::max(hi, s.rating);
   if (lo > hi) {
-    std::cerr << "kumalak human-train: no rated player in the train fold\n";
+    print_command_error("kumalak human-train", "no rated player in the train fold");
     return 1;
   }
   info.rating_min = rating_bin_from(lo);
@@ -465,7 +376,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       try {
         fit_value_term(model, train, validation, spec);
       } catch (const std::exception& e) {
-        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        print_command_error("kumalak human-train", e);
         return 1;
       }
       report("with the value term", model);
@@ -474,7 +385,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       try {
         fit_search_term(model, train, validation, spec, opt);
       } catch (const std::exception& e) {
-        std::cerr << "kumalak human-train: " << e.what() << "\n";
+        print_command_error("kumalak human-train", e);
         return 1;
       }
     }
@@ -538,7 +449,7 @@ int run_human_train(const HumanTrainCliOptions& opt) {
       std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
     }
   } catch (const std::exception& e) {
-    std::cerr << "kumalak human-train: " << e.what() << "\n";
+    print_command_error("kumalak human-train", e);
     return 1;
   }
   return 0;

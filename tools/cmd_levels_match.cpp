@@ -22,8 +22,10 @@
 #include "mcts/levels.h"
 #include "nn/folded_network.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/levels_match.h"
 #include "train/elo.h"
 #include "train/progress.h"
 
@@ -84,21 +86,6 @@ const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
 constexpr double kRatingStepScore = 0.60;
 const SprtParams kRatingStepSprt{0, 70, 0.05, 0.05, 20};
 
-// One side of a pair: a named level, or a PlayOK rating played by the human model.
-struct MatchSide {
-  Level level = Level::kBeginner;
-  std::optional<int> rating{};
-  std::string name() const { return rating ? std::to_string(*rating) : level_name(level); }
-};
-
-// "hard", "4" or "1400" (throws ParseError).
-MatchSide parse_match_side(const std::string& text) {
-  MatchSide side;
-  side.rating = parse_rating_level(text);
-  if (!side.rating) side.level = parse_level(text);
-  return side;
-}
-
 // The two sides of one pair, and what the first must score against the second.
 struct LevelPair {
   MatchSide upper, lower;
@@ -138,366 +125,32 @@ nlohmann::ordered_json record_settings(const LevelsMatchOptions& o, const GameSp
   return j;
 }
 
-// One finished game of a record.
-struct RecordedGame {
-  std::string upper;  // the upper level's name: which level pair
-  int opening = 0, game = 0, points = 0, plies = 0;
-  int64_t upper_nodes = 0, lower_nodes = 0;
-  int upper_moves = 0, lower_moves = 0;
-  double upper_seconds = 0, lower_seconds = 0;
-  std::string upper_name, lower_name;
-  // Resign adjudication's verdict: the upper level's half points by it (0 or 2; -1 when
-  // there was none) and the ply it came at. Without --resign-verify the game ended there.
-  int verdict_points = -1, verdict_ply = -1;
-};
-
-nlohmann::ordered_json record_line(const RecordedGame& g) {
-  return {{"upper", g.upper},
-          {"opening", g.opening},
-          {"game", g.game},
-          {"points", g.points},
-          {"plies", g.plies},
-          {"upper_nodes", g.upper_nodes},
-          {"lower_nodes", g.lower_nodes},
-          {"upper_moves", g.upper_moves},
-          {"lower_moves", g.lower_moves},
-          {"upper_seconds", g.upper_seconds},
-          {"lower_seconds", g.lower_seconds},
-          {"upper_engine", g.upper_name},
-          {"lower_engine", g.lower_name},
-          {"verdict_points", g.verdict_points},
-          {"verdict_ply", g.verdict_ply}};
+// How the levels play, from the command line.
+LevelsMatchPlay level_play(const LevelsMatchOptions& o) {
+  LevelsMatchPlay play;
+  play.seed = o.seed;
+  play.time_scale = o.time_scale;
+  play.alphabeta_only = o.alphabeta_only;
+  play.lower_alphabeta = o.lower_alphabeta;
+  play.lower_no_score_bounds = o.lower_no_score_bounds;
+  play.model = o.model;
+  play.lower_model = o.lower_model;
+  play.human_model = o.human_model;
+  play.threads = o.threads;
+  play.max_plies = o.max_plies;
+  play.resign_score = o.resign_score;
+  play.resign_moves = o.resign_moves;
+  play.resign_verify = o.resign_verify;
+  return play;
 }
 
-// Reads a record: its settings must equal `settings`, every game line must be whole and
-// in range. A last line cut off by a kill (no newline, not JSON) is dropped with a
-// warning; anything else malformed is an error naming the file and line.
-std::vector<RecordedGame> read_record(const std::string& path,
-                                      const nlohmann::ordered_json& settings, int n_openings) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the record");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<RecordedGame> games;
-  size_t start = 0;
-  for (int line_no = 1; start < text.size(); ++line_no) {
-    const size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end == std::string::npos ? end : end - start);
-    start = end == std::string::npos ? text.size() : end + 1;
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const std::exception&) {
-      if (end == std::string::npos) {
-        std::cerr << where << "an unfinished last line (the match was stopped); dropped\n";
-        break;
-      }
-      throw std::runtime_error(where + "not a JSON line");
-    }
-    if (line_no == 1) {
-      if (!j.is_object() || !j.contains("levels_match_record"))
-        throw std::runtime_error(where + "not a levels-match record (no settings line)");
-      for (const auto& [key, value] : settings.items())
-        if (!j.contains(key) || j[key] != nlohmann::json(value))
-          throw std::runtime_error(path + " was recorded with " + key + " = " +
-                                   (j.contains(key) ? j[key].dump() : "(none)") + ", not " +
-                                   value.dump() + ": use another --record file");
-      // A setting this run does not have (a record made with resign adjudication, resumed
-      // without it) would mix two kinds of games just the same.
-      for (const auto& [key, value] : j.items())
-        if (!settings.contains(key))
-          throw std::runtime_error(path + " was recorded with " + key + " = " + value.dump() +
-                                   ", which this run does not set: use another --record file");
-      continue;
-    }
-    try {
-      RecordedGame g;
-      g.upper = j.at("upper").get<std::string>();
-      g.opening = j.at("opening").get<int>();
-      g.game = j.at("game").get<int>();
-      g.points = j.at("points").get<int>();
-      g.plies = j.at("plies").get<int>();
-      g.upper_nodes = j.at("upper_nodes").get<int64_t>();
-      g.lower_nodes = j.at("lower_nodes").get<int64_t>();
-      g.upper_moves = j.at("upper_moves").get<int>();
-      g.lower_moves = j.at("lower_moves").get<int>();
-      g.upper_seconds = j.at("upper_seconds").get<double>();
-      g.lower_seconds = j.at("lower_seconds").get<double>();
-      g.upper_name = j.at("upper_engine").get<std::string>();
-      g.lower_name = j.at("lower_engine").get<std::string>();
-      // Absent from records made before resign adjudication existed: no verdict.
-      g.verdict_points = j.value("verdict_points", -1);
-      g.verdict_ply = j.value("verdict_ply", -1);
-      if (g.opening < 0 || g.opening >= n_openings || (g.game != 0 && g.game != 1) ||
-          g.points < 0 || g.points > 2 || g.plies < 0)
-        throw std::out_of_range("opening, game, points or plies out of range");
-      if ((g.verdict_points != -1 && g.verdict_points != 0 && g.verdict_points != 2) ||
-          (g.verdict_points == -1) != (g.verdict_ply == -1) || g.verdict_ply > g.plies)
-        throw std::out_of_range("verdict_points or verdict_ply out of range");
-      games.push_back(g);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(where + "not a recorded game: " + e.what());
-    }
-  }
-  return games;
-}
-
-struct PairStats {
-  int wins = 0, draws = 0, losses = 0;  // from the upper level's side
-  int64_t upper_nodes = 0, lower_nodes = 0;
-  int upper_moves = 0, lower_moves = 0;
-  double upper_seconds = 0, lower_seconds = 0;
-  int plies = 0;
-  std::string upper_name, lower_name;  // the engines, e.g. alphabeta-hard, mcts-expert
-  // Resign adjudication: games with a verdict, the plies they were judged at and (played
-  // on with --resign-verify) the plies they lasted, and the verdicts the result contradicts.
-  int verdicts = 0, wrong_verdicts = 0;
-  int64_t verdict_plies = 0, verdict_game_plies = 0;
-};
-
-int run_levels_match(const LevelsMatchOptions& opt) {
-  GameSpec spec;
-  try {
-    spec = GameSpec::parse(opt.game);
-  } catch (const ParseError& e) {
-    std::cerr << "kumalak levels-match: " << e.what() << "\n";
-    return 2;
-  }
-  std::vector<LevelPair> level_pairs;
-  if (!opt.a.empty() || !opt.b.empty()) {
-    try {
-      if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
-      if (!opt.only.empty() || opt.same_level)
-        throw ParseError("--a/--b name one pair: no --only or --same-level with them");
-      LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
-      // A rating level is refused here, before any game, when the human model is missing
-      // or the rating outside its range (or its search mixture's engine network missing).
-      for (const MatchSide* side : {&pair.upper, &pair.lower})
-        if (side->rating)
-          human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
-                             MixUse::kPlay);
-      if (pair.upper.rating || pair.lower.rating) {
-        pair.step_score = kRatingStepScore;
-        pair.sprt = kRatingStepSprt;
-      }
-      level_pairs.push_back(pair);
-    } catch (const ParseError& e) {
-      std::cerr << "kumalak levels-match: " << e.what() << "\n";
-      return 2;
-    }
-  } else if (!opt.only.empty()) {
-    try {
-      const Level l = parse_level(opt.only);
-      if (l == Level::kBeginner && !opt.same_level)
-        throw ParseError("beginner has no level below it");
-      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
-    } catch (const ParseError& e) {
-      std::cerr << "kumalak levels-match: --only: " << e.what() << "\n";
-      return 2;
-    }
-  } else {
-    for (int l = 1; l < kLevelCount; ++l)
-      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
-  }
-  // A human level's move is one small network call: one thread per forward, so that
-  // --threads games at once do not oversubscribe the cores.
-  for (const LevelPair& pair : level_pairs)
-    if (pair.upper.rating || pair.lower.rating) set_inference_threads(1);
-
-  const Position start = Position::start(spec);
-  std::mt19937_64 rng(opt.seed);
-  const int n_openings = (opt.games + 1) / 2;
-  std::vector<Position> openings;
-  for (int i = 0; i < n_openings; ++i)
-    openings.push_back(random_opening(start, opt.opening_plies, rng, 100));
-
-  std::vector<PairStats> stats(level_pairs.size());
-  // Half points of the upper level per (level pair, opening): the two games of an opening
-  // form a pair of the pentanomial statistics (train/elo.h).
-  std::vector<std::vector<int>> opening_points(level_pairs.size(), std::vector<int>(n_openings, 0));
-  const auto t0 = std::chrono::steady_clock::now();
-
-  // The record of an earlier sitting: openings finished in both colours are counted and
-  // not replayed; a half-played opening is played again (its one game is dropped).
-  auto add_game = [&](size_t p, const RecordedGame& g) {
-    PairStats& s = stats[p];
-    (g.points == 2 ? s.wins : g.points == 0 ? s.losses : s.draws) += 1;
-    opening_points[p][size_t(g.opening)] += g.points;
-    s.plies += g.plies;
-    s.upper_nodes += g.upper_nodes;
-    s.lower_nodes += g.lower_nodes;
-    s.upper_moves += g.upper_moves;
-    s.lower_moves += g.lower_moves;
-    s.upper_seconds += g.upper_seconds;
-    s.lower_seconds += g.lower_seconds;
-    s.upper_name = g.upper_name;
-    s.lower_name = g.lower_name;
-    if (g.verdict_points >= 0) {
-      ++s.verdicts;
-      s.verdict_plies += g.verdict_ply;
-      s.verdict_game_plies += g.plies;
-      if (g.verdict_points != g.points) ++s.wrong_verdicts;
-    }
-  };
-  std::vector<std::vector<bool>> opening_done(level_pairs.size(),
-                                              std::vector<bool>(n_openings, false));
-  std::unique_ptr<std::ofstream> record;
-  int recorded_games = 0;
-  if (!opt.record.empty()) {
-    const auto settings = record_settings(opt, spec);
-    std::string kept = settings.dump() + "\n";
-    if (std::filesystem::exists(opt.record)) {
-      std::vector<RecordedGame> games;
-      try {
-        games = read_record(opt.record, settings, n_openings);
-      } catch (const std::exception& e) {
-        std::cerr << "kumalak levels-match: " << e.what() << "\n";
-        return 2;
-      }
-      std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
-      for (const auto& g : games)
-        for (size_t p = 0; p < level_pairs.size(); ++p)
-          if (g.upper == level_pairs[p].upper.name()) by_opening[{p, g.opening}].push_back(&g);
-      for (const auto& [key, list] : by_opening) {
-        const RecordedGame* colour[2] = {nullptr, nullptr};
-        for (const RecordedGame* g : list) colour[g->game] = g;
-        if (!colour[0] || !colour[1]) continue;
-        opening_done[key.first][size_t(key.second)] = true;
-        for (const RecordedGame* g : colour) {
-          add_game(key.first, *g);
-          kept += record_line(*g).dump() + "\n";
-          ++recorded_games;
-        }
-      }
-    }
-    // Rewritten whole (temporary name, rename), then appended to game by game.
-    write_file_atomically(opt.record, [&](std::ostream& out) { out << kept; });
-    record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
-    if (!*record) {
-      std::cerr << "kumalak levels-match: cannot append to " << opt.record << "\n";
-      return 1;
-    }
-    if (recorded_games > 0)
-      std::cerr << opt.record << ": " << recorded_games << " games already played, resuming\n";
-  }
-  Progress progress("levels-match", int64_t(level_pairs.size()) * 2 * n_openings - recorded_games,
-                    {.unit = "games"});
-
-  // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
-  // is the upper level, side 1 the lower; --threads games at once, each on its own core.
-  for (size_t p = 0; p < level_pairs.size(); ++p) {
-    const MatchSide upper = level_pairs[p].upper, lower = level_pairs[p].lower;
-    PairStats& s = stats[p];
-    // The openings still to play (all of them without a record).
-    std::vector<int> todo;
-    for (int i = 0; i < n_openings; ++i)
-      if (!opening_done[p][size_t(i)]) todo.push_back(i);
-    if (todo.empty()) continue;
-    // The runner's game `index` is game `index % 2` of opening todo[index / 2].
-    auto original_game = [&](int index) {
-      return 2 * todo[size_t(PairedMatch::pair_of(index))] + PairedMatch::game_in_pair(index);
-    };
-    // Per runner game: the moves' statistics, for the record.
-    std::vector<RecordedGame> game_stats(2 * todo.size());
-    // Game k of the whole run (level pair, opening, colour): its players' noise seeds.
-    const int first_game = int(p) * 2 * n_openings;
-    GameSide sides[2];
-    sides[0].name = upper.name();
-    sides[1].name = lower.name();
-    for (int side = 0; side < 2; ++side) {
-      sides[side].make_player = [&, side, match_side = side == 0 ? upper : lower](
-                                    int index, int) -> std::unique_ptr<Player> {
-        // Distinct noise per game and side, reproducible from --seed.
-        const uint64_t seed = opt.seed * 1000003 + uint64_t(first_game + original_game(index)) * 2 +
-                              uint64_t(side) + 1;
-        // A policy of its own per game (a small file read once a game): games run on
-        // several threads at once.
-        if (match_side.rating) {
-          auto policy = load_human_level(spec, *match_side.rating, opt.human_model);
-          auto search = human_level_search(spec, *policy, MixUse::kPlay);
-          return std::make_unique<HumanLevelPlayer>(std::move(policy), *match_side.rating, seed,
-                                                    std::move(search));
-        }
-        const Level level = match_side.level;
-        LevelPlayerOptions po;
-        po.time_scale = opt.time_scale;
-        po.force_alphabeta = opt.alphabeta_only || (side == 1 && opt.lower_alphabeta);
-        po.score_bounds = !(side == 1 && opt.lower_no_score_bounds);
-        po.threads = 1;  // one core per game: --threads games run at once
-        po.network = load_model_evaluator;
-        po.seed = seed;
-        const std::string& model =
-            side == 1 && !opt.lower_model.empty() ? opt.lower_model : opt.model;
-        return make_level_player(spec, level, model, po);
-      };
-    }
-    PairedMatch::Options mo;
-    mo.pairs = int(todo.size());
-    mo.resign_score = float(opt.resign_score);
-    mo.resign_moves = opt.resign_moves;
-    mo.resign_verify = opt.resign_verify;
-    mo.opening = [&](int pair) { return openings[size_t(todo[size_t(pair)])]; };
-    mo.on_player_move = [&](const RunnerGame& g, int side, const ThinkResult& r) {
-      RecordedGame& rg = game_stats[size_t(g.index)];
-      (side == 0 ? rg.upper_nodes : rg.lower_nodes) += r.nodes;
-      (side == 0 ? rg.upper_moves : rg.lower_moves) += 1;
-      (side == 0 ? rg.upper_seconds : rg.lower_seconds) += r.seconds;
-    };
-    mo.on_game = [&](int pair, int game, int upper_points, const RunnerGame& g, const GameEnd&) {
-      const int opening = todo[size_t(pair)];
-      RecordedGame& rg = game_stats[size_t(g.index)];
-      rg.upper = upper.name();
-      rg.opening = opening;
-      rg.game = game;
-      rg.points = upper_points;
-      rg.plies = g.plies;
-      rg.upper_name = g.player[0]->name();
-      rg.lower_name = g.player[1]->name();
-      // The upper level plays colour `game`.
-      rg.verdict_points = g.verdict_loser < 0 ? -1 : g.verdict_loser == game ? 0 : 2;
-      rg.verdict_ply = g.verdict_ply;
-      add_game(p, rg);
-      if (record) *record << record_line(rg).dump() << "\n" << std::flush;
-      const int played = s.wins + s.draws + s.losses;
-      char score[32];
-      std::snprintf(score, sizeof score, "%.1f%%",
-                    100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
-      progress.set_field("score", score);
-      progress.add();  // after the score, so the line it may print shows this game
-      if (opt.verbose)
-        std::cerr << upper.name() << (game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
-                  << ", opening " << opening + 1 << ": "
-                  << (upper_points == 2   ? "win"
-                      : upper_points == 0 ? "loss"
-                                          : "draw")
-                  << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
-                  << " plies"
-                  << (g.verdict_ply < 0 ? ""
-                      : opt.resign_verify
-                          ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) +
-                                ": " + (rg.verdict_points == upper_points ? "right)" : "wrong)")
-                          : " (adjudicated)")
-                  << "\n";
-    };
-    PairedMatch match(std::move(mo));
-    GameRunnerOptions ro;
-    ro.threads = opt.threads;
-    ro.slots = 2 * opt.threads;    // each thread plays the two games of one pair in turn
-    ro.max_plies = opt.max_plies;  // a game that hits it (none has so far): the stores judge
-    try {
-      GameRunner(sides, match, ro).run();
-    } catch (const std::exception& e) {
-      std::cerr << "kumalak levels-match: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  progress.finish();
-  if (record && !*record) {
-    std::cerr << "kumalak levels-match: writing " << opt.record << " failed\n";
-    return 1;
-  }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
+// The score table and what goes with it on stdout; returns how many pairs scored under
+// their step.
+//   level_pairs, stats: the pairs and their counts, in the same order
+//   recorded_games: the games counted from --record; total: this sitting's wall seconds
+int print_table(const LevelsMatchOptions& opt, const GameSpec& spec,
+                const std::vector<LevelPair>& level_pairs, const std::vector<PairStats>& stats,
+                int n_openings, int recorded_games, double total) {
   std::printf(
       "game %s, %d games per pair (%d openings x 2 colours, %d random plies), "
       "time scale %g, seed %llu\n",
@@ -510,7 +163,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     const PairStats& s = stats[p];
     const int n = s.wins + s.draws + s.losses;
     Pentanomial pairs;
-    for (int points : opening_points[p]) pairs.counts[size_t(points)]++;
+    for (int points : s.opening_points) pairs.counts[size_t(points)]++;
     const EloEstimate elo = estimate_elo(pairs);
     const SprtResult verdict = sprt(pairs, level_pairs[p].sprt);
     const double score = pairs.score();
@@ -550,6 +203,178 @@ int run_levels_match(const LevelsMatchOptions& opt) {
                 stats[p].lower_name.c_str());
   std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
               recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
+  return failures;
+}
+
+// The pairs the options name: --a against --b, the --only level against the one below,
+// or every level against the one below. Throws ParseError saying what is wrong (a rating
+// level whose human model or engine network is missing among it).
+std::vector<LevelPair> level_pairs_of(const LevelsMatchOptions& opt, const GameSpec& spec) {
+  std::vector<LevelPair> level_pairs;
+  if (!opt.a.empty() || !opt.b.empty()) {
+    if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
+    if (!opt.only.empty() || opt.same_level)
+      throw ParseError("--a/--b name one pair: no --only or --same-level with them");
+    LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
+    // A rating level is refused here, before any game, when the human model is missing
+    // or the rating outside its range (or its search mixture's engine network missing).
+    for (const MatchSide* side : {&pair.upper, &pair.lower})
+      if (side->rating)
+        human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
+                           MixUse::kPlay);
+    if (pair.upper.rating || pair.lower.rating) {
+      pair.step_score = kRatingStepScore;
+      pair.sprt = kRatingStepSprt;
+    }
+    level_pairs.push_back(pair);
+  } else if (!opt.only.empty()) {
+    try {
+      const Level l = parse_level(opt.only);
+      if (l == Level::kBeginner && !opt.same_level)
+        throw ParseError("beginner has no level below it");
+      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
+    } catch (const ParseError& e) {
+      throw ParseError(std::string("--only: ") + e.what());
+    }
+  } else {
+    for (int l = 1; l < kLevelCount; ++l)
+      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
+  }
+  return level_pairs;
+}
+
+int run_levels_match(const LevelsMatchOptions& opt) {
+  GameSpec spec;
+  try {
+    spec = GameSpec::parse(opt.game);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak levels-match", e);
+    return 2;
+  }
+  std::vector<LevelPair> level_pairs;
+  try {
+    level_pairs = level_pairs_of(opt, spec);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak levels-match", e);
+    return 2;
+  }
+  // A human level's move is one small network call: one thread per forward, so that
+  // --threads games at once do not oversubscribe the cores.
+  for (const LevelPair& pair : level_pairs)
+    if (pair.upper.rating || pair.lower.rating) set_inference_threads(1);
+
+  const Position start = Position::start(spec);
+  std::mt19937_64 rng(opt.seed);
+  const int n_openings = (opt.games + 1) / 2;
+  std::vector<Position> openings;
+  for (int i = 0; i < n_openings; ++i)
+    openings.push_back(random_opening(start, opt.opening_plies, rng, 100));
+
+  // Per level pair; the two games of an opening form a pair of the pentanomial statistics
+  // (train/elo.h).
+  std::vector<PairStats> stats(level_pairs.size());
+  for (PairStats& pair : stats) pair.opening_points.assign(size_t(n_openings), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+
+  // The record of an earlier sitting: openings finished in both colours are counted and
+  // not replayed; a half-played opening is played again (its one game is dropped).
+  std::vector<std::vector<bool>> opening_done(level_pairs.size(),
+                                              std::vector<bool>(n_openings, false));
+  std::unique_ptr<std::ofstream> record;
+  int recorded_games = 0;
+  if (!opt.record.empty()) {
+    const auto settings = record_settings(opt, spec);
+    std::string kept = settings.dump() + "\n";
+    if (std::filesystem::exists(opt.record)) {
+      std::vector<RecordedGame> games;
+      try {
+        games = read_record(opt.record, settings, n_openings);
+      } catch (const std::exception& e) {
+        print_command_error("kumalak levels-match", e);
+        return 2;
+      }
+      std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
+      for (const auto& g : games)
+        for (size_t p = 0; p < level_pairs.size(); ++p)
+          if (g.upper == level_pairs[p].upper.name()) by_opening[{p, g.opening}].push_back(&g);
+      for (const auto& [key, list] : by_opening) {
+        const RecordedGame* colour[2] = {nullptr, nullptr};
+        for (const RecordedGame* g : list) colour[g->game] = g;
+        if (!colour[0] || !colour[1]) continue;
+        opening_done[key.first][size_t(key.second)] = true;
+        for (const RecordedGame* g : colour) {
+          stats[key.first].add(*g);
+          kept += record_line(*g).dump() + "\n";
+          ++recorded_games;
+        }
+      }
+    }
+    // Rewritten whole (temporary name, rename), then appended to game by game.
+    write_file_atomically(opt.record, [&](std::ostream& out) { out << kept; });
+    record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
+    if (!*record) {
+      print_command_error("kumalak levels-match", "cannot append to " + opt.record);
+      return 1;
+    }
+    if (recorded_games > 0)
+      std::cerr << opt.record << ": " << recorded_games << " games already played, resuming\n";
+  }
+  Progress progress("levels-match", int64_t(level_pairs.size()) * 2 * n_openings - recorded_games,
+                    {.unit = "games"});
+
+  // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
+  // is the upper level, side 1 the lower; --threads games at once, each on its own core.
+  for (size_t p = 0; p < level_pairs.size(); ++p) {
+    const MatchSide upper = level_pairs[p].upper, lower = level_pairs[p].lower;
+    PairStats& s = stats[p];
+    // The openings still to play (all of them without a record).
+    std::vector<int> todo;
+    for (int i = 0; i < n_openings; ++i)
+      if (!opening_done[p][size_t(i)]) todo.push_back(i);
+    if (todo.empty()) continue;
+    auto on_game = [&](const RecordedGame& rg, const RunnerGame& g) {
+      const int game = rg.game, opening = rg.opening, upper_points = rg.points;
+      s.add(rg);
+      if (record) *record << record_line(rg).dump() << "\n" << std::flush;
+      const int played = s.wins + s.draws + s.losses;
+      char score[32];
+      std::snprintf(score, sizeof score, "%.1f%%",
+                    100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
+      progress.set_field("score", score);
+      progress.add();  // after the score, so the line it may print shows this game
+      if (opt.verbose)
+        std::cerr << upper.name() << (game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
+                  << ", opening " << opening + 1 << ": "
+                  << (upper_points == 2   ? "win"
+                      : upper_points == 0 ? "loss"
+                                          : "draw")
+                  << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
+                  << " plies"
+                  << (g.verdict_ply < 0 ? ""
+                      : opt.resign_verify
+                          ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) +
+                                ": " + (rg.verdict_points == upper_points ? "right)" : "wrong)")
+                          : " (adjudicated)")
+                  << "\n";
+    };
+    try {
+      // Game k of the whole run (level pair, opening, colour) seeds its players' noise.
+      play_level_pair(spec, upper, lower, int(p) * 2 * n_openings, openings, todo, level_play(opt),
+                      on_game);
+    } catch (const std::exception& e) {
+      print_command_error("kumalak levels-match", e);
+      return 1;
+    }
+  }
+  progress.finish();
+  if (record && !*record) {
+    print_command_error("kumalak levels-match", "writing " + opt.record + " failed");
+    return 1;
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  const int failures =
+      print_table(opt, spec, level_pairs, stats, n_openings, recorded_games, total);
   // Exit status 3 when some level scores under its step (65 %; 60 % with a rating level).
   return failures ? 3 : 0;
 }

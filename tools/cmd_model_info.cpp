@@ -8,6 +8,7 @@
 #include "nn/model_summary.h"
 #include "nn/network_layout.h"
 #include "nn/plain_model.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -37,7 +38,7 @@ void register_model_info(CLI::App& app, int& exit_code) {
         if (*convert) j["converted_from"] = to_string(read_as);
         std::cout << j.dump() << "\n";
       } catch (const std::exception& e) {
-        std::cerr << "kumalak model-info: " << e.what() << "\n";
+        print_command_error("kumalak model-info", e);
         exit_code = 1;
       }
     }

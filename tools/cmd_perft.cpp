@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/position.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -29,7 +30,7 @@ void register_perft(CLI::App& app, int& exit_code) {
       const GameSpec spec = GameSpec::parse(opt->game);
       pos = opt->position.empty() ? Position::start(spec) : Position::parse(opt->position, spec);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak perft: " << e.what() << "\n";
+      print_command_error("kumalak perft", e);
       exit_code = 2;
       return;
     }

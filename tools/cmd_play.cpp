@@ -29,8 +29,10 @@
 #include "mcts/time_manager.h"
 #include "nn/model_evaluator.h"
 #include "tools/board_view.h"
+#include "tools/command_error.h"
 #include "tools/command_input.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 #include "tools/human_level.h"
 
 namespace kz::cli {
@@ -474,7 +476,7 @@ class PlaySession {
     }
     const Hint h = make_hint(analyst(), pos(), hint_limits(), 3);
     // Kalah positions the solver proves get the same exact line as `kumalak hint`.
-    if (!h.exact.empty()) std::cout << h.exact << "\n";
+    if (h.solve.solved) std::cout << describe_exact_result(pos(), h.solve) << "\n";
     std::cout << tr("Best moves for you (depth {depth}, {nodes} nodes):",
                     {{"depth", h.result.depth}, {"nodes", h.result.nodes}})
               << "\n";
@@ -729,12 +731,12 @@ int run_play(const PlayOptions& opt) {
       level = parse_level(opt.level);
     }
   } catch (const ParseError& e) {
-    std::cerr << "kumalak play: " << e.what() << "\n";
+    print_command_error("kumalak play", e);
     return 2;
   }
   int human = 0;
   if (!opt.human.empty() && !opt.engine_plays.empty()) {
-    std::cerr << "kumalak play: " << tr("give --human or --engine-plays, not both") << "\n";
+    print_command_error("kumalak play", tr("give --human or --engine-plays, not both"));
     return 2;
   }
   if (!opt.human.empty()) human = parse_side(opt.human);
@@ -743,25 +745,25 @@ int run_play(const PlayOptions& opt) {
     human = e < 0 ? -1 : e ^ 1;
   }
   if (human < 0) {
-    std::cerr << "kumalak play: " << tr("a side is white or black (Kalah: south or north)") << "\n";
+    print_command_error("kumalak play", tr("a side is white or black (Kalah: south or north)"));
     return 2;
   }
   if (start.is_decided()) {
-    std::cerr << "kumalak play: " << tr("the game in that position is already decided") << "\n";
+    print_command_error("kumalak play", tr("the game in that position is already decided"));
     return 2;
   }
   if (!rating && level >= Level::kHard && opt.model.empty() && shipped_model_path(spec).empty())
-    std::cerr << "kumalak play: "
-              << tr("no network for {game} ({file}); level {level} uses the alpha-beta engine",
-                    {{"game", spec.name()},
-                     {"file", "models/" + model_file_stem(spec) + ".pt"},
-                     {"level", std::string(level_name(level))}})
-              << "\n";
+    print_command_error(
+        "kumalak play",
+        tr("no network for {game} ({file}); level {level} uses the alpha-beta engine",
+           {{"game", spec.name()},
+            {"file", "models/" + model_file_stem(spec) + ".pt"},
+            {"level", std::string(level_name(level))}}));
   try {
     PlaySession session(opt, spec, start, level, human, human_policy, rating.value_or(0), clock);
     return session.run();
   } catch (const std::exception& e) {
-    std::cerr << "kumalak play: " << e.what() << "\n";
+    print_command_error("kumalak play", e);
     return 1;
   }
 }

@@ -33,6 +33,7 @@
 #include "nn/model_evaluator.h"
 #include "nn/puzzle_human_rating.h"
 #include "tools/board_view.h"
+#include "tools/command_error.h"
 #include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
@@ -159,24 +160,24 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles build: " << e.what() << "\n";
+    print_command_error("kumalak puzzles build", e);
     return 2;
   }
   const std::string model = opt.model.empty() ? shipped_model_path(spec) : opt.model;
   const std::string out_path = opt.out.empty() ? shipped_puzzle_path(spec) : opt.out;
   if (model.empty()) {
-    std::cerr << "kumalak puzzles build: no model for " << spec.name() << ": give --model\n";
+    print_command_error("kumalak puzzles build", "no model for " + spec.name() + ": give --model");
     return 2;
   }
   if (opt.games_dirs.empty() && opt.selfplay_games == 0) {
-    std::cerr << "kumalak puzzles build: give --games-dir and/or --selfplay-games\n";
+    print_command_error("kumalak puzzles build", "give --games-dir and/or --selfplay-games");
     return 2;
   }
   FoldSelection fold;
   try {
     fold = parse_fold_selection(opt.fold);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles build: --fold: " << e.what() << "\n";
+    print_command_error("kumalak puzzles build", e, "--fold");
     return 2;
   }
   // The human model that rates the puzzles, loaded before the mining so that a missing
@@ -189,7 +190,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     try {
       human = load_human_policy(spec, opt.human_model);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak puzzles build: --rated-by human: " << e.what() << "\n";
+      print_command_error("kumalak puzzles build", e, "--rated-by human");
       return 2;
     }
   }
@@ -210,7 +211,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
       add_selfplay_positions(*evaluator, spec, opt.selfplay_games, opt.min_ply, opt.seed, positions,
                              game_number);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles build: " << e.what() << "\n";
+    print_command_error("kumalak puzzles build", e);
     return 1;
   }
   std::cerr << "kumalak puzzles build: " << positions.size() << " positions from " << game_number
@@ -223,7 +224,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
       auto db = load_or_build_egtb(spec, default_egtb_seeds(spec), default_egtb_dir(), &std::cerr);
       solver = std::make_unique<KalahSolver>(256, db);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak puzzles build: " << e.what() << "\n";
+      print_command_error("kumalak puzzles build", e);
       return 1;
     }
   }
@@ -278,7 +279,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
       for (size_t i = 0; i < ratings.size(); ++i) set.puzzles[i].rating = ratings[i];
     }
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles build: rating by the human model: " << e.what() << "\n";
+    print_command_error("kumalak puzzles build", e, "rating by the human model");
     return 1;
   }
   std::stable_sort(set.puzzles.begin(), set.puzzles.end(),
@@ -288,7 +289,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     if (!parent.empty()) std::filesystem::create_directories(parent);
     write_puzzle_file(out_path, set);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles build: " << e.what() << "\n";
+    print_command_error("kumalak puzzles build", e);
     return 1;
   }
   report(true);
@@ -331,11 +332,11 @@ int run_puzzle(const PuzzleOptions& opt) {
   try {
     spec = GameSpec::parse(opt.game);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    print_command_error("kumalak puzzle", e);
     return 2;
   }
   if (!opt.id.empty() && (opt.random || !opt.date.empty())) {
-    std::cerr << "kumalak puzzle: " << tr("give --id, --random or --date, one of them") << "\n";
+    print_command_error("kumalak puzzle", tr("give --id, --random or --date, one of them"));
     return 2;
   }
   PuzzleSet set;
@@ -350,7 +351,7 @@ int run_puzzle(const PuzzleOptions& opt) {
     if (set.puzzles.empty()) throw ParseError(tr("the puzzle file holds no puzzle"));
     ratings = read_puzzle_ratings(ratings_path);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    print_command_error("kumalak puzzle", e);
     return 2;
   }
   size_t index = 0;
@@ -358,8 +359,7 @@ int run_puzzle(const PuzzleOptions& opt) {
     auto it = std::find_if(set.puzzles.begin(), set.puzzles.end(),
                            [&](const Puzzle& z) { return z.id == opt.id; });
     if (it == set.puzzles.end()) {
-      std::cerr << "kumalak puzzle: " << tr("no puzzle '{id}' in the file", {{"id", opt.id}})
-                << "\n";
+      print_command_error("kumalak puzzle", tr("no puzzle '{id}' in the file", {{"id", opt.id}}));
       return 2;
     }
     index = size_t(it - set.puzzles.begin());
@@ -371,7 +371,7 @@ int run_puzzle(const PuzzleOptions& opt) {
       index =
           daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
     } catch (const ParseError& e) {
-      std::cerr << "kumalak puzzle: " << e.what() << "\n";
+      print_command_error("kumalak puzzle", e);
       return 2;
     }
   }
@@ -442,7 +442,7 @@ int run_puzzle(const PuzzleOptions& opt) {
   try {
     write_puzzle_ratings(ratings_path, ratings);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzle: " << e.what() << "\n";
+    print_command_error("kumalak puzzle", e);
     return 1;
   }
   std::cout << tr("Your puzzle rating: {before} -> {after} (give or take {deviation}).",

@@ -15,16 +15,17 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/notation.h"
+#include "core/puzzle_calibration.h"
 #include "core/puzzle_file.h"
 #include "core/puzzle_rating.h"
 #include "core/rated_games.h"
 #include "nn/human_rating.h"
 #include "nn/puzzle_human_rating.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 
@@ -69,10 +70,10 @@ int run_puzzles_rate(const RateOptions& opt) {
     std::printf("%.3f\n", spearman_correlation(before, after));
     return 0;
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles rate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles rate", e);
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles rate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles rate", e);
     return 1;
   }
 }
@@ -86,176 +87,36 @@ struct CalibrateOptions {
   std::string attempts_csv;  // "" = none: every attempt of every file, for plots and fits
 };
 
-// One real attempt: the player of `rating` to move in the puzzle's position in its game,
-// and whether they played the key move.
-struct Attempt {
-  std::string id;
-  int player_rating = 0;
-  int puzzle_rating = 0;
-  bool found = false;
-};
-
-// The recorded games of the folders, by (file name, index in the file).
-using GameIndex = std::map<std::pair<std::string, int>, GameRecord>;
-
-GameIndex read_games(const std::vector<std::string>& dirs) {
-  GameIndex games;
-  for (const auto& dir : dirs)
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".pgn")
-        for (GameRecord& g : read_pgn_file(e.path().string()))
-          games[{e.path().filename().string(), g.index}] = std::move(g);
-  return games;
-}
-
-// What happened to the puzzles of one file: the attempts, and the puzzles that gave none
-// by reason.
-struct FileAttempts {
-  std::vector<Attempt> attempts;
-  std::map<std::string, int> skipped;
-};
-
-FileAttempts real_attempts(const PuzzleSet& set, const GameIndex& games, FoldSelection fold) {
-  static const std::regex kSource(R"(^(.+\.pgn) game (\d+) \(.*\) ply (\d+)$)");
-  FileAttempts out;
-  for (const Puzzle& z : set.puzzles) {
-    std::smatch m;
-    if (!std::regex_match(z.source, m, kSource)) {
-      ++out.skipped["not_from_a_recorded_game"];
-      continue;
-    }
-    const auto it = games.find({m[1].str(), std::stoi(m[2].str())});
-    if (it == games.end()) {
-      ++out.skipped["game_not_found"];
-      continue;
-    }
-    const GameRecord& record = it->second;
-    const RatedGame rated = read_rated_game(record);
-    if (!fold_selected(fold, rated.fold)) {
-      ++out.skipped["other_fold"];
-      continue;
-    }
-    ReplayResult rr;
-    Position pos;
-    try {
-      pos = record_start(record, set.spec);
-      rr = replay_record(record, pos);
-    } catch (const ParseError&) {
-      ++out.skipped["record_refused_by_the_rules"];
-      continue;
-    }
-    const size_t ply = std::stoul(m[3].str());
-    if (ply >= rr.moves.size()) {
-      ++out.skipped["position_differs_from_the_record"];
-      continue;
-    }
-    for (size_t i = 0; i < ply; ++i) pos.play(rr.moves[i]);
-    if (pos.hash() != z.position.hash()) {
-      ++out.skipped["position_differs_from_the_record"];
-      continue;
-    }
-    const SideRating side = rated.sides[pos.to_move];
-    if (!side.rated()) {
-      ++out.skipped["player_unrated"];
-      continue;
-    }
-    out.attempts.push_back({z.id, side.rating, z.rating, rr.moves[ply] == z.key_move()});
-  }
-  return out;
-}
-
-double attempt_chance(int player_rating, double puzzle_rating) {
-  return std::clamp(glicko2_expected_score(player_rating, puzzle_rating, kPuzzleDeviation), 1e-6,
-                    1 - 1e-6);
-}
-
-PuzzleAttempt as_puzzle_attempt(const Attempt& a, int puzzle_rating) {
-  return {a.player_rating, puzzle_rating, a.found};
-}
-
-double log_loss(const Attempt& a, int puzzle_rating) {
-  const PuzzleAttempt one = as_puzzle_attempt(a, puzzle_rating);
-  return attempts_log_loss(std::span(&one, 1));
-}
-
-// The share of (found, missed) pairs in which the found puzzle's rating lies further
-// below its player's rating than the missed one's (ties half): how well the ratings
-// order the attempts, whatever their scale.
-double ordering_auc(const std::vector<Attempt>& attempts) {
-  double good = 0, pairs = 0;
-  for (const Attempt& f : attempts)
-    if (f.found)
-      for (const Attempt& x : attempts)
-        if (!x.found) {
-          const int margin_f = f.player_rating - f.puzzle_rating;
-          const int margin_x = x.player_rating - x.puzzle_rating;
-          good += margin_f > margin_x ? 1 : margin_f == margin_x ? 0.5 : 0;
-          ++pairs;
-        }
-  return pairs > 0 ? good / pairs : 0;
-}
-
+// One file's attempts as the JSON object `--json` prints (and the table reads).
 nlohmann::json file_summary(const std::string& file, const FileAttempts& fa, bool fit_scale) {
-  const auto& at = fa.attempts;
-  nlohmann::json j = {{"file", file}, {"attempts", at.size()}, {"skipped", fa.skipped}};
-  if (at.empty()) return j;
-  double found = 0, loss = 0, brier = 0;
-  std::vector<int> players;
-  std::vector<double> outcomes;
-  for (const Attempt& a : at) {
-    found += a.found;
-    loss += log_loss(a, a.puzzle_rating);
-    const double p = attempt_chance(a.player_rating, a.puzzle_rating);
-    brier += (p - a.found) * (p - a.found);
-    players.push_back(a.player_rating);
-    outcomes.push_back(a.found ? 1 : 0);
-  }
-  // The best single rating for every puzzle, fitted to these very attempts: a baseline
-  // that the ratings must beat to say anything about one puzzle against another.
-  const int constant = puzzle_rating_from_chances(players, outcomes);
-  double constant_loss = 0;
-  for (const Attempt& a : at) constant_loss += log_loss(a, constant);
-  const double n = double(at.size());
-  j["found"] = found / n;
-  j["log_loss"] = loss / n;
-  j["brier"] = brier / n;
-  j["constant_rating"] = constant;
-  j["constant_log_loss"] = constant_loss / n;
-  j["ordering_auc"] = ordering_auc(at);
-  // Calibration: the attempts by how far the player stood above the puzzle.
+  nlohmann::json j = {{"file", file}, {"attempts", fa.attempts.size()}, {"skipped", fa.skipped}};
+  if (fa.attempts.empty()) return j;
+  const AttemptSummary s = summarize_attempts(fa.attempts, fit_scale);
+  j["found"] = s.found;
+  j["log_loss"] = s.log_loss;
+  j["brier"] = s.brier;
+  j["constant_rating"] = s.constant_rating;
+  j["constant_log_loss"] = s.constant_log_loss;
+  j["ordering_auc"] = s.ordering_auc;
   nlohmann::json bins = nlohmann::json::array();
-  const int edges[] = {-100000, -400, -200, 0, 200, 400, 100000};
-  for (int b = 0; b + 1 < int(std::size(edges)); ++b) {
-    double count = 0, predicted = 0, actual = 0;
-    for (const Attempt& a : at) {
-      const int margin = a.player_rating - a.puzzle_rating;
-      if (margin < edges[b] || margin >= edges[b + 1]) continue;
-      ++count;
-      predicted += attempt_chance(a.player_rating, a.puzzle_rating);
-      actual += a.found;
-    }
-    bins.push_back({{"from", edges[b]},
-                    {"to", edges[b + 1]},
-                    {"attempts", int(count)},
-                    {"predicted", count > 0 ? predicted / count : 0},
-                    {"found", count > 0 ? actual / count : 0}});
-  }
+  for (const MarginBin& b : s.by_margin)
+    bins.push_back({{"from", b.from},
+                    {"to", b.to},
+                    {"attempts", b.attempts},
+                    {"predicted", b.predicted},
+                    {"found", b.found}});
   j["by_margin"] = bins;
-  if (fit_scale) {
-    std::vector<PuzzleAttempt> all;
-    for (const Attempt& a : at) all.push_back(as_puzzle_attempt(a, a.puzzle_rating));
-    const PuzzleRatingScale scale = fit_puzzle_rating_scale(all);
-    j["fitted_scale"] = {{"centre", scale.centre},
-                         {"spread", scale.spread},
-                         {"log_loss", attempts_log_loss(all, scale)}};
-  }
+  if (s.fitted_scale)
+    j["fitted_scale"] = {{"centre", s.fitted_scale->centre},
+                         {"spread", s.fitted_scale->spread},
+                         {"log_loss", s.fitted_log_loss}};
   return j;
 }
 
 int run_puzzles_calibrate(const CalibrateOptions& opt) {
   try {
     const FoldSelection fold = parse_fold_selection(opt.fold);
-    const GameIndex games = read_games(opt.games_dirs);
+    const GameIndex games = read_recorded_games(opt.games_dirs);
     std::vector<FileAttempts> per_file;
     nlohmann::json out = {{"games", games.size()}, {"fold", opt.fold}};
     for (const auto& file : opt.puzzle_files) {
@@ -264,30 +125,16 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
     }
     // The files compared on the attempts they share (the same puzzle, rated two ways):
     // the mean log-loss difference of each file from the first, with a 95 % interval.
-    if (per_file.size() > 1) {
-      std::map<std::string, const Attempt*> first_by_id;
-      for (const Attempt& a : per_file[0].attempts) first_by_id[a.id] = &a;
-      for (size_t f = 1; f < per_file.size(); ++f) {
-        std::vector<double> diffs;
-        for (const Attempt& a : per_file[f].attempts)
-          if (const auto it = first_by_id.find(a.id); it != first_by_id.end())
-            diffs.push_back(log_loss(a, a.puzzle_rating) -
-                            log_loss(*it->second, it->second->puzzle_rating));
-        nlohmann::json c = {{"file", opt.puzzle_files[f]},
-                            {"against", opt.puzzle_files[0]},
-                            {"shared_attempts", diffs.size()}};
-        if (diffs.size() > 1) {
-          double mean = 0, var = 0;
-          for (double d : diffs) mean += d;
-          mean /= double(diffs.size());
-          for (double d : diffs) var += (d - mean) * (d - mean);
-          var /= double(diffs.size() - 1);
-          const double half = 1.96 * std::sqrt(var / double(diffs.size()));
-          c["log_loss_difference"] = mean;
-          c["interval"] = {mean - half, mean + half};
-        }
-        out["paired"].push_back(c);
+    for (size_t f = 1; f < per_file.size(); ++f) {
+      const PairedLogLoss paired = compare_log_loss(per_file[0].attempts, per_file[f].attempts);
+      nlohmann::json c = {{"file", opt.puzzle_files[f]},
+                          {"against", opt.puzzle_files[0]},
+                          {"shared_attempts", paired.shared_attempts}};
+      if (paired.difference) {
+        c["log_loss_difference"] = *paired.difference;
+        c["interval"] = {paired.low, paired.high};
       }
+      out["paired"].push_back(c);
     }
     if (!opt.attempts_csv.empty()) {
       write_file_atomically(opt.attempts_csv, [&](std::ostream& csv) {
@@ -340,10 +187,10 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
       }
     return 0;
   } catch (const ParseError& e) {
-    std::cerr << "kumalak puzzles calibrate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles calibrate", e);
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak puzzles calibrate: " << e.what() << "\n";
+    print_command_error("kumalak puzzles calibrate", e);
     return 1;
   }
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/notation.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -44,11 +45,11 @@ int run_replay(const ReplayOptions& opt) {
     spec = GameSpec::parse(opt.game);
     start = opt.position.empty() ? Position::start(spec) : Position::parse(opt.position, spec);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak replay: " << e.what() << "\n";
+    print_command_error("kumalak replay", e);
     return 2;
   }
   if (opt.moves_given == !opt.files.empty()) {
-    std::cerr << "kumalak replay: give either --moves or PGN files, not both or neither\n";
+    print_command_error("kumalak replay", "give either --moves or PGN files, not both or neither");
     return 2;
   }
   int status = 0;
@@ -56,7 +57,7 @@ int run_replay(const ReplayOptions& opt) {
     try {
       print_game(replay_moves(parse_move_list(opt.moves), start), spec.name(), nullptr);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak replay: --moves: " << e.what() << "\n";
+      print_command_error("kumalak replay", e, "--moves");
       status = 1;
     }
     return status;
@@ -66,19 +67,19 @@ int run_replay(const ReplayOptions& opt) {
     try {
       games = read_pgn_file(file);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak replay: " << e.what() << "\n";
+      print_command_error("kumalak replay", e);
       status = 1;
       continue;
     }
     if (games.empty()) {  // an empty file is not a successful replay
-      std::cerr << "kumalak replay: '" << file << "' holds no game\n";
+      print_command_error("kumalak replay", "'" + file + "' holds no game");
       status = 1;
     }
     for (const auto& g : games) {
       try {
         print_game(replay_record(g, record_start(g, spec, start)), spec.name(), &g);
       } catch (const ParseError& e) {
-        std::cerr << "kumalak replay: " << e.what() << "\n";
+        print_command_error("kumalak replay", e);
         status = 1;
       }
     }

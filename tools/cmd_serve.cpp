@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "tools/serve/api.h"
@@ -90,8 +91,9 @@ int run_serve(const ServeOptions& opt) {
   server.routes(http);
   const int port = serve::bind_http(http, opt.host, opt.port);
   if (port <= 0) {
-    std::cerr << "kumalak serve: cannot listen on " << opt.host << ":" << opt.port
-              << " (in use, or not an address of this machine)\n";
+    print_command_error("kumalak serve", "cannot listen on " + opt.host + ":" +
+                                             std::to_string(opt.port) +
+                                             " (in use, or not an address of this machine)");
     return 1;
   }
   server.start();

@@ -19,7 +19,9 @@
 #include "mcts/levels.h"
 #include "mcts/perfect_player.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/exact_result_words.h"
 
 namespace kz::cli {
 
@@ -69,7 +71,7 @@ int run_solve(const SolveOptions& opt) {
           : !opt.position.empty() ? Position::parse(opt.position, spec)
                                   : Position::start(spec);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak solve: " << e.what() << "\n";
+    print_command_error("kumalak solve", e);
     return 2;
   }
   double db_s = 0;
@@ -77,7 +79,7 @@ int run_solve(const SolveOptions& opt) {
   try {
     db = command_db(spec, opt.egtb_seeds, opt.egtb_dir, db_s);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak solve: " << e.what() << "\n";
+    print_command_error("kumalak solve", e);
     return 1;
   }
   KalahSolver solver(opt.hash_mib, db);
@@ -118,7 +120,7 @@ int run_egtb(const EgtbOptions& opt, bool build) {
   try {
     spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
   } catch (const ParseError& e) {
-    std::cerr << who << ": " << e.what() << "\n";
+    print_command_error(who, e);
     return 2;
   }
   const int seeds = opt.seeds < 0 ? default_egtb_seeds(spec) : opt.seeds;
@@ -146,7 +148,7 @@ int run_egtb(const EgtbOptions& opt, bool build) {
                   (unsigned long long)db.size(), db.checksum());
     }
   } catch (const std::exception& e) {
-    std::cerr << who << ": " << e.what() << "\n";
+    print_command_error(who, e);
     return 1;
   }
   return 0;
@@ -192,7 +194,7 @@ int run_check(const CheckOptions& opt) {
     spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
     level = parse_level(opt.level);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak perfect-check: " << e.what() << "\n";
+    print_command_error("kumalak perfect-check", e);
     return 2;
   }
   double db_s = 0;
@@ -206,7 +208,7 @@ int run_check(const CheckOptions& opt) {
     lo.network = load_model_evaluator;
     player = make_level_player(spec, level, opt.model, lo);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak perfect-check: " << e.what() << "\n";
+    print_command_error("kumalak perfect-check", e);
     return 2;
   }
   KalahSolver referee(opt.hash_mib, db);

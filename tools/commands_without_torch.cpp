@@ -4,6 +4,7 @@
 // the training executables (kumalak-selfplay, -train, -gate) are not built at all.
 #include <iostream>
 
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -14,9 +15,9 @@ void register_full_build_only(CLI::App& app, int& exit_code, const std::string& 
   auto* cmd = app.add_subcommand(name, what + " (the full build only)");
   cmd->allow_extras();
   cmd->callback([name, &exit_code] {
-    std::cerr << "kumalak " << name
-              << ": this is the player's build, without LibTorch (-DKZ_TORCH=OFF); this command "
-                 "needs the full build (tools/test.sh builds it, docs/build.md)\n";
+    print_command_error("kumalak " + name,
+                        "this is the player's build, without LibTorch (-DKZ_TORCH=OFF); this "
+                        "command needs the full build (tools/test.sh builds it, docs/build.md)");
     exit_code = 2;
   });
 }

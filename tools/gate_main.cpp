@@ -19,6 +19,7 @@
 #include "mcts/alphabeta.h"
 #include "nn/allocator.h"
 #include "tools/cli_options.h"
+#include "tools/command_error.h"
 #include "train/elo.h"
 #include "train/follow.h"
 #include "train/gate.h"
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
                     kz::PlotStyle{"Elo by generation", 1000, 600, false});
     std::cout << "wrote " << out_dir << "/ladder.csv, ladder.png, matches.jsonl\n";
   } catch (const std::exception& e) {
-    std::cerr << "kumalak-gate: " << e.what() << "\n";
+    kz::cli::print_command_error("kumalak-gate", e);
     return 1;
   }
   return 0;

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tools/exact_result_words.h"
+
 namespace kz::cli {
 
 namespace {
@@ -35,7 +37,7 @@ nlohmann::ordered_json hint_json(const GameSpec& spec, const Position& pos, cons
   const ThinkResult& r = hint.result;
   j["value"] = {{"win", r.win},       {"draw", r.draw},     {"loss", r.loss},
                 {"margin", r.margin}, {"proven", r.proven}, {"margin_exact", r.margin_exact}};
-  j["exact"] = hint.exact;
+  j["exact"] = hint.solve.solved ? describe_exact_result(pos, hint.solve) : "";
   j["moves"] = nlohmann::ordered_json::array();
   for (const auto& m : hint.moves) {
     nlohmann::ordered_json mj;

@@ -13,6 +13,7 @@
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
+#include "nn/search_mixture.h"
 
 namespace kz {
 
@@ -77,10 +78,7 @@ std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int r
     if (const double tau = human_play_filter(info, rating); tau > 0)
       human_play_filter_apply(probabilities, search->search(pos), tau);
   } else if (lambda > 0) {
-    const int best = search->search(pos).best_move;
-    for (int k = 0; k < pos.npits; ++k)
-      probabilities[size_t(k)] =
-          float((1 - lambda) * probabilities[size_t(k)] + (k == best ? lambda : 0.0));
+    mix_with_best_move(probabilities, lambda, search->search(pos).best_move);
   }
   std::vector<HumanMove> moves;
   for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) {
@@ -91,41 +89,6 @@ std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int r
     return a.probability > b.probability;
   });
   return moves;
-}
-
-namespace {
-MctsPlayerOptions human_search_options(const GameSpec& spec, int64_t visits) {
-  MctsPlayerOptions options = mcts_level_options(spec, Level::kExpert, 1.0, 1);
-  options.visits = visits;
-  options.reuse_tree = false;
-  options.threads = 1;
-  options.temperature = 0;
-  options.label = "human-search";
-  return options;
-}
-}  // namespace
-
-HumanSearch::HumanSearch(const GameSpec& spec, std::shared_ptr<Evaluator> engine, int64_t visits)
-    : visits_(visits), player_(std::move(engine), human_search_options(spec, visits)) {}
-
-SearchAnswer HumanSearch::search(const Position& pos) {
-  SearchAnswer answer;
-  if (pos.is_over()) return answer;
-  player_.new_game();
-  ThinkLimits limits;
-  limits.nodes = visits_;
-  const ThinkResult r = player_.think(pos, limits);
-  answer.best_move = r.best_move;
-  int64_t total = 0;
-  for (const MoveEval& e : r.moves) total += e.visits;
-  if (total > 0) {
-    for (const MoveEval& e : r.moves)
-      if (e.move >= 0 && e.move < kMaxPits)
-        answer.share[size_t(e.move)] = float(double(e.visits) / double(total));
-  } else if (r.best_move >= 0) {
-    answer.share[size_t(r.best_move)] = 1.f;
-  }
-  return answer;
 }
 
 void human_play_filter_apply(std::array<float, kMaxPits>& p, const SearchAnswer& answer,
@@ -252,7 +215,7 @@ std::array<std::optional<PlayedLike>, 2> played_like_both(HumanHead& policy, con
     double p = probabilities[i][size_t(played[i])];
     if (!searched_move.empty()) {
       const double lambda = human_search_mix(info, rating_of[i]);
-      p = (1 - lambda) * p + (searched_move[i] ? lambda : 0.0);
+      p = mix_with_search(p, lambda, searched_move[i] ? 1.0 : 0.0);
     }
     out[size_t(side[i])]->moves.push_back({plies[i], played[i], float(p)});
   }

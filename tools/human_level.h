@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mcts/evaluator.h"
+#include "mcts/human_search.h"
 #include "mcts/mcts_player.h"
 #include "mcts/player.h"
 #include "nn/human_head.h"
@@ -51,25 +52,6 @@ enum class MixUse { kDescribe, kPlay };
 // (human_play_filter_apply at human_play_filter(R)); without, the policy alone.
 std::vector<HumanMove> human_moves(HumanHead& policy, const Position& pos, int rating,
                                    HumanSearch* search = nullptr, MixUse use = MixUse::kDescribe);
-
-// A small search of the engine's network (the expert's MCTS settings, a fixed number of
-// visits, no noise, a fresh tree every time), so that a rating level can play what a
-// player who calculates would: the search mixture (HumanHeadInfo::search_mix_weights).
-// Deterministic: the same position gives the same answer.
-struct SearchAnswer {
-  int best_move = -1;                   // the most visited move (-1: the game is over)
-  std::array<float, kMaxPits> share{};  // each pit's share of the root's visits
-};
-class HumanSearch {
- public:
-  HumanSearch(const GameSpec& spec, std::shared_ptr<Evaluator> engine, int64_t visits);
-  SearchAnswer search(const Position& pos);
-  int64_t visits() const { return visits_; }
-
- private:
-  int64_t visits_;
-  MctsPlayer player_;
-};
 
 // The levels' search filter at tau (HumanHeadInfo::search_filter_play_weights): every
 // move whose share of `answer`'s visits is below tau times the largest share keeps

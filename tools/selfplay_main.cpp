@@ -12,6 +12,7 @@
 
 #include "nn/allocator.h"
 #include "tools/cli_options.h"
+#include "tools/command_error.h"
 #include "train/follow.h"
 #include "train/selfplay.h"
 
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
               << r.resigned << ", false resignations " << r.false_resignations << "/"
               << r.no_resign_would_resign << ", " << r.shards.size() << " shards" << std::endl;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak-selfplay: " << e.what() << "\n";
+    kz::cli::print_command_error("kumalak-selfplay", e);
     return 1;
   }
   return 0;

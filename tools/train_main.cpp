@@ -8,6 +8,7 @@
 #include "nn/allocator.h"
 #include "nn/model_file.h"
 #include "tools/cli_options.h"
+#include "tools/command_error.h"
 #include "train/config_schema.h"
 #include "train/follow.h"
 #include "train/trainer.h"
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
     std::cout << "); validation " << r.val_loss << "; skipped shards " << r.skipped_shards.size()
               << std::endl;
   } catch (const std::exception& e) {
-    std::cerr << "kumalak-train: " << e.what() << "\n";
+    kz::cli::print_command_error("kumalak-train", e);
     return 1;
   }
   return 0;

@@ -9,6 +9,7 @@
 #include "core/notation.h"
 #include "mcts/accuracy.h"
 #include "mcts/advice.h"
+#include "tools/exact_result_words.h"
 
 namespace kz::cli::serve {
 
