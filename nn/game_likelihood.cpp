@@ -1,8 +1,9 @@
 #include "nn/game_likelihood.h"
-#include "nn/search_mixture.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "nn/search_mixture.h"
 
 namespace kz {
 

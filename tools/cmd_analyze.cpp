@@ -24,6 +24,7 @@
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "nn/player_games.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "train/progress.h"
@@ -220,18 +221,18 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     try {
       std::vector<GameRecord> games = read_pgn_file(file);
       if (games.empty()) {
-        std::cerr << "kumalak analyze: " << tr("'{file}' holds no game", {{"file", file}}) << "\n";
+        print_command_error("kumalak analyze", tr("'{file}' holds no game", {{"file", file}}));
         status = 1;
       }
       for (auto& g : games) records.push_back(std::move(g));
     } catch (const ParseError& e) {
-      std::cerr << "kumalak analyze: " << e.what() << "\n";
+      print_command_error("kumalak analyze", e);
       status = 1;
     }
   }
   const std::string player = opt.player.empty() ? most_frequent_player(records) : opt.player;
   if (player.empty()) {
-    std::cerr << "kumalak analyze: " << tr("no game names its players") << "\n";
+    print_command_error("kumalak analyze", tr("no game names its players"));
     return 1;
   }
   HumanTools human;
@@ -248,8 +249,7 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
       };
     workers = games_workers(spec, human, opt.threads, engine, engines);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak analyze: " << (human.path.empty() ? "" : human.path + ": ") << e.what()
-              << "\n";
+    print_command_error("kumalak analyze", e, human.path);
     return 2;
   }
   for (PlayerGamesTools& w : workers) {
@@ -272,10 +272,10 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const SkippedGame& g : report.skipped)
-    std::cerr << "kumalak analyze: " << tr("skipped: {reason}", {{"reason", g.reason}}) << "\n";
+    print_command_error("kumalak analyze", tr("skipped: {reason}", {{"reason", g.reason}}));
   if (report.games.empty()) {
-    std::cerr << "kumalak analyze: "
-              << tr("no game of '{player}' could be analysed", {{"player", player}}) << "\n";
+    print_command_error("kumalak analyze",
+                        tr("no game of '{player}' could be analysed", {{"player", player}}));
     return 1;
   }
   if (!report.skipped.empty()) status = 1;
@@ -372,12 +372,13 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     human = load_human_tools(spec, opt.human_model);
     workers = games_workers(spec, human, opt.threads, nullptr, no_engines);
   } catch (const std::exception& e) {
-    std::cerr << "kumalak analyze: " << e.what() << "\n";
+    print_command_error("kumalak analyze", e);
     return 2;
   }
   if (!human.head) {
-    std::cerr << "kumalak analyze: --by-player: "
-              << i18n::tr("no human model for this game; give --human-model") << "\n";
+    print_command_error(
+        "kumalak analyze",
+        "--by-player: " + i18n::tr("no human model for this game; give --human-model"));
     return 2;
   }
   std::vector<GameRecord> records;
@@ -410,11 +411,11 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const SkippedGame& g : skipped)
-    std::cerr << "kumalak analyze: " << i18n::tr("skipped: {reason}", {{"reason", g.reason}})
-              << "\n";
+    print_command_error("kumalak analyze", i18n::tr("skipped: {reason}", {{"reason", g.reason}}));
   if (ev.players < 2) {
-    std::cerr << "kumalak analyze: --by-player: fewer than two players with " << opt.min_games
-              << "+ rated games in the fold\n";
+    print_command_error("kumalak analyze", "--by-player: fewer than two players with " +
+                                               std::to_string(opt.min_games) +
+                                               "+ rated games in the fold");
     return 1;
   }
   if (opt.json) {
@@ -485,11 +486,11 @@ int run_analyze(const AnalyzeOptions& opt) {
     level = parse_level(opt.level);
     if (!opt.games.empty()) ranges = parse_ranges(opt.games);
   } catch (const ParseError& e) {
-    std::cerr << "kumalak analyze: " << e.what() << "\n";
+    print_command_error("kumalak analyze", e);
     return 2;
   }
   if (opt.files.empty()) {
-    std::cerr << "kumalak analyze: " << i18n::tr("give a PGN file") << "\n";
+    print_command_error("kumalak analyze", i18n::tr("give a PGN file"));
     return 2;
   }
   if (opt.by_player) return run_by_player(opt, spec);
@@ -507,7 +508,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     lo.network = load_model_evaluator;
     engine = make_analysis_player(spec, level, opt.model, 0, lo);  // every move scored
   } catch (const std::exception& e) {
-    std::cerr << "kumalak analyze: " << e.what() << "\n";
+    print_command_error("kumalak analyze", e);
     return 2;
   }
   // The rating estimate needs a human model: given, or shipped for the game (Togyz).
@@ -520,7 +521,7 @@ int run_analyze(const AnalyzeOptions& opt) {
       human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
       human_search = human_level_search(spec, *human, MixUse::kDescribe);
     } catch (const std::exception& e) {
-      std::cerr << "kumalak analyze: " << human_path << ": " << e.what() << "\n";
+      print_command_error("kumalak analyze", e, human_path);
       return 2;
     }
   }
@@ -537,13 +538,12 @@ int run_analyze(const AnalyzeOptions& opt) {
     try {
       games = read_pgn_file(file);
     } catch (const ParseError& e) {
-      std::cerr << "kumalak analyze: " << e.what() << "\n";
+      print_command_error("kumalak analyze", e);
       status = 1;
       continue;
     }
     if (games.empty()) {
-      std::cerr << "kumalak analyze: " << i18n::tr("'{file}' holds no game", {{"file", file}})
-                << "\n";
+      print_command_error("kumalak analyze", i18n::tr("'{file}' holds no game", {{"file", file}}));
       status = 1;
     }
     for (const auto& g : games) {
@@ -554,7 +554,7 @@ int run_analyze(const AnalyzeOptions& opt) {
         start = record_start(g, spec);
         rr = replay_record(g, start);
       } catch (const ParseError& e) {
-        std::cerr << "kumalak analyze: " << e.what() << "\n";
+        print_command_error("kumalak analyze", e);
         status = 1;
         continue;
       }
@@ -596,7 +596,7 @@ int run_analyze(const AnalyzeOptions& opt) {
   }
   // Nothing reaches standard output unless some game was analysed.
   if (analysed == 0) {
-    if (status == 0) std::cerr << "kumalak analyze: " << i18n::tr("no game selected") << "\n";
+    if (status == 0) print_command_error("kumalak analyze", i18n::tr("no game selected"));
     return 1;
   }
   if (analysed > 1) {
@@ -609,7 +609,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     try {
       write_file_atomically(opt.output, [&](std::ostream& o) { o << pgn_out; });
     } catch (const std::exception& e) {
-      std::cerr << "kumalak analyze: " << e.what() << "\n";
+      print_command_error("kumalak analyze", e);
       return 1;
     }
     std::cout << summary;
