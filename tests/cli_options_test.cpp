@@ -282,14 +282,13 @@ TEST(CliOptions, APlayersCommandLineIsRefusedInThePlayersLanguage) {
 // two bytes); what stays Latin is what is typed (option names and values, file and
 // variable names) and the names PlayOK, MCTS, PGN, JSON and UTC.
 TEST(CliOptions, APlayersHelpIsInThePlayersLanguage) {
-  static const std::set<std::string> kTyped = {"kumalak",  "play",   "analyze",  "models",
-                                               "GAME",     "human",  "docs",     "puzzles",
-                                               "puzzle",   "rating", "txt",      "XDG",
-                                               "CONFIG",   "HOME",   "LANGUAGE", "ALL",
-                                               "MESSAGES", "LANG",   "PlayOK",   "MCTS",
-                                               "JSON",     "UTC",    "hint",     "eval",
-                                               "playok"};  // the clock presets (play --clock
-                                                           // playok-5), typed as they are
+  static const std::set<std::string> kTyped = {
+      "kumalak", "play", "analyze", "models", "GAME", "human", "docs", "puzzles", "puzzle",
+      "rating", "txt", "XDG", "CONFIG", "HOME", "LANGUAGE", "ALL", "MESSAGES", "LANG", "PlayOK",
+      "MCTS", "JSON", "UTC", "hint", "eval",
+      "playok",                       // the clock presets (play --clock
+                                      // playok-5), typed as they are
+      "validation", "train", "all"};  // analyze --fold
   for (const std::string command : {"play", "hint", "analyze", "puzzle"}) {
     for (const std::string lang : {"kk", "ru", "ky"}) {
       const CliRun r = run("kumalak", command + " --lang " + lang + " --help");

@@ -649,10 +649,10 @@ void register_analyze(CLI::App& app, int& exit_code) {
   cmd->add_option("--visits", opt->visits,
                   tr_noop("--player-report: the engine's visits per position for the accuracy "
                           "(0: no accuracy)"))
-      ->check(CLI::NonNegativeNumber);
+      ->check(in_range<int64_t>(0, 1000000000));
   cmd->add_option("--threads", opt->threads,
                   tr_noop("--player-report, --by-player: games analysed at once, one thread each"))
-      ->check(CLI::Range(1, kMaxThreads));
+      ->check(in_range(1, kMaxThreads));
   cmd->add_flag("--json", opt->json, tr_noop("--player-report, --by-player: one JSON object"));
   cmd->add_flag("--by-player", opt->by_player,
                 tr_noop("measure the rating estimate over many games on a fold's rated games, "
@@ -661,12 +661,12 @@ void register_analyze(CLI::App& app, int& exit_code) {
   cmd->add_option("--likelihood-scales", opt->likelihood_scales,
                   tr_noop("--by-player: the tempered likelihoods to compare, e.g. 1,0.5,0.25"))
       ->delimiter(',')
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(in_range(1e-6, 1.0));
   cmd->add_flag("--without-opponents", opt->without_opponents,
                 tr_noop("--by-player: each row again without the opponents' moves"));
   cmd->add_option("--min-games", opt->min_games,
                   tr_noop("--by-player: the fewest rated games a player must have"))
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1, 1000000));
   add_lang_option(cmd, opt->lang);
   cmd->callback([opt, &exit_code] { exit_code = run_analyze(*opt); });
 }
