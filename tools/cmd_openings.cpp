@@ -25,6 +25,7 @@
 #include "mcts/advice.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
+#include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/hint_json.h"
 #include "tools/human_level.h"
@@ -99,7 +100,7 @@ std::pair<double, double> time_queries(const OpeningExplorer& explorer) {
 
 int run_build(const BuildOptions& opt) {
   const auto start = std::chrono::steady_clock::now();
-  const char* me = "kumalak openings build: ";
+  const char* me = "kumalak openings build";
   GameSpec spec;
   std::map<std::string, ExplorerLabel> labels;
   std::vector<std::string> pgns, shards;
@@ -119,7 +120,7 @@ int run_build(const BuildOptions& opt) {
       if (!used) throw ParseError("--source-label names '" + name + "', which is no PGN input");
     }
   } catch (const ParseError& e) {
-    std::cerr << me << e.what() << "\n";
+    print_command_error(me, e);
     return 2;
   }
   auto label_of = [&](const std::string& path) {
@@ -137,7 +138,7 @@ int run_build(const BuildOptions& opt) {
     } catch (const ParseError& e) {
       // The reader's messages name the file (and line) already, most of them.
       const std::string why = e.what();
-      std::cerr << me << (why.find(p) == std::string::npos ? p + ": " : "") << why << "\n";
+      print_command_error(me, (why.find(p) == std::string::npos ? p + ": " : "") + why);
       return 1;
     }
     total_games += int64_t(records.back().size());
@@ -247,33 +248,33 @@ int run_build(const BuildOptions& opt) {
   try {
     explorer.write(opt.out);
   } catch (const std::exception& e) {
-    std::cerr << me << e.what() << "\n";
+    print_command_error(me, e);
     return 1;
   }
   const double build_s = seconds_since(start);
 
   for (const ExplorerSourceReport& r : reports)
-    for (const std::string& why : r.skipped) std::cerr << me << "skipped " << why << "\n";
+    for (const std::string& why : r.skipped) print_command_error(me, "skipped " + why);
   // Read back as a player's query would, and time every position's lookup.
   const auto load_start = std::chrono::steady_clock::now();
   OpeningExplorer loaded;
   try {
     loaded = OpeningExplorer::read(opt.out);
   } catch (const std::exception& e) {
-    std::cerr << me << "the file written does not read back: " << e.what() << "\n";
+    print_command_error(me, e, "the file written does not read back");
     return 1;
   }
   const double load_ms = seconds_since(load_start) * 1e3;
   const auto [median_us, max_us] = time_queries(loaded);
   std::printf(
-      "%s%s: %zu positions, %zu moves, %llu bytes; %lld games read, %lld skipped, %lld "
+      "%s: %s: %zu positions, %zu moves, %llu bytes; %lld games read, %lld skipped, %lld "
       "shards left out; built in %.2f s\n",
       me, opt.out.c_str(), loaded.positions().size(), loaded.move_count(),
       static_cast<unsigned long long>(fs::file_size(opt.out)), static_cast<long long>(total_games),
       static_cast<long long>(skipped), static_cast<long long>(unreadable_shards), build_s);
   std::printf(
-      "%sread back in %.1f ms; a lookup over all %zu positions: median %.2f us, max %.2f us\n", me,
-      load_ms, loaded.positions().size(), median_us, max_us);
+      "%s: read back in %.1f ms; a lookup over all %zu positions: median %.2f us, max %.2f us\n",
+      me, load_ms, loaded.positions().size(), median_us, max_us);
   return 0;
 }
 
@@ -331,7 +332,7 @@ std::string fixed(double v, int decimals) {
 int run_query(const QueryOptions& opt) {
   using i18n::tr;
   apply_language(opt.lang);
-  const char* me = "kumalak openings: ";
+  const char* me = "kumalak openings";
   GameSpec spec;
   Position pos;
   ExplorerBuckets selection = 0;
@@ -348,7 +349,7 @@ int run_query(const QueryOptions& opt) {
     else
       pos = Position::start(spec);
   } catch (const ParseError& e) {
-    std::cerr << me << e.what() << "\n";
+    print_command_error(me, e);
     return 2;
   }
   path = opt.explorer.empty() ? shipped_explorer_path(spec) : opt.explorer;
@@ -358,17 +359,16 @@ int run_query(const QueryOptions& opt) {
     explorer = OpeningExplorer::read(path);
     meta = nlohmann::ordered_json::parse(explorer.metadata_json());
   } catch (const nlohmann::json::exception& e) {
-    std::cerr << me << path << ": the metadata is not JSON: " << e.what() << "\n";
+    print_command_error(me, e, path + ": the metadata is not JSON");
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << me << e.what() << "\n";
+    print_command_error(me, e);
     return 1;
   }
   if (!(explorer.game() == spec)) {
-    std::cerr << me
-              << tr("the explorer file {file} is for {file_game}, not {game}",
-                    {{"file", path}, {"file_game", explorer.game().name()}, {"game", spec.name()}})
-              << "\n";
+    print_command_error(
+        me, tr("the explorer file {file} is for {file_game}, not {game}",
+               {{"file", path}, {"file_game", explorer.game().name()}, {"game", spec.name()}}));
     return 2;
   }
 
@@ -400,7 +400,7 @@ int run_query(const QueryOptions& opt) {
       for (const HintMove& m : h.moves) engine_eval[m.move] = m.eval;
       engine_name = player->name();
     } catch (const std::exception& e) {
-      std::cerr << me << e.what() << "\n";
+      print_command_error(me, e);
       return 2;
     }
   }
@@ -412,7 +412,7 @@ int run_query(const QueryOptions& opt) {
                        human_level_search(spec, *policy, MixUse::kDescribe).get()))
         human_probability[m.move] = m.probability;
     } catch (const std::exception& e) {
-      std::cerr << me << e.what() << "\n";
+      print_command_error(me, e);
       return 2;
     }
   }
