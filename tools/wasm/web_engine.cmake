@@ -1,16 +1,14 @@
 # `kumalak-web`: the WebAssembly `kumalak` for the page (included by tools/CMakeLists.txt in
-# the WebAssembly build; docs/browser.md). The same sources as `kumalak` (ccache makes the
-# second compile of each a copy), linked for a Web Worker instead of Node:
+# the WebAssembly build; docs/browser.md). The same objects as `kumalak`
+# (kz_kumalak_commands), linked for a Web Worker instead of Node:
 #  - a module factory, createKumalak(settings), loaded by tools/wasm/engine_worker.js, which
 #    runs `kumalak engine` in it and passes the protocol's lines in and out as messages;
 #  - the shipped models and puzzles packed into kumalak-web.data, mounted at /models (the
 #    page has no file system of its own);
 #  - threads as under Node (the page must be cross-origin isolated: COOP and COEP headers),
 #    main() on a thread of its own so that the worker stays free to carry the output.
-get_target_property(KZ_WEB_SOURCES kumalak SOURCES)
-get_target_property(KZ_WEB_LIBRARIES kumalak LINK_LIBRARIES)
-add_executable(kumalak-web ${KZ_WEB_SOURCES})
-target_link_libraries(kumalak-web PRIVATE ${KZ_WEB_LIBRARIES})
+add_executable(kumalak-web $<TARGET_OBJECTS:kz_kumalak_commands>)
+target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
 set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt)
 set(KZ_WEB_PACKED "")
 foreach(file IN LISTS KZ_WEB_MODELS)
