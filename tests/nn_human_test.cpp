@@ -17,6 +17,7 @@
 #include "nn/model_summary.h"
 #include "nn/nn_evaluator.h"
 #include "nn_test_util.h"
+#include "synthetic_ratings.h"
 #include "test_util.h"
 
 namespace kz {
@@ -508,39 +509,10 @@ TEST(HumanValueTerm, MalformedValueWeightsAreRefusedByName) {
 // The two-sided prior (HumanHeadInfo::rating_pair_prior): PlayOK pairs players of similar
 // ratings, 1,000..2,000 here; the synthetic games' two ratings differ by at most 150.
 HumanHeadInfo correlated_info() {
-  HumanHeadInfo info = kInfo;
-  const size_t bins = size_t(human_prior_bins(info));
-  info.rating_prior.assign(bins, 0);
-  info.rating_pair_prior.assign(bins * bins, 0);
-  std::mt19937_64 rng(5);
-  for (int game = 0; game < 4000; ++game) {
-    const int white = std::uniform_int_distribution<int>(1000, 1999)(rng);
-    const int black =
-        std::clamp(white + std::uniform_int_distribution<int>(-150, 150)(rng), 1000, 1999);
-    const size_t w = size_t((white - info.rating_min) / kHumanPriorBinWidth);
-    const size_t b = size_t((black - info.rating_min) / kHumanPriorBinWidth);
-    ++info.rating_prior[w];
-    ++info.rating_prior[b];
-    ++info.rating_pair_prior[w * bins + b];
-  }
-  return info;
+  return test::with_paired_rating_priors(kInfo);
 }
 
-// The summed log-likelihood over `grid` of `moves` moves of the synthetic player of
-// RecoversTheRatingSyntheticMovesWereDrawnAt, rated `truth`.
-std::vector<double> synthetic_loglik(const std::vector<int>& grid, int truth, int moves,
-                                     std::mt19937_64& rng) {
-  auto p_best = [](double r) { return 1 / (1 + std::exp(-(r - 1500) / 300)); };
-  std::vector<double> ll(grid.size(), 0.0);
-  for (int move = 0; move < moves; ++move) {
-    const bool best = std::uniform_real_distribution<double>(0, 1)(rng) < p_best(truth);
-    for (size_t g = 0; g < grid.size(); ++g) {
-      const double p = p_best(grid[g]);
-      ll[g] += std::log(best ? p : (1 - p) / 2);
-    }
-  }
-  return ll;
-}
+using test::synthetic_loglik;
 
 TEST(JointRatingEstimate, RecoversBothSidesSyntheticRatings) {
   const HumanHeadInfo info = correlated_info();
