@@ -27,7 +27,7 @@ KNOWN_PERFT = {
     "kalah": [6, 35, 185, 942, 4690, 23233, 114430],
     "bantumi": [5, 24, 104, 438, 1823, 7654, 32131],
 }
-NODE = ["node", "--no-experimental-fetch"]
+NODE = ["node"]  # the module needs no flags (tools/wasm/node_environment.js)
 
 failures = []
 

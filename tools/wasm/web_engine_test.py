@@ -17,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import web_browser  # noqa: E402
+from engine_node_test import check, failures  # noqa: E402  (the same checks' bookkeeping)
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>engine</title>
 <script>
@@ -26,16 +27,6 @@ window.kzEngine.onmessage = (e) => window.kzLines.push(e.data);
 window.kzEngine.onerror = (e) => window.kzLines.push({error: String(e.message)});
 window.kzSend = (line) => window.kzEngine.postMessage(line);
 </script>"""
-
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return ok
-
 
 def serve(folder):
     class Handler(http.server.SimpleHTTPRequestHandler):
