@@ -35,7 +35,7 @@ const char* kStart = "9,9,9,9,9,9,9,9,9/9,9,9,9,9,9,9,9,9 0 0 w";
 class PuzzleServer {
  public:
   PuzzleServer()
-      : dir_(models_dir()), http_(2, [](httplib::Server& http) { add_puzzle_routes(http); }) {}
+      : dir_(models_dir()), http_(2, [](ApiRouter& router) { add_puzzle_routes(router); }) {}
   ~PuzzleServer() { unsetenv("KZ_MODELS_DIR"); }
   int port() const { return http_.port(); }
   std::pair<int, json> call(const std::string& method, const std::string& path,

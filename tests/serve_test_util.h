@@ -18,13 +18,14 @@
 
 namespace kz::cli::serve {
 
-// An HTTP server with the routes `add_routes` gives it, bound to an ephemeral port of
+// An HTTP server with the API calls `add_routes` gives its router, bound to an ephemeral port of
 // 127.0.0.1 and listening from construction until destruction.
 class LocalHttpServer {
  public:
-  LocalHttpServer(int threads, const std::function<void(httplib::Server&)>& add_routes) {
+  LocalHttpServer(int threads, const std::function<void(ApiRouter&)>& add_api) {
     configure_http(http_, threads, true);
-    add_routes(http_);
+    add_api(router_);
+    add_routes(http_, router_);
     port_ = bind_http(http_, "127.0.0.1", 0);
     thread_ = std::thread([this] { http_.listen_after_bind(); });
     while (!http_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -52,6 +53,7 @@ class LocalHttpServer {
   }
 
  private:
+  ApiRouter router_;  // before http_, which answers through it until destroyed
   httplib::Server http_;
   int port_ = 0;
   std::thread thread_;
@@ -65,7 +67,7 @@ class InProcessApi {
   InProcessApi(const ServeApiOptions& options, PlayerFactory players, int http_threads = 4)
       : api_(std::make_unique<ServeApi>(options, std::move(players))),
         http_(std::make_unique<LocalHttpServer>(
-            http_threads, [this](httplib::Server& http) { api_->routes(http); })) {
+            http_threads, [this](ApiRouter& router) { api_->routes(router); })) {
     api_->start();
   }
   ~InProcessApi() {

@@ -15,13 +15,11 @@
 #include <memory>
 #include <thread>
 
-#include "nn/model_evaluator.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
-#include "tools/human_level.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
-#include "tools/serve/network_fronts.h"
+#include "tools/serve_engine.h"
 #include "train/run_status.h"
 
 namespace kz::cli {
@@ -38,6 +36,9 @@ struct ServeOptions {
   double max_think_s = 10;
   int http_threads = 24;
   std::vector<std::string> runs;  // training run folders for the Run view (read only)
+  // A static copy of the site (tools/wasm/web_site.cmake) served in place of the page
+  // compiled in: the page with the WebAssembly engine; "" = the compiled-in page.
+  std::string site;
 };
 
 // The engine's threads: the job queue's watchdog keeps one slot per worker.
@@ -58,24 +59,11 @@ int run_serve(const ServeOptions& opt) {
 
   serve::ServeApiOptions api_options;
   api_options.max_sessions = opt.max_sessions;
-  const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
-  api_options.engine.workers = opt.workers > 0 ? opt.workers : std::clamp(hw / 2, 1, 4);
   api_options.engine.max_think_s = opt.max_think_s;
   api_options.engine.idle_minutes = opt.idle_minutes;
-  // The network MCTS levels' searches, every session's, evaluate through one batching
-  // front per network (tools/serve/network_fronts.h); the engines outlive the server.
-  serve::LevelEngines engines(load_model_evaluator);
-  engines.preload({GameSpec::togyz(), GameSpec::kalah(6, 4), GameSpec::kalah(5, 4, true)});
-  // Two searches per core: the network evaluates at most 64 positions per pass and core
-  // (nn/onednn_network.cpp), four searches' 16 leaves; more searches at once only finish
-  // all together later (measured in docs/serve.md, "Many games, one network").
-  api_options.engine.search_slots =
-      opt.search_slots > 0 ? opt.search_slots : std::clamp(2 * hw, 2, 64);
-  api_options.engine.network_jobs = [&engines](serve::Task task, const GameSpec& spec,
-                                               Level level) {
-    return engines.uses_network(task, spec, level);
-  };
-  api_options.engine.ratings = std::make_shared<ShippedRatingLevels>();
+  // The levels' engines (tools/serve_engine.h) outlive the server.
+  ServeEngine engine({opt.workers, opt.search_slots, /*warm_networks=*/true});
+  engine.configure(api_options);
   api_options.runs = serve::name_runs(opt.runs);
   auto run_reader = std::make_shared<RunStatusReader>();
   api_options.run_reader = [run_reader](const std::string& dir) {
@@ -83,12 +71,15 @@ int run_serve(const ServeOptions& opt) {
     return serve::json(
         run_reader->read(dir, std::chrono::duration_cast<std::chrono::milliseconds>(now).count()));
   };
-  serve::ServeApi server(api_options, engines.factory());
+  serve::ServeApi server(api_options, engine.players());
 
+  serve::ApiRouter router;
+  server.routes(router);
   httplib::Server http;
   const bool local = serve::is_loopback(opt.host);
   serve::configure_http(http, opt.http_threads, local);
-  server.routes(http);
+  serve::add_page_routes(http, opt.site);
+  serve::add_routes(http, router);
   const int port = serve::bind_http(http, opt.host, opt.port);
   if (port <= 0) {
     print_command_error("kumalak serve", "cannot listen on " + opt.host + ":" +
@@ -161,6 +152,10 @@ void register_serve(CLI::App& app, int& exit_code) {
   cmd->add_option("--run", opt->runs,
                   "a training run folder to watch in the Run view (/run.html); repeatable; "
                   "only read")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--site", opt->site,
+                  "serve this static copy of the site (the page with the engine in WebAssembly: "
+                  "cmake --build build-wasm --target web-site) instead of the page built in")
       ->check(CLI::ExistingDirectory);
   cmd->callback([opt, &exit_code] { exit_code = run_serve(*opt); });
 }

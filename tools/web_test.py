@@ -111,6 +111,9 @@ def main():
     ap.add_argument("--record", default=None,
                     help="load this record's first game for the analysis (default: a short one)")
     ap.add_argument("--analysis-level", default="medium", help="engine level of the analysis")
+    ap.add_argument("--site", default=None,
+                    help="serve this static site (the page with its WebAssembly engine: "
+                         "build-wasm/web-site) in place of the page built into kumalak")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -120,7 +123,8 @@ def main():
     env = dict(os.environ)
     if args.models:
         env["KZ_MODELS_DIR"] = args.models
-    server, url = start_server(fail, args.kumalak, env=env)
+    server, url = start_server(fail, args.kumalak, *(["--site", args.site] if args.site else []),
+                               env=env)
     driver = None
     try:
         profile = tempfile.mkdtemp(prefix="kz-chromium-")

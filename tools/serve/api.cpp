@@ -39,30 +39,26 @@ ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
       queue_(sessions_, options.engine, std::move(players)),
       runs_(options.runs, options.run_reader) {}
 
-void ServeApi::routes(httplib::Server& http) {
-  add_page_routes(http);
-  add_language_routes(http);
-  add_api_route(http, "GET", "/api/info", [this](const json&) { return info(); });
-  runs_.routes(http);
-  add_api_route(http, "POST", "/api/new", [this](const json& b) { return new_game(b); });
-  add_api_route(http, "GET", "/api/state", [this](const json& b) { return state(b); });
-  add_api_route(http, "POST", "/api/move", [this](const json& b) { return move(b); });
-  add_api_route(http, "POST", "/api/undo", [this](const json& b) { return undo(b); });
-  add_api_route(http, "POST", "/api/hint", [this](const json& b) { return hint(b); });
-  add_api_route(http, "POST", "/api/analyze", [this](const json& b) { return analyze(b); });
-  add_api_route(http, "POST", "/api/stop", [this](const json& b) { return stop(b); });
-  add_api_route(http, "POST", "/api/load", [this](const json& b) { return load(b); });
-  add_api_route(http, "GET", "/api/board", [this](const json& b) { return board_at(b); });
-  add_api_route(http, "POST", "/api/close", [this](const json& b) { return close(b); });
-  add_puzzle_routes(http);  // tools/serve/puzzle_api.h
-  http.Get("/api/record", [this](const httplib::Request& req, httplib::Response& res) {
-    guarded(res, [&] {
-      // The analysis' comments in the record in the page's language.
-      const i18n::ScopedLanguage language(request_language(req));
-      const std::string text = record(params_of(req));
-      res.set_content(text, "application/x-chess-pgn; charset=utf-8");
-      res.set_header("Content-Disposition", "attachment; filename=\"kumalak-game.pgn\"");
-    });
+void ServeApi::routes(ApiRouter& router) {
+  add_language_routes(router);
+  router.add("GET", "/api/info", [this](const json&) { return info(); });
+  runs_.routes(router);
+  router.add("POST", "/api/new", [this](const json& b) { return new_game(b); });
+  router.add("GET", "/api/state", [this](const json& b) { return state(b); });
+  router.add("POST", "/api/move", [this](const json& b) { return move(b); });
+  router.add("POST", "/api/undo", [this](const json& b) { return undo(b); });
+  router.add("POST", "/api/hint", [this](const json& b) { return hint(b); });
+  router.add("POST", "/api/analyze", [this](const json& b) { return analyze(b); });
+  router.add("POST", "/api/stop", [this](const json& b) { return stop(b); });
+  router.add("POST", "/api/load", [this](const json& b) { return load(b); });
+  router.add("GET", "/api/board", [this](const json& b) { return board_at(b); });
+  router.add("POST", "/api/close", [this](const json& b) { return close(b); });
+  add_puzzle_routes(router);  // tools/serve/puzzle_api.h
+  router.add_raw("GET", "/api/record", [this](const ApiRequest& request, ApiResponse& response) {
+    response.body = record(checked_params(request.params));
+    response.content_type = "application/x-chess-pgn; charset=utf-8";
+    response.headers.emplace_back("Content-Disposition",
+                                  "attachment; filename=\"kumalak-game.pgn\"");
   });
 }
 

@@ -3,10 +3,8 @@
 // engine work (engine_queue.h) and answering the session's state (views.h).
 #pragma once
 
-#include <httplib.h>
-
+#include "tools/serve/api_router.h"
 #include "tools/serve/engine_queue.h"
-#include "tools/serve/http.h"
 #include "tools/serve/run_api.h"
 #include "tools/serve/session.h"
 
@@ -30,8 +28,8 @@ class ServeApi {
   // Starts and stops the engine workers and the watchdog.
   void start() { queue_.start(); }
   void stop() { queue_.stop(); }
-  // Adds the page and every API call to `http`.
-  void routes(httplib::Server& http);
+  // Adds every API call to `router` (the page's files are the transport's: http.h).
+  void routes(ApiRouter& router);
 
  private:
   json info();

@@ -6,70 +6,59 @@
 
 #include "core/i18n.h"
 #include "core/position.h"
-#include "tools/serve/lang_api.h"
 #include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
 
 namespace kz::cli::serve {
+
+namespace {
 
 void error_reply(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
   res.set_content(json{{"error", message}}.dump(), "application/json");
 }
 
-void guarded(httplib::Response& res, const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ApiError& e) {
-    error_reply(res, e.status, e.what());
-  } catch (const ParseError& e) {
-    error_reply(res, 400, e.what());
-  } catch (const json::exception& e) {
-    error_reply(res, 400, std::string("malformed JSON: ") + e.what());
-  } catch (const std::exception& e) {
-    error_reply(res, 500, std::string("internal error: ") + e.what());
+// The headers that make a page cross-origin isolated (SharedArrayBuffer, so threads):
+// its documents open no window of another site, and load nothing another site has not
+// allowed.
+void isolate(httplib::Response& res) {
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
+}
+
+}  // namespace
+
+void add_routes(httplib::Server& http, const ApiRouter& router) {
+  for (const ApiRoute& route : router.routes()) {
+    auto handler = [&router](const httplib::Request& req, httplib::Response& res) {
+      ApiRequest request{req.method,     req.path, "",
+                         json::object(), req.body, req.get_header_value("Accept-Language")};
+      for (const auto& [name, value] : req.params) request.params[name] = value;
+      const ApiResponse answer = router.answer(std::move(request));
+      res.status = answer.status;
+      res.set_content(answer.body, answer.content_type);
+      for (const auto& [name, value] : answer.headers) res.set_header(name, value);
+    };
+    // cpp-httplib matches its patterns as regular expressions; the API's paths hold no
+    // character that means anything there.
+    const std::string pattern = route.with_tail ? route.path + "[^/]+" : route.path;
+    if (route.method == "GET")
+      http.Get(pattern, handler);
+    else
+      http.Post(pattern, handler);
   }
 }
 
-json params_of(const httplib::Request& req) {
-  json j = json::object();
-  for (const auto& [k, v] : req.params) {
-    if (v.size() > 200)
-      throw ApiError(400, i18n::tr("'{field}' is too long (at most {max} characters)",
-                                   {{"field", k}, {"max", 200}}));
-    j[k] = v;
-  }
-  return j;
-}
-
-void add_api_route(httplib::Server& http, const std::string& method, const std::string& path,
-                   ApiHandler fn) {
-  auto handler = [fn = std::move(fn)](const httplib::Request& req, httplib::Response& res) {
-    guarded(res, [&] {
-      // The words in the answer (the hints' reasons) in the language the page asked for.
-      const i18n::ScopedLanguage language(request_language(req));
-      json body;
-      if (req.method == "GET") {
-        body = params_of(req);
-      } else {
-        // Refused here, inside the request's language: guarded() answers outside it.
-        try {
-          body = req.body.empty() ? json::object() : json::parse(req.body);
-        } catch (const json::parse_error& e) {
-          throw ApiError(400, i18n::tr("malformed JSON: {error}", {{"error", e.what()}}));
-        }
-        if (!body.is_object())
-          throw ApiError(400, i18n::tr("the request body must be a JSON object"));
-      }
-      res.set_content(fn(body).dump(), "application/json");
+void add_page_routes(httplib::Server& http, const std::string& site) {
+  if (!site.empty()) {
+    // The folder's files at their names; cpp-httplib refuses paths that climb out of it.
+    http.set_mount_point("/", site);
+    http.set_file_extension_and_mimetype_mapping("webmanifest", "application/manifest+json");
+    http.set_file_request_handler([](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Cache-Control", "no-cache");
+      isolate(res);
     });
-  };
-  if (method == "GET")
-    http.Get(path, handler);
-  else
-    http.Post(path, handler);
-}
-
-void add_page_routes(httplib::Server& http) {
+    return;
+  }
   auto serve = [](const web::Asset& asset) {
     return [&asset](const httplib::Request&, httplib::Response& res) {
       res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
@@ -109,7 +98,8 @@ void configure_http(httplib::Server& http, int threads, bool local_only) {
     }
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Content-Security-Policy",
-                   "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+                   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+                   "style-src 'self' 'unsafe-inline'; img-src 'self' data:");
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {

@@ -1,7 +1,6 @@
-// HTTP plumbing of `kumalak serve` over cpp-httplib: the error type every handler throws
-// and how it is answered, JSON routes, the page's files, and the server's limits (body
-// size, timeouts, threads) and guards (the Host check of a server bound to localhost,
-// security headers).
+// HTTP plumbing of `kumalak serve` over cpp-httplib: the API's calls (api_router.h) as
+// HTTP routes, the page's files, and the server's limits (body size, timeouts, threads)
+// and guards (the Host check of a server bound to localhost, security headers).
 //
 // Why cpp-httplib (Debian's libcpp-httplib-dev): one small, widely used library with a
 // thread-pool server, request size limits and timeouts, packaged by Debian; Boost.Beast
@@ -10,42 +9,22 @@
 
 #include <httplib.h>
 
-#include <functional>
-#include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
+
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 
-using json = nlohmann::json;
+// Every call of `router` as a route of `http`; `router` must outlive `http`. A GET's
+// query and a POST's body reach the router as they came, with the Accept-Language
+// header, and its answer goes back as it is.
+void add_routes(httplib::Server& http, const ApiRouter& router);
 
-inline constexpr size_t kMaxBodyBytes = 256 * 1024;  // a long game record is about 4 KiB
-
-// A request the API refuses: the HTTP status and a message that says what is wrong.
-struct ApiError : std::runtime_error {
-  ApiError(int status, const std::string& message) : std::runtime_error(message), status(status) {}
-  int status;
-};
-
-// Answers {"error": message} with `status`.
-void error_reply(httplib::Response& res, int status, const std::string& message);
-
-// Runs `f`, answering what it throws: an ApiError with its status, a ParseError or
-// malformed JSON with 400, anything else with 500 "internal error: ...".
-void guarded(httplib::Response& res, const std::function<void()>& f);
-
-// GET parameters as a JSON object of strings (session=..., ply=...); 400 for one longer
-// than 200 characters.
-json params_of(const httplib::Request& req);
-
-// A JSON call: GET takes its parameters, POST a JSON object body; `fn`'s object is the
-// answer.
-using ApiHandler = std::function<json(const json& request)>;
-void add_api_route(httplib::Server& http, const std::string& method, const std::string& path,
-                   ApiHandler fn);
-
-// The page (tools/web/, compiled in): /, /index.html, /app.js, /style.css.
-void add_page_routes(httplib::Server& http);
+// The page (tools/web/, compiled in): /, /index.html, /app.js, /style.css. With `site`
+// set, the files of that folder instead (a static copy of the site: the page with the
+// WebAssembly engine, tools/wasm/web_site.cmake), and the headers that make the page
+// cross-origin isolated, which the engine's threads need.
+void add_page_routes(httplib::Server& http, const std::string& site = "");
 
 bool is_loopback(const std::string& host);
 

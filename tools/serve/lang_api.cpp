@@ -1,7 +1,7 @@
 #include "tools/serve/lang_api.h"
 
 #include "core/i18n.h"
-#include "tools/serve/http.h"
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 
@@ -38,35 +38,17 @@ json catalog_json(const std::string& code) {
 
 }  // namespace
 
-void add_language_routes(httplib::Server& http) {
-  http.Get("/api/lang", [](const httplib::Request&, httplib::Response& res) {
-    guarded(res, [&] {
-      res.set_content(json{{"languages", i18n::languages()}}.dump(), "application/json");
-    });
+void add_language_routes(ApiRouter& router) {
+  router.add("GET", "/api/lang", [](const json&) {
+    return json{{"languages", i18n::languages()}};
   });
-  http.Get(R"(/api/lang/([^/]*))", [](const httplib::Request& req, httplib::Response& res) {
-    guarded(res, [&] {
-      res.set_content(catalog_json(req.matches[1].str()).dump(), "application/json");
-      res.set_header("Cache-Control", "no-cache");
-    });
-  });
-}
-
-std::string request_language(const httplib::Request& req) {
-  // "kk, ru;q=0.8, en;q=0.5": the languages in the order given (the page sends one).
-  const std::string header = req.get_header_value("Accept-Language");
-  size_t start = 0;
-  while (start < header.size() && start < 1024) {
-    size_t end = header.find(',', start);
-    if (end == std::string::npos) end = header.size();
-    std::string item = header.substr(start, end - start);
-    item = item.substr(0, item.find(';'));
-    const size_t a = item.find_first_not_of(' ');
-    const std::string code = a == std::string::npos ? "" : i18n::language_code(item.substr(a));
-    if (code == "en" || i18n::catalog(code)) return code;
-    start = end + 1;
-  }
-  return "en";
+  router.add_raw(
+      "GET", "/api/lang/",
+      [](const ApiRequest& request, ApiResponse& response) {
+        response.body = catalog_json(request.tail).dump();
+        response.headers.emplace_back("Cache-Control", "no-cache");
+      },
+      /*with_tail=*/true);
 }
 
 }  // namespace kz::cli::serve

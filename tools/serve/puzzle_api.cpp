@@ -97,9 +97,9 @@ json rating_json(const Glicko2Rating& r) {
 
 }  // namespace
 
-void add_puzzle_routes(httplib::Server& http) {
+void add_puzzle_routes(ApiRouter& router) {
   auto library = std::make_shared<PuzzleLibrary>();
-  add_api_route(http, "GET", "/api/puzzle", [library](const json& b) {
+  router.add("GET", "/api/puzzle", [library](const json& b) {
     const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
     const std::string id = str_field(b, "id", "", 32);
     const std::string date = str_field(b, "date", "", 10);
@@ -124,7 +124,7 @@ void add_puzzle_routes(httplib::Server& http) {
     j.update(extra);
     return j;
   });
-  add_api_route(http, "POST", "/api/puzzle/check", [library](const json& b) {
+  router.add("POST", "/api/puzzle/check", [library](const json& b) {
     const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
     const std::string id = str_field(b, "id", "", 32);
     if (id.empty()) throw ApiError(400, i18n::tr("id: missing"));
@@ -157,7 +157,7 @@ void add_puzzle_routes(httplib::Server& http) {
   });
   // A mistake of the player's own game as a puzzle: the position before it and the
   // engine's move from the analysis; the answer is right when it is the engine's move.
-  add_api_route(http, "POST", "/api/puzzle/try", [](const json& b) {
+  router.add("POST", "/api/puzzle/try", [](const json& b) {
     const GameSpec spec = GameSpec::parse(str_field(b, "game", "togyz"));
     const std::string text = str_field(b, "position", "");
     if (text.empty()) throw ApiError(400, i18n::tr("position: missing"));

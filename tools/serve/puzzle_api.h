@@ -5,16 +5,16 @@
 // (core/puzzle_rating.h), so the server keeps nothing per player.
 #pragma once
 
-#include <httplib.h>
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 
 // Adds GET /api/puzzle, POST /api/puzzle/check and POST /api/puzzle/try (a position of
-// the player's own analysed game against the engine's move) to `http`. A check with the
+// the player's own analysed game against the engine's move) to `router`. A check with the
 // player's puzzle rating (`player`: {rating, deviation, volatility}) answers the rating
 // after the attempt too (`player_after`, Glicko-2 against the puzzle's rating). Requests
 // are checked like the rest of the API: 400 for a bad game, date, move or rating, 404 for
 // an unknown id or a game without a puzzle file.
-void add_puzzle_routes(httplib::Server& http);
+void add_puzzle_routes(ApiRouter& router);
 
 }  // namespace kz::cli::serve

@@ -1,5 +1,5 @@
 // The fields of `kumalak serve`'s requests, read and checked: each reader throws an
-// ApiError 400 (tools/serve/http.h) that says which field is wrong and why, so a handler
+// ApiError 400 (tools/serve/api_router.h) that says which field is wrong and why, so a handler
 // only ever sees values it can use.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include "core/position.h"
 #include "mcts/levels.h"
 #include "tools/rating_levels.h"
-#include "tools/serve/http.h"
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 

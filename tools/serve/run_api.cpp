@@ -53,9 +53,9 @@ json RunApi::run(const json& request) const {
   return status;
 }
 
-void RunApi::routes(httplib::Server& http) {
-  add_api_route(http, "GET", "/api/runs", [this](const json&) { return list(); });
-  add_api_route(http, "GET", "/api/run", [this](const json& b) { return run(b); });
+void RunApi::routes(ApiRouter& router) {
+  router.add("GET", "/api/runs", [this](const json&) { return list(); });
+  router.add("GET", "/api/run", [this](const json& b) { return run(b); });
 }
 
 }  // namespace kz::cli::serve

@@ -5,13 +5,11 @@
 // can name no path, so the server reads only inside the run folders it was started with.
 #pragma once
 
-#include <httplib.h>
-
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "tools/serve/http.h"
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 
@@ -40,8 +38,8 @@ class RunApi {
   // GET /api/run?run=INDEX_OR_NAME: the reader's object with "index" and "name" set.
   // 400 without `run`, 404 for a run that was not given.
   json run(const json& request) const;
-  // Adds both calls to `http`.
-  void routes(httplib::Server& http);
+  // Adds both calls to `router`.
+  void routes(ApiRouter& router);
 
  private:
   const WatchedRun& find(const json& request, size_t& index) const;

@@ -6,7 +6,7 @@
 
 #include "core/i18n.h"
 #include "core/notation.h"
-#include "tools/serve/http.h"
+#include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 

@@ -10,7 +10,7 @@
 #include "core/position.h"
 #include "mcts/player.h"
 #include "tools/rating_levels.h"
-#include "tools/serve/http.h"
+#include "tools/serve/api_router.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {

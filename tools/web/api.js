@@ -1,12 +1,71 @@
-// Talking to `kumalak serve`'s JSON API (docs/serve.md), and the one message box of a
-// page (#toast), shared by the board page (game.js, puzzles.js) and the Run view
-// (run.js). The server says its errors, the hints' reasons and the analysis' comments in
-// the language of the page's menu, so every request carries it as Accept-Language.
-import { currentLanguage } from "./i18n.js";
+// Talking to the engine's JSON API (docs/serve.md), and the one message box of a page
+// (#toast), shared by the board page (game.js, puzzles.js) and the Run view (run.js).
+// The API is answered by `kumalak serve` over HTTP, or, in the static site
+// (site.js), by the WebAssembly engine in a Web Worker of this page: the same calls and
+// answers, from the same C++ (tools/serve/api_router.h). It says its errors, the hints'
+// reasons and the analysis' comments in the language of the page's menu, so every
+// request carries it.
+import { currentLanguage, tr } from "./i18n.js";
+import { SITE } from "./site.js";
 
-// The server's answer to `method` `path` with the JSON `body` (none when undefined), as
+// The page's engine worker (tools/wasm/page_worker.js), started on the first call, and
+// the calls it has not answered yet by id.
+let engine = null;
+let engineFailure = null;
+let nextCall = 1;
+const unanswered = new Map();
+
+function startEngine() {
+  engine = new Worker("page_worker.js");
+  const fail = (reason) => {
+    console.error("the page's engine failed:", reason);
+    engineFailure = reason;
+    for (const settle of unanswered.values()) settle(null);
+    unanswered.clear();
+  };
+  engine.onmessage = (event) => {
+    const m = event.data;
+    if (m.failed) fail(m.failed);
+    const settle = unanswered.get(m.id);
+    if (!settle) return;
+    unanswered.delete(m.id);
+    settle(m);
+  };
+  engine.onerror = (event) => fail(event.message || "the worker stopped");
+}
+
+// Why the engine could not start, in the player's words (the technical reason goes to
+// the console): without cross-origin isolation the browser gives the page no threads.
+function failureWords() {
+  return self.crossOriginIsolated
+    ? tr("The engine could not start: its files did not load completely. Reload the page while online.")
+    : tr("The engine could not start: this browser does not let the page use threads. Reload the page, or open it in a current Chrome, Firefox or Safari.");
+}
+
+// The local engine's answer as a fetch Response: 503 saying why when the engine cannot
+// run here.
+function localRequest(method, path, body) {
+  if (!engine && !engineFailure) startEngine();
+  const failed = () =>
+    new Response(JSON.stringify({ error: failureWords() }),
+                 { status: 503, headers: { "Content-Type": "application/json" } });
+  if (engineFailure) return Promise.resolve(failed());
+  const [where, query] = path.split("?");
+  const id = nextCall++;
+  return new Promise((resolve) => {
+    unanswered.set(id, resolve);
+    engine.postMessage({
+      id, method, path: where, params: Object.fromEntries(new URLSearchParams(query || "")),
+      body: body === undefined ? "" : JSON.stringify(body), lang: currentLanguage(),
+    });
+  }).then((a) => a ? new Response(a.body, { status: a.status, headers: [["Content-Type", a.type], ...a.headers] })
+                   : failed());
+}
+
+// The engine's answer to `method` `path` with the JSON `body` (none when undefined), as
 // a fetch Response, whatever its status.
 export function request(method, path, body) {
+  if (SITE.localEngine) return localRequest(method, path, body);
   const opts = { method, headers: { "Accept-Language": currentLanguage() } };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
@@ -15,8 +74,8 @@ export function request(method, path, body) {
   return fetch(path, opts);
 }
 
-// The server's JSON answer to `method` `path` with `body`. A refusal throws an Error
-// with the server's message (its `error`, else the HTTP status text) and the status in
+// The engine's JSON answer to `method` `path` with `body`. A refusal throws an Error
+// with the engine's message (its `error`, else the HTTP status text) and the status in
 // `.status`.
 export async function api(method, path, body) {
   const res = await request(method, path, body);

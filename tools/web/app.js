@@ -2,8 +2,12 @@
 // (game.js, drawn by game_view.js and analysis_view.js) and the Puzzles view (puzzles.js),
 // both in the reader's language (i18n.js) and talking to the JSON API (api.js,
 // docs/serve.md). Module scripts run once the page is parsed, so the elements are there.
+// In the static site (site.js) the service worker comes first (offline.js): the engine
+// runs in this page and may need the page reloaded under it once.
 import { startGame } from "./game.js";
 import { startPuzzles } from "./puzzles.js";
+import { prepareSite } from "./offline.js";
 
+await prepareSite();
 startGame();
 startPuzzles();

@@ -4,11 +4,12 @@
 // also the placeholder {n}. Without a translation the English sentence is shown.
 //
 // The catalogs are the same GNU gettext catalogs as the terminal's (tools/po/*.po),
-// served by `kumalak serve` as JSON at /api/lang/{code}. The language is the one chosen
+// answered as JSON at /api/lang/{code} by the engine's API (api.js). The language is the one chosen
 // in the page's menu (kept in localStorage), else the first of navigator.languages that
 // has a catalog, else English. The pages' static text is marked with data-i18n (the
 // element's text), data-i18n-title, data-i18n-aria-label and data-i18n-placeholder.
 // An ES module: the pages import tr, trn, currentLanguage and startLanguageMenu.
+import { request } from './api.js';
 
 // The Language menu's entries, in its order: each language named in itself, so that a
 // reader finds theirs in any language.
@@ -129,7 +130,7 @@ async function setLanguage(lang) {
   if (!i18nLanguages.includes(lang)) lang = 'en';
   let catalog = {messages: {}, plural: null};
   if (lang !== 'en') {
-    const res = await fetch('/api/lang/' + encodeURIComponent(lang));
+    const res = await request('GET', '/api/lang/' + encodeURIComponent(lang));
     if (res.ok) catalog = await res.json();
     else lang = 'en';
   }

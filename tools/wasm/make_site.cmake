@@ -1,0 +1,69 @@
+# Writes the static site (docs/browser.md): the page (tools/web/) with the WebAssembly
+# engine, its service worker and its manifest, into one folder that any static host
+# serves as it is. Run by the `web-site` target (tools/wasm/web_engine.cmake):
+#   cmake -DWEB_DIR=tools/web -DSITE_DIR=tools/wasm/site -DENGINE_DIR=<kumalak-web's folder>
+#         -DOUT=<folder> -P make_site.cmake
+# The site is made beside OUT and renamed into place, so a half-written site is never
+# served. The version is a hash of every file, so the service worker (sw.js) changes
+# with any of them and browsers install the new version.
+set(tmp "${OUT}.tmp")
+file(REMOVE_RECURSE "${tmp}")
+file(MAKE_DIRECTORY "${tmp}")
+
+# The page's files but the Run view's (it watches training runs on a server's disk).
+file(GLOB page RELATIVE "${WEB_DIR}" "${WEB_DIR}/*")
+list(REMOVE_ITEM page run.html run.js run.css site.js)
+foreach(f IN LISTS page)
+  file(COPY "${WEB_DIR}/${f}" DESTINATION "${tmp}")
+endforeach()
+foreach(f kumalak-web.js kumalak-web.wasm kumalak-web.data kumalak-web.worker.js page_worker.js
+          engine_worker.js)
+  if(NOT EXISTS "${ENGINE_DIR}/${f}")
+    message(FATAL_ERROR "make_site.cmake: ${ENGINE_DIR}/${f} is missing (build kumalak-web first)")
+  endif()
+  file(COPY "${ENGINE_DIR}/${f}" DESTINATION "${tmp}")
+endforeach()
+foreach(f manifest.webmanifest icon-192.png icon-512.png)
+  file(COPY "${SITE_DIR}/${f}" DESTINATION "${tmp}")
+endforeach()
+
+# The page as an installable app: its manifest and icons named in index.html.
+file(READ "${tmp}/index.html" index)
+string(REPLACE "</head>" "<link rel=\"manifest\" href=\"manifest.webmanifest\">
+<link rel=\"icon\" href=\"icon-192.png\">
+<meta name=\"theme-color\" content=\"#2f5d3a\">
+</head>" index "${index}")
+file(WRITE "${tmp}/index.html" "${index}")
+
+# The version: every file's hash, in order of name.
+file(GLOB files RELATIVE "${tmp}" "${tmp}/*")
+list(SORT files)
+set(hashes "")
+foreach(f IN LISTS files)
+  file(SHA256 "${tmp}/${f}" h)
+  string(APPEND hashes "${f} ${h}\n")
+endforeach()
+string(SHA256 version "${hashes}")
+string(SUBSTRING "${version}" 0 16 version)
+
+file(WRITE "${tmp}/site.js"
+  "// This site's copy of tools/web/site.js (written by tools/wasm/make_site.cmake): the page\n"
+  "// answers its calls with the WebAssembly engine in a worker of its own (api.js).\n"
+  "export const SITE = { localEngine: true, version: \"${version}\" };\n")
+list(APPEND files site.js)
+list(SORT files)
+set(list "")
+foreach(f IN LISTS files)
+  if(list)
+    string(APPEND list ", ")
+  endif()
+  string(APPEND list "\"${f}\"")
+endforeach()
+file(READ "${SITE_DIR}/service_worker.js" worker)
+string(REPLACE "@KZ_SITE_VERSION@" "${version}" worker "${worker}")
+string(REPLACE "@KZ_SITE_FILES@" "${list}" worker "${worker}")
+file(WRITE "${tmp}/sw.js" "${worker}")
+
+file(REMOVE_RECURSE "${OUT}")
+file(RENAME "${tmp}" "${OUT}")
+message(STATUS "web-site: ${OUT} (version ${version})")

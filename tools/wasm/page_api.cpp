@@ -1,0 +1,95 @@
+// The page's engine (docs/browser.md): `kumalak serve`'s API (tools/serve/api.h) inside the
+// page's Web Worker, answering the page's calls without a network. The worker
+// (tools/wasm/page_worker.js) starts it once and passes each call in as one JSON object,
+// {"method", "path", "params" (GET), "body" (POST, the text), "lang" (the page's
+// language)}, and gets back {"status", "type", "body", "headers"}: the same answer, from
+// the same code, that `kumalak serve` sends over HTTP.
+#include <emscripten.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+
+#include "tools/serve/api.h"
+#include "tools/serve/api_router.h"
+#include "tools/serve_engine.h"
+
+namespace kz::cli {
+
+namespace {
+
+struct PageApi {
+  ServeEngine engine;
+  std::unique_ptr<serve::ServeApi> api;
+  serve::ApiRouter router;
+
+  explicit PageApi(const ServeEngineSettings& settings) : engine(settings) {
+    serve::ServeApiOptions options;
+    // One player, many tabs at most: the sessions a page opens and forgets (a reload
+    // starts a new one) are closed by the idle rule.
+    options.max_sessions = 16;
+    options.engine.idle_minutes = 30;
+    engine.configure(options);
+    api = std::make_unique<serve::ServeApi>(options, engine.players());
+    api->routes(router);
+    api->start();
+  }
+};
+
+PageApi* page = nullptr;
+
+char* copy_out(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+}  // namespace kz::cli
+
+extern "C" {
+
+// Starts the engine with `workers` engine jobs at once (0: one per two of the browser's
+// cores, at most 4). Returns 0, or 1 after printing why it could not start.
+EMSCRIPTEN_KEEPALIVE int kz_page_start(int workers) {
+  using namespace kz::cli;
+  if (page) return 0;
+  try {
+    page = new PageApi({workers, 0, /*warm_networks=*/false});
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "the engine could not start: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
+// The answer to one call (above), as a string the caller frees with free(); null only
+// when memory ran out.
+EMSCRIPTEN_KEEPALIVE char* kz_page_call(const char* request_text) {
+  using namespace kz::cli;
+  using serve::json;
+  serve::ApiResponse response;
+  serve::guarded(response, [&] {
+    if (!page) throw serve::ApiError(503, "the engine has not started");
+    const json call = json::parse(request_text);
+    serve::ApiRequest request;
+    request.method = call.value("method", "GET");
+    request.path = call.value("path", "");
+    request.params = call.value("params", json::object());
+    request.body = call.value("body", "");
+    request.accept_language = call.value("lang", "en");
+    response = page->router.answer(std::move(request));
+  });
+  json headers = json::array();
+  for (const auto& [name, value] : response.headers) headers.push_back({name, value});
+  return copy_out(json{
+      {"status", response.status},
+      {"type", response.content_type},
+      {"body", response.body},
+      {"headers",
+       headers}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+}  // extern "C"

@@ -1,0 +1,72 @@
+// The static site as an installable app that works offline (docs/browser.md): its
+// service worker (sw.js, from tools/wasm/site/service_worker.js) keeps this version's
+// files, and gives the page the headers that let the engine use threads (cross-origin
+// isolation) on any static host. The page compiled into `kumalak serve` (site.js:
+// localEngine false) has no service worker and nothing to do here.
+import { SITE } from "./site.js";
+import { tr } from "./i18n.js";
+
+// Resolves when the page may start its engine. On a first visit to a host that sends no
+// isolation headers, the service worker is installed and the page reloaded once under
+// it (this promise then never resolves: the page is going away).
+export async function prepareSite() {
+  if (!SITE.localEngine || !("serviceWorker" in navigator)) return;
+  let registration;
+  try {
+    registration = await navigator.serviceWorker.register("sw.js");
+  } catch (e) {
+    // A browser that refuses service workers here (a private window, an address that
+    // is not https): the page still runs where the server's headers isolate it.
+    console.warn("service worker not registered:", e);
+    return;
+  }
+  watchForUpdates(registration);
+  if (crossOriginIsolated) {
+    sessionStorage.removeItem("kz-isolation-reload");
+    return;
+  }
+  if (sessionStorage.getItem("kz-isolation-reload")) return;  // reloaded once already
+  if (!navigator.serviceWorker.controller)
+    await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+  sessionStorage.setItem("kz-isolation-reload", "1");
+  location.reload();
+  await new Promise(() => {});
+}
+
+// A newer version of the site installed beside this one waits; the page says so and
+// reloads under it when the player agrees, so its files never mix with these.
+function watchForUpdates(registration) {
+  const offer = (waiting) => {
+    if (!waiting || !navigator.serviceWorker.controller) return;  // a first install
+    showUpdate(waiting);
+  };
+  offer(registration.waiting);
+  registration.addEventListener("updatefound", () => {
+    const incoming = registration.installing;
+    if (!incoming) return;
+    incoming.addEventListener("statechange", () => {
+      if (incoming.state === "installed") offer(incoming);
+    });
+  });
+}
+
+function showUpdate(waiting) {
+  let bar = document.getElementById("update-ready");
+  if (!bar) {
+    bar = document.createElement("div");
+    bar.id = "update-ready";
+    bar.setAttribute("role", "status");
+    const text = document.createElement("span");
+    text.dataset.i18n = "A new version of the page is ready.";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.i18n = "Reload";
+    bar.append(text, " ", button);
+    document.body.prepend(bar);
+    button.addEventListener("click", () => {
+      navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+      waiting.postMessage("take-over");
+    });
+  }
+  for (const el of bar.querySelectorAll("[data-i18n]")) el.textContent = tr(el.dataset.i18n);
+}
