@@ -218,6 +218,13 @@ def main():
         if len(played_like) != 2 or not all(
                 re.match(r"(White|Black) played like a \d+ \[\d+, \d+\]\.$", t) for t in played_like):
             fail("the analysis does not say how each side played: %r" % played_like)
+        if args.site:
+            # The site's page asks its own engine, never the server it came from.
+            asked = driver.execute_script(
+                "return performance.getEntriesByType('resource').map((e) => e.name)"
+                ".filter((n) => n.includes('/api/'))")
+            if asked:
+                fail("the site's page called the server's API: %r" % asked[:5])
         # Click the chart: the board shows an earlier position.
         chart = driver.find_element(By.ID, "analysis-chart")
         webdriver_click_at(driver, chart)

@@ -14,3 +14,21 @@ add_test(NAME WasmEngineInChromium
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/web_engine_test.py
           --web $<TARGET_FILE_DIR:kumalak-web>)
 set_tests_properties(WasmEngineInChromium PROPERTIES TIMEOUT 300)
+
+# The static site (tools/wasm/web_site_test.py): a plain static host, the service worker
+# and the reload under it, the installable-app check, then with the host gone the page's
+# phone checks in four languages, a game kept across a reload, and an update.
+add_test(NAME WasmSiteOffline
+  COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/web_site_test.py
+          --site ${CMAKE_BINARY_DIR}/web-site --po ${CMAKE_SOURCE_DIR}/tools/po/ru.po)
+set_tests_properties(WasmSiteOffline PROPERTIES TIMEOUT 300)
+
+# Every check of the page's browser test (tools/web_test.py) on the site's page, whose
+# calls the WebAssembly engine in the page answers, served by the native
+# `kumalak serve --site` (the test compares some answers with the server's API).
+if(KZ_NATIVE_KUMALAK)
+  add_test(NAME WasmSitePage
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/web_test.py --kumalak ${KZ_NATIVE_KUMALAK}
+            --models ${CMAKE_SOURCE_DIR}/models --site ${CMAKE_BINARY_DIR}/web-site --timeout 60)
+  set_tests_properties(WasmSitePage PROPERTIES TIMEOUT 300 ENVIRONMENT "KZ_TEST=1")
+endif()

@@ -3,7 +3,10 @@
 // positions. Everything about the games (rules, legal moves, notation, the engine) comes
 // from the server's JSON API; this module only sends what the person clicks and has the
 // views (game_view.js, analysis_view.js) draw what the server says. Each browser tab
-// keeps its own game: the session id lives in sessionStorage.
+// keeps its own game: the session id lives in sessionStorage. The game itself is kept
+// in localStorage too (its record and settings, once the engine is done), so that it
+// comes back when the session is gone: a reload of the page whose engine runs in the
+// page, a browser restart, a server restarted.
 import { api, request, toast } from "./api.js";
 import { drawAnalysis } from "./analysis_view.js";
 import { sideTitle } from "./game_words.js";
@@ -46,6 +49,8 @@ async function act(method, path, body) {
 function setState(s) {
   session = s.session;
   sessionStorage.setItem("kz-session", session);
+  if (!s.engine.task && (!state || state.version !== s.version || state.session !== s.session))
+    keepGame(s);
   const sown = state && state.session === s.session && s.moves.length > state.moves.length;
   state = s;
   render();
@@ -59,6 +64,59 @@ async function poll() {
     setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
   } catch (e) {
     toast(e.message);
+  }
+}
+
+// --- The game kept in the browser ---------------------------------------------------
+
+const keptGameKey = "kz-game";
+let keepFailedSaid = false;
+
+// Keeps `s`'s game (its record, with the analysis when there is one, and who plays what),
+// one keep at a time and only while `s` is still the game shown, so that an older
+// state's keep never lands after a newer one's.
+let keeping = Promise.resolve();
+function keepGame(s) {
+  keeping = keeping.then(() => keepNow(s));
+}
+
+async function keepNow(s) {
+  const current = () => state && state.session === s.session && state.version === s.version;
+  if (!current()) return;
+  try {
+    const res = await request("GET", `/api/record?session=${encodeURIComponent(s.session)}`);
+    if (!res.ok) return;
+    const pgn = await res.text();
+    if (!current()) return;
+    localStorage.setItem(keptGameKey, JSON.stringify({ game: s.game, level: s.level, human: s.human, pgn }));
+  } catch (e) {
+    // Storage full or turned off: say so once; the game goes on unkept.
+    if (!keepFailedSaid) toast(tr("This browser does not let the page keep your game (its storage is full or turned off); it will be lost when the page closes."));
+    keepFailedSaid = true;
+  }
+}
+
+// Plays the kept game on again in a new session; false when there is none. One that does
+// not read (damaged, or from an older version) is said and forgotten.
+async function restoreGame() {
+  let kept = null;
+  try {
+    kept = JSON.parse(localStorage.getItem(keptGameKey) || "null");
+  } catch (e) {
+    kept = { broken: true };
+  }
+  if (!kept) return false;
+  try {
+    if (typeof kept.pgn !== "string" || typeof kept.game !== "string") throw new Error("not a game");
+    const opened = await api("POST", "/api/new", { game: kept.game, human: "both" });
+    session = opened.session;
+    setState(await api("POST", "/api/load", { session, pgn: kept.pgn, game: kept.game,
+                                              human: kept.human, level: kept.level }));
+    return true;
+  } catch (e) {
+    localStorage.removeItem(keptGameKey);
+    toast(tr("The game kept in this browser could not be read and was discarded."));
+    return false;
   }
 }
 
@@ -290,6 +348,7 @@ export function startGame() {
         session = null;
       }
     }
+    if (await restoreGame()) return;
     await newGame();
   })();
 }

@@ -57,10 +57,10 @@ function showUpdate(waiting) {
     bar.id = "update-ready";
     bar.setAttribute("role", "status");
     const text = document.createElement("span");
-    text.dataset.i18n = "A new version of the page is ready.";
+    text.textContent = tr("A new version of the page is ready.");
     const button = document.createElement("button");
     button.type = "button";
-    button.dataset.i18n = "Reload";
+    button.textContent = tr("Reload");
     bar.append(text, " ", button);
     document.body.prepend(bar);
     button.addEventListener("click", () => {
@@ -68,5 +68,4 @@ function showUpdate(waiting) {
       waiting.postMessage("take-over");
     });
   }
-  for (const el of bar.querySelectorAll("[data-i18n]")) el.textContent = tr(el.dataset.i18n);
 }

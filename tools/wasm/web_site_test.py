@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""The static site (build-wasm/web-site: the page with its WebAssembly engine, its service
+worker, manifest and icons) in headless Chromium, as a player meets it on a plain static
+host (CTest WasmSiteOffline; docs/browser.md):
+
+ 1. served with no special headers, the first visit installs the service worker and the
+    page reloads itself once under it, cross-origin isolated (the engine's threads);
+ 2. the installable-app check: the manifest read without errors, no installability error
+    (Chromium's own, through the DevTools protocol), every file in the version's cache;
+ 3. the host is shut down, and on a 360 px phone in each of kk, ru, ky and en the page
+    plays a move against the engine, gives a hint, analyses a loaded game, judges a
+    puzzle and lists the mistakes, with no network (tools/web_test.py's phone check:
+    40 px holes, no sideways scroll, no English left in kk/ru/ky);
+ 4. the game in progress survives a reload, offline;
+ 5. a new version of the site on the same address: the page says a new version is ready,
+    and after the player's tap the new version's files, never a mix, are used.
+
+  tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
+
+Exit status 0 when every check passes."""
+import argparse
+import http.server
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import web_browser  # noqa: E402
+import web_test  # noqa: E402  (the page's checks on a phone)
+
+
+def fail(message):
+    print("web_site_test: FAIL: " + message, flush=True)
+    sys.exit(1)
+
+
+web_test.fail = fail  # the shared checks report through this script
+
+
+class StaticHost:
+    """A plain static host of `folder` on 127.0.0.1:`port` (0: a free one): the files and
+    their types, no isolation headers, no caching rules."""
+
+    def __init__(self, folder, port=0):
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                              ".wasm": "application/wasm", ".js": "text/javascript",
+                              ".webmanifest": "application/manifest+json",
+                              ".data": "application/octet-stream"}
+
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, directory=folder, **kwargs)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def english_words(po):
+    """Every Latin word of three or more letters in the catalog's English message ids,
+    placeholders left out (what web_test.english_words reads from a server)."""
+    text = open(po, encoding="utf-8").read()
+    words = set()
+    for msgid in re.findall(r'^msgid "(.*)"$', text, re.M):
+        words.update(re.findall(r"[A-Za-z]{3,}", re.sub(r"\{\w+\}", " ", msgid)))
+    return words - web_test.ALLOWED_LATIN
+
+
+CACHED_FILES_JS = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const names = await caches.keys();
+  const out = {};
+  for (const n of names) out[n] = (await (await caches.open(n)).keys()).map((r) => new URL(r.url).pathname);
+  done(out);
+})().catch((e) => done({error: String(e)}));
+"""
+
+
+def page_report(driver):
+    """What the page shows, for a failure's message: the state, the message box."""
+    return driver.execute_script("""
+      const s = window.kzState;
+      return JSON.stringify({game: s && s.game, level: s && s.level, human: s && s.human,
+                             moves: s && s.moves.length, task: s && s.engine.task,
+                             message: s && s.message,
+                             toast: document.getElementById('toast').hidden ? '' :
+                                    document.getElementById('toast').textContent});""")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--site", required=True, help="the static site folder (build-wasm/web-site)")
+    ap.add_argument("--po", required=True, help="a catalog (tools/po/ru.po): the English ids")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds for each wait")
+    ap.add_argument("--screenshots", default=None, help="save PNGs of the page offline here")
+    args = ap.parse_args()
+    web_browser.require_browser(fail)
+    from selenium.webdriver.common.by import By
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    work = tempfile.mkdtemp(prefix="kz-site-")
+    site = os.path.join(work, "site")
+    shutil.copytree(os.path.abspath(args.site), site)
+    host = StaticHost(site)
+    url = "http://127.0.0.1:%d/" % host.port
+    driver = web_browser.phone_driver(os.path.join(work, "profile"))
+    try:
+        driver.set_page_load_timeout(args.timeout)
+        driver.set_script_timeout(args.timeout)
+        wait = WebDriverWait(driver, args.timeout)
+
+        # 1. The first visit: the service worker, then the page again under it, isolated.
+        start = time.monotonic()
+        driver.get(url)
+        wait.until(lambda d: d.execute_script("return self.crossOriginIsolated === true")
+                   and len(d.find_elements(By.CSS_SELECTOR, "#board .pit.playable")) > 0)
+        print("web_site_test: first visit: isolated under the service worker, board playable "
+              "in %.1f s" % (time.monotonic() - start), flush=True)
+        if not driver.execute_script("return !!navigator.serviceWorker.controller"):
+            fail("the page is not controlled by the service worker")
+
+        # 2. Installable: the manifest, Chromium's installability check, the cache.
+        manifest = driver.execute_cdp_cmd("Page.getAppManifest", {})
+        if manifest.get("errors") or not manifest.get("data"):
+            fail("the manifest: %r" % manifest)
+        errors = driver.execute_cdp_cmd("Page.getInstallabilityErrors", {})
+        if errors.get("installabilityErrors"):
+            fail("Chromium's installability errors: %r" % errors["installabilityErrors"])
+        cached = driver.execute_async_script(CACHED_FILES_JS)
+        files = sorted(f for f in os.listdir(site))
+        ours = [n for n in cached if n.startswith("kumalakzero-")]
+        if len(ours) != 1:
+            fail("the caches are %r, not one of this version" % list(cached))
+        # sw.js itself is kept by the browser as the worker, not in its own cache.
+        missing = [f for f in files if f != "sw.js" and "/" + f not in cached[ours[0]]]
+        if missing:
+            fail("not cached: %r" % missing)
+        print("web_site_test: installable (manifest, no installability errors), %d files cached "
+              "in %s" % (len(files), ours[0]), flush=True)
+
+        # 3. No network: the host is gone; each language on the phone.
+        host.stop()
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            fail("the host still answers")
+        except OSError:
+            pass
+        record = os.path.join(work, "short.pgn")
+        with open(record, "w") as f:
+            f.write('[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n')
+        english = english_words(args.po)
+        for lang in web_test.LANGUAGES:
+            # Each language from a fresh game, as tools/web_test.py's fresh browsers have:
+            # the page would otherwise bring back the last one's game (step 4).
+            driver.execute_script("localStorage.removeItem('kz-game'); sessionStorage.clear()")
+            try:
+                web_test.phone_check(driver, wait, By, Select, url, lang, english,
+                                     args.screenshots, record)
+            except TimeoutException:
+                fail("offline, phone, %s: timed out; %s" % (lang, page_report(driver)))
+            print("web_site_test: offline, phone, %s: a move, a hint, an analysis, a puzzle, "
+                  "the mistakes" % lang, flush=True)
+
+        # 4. The game in progress survives a reload, offline.
+        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        Select(driver.find_element(By.ID, "level")).select_by_value("easy")
+        Select(driver.find_element(By.ID, "human")).select_by_value("0")
+        web_test.tap_centered(driver, driver.find_element(By.ID, "new-game"))
+        hole = '#board .pit.playable[data-player="0"][data-pit="7"]'
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole))
+        web_test.click_fresh(driver, wait, By.CSS_SELECTOR, hole)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+                   and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        before = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
+        driver.refresh()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= len(before))
+        after = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#moves li")]
+        if after[:len(before)] != before:
+            fail("after a reload the game shows %r, not %r" % (after, before))
+        kept = driver.execute_script("return [kzState.level, kzState.human]")
+        if kept != ["easy", "white"]:
+            fail("after a reload the level and side are %r, not easy and white" % kept)
+        print("web_site_test: the game in progress survived a reload offline: %r" % before,
+              flush=True)
+
+        # 5. A new version on the same address: offered, then used whole.
+        with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as f:
+            f.write(index.replace("<body>", '<body data-version="next">', 1))
+        with open(os.path.join(site, "sw.js"), encoding="utf-8") as f:
+            worker = f.read()
+        worker = re.sub(r'const VERSION = "([^"]*)"', r'const VERSION = "\1-next"', worker)
+        with open(os.path.join(site, "sw.js"), "w", encoding="utf-8") as f:
+            f.write(worker)
+        host = StaticHost(site, int(url.rsplit(":", 1)[1].strip("/")))
+        driver.refresh()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#update-ready button"))
+        if driver.execute_script("return document.body.dataset.version || ''") == "next":
+            fail("the new version's page showed before the player agreed")
+        web_test.tap_centered(driver, driver.find_element(By.CSS_SELECTOR, "#update-ready button"))
+        wait.until(lambda d: d.execute_script("return document.body.dataset.version === 'next'")
+                   and d.find_elements(By.CSS_SELECTOR, "#board .pit"))
+        cached = driver.execute_async_script(CACHED_FILES_JS)
+        if sorted(n for n in cached if n.startswith("kumalakzero-")) != [ours[0] + "-next"]:
+            fail("after the update the caches are %r" % list(cached))
+        print("web_site_test: a new version was offered, taken on the player's tap, the old "
+              "cache gone", flush=True)
+        host.stop()
+    finally:
+        driver.quit()
+        shutil.rmtree(work, ignore_errors=True)
+    print("web_site_test: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
