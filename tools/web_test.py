@@ -199,6 +199,8 @@ def main():
             fail("the hint at rating 1300 reads %r" % human)
         print("web_test: rating 1300: the human policy replied, the hint says " + repr(human))
 
+        game_problems_check(driver, wait, By, Select)
+
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
         with open(record, "w") as f:
@@ -207,6 +209,8 @@ def main():
             record = os.path.abspath(args.record)
         driver.find_element(By.ID, "load").send_keys(record)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 5)
+        if driver.find_element(By.ID, "toast").get_attribute("class") != "info":
+            fail("the record's loading is told in the error box")
         plies = len(driver.find_elements(By.CSS_SELECTOR, "#moves li"))
         Select(driver.find_element(By.ID, "hint-level")).select_by_value(args.analysis_level)
         driver.find_element(By.ID, "analyze").click()
@@ -323,6 +327,11 @@ def main():
             print("web_test: phone, %s: board, analysis review, puzzle and mistakes: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
+        if not args.site:
+            driver = desktop_driver(1280, 900, profile + "-down", lang="ru-RU")
+            server_down_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, server)
+            driver.quit()
+            driver = None
         return 0
     finally:
         if driver:
@@ -385,6 +394,15 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
                                 % (player, pit)).rect
         if r["x"] < 0 or r["x"] + r["width"] > width + 0.5:
             fail("%s: hole %s of player %s is outside the screen (x %.1f)" % (lang, pit, player, r["x"]))
+    # The hint's answer is brought onto the screen, its best hole outlined without a
+    # pointer, and the Run view's link stays hidden without training runs.
+    box = driver.execute_script("return document.getElementById('hint-box').getBoundingClientRect().toJSON()")
+    if box["top"] < 0 or box["top"] > driver.execute_script("return innerHeight") - 40:
+        fail("%s: the hint is off the screen (top %.0f px)" % (lang, box["top"]))
+    if len(driver.find_elements(By.CSS_SELECTOR, "#board .pit.hinted")) != 1:
+        fail("%s: the hint's hole is not outlined on a phone" % lang)
+    if driver.find_element(By.ID, "run-link").is_displayed():
+        fail("%s: the Training runs link shows without a run" % lang)
     reason = driver.find_element(By.CSS_SELECTOR, "#hint-box .hint-reason").text
     if not reason.strip():
         fail("%s: the hint has no reason" % lang)
@@ -458,6 +476,75 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
                and len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")
+
+
+def game_problems_check(driver, wait, By, Select):
+    """What lost or confused a player's game, each shown gone: the hint's hole outlined
+    with no pointer on it, a double tap that played two moves, "Set up" with the field
+    untouched starting the game over, a new game throwing the old one away, a duplicated
+    tab playing on its original's game."""
+    Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+    wait.until(lambda d: d.find_element(By.ID, "hint").is_enabled())
+    driver.find_element(By.ID, "hint").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hint-box li"))
+    driver.execute_script("document.body.dispatchEvent(new MouseEvent('mousemove'))")
+    if len(driver.find_elements(By.CSS_SELECTOR, "#board .pit.hinted")) != 1:
+        fail("the hint's hole is outlined only under a pointer")
+    # Both sides are the person's: two taps in one instant are one move.
+    Select(driver.find_element(By.ID, "human")).select_by_value("both")
+    Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(lambda d: d.execute_script("return kzState.human === 'both' && kzState.moves.length === 0")
+               and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+    driver.execute_script("const h = document.querySelector('#board .pit.playable'); h.click(); h.click();")
+    wait.until(lambda d: d.execute_script("return kzState.moves.length") >= 1)
+    time.sleep(1)
+    if driver.execute_script("return kzState.moves.length") != 1:
+        fail("a double tap played %d moves" % driver.execute_script("return kzState.moves.length"))
+    # "Set up" with the field as it is: said, and the game left alone.
+    driver.execute_script("document.getElementById('position-form').requestSubmit()")
+    wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+               and "Change the position" in d.find_element(By.ID, "toast").text)
+    if driver.execute_script("return kzState.moves.length") != 1:
+        fail("an untouched Set up changed the game")
+    # A new game puts the old one aside, and one tap brings it back.
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(lambda d: d.execute_script("return kzState.moves.length") == 0
+               and d.find_element(By.ID, "discarded").is_displayed())
+    driver.find_element(By.ID, "discarded-back").click()
+    wait.until(lambda d: d.execute_script("return kzState.moves.length") == 1)
+    # A duplicated tab (window.open copies sessionStorage, as "Duplicate" does) plays a
+    # game of its own.
+    first = driver.current_window_handle
+    session = driver.execute_script("return kzState.session")
+    driver.execute_script("window.open(location.href)")
+    wait.until(lambda d: len(d.window_handles) == 2)
+    driver.switch_to.window([h for h in driver.window_handles if h != first][0])
+    wait.until(lambda d: d.execute_script("return !!window.kzState"))
+    if driver.execute_script("return sessionStorage.getItem('kz-session')") == session:
+        fail("the duplicated tab plays on its original's game %s" % session)
+    driver.close()
+    driver.switch_to.window(first)
+    print("web_test: hint outlined without a pointer, a double tap is one move, an untouched "
+          "Set up is refused, a discarded game comes back, a duplicated tab has its own game")
+
+
+def server_down_check(driver, wait, By, Select, url, server):
+    """The server stops while a game is open: the page says so in the player's language
+    (never the browser's English "Failed to fetch") and the board stays playable."""
+    driver.get(url)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+    Select(driver.find_element(By.ID, "lang")).select_by_value("ru")
+    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == "ru")
+    stop_server(server)
+    driver.find_element(By.ID, "hint").click()
+    wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed())
+    said = driver.find_element(By.ID, "toast").text
+    if "Сервер не отвечает" not in said or re.search(r"[A-Za-z]{3,}", said.replace("kumalak serve", "")):
+        fail("with the server down the page says %r" % said)
+    if not driver.find_elements(By.CSS_SELECTOR, "#board .pit.playable"):
+        fail("with the server down the board is frozen")
+    print("web_test: the server stopped: the page says %r and stays playable" % said)
 
 
 # The rectangles of the message (#toast) and of what a thumb plays with (the playable

@@ -78,7 +78,16 @@ export function request(method, path, body) {
 // with the engine's message (its `error`, else the HTTP status text) and the status in
 // `.status`.
 export async function api(method, path, body) {
-  const res = await request(method, path, body);
+  let res;
+  try {
+    res = await request(method, path, body);
+  } catch (e) {
+    // No answer at all (the browser says "Failed to fetch", in English): the server is
+    // down or out of reach. Status 0 tells the callers to try again later.
+    const err = new Error(tr("The server does not answer: is kumalak serve still running? The page will try again."));
+    err.status = 0;
+    throw err;
+  }
   const data = await res.json().catch(() => ({ error: res.statusText }));
   if (!res.ok) {
     const err = new Error(data.error || res.statusText || String(res.status));
@@ -89,11 +98,12 @@ export async function api(method, path, body) {
 }
 
 // Shows `message` in the page's #toast for `ms` milliseconds; a newer message replaces
-// it and starts the time again.
+// it and starts the time again. `tone` "info" shows it as news, not as an error.
 let toastTimer = null;
-export function toast(message, ms = 5000) {
+export function toast(message, ms = 5000, tone = "error") {
   const t = document.getElementById("toast");
   t.textContent = message;
+  t.className = tone === "info" ? "info" : "";
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (t.hidden = true), ms);

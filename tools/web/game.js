@@ -36,14 +36,21 @@ async function act(method, path, body) {
     if (s && s.session) setState(s);
     return s;
   } catch (e) {
-    if (e.status === 404 && session) {  // the session expired: start afresh
-      sessionStorage.removeItem("kz-session");
-      session = null;
-      await newGame();
+    if (e.status === 404 && session) {  // the session is gone: the kept game, or a new one
+      await sessionLost();
+      return null;
     }
     toast(e.message);
     return null;
   }
+}
+
+// The engine no longer knows this tab's game (a server restarted, or closed it after a
+// long pause): the game kept in the browser comes back, else a new one starts.
+async function sessionLost() {
+  sessionStorage.removeItem("kz-session");
+  session = null;
+  if (!(await restoreGame())) await newGame();
 }
 
 function setState(s) {
@@ -52,8 +59,10 @@ function setState(s) {
   if (!s.engine.task && (!state || state.version !== s.version || state.session !== s.session))
     keepGame(s);
   const sown = state && state.session === s.session && s.moves.length > state.moves.length;
+  const hintArrived = s.hint && !(state && state.session === s.session && state.hint);
   state = s;
   render();
+  if (hintArrived && !review) bringIntoView($("hint-box"));
   if (sown && !review) animateSowing(s, s.moves[s.moves.length - 1]);
   clearTimeout(pollTimer);
   if (s.engine.task) pollTimer = setTimeout(poll, 300);
@@ -63,7 +72,10 @@ async function poll() {
   try {
     setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));
   } catch (e) {
+    if (e.status === 404) return sessionLost();
     toast(e.message);
+    // The server is out of reach: ask again, so that the page is not left thinking.
+    if (e.status === 0) pollTimer = setTimeout(poll, 3000);
   }
 }
 
@@ -135,7 +147,42 @@ function humanValue(game) {
   return v === "0" ? (togyz ? "white" : "south") : (togyz ? "black" : "north");
 }
 
+// A game with moves that a new game, a set-up position or a loaded record replaces can be
+// brought back once: the page offers it under the board until the next move.
+function offerDiscarded() {
+  const bar = $("discarded");
+  if (!state || !state.moves.length || state.board.decided) {
+    bar.hidden = true;
+    return;
+  }
+  let kept = null;
+  try {
+    kept = localStorage.getItem(keptGameKey);
+  } catch (e) {
+    kept = null;
+  }
+  if (!kept) return;
+  bar.replaceChildren();
+  const text = document.createElement("span");
+  text.textContent = trn("The game of {n} ply was put aside.", "The game of {n} plies was put aside.",
+                         state.moves.length);
+  const back = document.createElement("button");
+  back.type = "button";
+  back.id = "discarded-back";
+  back.textContent = tr("Bring it back");
+  back.addEventListener("click", async () => {
+    bar.hidden = true;
+    localStorage.setItem(keptGameKey, kept);
+    review = null;
+    forgetShownPits();
+    await restoreGame();
+  }, { once: true });
+  bar.append(text, back);
+  bar.hidden = false;
+}
+
 async function newGame(position) {
+  offerDiscarded();
   review = null;
   forgetShownPits();
   const game = gameName();
@@ -234,9 +281,26 @@ function render() {
 
 // --- Actions ---------------------------------------------------------------------------
 
+// One move at a time: a second tap before the first is answered is not a second move.
+let moving = false;
 async function play(pit) {
+  if (moving) return;
+  moving = true;
   clearHinted();
-  await act("POST", "/api/move", { session, move: pit });
+  $("discarded").hidden = true;
+  try {
+    await act("POST", "/api/move", { session, move: pit });
+  } finally {
+    moving = false;
+  }
+}
+
+// Scrolls `el` onto the screen when it is off it (on a phone, results come below the
+// board and the board is far above the chart and the move list).
+function bringIntoView(el) {
+  const r = el.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight)
+    el.scrollIntoView({ block: r.height > window.innerHeight ? "start" : "nearest" });
 }
 
 async function showPly(ply) {
@@ -244,6 +308,7 @@ async function showPly(ply) {
     const r = await api("GET", `/api/board?session=${encodeURIComponent(session)}&ply=${ply}`);
     review = r.ply === state.moves.length ? null : r;
     render();
+    if (review) bringIntoView($("board"));
   } catch (e) {
     toast(e.message);
   }
@@ -274,11 +339,41 @@ async function load(file) {
     return;
   }
   const text = await file.text();
+  // A picture or any other file that is not text would only be echoed back in the error.
+  if (!text.trim() || text.includes("\u0000") || text.includes("\uFFFD")) {
+    toast(tr("That file is not a game record: it holds no text."));
+    return;
+  }
+  offerDiscarded();
   review = null;
   forgetShownPits();
   const s = await act("POST", "/api/load", { session, pgn: text });
   if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
-                   "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length));
+                   "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length),
+               5000, "info");
+}
+
+// Tabs tell each other which game they show, so that a duplicated tab, which starts with
+// a copy of its original's session id, does not play on (and show a stale copy of) the
+// same game. Resolves whether another tab answers for `id` within a moment.
+const tabs = "BroadcastChannel" in self ? new BroadcastChannel("kz-sessions") : null;
+if (tabs) tabs.onmessage = (e) => {
+  if (e.data && e.data.ask && e.data.ask === session) tabs.postMessage({ have: session });
+};
+function sessionInOtherTab(id) {
+  if (!tabs) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    // A channel hears every other channel of its name, never its own messages.
+    const onAnswer = (e) => { if (e.data && e.data.have === id) finish(true); };
+    const finish = (answer) => {
+      tabs.removeEventListener("message", onAnswer);
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    tabs.addEventListener("message", onAnswer);
+    const timer = setTimeout(() => finish(false), 250);
+    tabs.postMessage({ ask: id });
+  });
 }
 
 // Wires the page's controls, sets the language and resumes this tab's game, or starts one.
@@ -295,7 +390,14 @@ export function startGame() {
   });
   $("position-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    newGame($("position").value.trim());
+    const position = $("position").value.trim();
+    // The field shows the position on the board: set up unchanged, it would only start
+    // the same position over as a new game.
+    if (!position || (state && position === state.board.position && !review)) {
+      toast(tr("Change the position in the field first: it shows the one on the board."));
+      return;
+    }
+    newGame(position);
   });
   $("undo").addEventListener("click", () => {
     review = null;
@@ -339,6 +441,11 @@ export function startGame() {
   (async () => {
     await languageReady;
     await infoReady;
+    if (session && (await sessionInOtherTab(session))) {
+      // A duplicated tab (its sessionStorage is a copy): it gets a game of its own.
+      sessionStorage.removeItem("kz-session");
+      session = null;
+    }
     if (session) {
       try {
         setState(await api("GET", `/api/state?session=${encodeURIComponent(session)}`));

@@ -1,7 +1,7 @@
 // The game view of the board page: the board with the last move and the flashing holes,
 // the status line, the engine's progress, the hint box and the move list, drawn from the
 // server's state (docs/serve.md) by game.js. What the view itself remembers is here: the
-// pits last drawn (to flash the ones that changed) and the hole a hint under the pointer
+// pits last drawn (to flash the ones that changed) and the hole a hint points at
 // points at.
 import { boardGrid } from "./board.js";
 import { tr, trn } from "./i18n.js";
@@ -9,7 +9,7 @@ import { describeMove, levelTitle, markSymbol, pct, sideTitle, signed } from "./
 
 const $ = (id) => document.getElementById(id);
 let shownPits = null;  // the pits last drawn, to flash the ones that changed
-let hintedPit = 0;     // the hole a hint under the pointer points at
+let hintedPit = 0;     // the hole the hint's chosen move starts from
 
 // The person's side in the state `s` (0 or 1), -1 when people play both.
 export function humanSide(s) {
@@ -123,10 +123,13 @@ export function drawHint(s, reviewing) {
   if (!s.hint || reviewing) return;
   const h = s.hint;
   const head = document.createElement("p");
-  const hp = { side: sideTitle(s, s.sides.indexOf(h.side)), engine: h.engine, nodes: h.nodes };
+  // The level in the player's words (the engine's internal name stays out), and the order
+  // said: the engine's choice is the move it searched most, which need not be the one
+  // with the highest win share.
+  const hp = { side: sideTitle(s, s.sides.indexOf(h.side)), level: tr(h.level), nodes: h.nodes };
   head.textContent = h.engine.startsWith("mcts")
-    ? tr("Best moves for {side} ({engine}, {nodes} visits):", hp)
-    : tr("Best moves for {side} ({engine}, {nodes} nodes):", hp);
+    ? tr("Best moves for {side}, the one the engine searched most first (level {level}, {nodes} visits):", hp)
+    : tr("Best moves for {side}, best first (level {level}, {nodes} positions searched):", hp);
   const list = document.createElement("ol");
   list.className = "hints";
   for (const mv of h.moves) {
@@ -146,11 +149,16 @@ export function drawHint(s, reviewing) {
     line.className = "hint-line";
     line.textContent = tr("expected line: {line}", { line: mv.line.join(" ") });
     li.append(title, nums, reason, line);
-    li.addEventListener("mouseenter", () => markHinted(mv.move, s.board.to_move));
-    li.addEventListener("mouseleave", () => markHinted(0, s.board.to_move));
+    // The hole of the move pointed at, touched or tapped is outlined; the best one until then.
+    const mark = () => markHinted(mv.move, s.board.to_move);
+    li.addEventListener("mouseenter", mark);
+    li.addEventListener("click", mark);
+    li.addEventListener("focus", mark);
+    li.tabIndex = 0;
     list.append(li);
   }
   box.append(head, list);
+  if (h.moves.length) markHinted(h.moves[0].move, s.board.to_move);
   // At a rating level: what most players of that rating play here, beside the engine.
   if (h.human && h.human.moves.length && h.moves.length) {
     const human = document.createElement("p");
@@ -161,7 +169,7 @@ export function drawHint(s, reviewing) {
   }
 }
 
-// Outlines the hole a hint is about while the pointer is on it.
+// Outlines the hole a hint is about (its best move's, or the one chosen in the list).
 function markHinted(pit, toMove) {
   hintedPit = pit;
   for (const el of document.querySelectorAll("#board .pit")) {
