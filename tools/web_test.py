@@ -33,9 +33,9 @@ import urllib.request
 from web_browser import desktop_driver, phone_driver, require_browser, start_server, stop_server
 
 LANGUAGES = ("kk", "ru", "ky", "en")
-# Latin words a translated page may show: the program's and the format's names, and
+# Latin words a translated page may show: the program's, the format's and the site's names, and
 # the menu's own name for English.
-ALLOWED_LATIN = {"KumalakZero", "PGN", "English"}
+ALLOWED_LATIN = {"KumalakZero", "PGN", "English", "PlayOK"}
 
 # The text a person sees: visible text nodes, and each menu's chosen option.
 VISIBLE_TEXT_JS = """
@@ -200,6 +200,7 @@ def main():
         print("web_test: rating 1300: the human policy replied, the hint says " + repr(human))
 
         game_problems_check(driver, wait, By, Select)
+        record_chooser_check(driver, wait, By, profile)
 
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
@@ -527,6 +528,33 @@ def game_problems_check(driver, wait, By, Select):
     driver.switch_to.window(first)
     print("web_test: hint outlined without a pointer, a double tap is one move, an untouched "
           "Set up is refused, a discarded game comes back, a duplicated tab has its own game")
+
+
+THREE_GAMES = ('[White "Ann"]\n[Black "Bob"]\n[WhiteElo "1530"]\n[Result "1-0"]\n\n'
+               '1. 98(10) 98(10) 2. 11 12 1-0\n\n[White "Cem"]\n[Black "Dana"]\n\n1. 76 *\n\n'
+               '[White "Eve"]\n[Black "Fay"]\n\n1. 98(10) 98(10) 2. 99 *\n')
+
+
+def record_chooser_check(driver, wait, By, folder):
+    """A file of many games (a PlayOK export) offers a chooser with who played, the result
+    and the length; a game that does not replay cannot be picked; the game picked loads."""
+    path = os.path.join(folder, "three.pgn")
+    with open(path, "w") as f:
+        f.write(THREE_GAMES)
+    driver.find_element(By.ID, "load").send_keys(path)
+    wait.until(lambda d: d.find_element(By.ID, "record-chooser").is_displayed())
+    picks = driver.find_elements(By.CSS_SELECTOR, "#record-chooser-list button")
+    texts = [p.text for p in picks]
+    if len(picks) != 3 or "Ann (1530)" not in texts[0] or "4 plies" not in texts[0]:
+        fail("the chooser lists %r" % texts)
+    if picks[0].get_attribute("disabled") or not picks[2].get_attribute("disabled"):
+        fail("the chooser lets a broken game be picked, or not a good one: %r" % texts)
+    picks[1].click()
+    wait.until(lambda d: d.execute_script("return kzState.names[0] === 'Cem' && kzState.moves.length === 1"))
+    if driver.find_element(By.ID, "record-chooser").is_displayed():
+        fail("the chooser stays open after a pick")
+    print("web_test: a file of 3 games offered a chooser (%r), the broken one not pickable, "
+          "the pick loaded" % texts[2])
 
 
 def server_down_check(driver, wait, By, Select, url, server):

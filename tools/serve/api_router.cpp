@@ -84,7 +84,7 @@ ApiResponse ApiRouter::answer(ApiRequest request) const {
   for (const ApiRoute& route : routes_) {
     if (!takes(route, request)) continue;
     if (request.body.size() > kMaxBodyBytes) {
-      error_response(response, 413, "request too large (at most 256 KiB)");
+      error_response(response, 413, too_large_message());
       return response;
     }
     if (route.with_tail) request.tail = request.path.substr(route.path.size());
@@ -98,6 +98,10 @@ ApiResponse ApiRouter::answer(ApiRequest request) const {
   }
   error_response(response, 404, "no such page or API call: " + request.path);
   return response;
+}
+
+std::string too_large_message() {
+  return "request too large (at most " + std::to_string(kMaxBodyBytes / (1024 * 1024)) + " MiB)";
 }
 
 std::string language_of(const std::string& accept_language) {

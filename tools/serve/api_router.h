@@ -16,8 +16,9 @@ namespace kz::cli::serve {
 
 using json = nlohmann::json;
 
-inline constexpr size_t kMaxBodyBytes = 256 * 1024;  // a long game record is about 4 KiB
-inline constexpr size_t kMaxParamChars = 200;        // one GET parameter's value
+// A game record is about 4 KiB; a player's PlayOK export of a thousand games fits.
+inline constexpr size_t kMaxBodyBytes = 4 * 1024 * 1024;
+inline constexpr size_t kMaxParamChars = 200;  // one GET parameter's value
 
 // A request the API refuses: the HTTP status and a message that says what is wrong.
 struct ApiError : std::runtime_error {
@@ -84,6 +85,9 @@ class ApiRouter {
 void guarded(ApiResponse& response, const std::function<void()>& f);
 // {"error": message} with `status`.
 void error_response(ApiResponse& response, int status, const std::string& message);
+
+// The answer to a body over kMaxBodyBytes.
+std::string too_large_message();
 
 // A GET's parameters as a handler reads them: an object of strings, none longer than
 // kMaxParamChars; else an ApiError 400.

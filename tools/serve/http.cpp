@@ -105,7 +105,7 @@ void configure_http(httplib::Server& http, int threads, bool local_only) {
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     std::string msg = res.status == 404   ? "no such page or API call: " + req.path
-                      : res.status == 413 ? "request too large (at most 256 KiB)"
+                      : res.status == 413 ? too_large_message()
                                           : "request refused";
     res.set_content(json{{"error", msg}}.dump(), "application/json");
   });

@@ -332,9 +332,13 @@ async function save() {
   }
 }
 
+// The largest record file read: the engine's request limit (tools/serve/api_router.h),
+// room for a player's PlayOK export of about a thousand games.
+const maxRecordBytes = 4 * 1024 * 1024;
+
 async function load(file) {
   if (!file) return;
-  if (file.size > 200 * 1024) {
+  if (file.size > maxRecordBytes) {
     toast(tr("That file is too large for a game record."));
     return;
   }
@@ -344,10 +348,53 @@ async function load(file) {
     toast(tr("That file is not a game record: it holds no text."));
     return;
   }
+  let games;
+  try {
+    games = (await api("POST", "/api/record/games", { pgn: text, game: gameName() })).games;
+  } catch (e) {
+    toast(e.message);
+    return;
+  }
+  if (!games.length) toast(tr("the record holds no game"));
+  else if (games.length === 1) await loadGame(text, 1);
+  else chooseGame(text, games);
+}
+
+// A file of many games: the player picks one from a list of who played, the result, the
+// date and the length; a game that does not replay says why and cannot be picked.
+function chooseGame(text, games) {
+  const dialog = $("record-chooser");
+  $("record-chooser-title").textContent = trn("This file holds {n} game. Which one?",
+                                              "This file holds {n} games. Which one?", games.length);
+  const list = $("record-chooser-list");
+  list.replaceChildren();
+  const player = (name, elo) => (name || "?") + (elo && elo !== "?" ? ` (${elo})` : "");
+  for (const g of games) {
+    const li = document.createElement("li");
+    const pick = document.createElement("button");
+    pick.type = "button";
+    const who = { index: g.index, white: player(g.white, g.white_elo), black: player(g.black, g.black_elo),
+                  result: g.result || "*", date: g.date || "?" };
+    pick.textContent = g.error
+      ? tr("{index}. {white} – {black}, {result}, {date}: does not replay ({error})", { ...who, error: g.error })
+      : trn("{index}. {white} – {black}, {result}, {date}: {n} ply",
+            "{index}. {white} – {black}, {result}, {date}: {n} plies", g.plies, who);
+    pick.disabled = !!g.error;
+    pick.addEventListener("click", async () => {
+      dialog.close();
+      await loadGame(text, g.index);
+    });
+    li.append(pick);
+    list.append(li);
+  }
+  dialog.showModal();
+}
+
+async function loadGame(text, index) {
   offerDiscarded();
   review = null;
   forgetShownPits();
-  const s = await act("POST", "/api/load", { session, pgn: text });
+  const s = await act("POST", "/api/load", { session, pgn: text, index });
   if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
                    "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length),
                5000, "info");
@@ -412,6 +459,7 @@ export function startGame() {
     load(e.target.files[0]);
     e.target.value = "";
   });
+  $("record-chooser-cancel").addEventListener("click", () => $("record-chooser").close());
   $("review-back").addEventListener("click", () => {
     review = null;
     render();
