@@ -102,11 +102,11 @@ TEST(GuidePositions, TogyzStepsFollowTheRules) {
   EXPECT_EQ(hole9.info.landing_index, 8);
   EXPECT_EQ(hole9.after.pit(1, 8), 3);
   EXPECT_EQ(hole9.after.tuzdyk[0], kNoTuzdyk);
-  const Step& facing = step_named(steps, "not-facing");
-  EXPECT_EQ(facing.info.landing_player, 1);
-  EXPECT_EQ(facing.after.pit(1, facing.info.landing_index), 3);
-  EXPECT_EQ(facing.before.tuzdyk[0], kNoTuzdyk) << "only the facing rule may refuse it";
-  EXPECT_EQ(facing.before.tuzdyk[1], facing.info.landing_index)
+  const Step& same = step_named(steps, "same-number");
+  EXPECT_EQ(same.info.landing_player, 1);
+  EXPECT_EQ(same.after.pit(1, same.info.landing_index), 3);
+  EXPECT_EQ(same.before.tuzdyk[0], kNoTuzdyk) << "only the same-number rule may refuse it";
+  EXPECT_EQ(same.before.tuzdyk[1], same.info.landing_index)
       << "Black's tuzdyk is White's hole of the landing hole's number";
   // A stone sown past the mover's tuzdyk lands in the mover's kazan.
   const Step& into = step_named(steps, "into-tuzdyk");

@@ -42,7 +42,7 @@ const kSteps = {
     { id: "not-hole-9", title: () => tr("Never in hole 9"), text: () => [
         tr("A tuzdyk has three limits. The first: the opponent's hole 9 never becomes a tuzdyk.")],
       result: () => tr("The last stone made 3 stones in the opponent's hole 9: no tuzdyk there, and 3 is odd, so the stones stay.") },
-    { id: "not-facing", title: () => tr("One tuzdyk each, never facing the other"), text: () => [
+    { id: "same-number", title: () => tr("One tuzdyk each, never the same number"), text: () => [
         tr("The other two limits: each player makes only one tuzdyk in a game, and never in the hole with the same number as the opponent's tuzdyk. Here the opponent's tuzdyk is your hole 2.")],
       result: () => tr("The last stone made 3 stones in the opponent's hole 2, but the opponent's tuzdyk is your hole 2: no tuzdyk, and the 3 stones stay.") },
     { id: "into-tuzdyk", title: () => tr("Stones that fall into a tuzdyk"), text: () => [
