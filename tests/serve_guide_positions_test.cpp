@@ -47,8 +47,8 @@ std::vector<Step> play_steps(const std::string& game, const GameSpec& spec) {
     step.before = Position::parse(s.at("position").get<std::string>(), spec);
     step.move = s.at("move").get<int>();
     EXPECT_TRUE(step.before.is_legal(step.move - 1)) << game << " " << step.id;
-    EXPECT_EQ(step.before.to_move, 0) << game << " " << step.id
-                                      << ": the reader plays the bottom row, White or South";
+    EXPECT_EQ(step.before.to_move, 0)
+        << game << " " << step.id << ": the reader plays the bottom row, White or South";
     step.after = step.before;
     step.info = step.after.play(step.move - 1);
     steps.push_back(step);

@@ -11,13 +11,19 @@ accuracy; each side's "played like a R [lo, hi]" in the language), and on each o
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
 keyed by), the server's errors included: a position that cannot be set up and a record
-that does not read. Registered with CTest (tests/CMakeLists.txt);
-tools/install-deps.sh installs what it needs.
+that does not read. The Rules guide, on the desktop and on the phone in each language:
+opened from the header in place of the game, every step of Togyz Kumalak and of Kalah
+completed by tapping its highlighted hole (the board after the move must be the one
+guide_positions.json gives, which tests/serve_guide_positions_test.cpp plays through the
+rules core), the notation and levels step read, and closed back to the game. Registered
+with CTest (tests/CMakeLists.txt); tools/install-deps.sh installs what it needs.
 
-  tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
+  tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img] [--guide-only]
 
 With --screenshots it also saves the pictures used in the README (game, hint, analysis)
 docs/img/phone-{kk,ru,ky,en}.png and the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png.
+With --guide-only it checks the Rules guide alone (desktop and phone, four languages),
+which needs no engine and takes well under a minute.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
@@ -35,7 +41,7 @@ from web_browser import desktop_driver, phone_driver, require_browser, start_ser
 LANGUAGES = ("kk", "ru", "ky", "en")
 # Latin words a translated page may show: the program's and the format's names, and
 # the menu's own name for English.
-ALLOWED_LATIN = {"KumalakZero", "PGN", "English"}
+ALLOWED_LATIN = {"KumalakZero", "PGN", "English", "PlayOK"}
 
 # The text a person sees: visible text nodes, and each menu's chosen option.
 VISIBLE_TEXT_JS = """
@@ -111,6 +117,8 @@ def main():
     ap.add_argument("--record", default=None,
                     help="load this record's first game for the analysis (default: a short one)")
     ap.add_argument("--analysis-level", default="medium", help="engine level of the analysis")
+    ap.add_argument("--guide-only", action="store_true",
+                    help="check only the Rules guide (desktop and phone, every language)")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -136,6 +144,22 @@ def main():
         driver.get(url)
         # The page starts a game by itself; start a beginner one, as a person would.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        english = english_words(url)
+        if args.guide_only:
+            desktop_guide_checks(driver, wait, By, Select, url, english)
+            driver.quit()
+            driver = None
+            for lang in LANGUAGES:
+                driver = phone_driver(profile + "-" + lang)
+                wait = WebDriverWait(driver, args.timeout)
+                driver.get(url)
+                wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+                choose_language(driver, wait, Select, By, lang)
+                guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False)
+                driver.quit()
+                driver = None
+                print("web_test: phone, %s: the Rules guide completed" % lang)
+            return 0
         Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
         driver.find_element(By.ID, "new-game").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]'))
@@ -299,17 +323,17 @@ def main():
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
+        desktop_guide_checks(driver, wait, By, Select, url, english)
         driver.quit()
         driver = None
 
-        english = english_words(url)
         for lang in LANGUAGES:
             driver = phone_driver(profile + "-" + lang)
             phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle and mistakes: 40 px holes,"
+            print("web_test: phone, %s: board, analysis review, puzzle, mistakes and the Rules guide: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         return 0
@@ -335,15 +359,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     360 px phone, in the language `lang`."""
     driver.get(url)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
-    # Choose the language in the page's menu, as a person would; it is remembered.
-    menu = Select(driver.find_element(By.ID, "lang"))
-    if menu.first_selected_option.get_attribute("value") == lang:
-        menu.select_by_value("ru" if lang != "ru" else "en")  # so that choosing is a change
-        wait.until(lambda d: d.execute_script("return document.documentElement.lang") != lang)
-    menu.select_by_value(lang)
-    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == lang)
-    if driver.execute_script("return localStorage.getItem('kz-lang')") != lang:
-        fail("%s: the language menu's choice is not kept in localStorage" % lang)
+    choose_language(driver, wait, Select, By, lang)
     Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
     driver.find_element(By.ID, "new-game").click()
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
@@ -448,6 +464,123 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")
 
+    guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False)
+
+
+def choose_language(driver, wait, Select, By, lang):
+    """Chooses `lang` in the page's Language menu, as a person would, and checks that the
+    choice is kept."""
+    menu = Select(driver.find_element(By.ID, "lang"))
+    if menu.first_selected_option.get_attribute("value") == lang:
+        menu.select_by_value("ru" if lang != "ru" else "en")  # so that choosing is a change
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") != lang)
+    menu.select_by_value(lang)
+    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == lang)
+    if driver.execute_script("return localStorage.getItem('kz-lang')") != lang:
+        fail("%s: the language menu's choice is not kept in localStorage" % lang)
+
+
+def desktop_guide_checks(driver, wait, By, Select, url, english):
+    """The Rules guide on the desktop in each language: English first, watching every
+    sowing run its course; then kk, ru and ky, each sowing skipped by a tap on the board."""
+    for lang in LANGUAGES[-1:] + LANGUAGES[:-1]:
+        choose_language(driver, wait, Select, By, lang)
+        guide_check(driver, wait, By, lang, english, url, phone=False, watch_sowing=lang == "en")
+        print("web_test: desktop, %s: the Rules guide completed" % lang)
+
+
+# The guide's board as shown: each row's holes 1..N (a tuzdyk shows X) and the two
+# stores' counts.
+GUIDE_BOARD_JS = """
+const g = document.getElementById('guide-board');
+const row = (p) => [...g.querySelectorAll('.pit[data-player="' + p + '"]')]
+  .sort((a, b) => a.dataset.pit - b.dataset.pit).map((e) => e.textContent.trim());
+const store = (p) => g.querySelector('.store[data-store="' + p + '"]').lastChild.textContent.trim();
+return [row(0), row(1), [store(0), store(1)]];
+"""
+
+
+def board_of(position):
+    """A position string of the rules pages as GUIDE_BOARD_JS reads the board."""
+    rows, s0, s1, _ = position.split()
+    return [[v.upper() for v in r.split(",")] for r in rows.split("/")] + [[s0, s1]]
+
+
+def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing):
+    """The Rules guide in `lang`: opened from the header in place of the game; in Togyz
+    Kumalak and in Kalah every step's one highlighted hole tapped, the sowing watched to
+    its end (`watch_sowing`) or skipped by a tap on the board, the board after the move
+    compared with guide_positions.json (served by the page), the move's notation and the
+    result said; the last step (notation, levels, PlayOK) read; no English left in kk, ru
+    and ky, and on the `phone` 40 px holes on the screen, nothing scrolling sideways;
+    closed back to the game."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    # Each step waits for the page several times, for a fraction of a second each: poll
+    # more often than every half second (WebDriverWait's default), with the same limit.
+    wait = WebDriverWait(driver, wait._timeout, poll_frequency=0.05)
+    with urllib.request.urlopen(url + "guide_positions.json") as r:
+        positions = json.load(r)
+    where = "%s, %s, the guide" % ("phone" if phone else "desktop", lang)
+    tap_centered(driver, driver.find_element(By.ID, "guide-open"))
+    wait.until(lambda d: d.find_element(By.ID, "guide").is_displayed())
+    if driver.find_element(By.ID, "play").is_displayed():
+        fail("%s: the game is still shown beside the guide" % where)
+    state = "const g = document.getElementById('guide'); return [g.dataset.game, g.dataset.step, g.dataset.played];"
+    for game in ("togyz", "kalah"):
+        tap_centered(driver, driver.find_element(By.CSS_SELECTOR, '.guide-game[data-game="%s"]' % game))
+        for e in positions[game]:
+            at = "%s, %s step %s" % (where, game, e["id"])
+            wait.until(lambda d: d.execute_script(state) == [game, e["id"], "no"])
+            holes = driver.find_elements(By.CSS_SELECTOR, "#guide-board .pit.playable")
+            if len(holes) != 1 or holes[0].get_attribute("data-player") != "0" \
+                    or holes[0].get_attribute("data-pit") != str(e["move"]) \
+                    or "hinted" not in holes[0].get_attribute("class"):
+                fail("%s: the one hole to tap should be the highlighted hole %d of the bottom row" % (at, e["move"]))
+            if driver.execute_script(GUIDE_BOARD_JS) != board_of(e["position"]):
+                fail("%s: the board before the move is %r, not %r" % (
+                    at, driver.execute_script(GUIDE_BOARD_JS), e["position"]))
+            if str(e["move"]) not in driver.find_element(By.ID, "guide-task").text:
+                fail("%s: the task does not name the hole %d" % (at, e["move"]))
+            if phone:
+                phone_view_fits(driver, By, lang, at, english, "#guide-board .pit")
+            tap_centered(driver, holes[0])
+            if watch_sowing:
+                if driver.execute_script(state)[2] != "sowing":
+                    fail("%s: the tap did not start the sowing" % at)
+            else:
+                driver.find_element(By.ID, "guide-board").click()  # skips the sowing
+            wait.until(lambda d: d.execute_script(state)[2] == "yes")
+            shown = driver.execute_script(GUIDE_BOARD_JS)
+            if shown != board_of(e["after"]):
+                fail("%s: after the move the board is %r, not %r" % (at, shown, e["after"]))
+            if e["notation"] not in driver.find_element(By.ID, "guide-task").text:
+                fail("%s: the result does not say the move is written %s" % (at, e["notation"]))
+            if not driver.find_element(By.ID, "guide-result").text.strip():
+                fail("%s: no explanation of the result" % at)
+            if phone:
+                # A hole that just got a stone swells for a moment (style.css, .changed).
+                wait.until(lambda d: d.execute_script("return document.getAnimations().length === 0"))
+                phone_view_fits(driver, By, lang, at + ", played", english, "#guide-board .pit")
+            elif lang != "en":
+                no_english_left(driver, lang, at, english)
+            tap_centered(driver, driver.find_element(By.ID, "guide-next"))
+        at = "%s, %s, notation and levels" % (where, game)
+        wait.until(lambda d: d.execute_script(state)[:2] == [game, "notation"])
+        text = driver.find_element(By.ID, "guide-text").text
+        if "PlayOK" not in text or "1200" not in text:
+            fail("%s: the last step does not explain the rating levels: %r" % (at, text))
+        if game == "togyz" and "38x" not in text:
+            fail("%s: the last step does not explain the x of a tuzdyk: %r" % (at, text))
+        if driver.find_element(By.ID, "guide-next").is_enabled() or driver.find_elements(By.CSS_SELECTOR, "#guide-board .pit"):
+            fail("%s: the last step has a board or a Next" % at)
+        if phone:
+            phone_view_fits(driver, By, lang, at, english)
+        elif lang != "en":
+            no_english_left(driver, lang, at, english)
+    tap_centered(driver, driver.find_element(By.ID, "guide-close"))
+    wait.until(lambda d: d.find_element(By.ID, "play").is_displayed()
+               and not d.find_element(By.ID, "guide").is_displayed())
+
 
 # The rectangles of the message (#toast) and of what a thumb plays with (the playable
 # holes, the buttons and the menu under the board) that it overlaps.
@@ -524,6 +657,17 @@ def webdriver_click_at(driver, element):
     ActionChains(driver).move_to_element_with_offset(element, 0, 0).click().perform()
 
 
+# The rectangles of the elements a CSS selector finds, in CSS pixels of the page (as
+# Selenium's element.rect gives them), with their data-player and data-pit.
+HOLE_RECTS_JS = """
+return [...document.querySelectorAll(arguments[0])].map((e) => {
+  const r = e.getBoundingClientRect();
+  return { player: e.dataset.player, pit: e.dataset.pit, x: r.left + window.scrollX,
+           width: r.width, height: r.height };
+});
+"""
+
+
 def phone_view_fits(driver, By, lang, view, english, holes=None):
     """Fails when the page, showing `view`, scrolls sideways at 360 px, when one of the
     `holes` (a CSS selector) is under 40 px or off the screen, or, in kk/ru/ky, when
@@ -536,14 +680,15 @@ def phone_view_fits(driver, By, lang, view, english, holes=None):
         fail("%s, %s: the page is laid out %d px wide on a 360 px phone" % (lang, view, width))
     if scroll > width:
         fail("%s, %s: the page scrolls sideways (%d px of content in %d)" % (lang, view, scroll, width))
-    for el in driver.find_elements(By.CSS_SELECTOR, holes) if holes else []:
-        r = el.rect
+    # Every hole's rectangle in one call: a call per hole made a view of 18 holes cost a
+    # second.
+    for r in driver.execute_script(HOLE_RECTS_JS, holes) if holes else []:
         if r["width"] < 39.5 or r["height"] < 39.5:
-            fail("%s, %s: hole %s/%s is %.1f x %.1f px, under 40" % (lang, view, el.get_attribute(
-                "data-player"), el.get_attribute("data-pit"), r["width"], r["height"]))
+            fail("%s, %s: hole %s/%s is %.1f x %.1f px, under 40" % (
+                lang, view, r["player"], r["pit"], r["width"], r["height"]))
         if r["x"] < 0 or r["x"] + r["width"] > width + 0.5:
             fail("%s, %s: hole %s/%s is outside the screen (x %.1f)" % (
-                lang, view, el.get_attribute("data-player"), el.get_attribute("data-pit"), r["x"]))
+                lang, view, r["player"], r["pit"], r["x"]))
     if lang != "en":
         no_english_left(driver, lang, view, english)
 
