@@ -500,6 +500,60 @@ return [row(0), row(1), [store(0), store(1)]];
 """
 
 
+# Records every board the guide draws from now on (window.kzGuideFrames), as
+# GUIDE_BOARD_JS reads it, with the places that changed flashing or lit.
+GUIDE_FRAMES_JS = """
+const g = document.getElementById('guide-board');
+const frames = window.kzGuideFrames = [];
+const read = new Function(arguments[0]);
+if (window.kzGuideObserver) window.kzGuideObserver.disconnect();
+window.kzGuideObserver = new MutationObserver(() => frames.push(read()));
+window.kzGuideObserver.observe(g, { childList: true });
+"""
+
+
+def check_sowing_frames(at, e, frames):
+    """The boards drawn while the move of step `e` was sown: the tapped hole emptied, then
+    one stone more in one place per frame, as many frames as stones, the last one in the
+    place where guide_positions.json says it lands, then the board after the move."""
+    before = board_of(e["position"])
+    n = int(before[0][e["move"] - 1])
+    start = [row[:] for row in before]
+    start[0][e["move"] - 1] = "0"
+    if len(frames) != n + 2 or frames[0] != start or frames[-1] != board_of(e["after"]):
+        fail("%s: the sowing drew %d boards from %r, not %d stones from the tapped hole: %r"
+             % (at, len(frames), frames[0] if frames else None, n, frames))
+    place = None
+    for k in range(1, n + 1):
+        a, b = frames[k - 1], frames[k]
+        diffs = [(r, i) for r in range(3) for i in range(len(a[r])) if a[r][i] != b[r][i]]
+        if len(diffs) != 1 or int(b[diffs[0][0]][diffs[0][1]]) != int(a[diffs[0][0]][diffs[0][1]]) + 1:
+            fail("%s: stone %d of the sowing changed %r, not one place by one" % (at, k, diffs))
+        place = diffs[0]
+    player, hole = e["landing"]
+    # Where the last stone went: a hole of a row, or (Kalah) the mover's store, the third
+    # row of a read board.
+    landing = (2, 0) if player == -1 else (player, hole - 1)
+    if place != landing:
+        fail("%s: the last stone was drawn at %r, not at %r" % (at, place, landing))
+    # The board once every stone is sown is the board after the move but for what the
+    # capture took (the tuzdyk's 3, an even hole's stones, Kalah's seed and the pit
+    # opposite, all into the mover's store); a move that ends the game sweeps the rows.
+    if e["ended"]:
+        return
+    sown = board_of(e["after"])
+    taken = e["captured"]
+    if taken:
+        sown[2][0] = str(int(sown[2][0]) - taken)
+        if player == 1:  # Togyz: the opponent's hole, emptied or now a tuzdyk
+            sown[1][hole - 1] = str(taken)
+        else:  # Kalah: the mover's empty pit and the pit opposite
+            sown[0][hole - 1] = "1"
+            sown[1][len(sown[1]) - hole] = str(taken - 1)
+    if frames[n] != sown:
+        fail("%s: once sown the board is %r, not %r" % (at, frames[n], sown))
+
+
 def board_of(position):
     """A position string of the rules pages as GUIDE_BOARD_JS reads the board."""
     rows, s0, s1, _ = position.split()
@@ -543,6 +597,8 @@ def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing):
                 fail("%s: the task does not name the hole %d" % (at, e["move"]))
             if phone:
                 phone_view_fits(driver, By, lang, at, english, "#guide-board .pit")
+            if watch_sowing:
+                driver.execute_script(GUIDE_FRAMES_JS, GUIDE_BOARD_JS)
             tap_centered(driver, holes[0])
             if watch_sowing:
                 if driver.execute_script(state)[2] != "sowing":
@@ -553,6 +609,9 @@ def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing):
             shown = driver.execute_script(GUIDE_BOARD_JS)
             if shown != board_of(e["after"]):
                 fail("%s: after the move the board is %r, not %r" % (at, shown, e["after"]))
+            if watch_sowing:
+                check_sowing_frames(at, e, driver.execute_script(
+                    "window.kzGuideObserver.disconnect(); return window.kzGuideFrames"))
             if e["notation"] not in driver.find_element(By.ID, "guide-task").text:
                 fail("%s: the result does not say the move is written %s" % (at, e["notation"]))
             if not driver.find_element(By.ID, "guide-result").text.strip():
