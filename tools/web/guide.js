@@ -71,7 +71,8 @@ const kSteps = {
         tr("If your last seed falls into your own store, you move again.")],
       result: () => tr("The last seed fell into your store: it is your move again.") },
     { id: "capture", title: () => tr("A capture from an empty pit"), text: () => [
-        tr("If your last seed falls into one of your own pits that was empty, and the opponent's pit opposite holds seeds, you take that seed and all the seeds opposite into your store.")],
+        tr("If your last seed falls into one of your own pits that was empty, and the opponent's pit opposite holds seeds, you take that seed and all the seeds opposite into your store."),
+        tr("With the “empty capture” rule (Bantumi) the lone seed goes into your store even when the pit opposite is empty.")],
       result: () => tr("The last seed fell into your empty pit 4: it and the 5 seeds of the opponent's pit 3 opposite went into your store, 6 in all.") },
     { id: "end", title: () => tr("The end and the count"), text: () => [
         tr("The game ends as soon as all the pits of one side are empty, even after a move that earns another turn. Each player then adds the seeds left in their own pits to their own store: more seeds win, an equal number is a draw.")],
