@@ -21,7 +21,8 @@ with CTest (tests/CMakeLists.txt); tools/install-deps.sh installs what it needs.
   tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img] [--guide-only]
 
 With --screenshots it also saves the pictures used in the README (game, hint, analysis)
-docs/img/phone-{kk,ru,ky,en}.png and the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png.
+docs/img/phone-{kk,ru,ky,en}.png, the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png,
+and the Rules guide's tuzdyk step on a phone, docs/img/phone-guide-{kk,ru,ky,en}.png.
 With --guide-only it checks the Rules guide alone (desktop and phone, four languages),
 which needs no engine and takes well under a minute.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
@@ -155,7 +156,8 @@ def main():
                 driver.get(url)
                 wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
                 choose_language(driver, wait, Select, By, lang)
-                guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False)
+                guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
+                            screenshots=args.screenshots)
                 driver.quit()
                 driver = None
                 print("web_test: phone, %s: the Rules guide completed" % lang)
@@ -464,7 +466,8 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")
 
-    guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False)
+    guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
+                screenshots=screenshots)
 
 
 def choose_language(driver, wait, Select, By, lang):
@@ -560,14 +563,15 @@ def board_of(position):
     return [[v.upper() for v in r.split(",")] for r in rows.split("/")] + [[s0, s1]]
 
 
-def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing):
+def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing, screenshots=None):
     """The Rules guide in `lang`: opened from the header in place of the game; in Togyz
     Kumalak and in Kalah every step's one highlighted hole tapped, the sowing watched to
     its end (`watch_sowing`) or skipped by a tap on the board, the board after the move
     compared with guide_positions.json (served by the page), the move's notation and the
     result said; the last step (notation, levels, PlayOK) read; no English left in kk, ru
     and ky, and on the `phone` 40 px holes on the screen, nothing scrolling sideways;
-    closed back to the game."""
+    closed back to the game. With `screenshots` on the phone: phone-guide-LANG.png, the
+    tuzdyk step once played."""
     from selenium.webdriver.support.ui import WebDriverWait
     # Each step waits for the page several times, for a fraction of a second each: poll
     # more often than every half second (WebDriverWait's default), with the same limit.
@@ -620,6 +624,10 @@ def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing):
                 # A hole that just got a stone swells for a moment (style.css, .changed).
                 wait.until(lambda d: d.execute_script("return document.getAnimations().length === 0"))
                 phone_view_fits(driver, By, lang, at + ", played", english, "#guide-board .pit")
+                if screenshots and game == "togyz" and e["id"] == "tuzdyk":
+                    os.makedirs(screenshots, exist_ok=True)
+                    driver.find_element(By.ID, "guide").screenshot(
+                        os.path.join(screenshots, "phone-guide-%s.png" % lang))
             elif lang != "en":
                 no_english_left(driver, lang, at, english)
             tap_centered(driver, driver.find_element(By.ID, "guide-next"))
