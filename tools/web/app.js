@@ -1,7 +1,8 @@
 // The board page of `kumalak serve` (index.html), its one module script: the game
 // (game.js, drawn by game_view.js and analysis_view.js), the Puzzles view (puzzles.js)
 // and the Rules guide (guide.js), all in the reader's language (i18n.js); the first two
-// talk to the JSON API (api.js, docs/serve.md). Module scripts run once the page is parsed, so the elements are there.
+// talk to the JSON API (api.js, docs/serve.md). Module scripts run once the page is
+// parsed, so the elements are there.
 import { startGame } from "./game.js";
 import { startGuide } from "./guide.js";
 import { startPuzzles } from "./puzzles.js";
