@@ -167,8 +167,14 @@ TEST_F(ServeApi, PrintsItsAddressAndServesThePage) {
     for (std::sregex_iterator m(js->body.begin(), js->body.end(), import_from), end; m != end; ++m)
       if (!served.count((*m)[1])) pending.insert((*m)[1]);
   }
-  for (const char* module : {"api.js", "i18n.js", "board.js", "game.js", "puzzles.js"})
+  for (const char* module : {"api.js", "i18n.js", "board.js", "game.js", "puzzles.js", "guide.js"})
     EXPECT_TRUE(served.count(module)) << module << " is not imported by the page";
+  // The Rules guide's boards (guide.js fetches them), as JSON.
+  auto guide = cli.Get("/guide_positions.json");
+  ASSERT_TRUE(guide);
+  EXPECT_EQ(guide->status, 200);
+  EXPECT_EQ(guide->get_header_value("Content-Type"), "application/json");
+  EXPECT_TRUE(nlohmann::json::accept(guide->body));
   // Only the page's own files: no other path reaches the disk.
   for (const char* path : {"/../../etc/passwd", "/etc/passwd", "/%2e%2e/CMakeLists.txt",
                            "/tools/web/app.js", "/README.md"}) {
@@ -383,7 +389,7 @@ TEST_F(ServeApi, MalformedRequestsGetA4xxWithAMessage) {
     std::string path, body;
     int status;
   };
-  const std::string big(300 * 1024, 'x');
+  const std::string big(5 * 1024 * 1024, 'x');  // over the 4 MiB body limit
   const std::vector<Case> cases = {
       {"POST", "/api/new", "{not json", 400},
       {"POST", "/api/new", "[1,2]", 400},

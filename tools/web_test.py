@@ -11,13 +11,20 @@ accuracy; each side's "played like a R [lo, hi]" in the language), and on each o
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
 keyed by), the server's errors included: a position that cannot be set up and a record
-that does not read. Registered with CTest (tests/CMakeLists.txt);
-tools/install-deps.sh installs what it needs.
+that does not read. The Rules guide, on the desktop and on the phone in each language:
+opened from the header in place of the game, every step of Togyz Kumalak and of Kalah
+completed by tapping its highlighted hole (the board after the move must be the one
+guide_positions.json gives, which tests/serve_guide_positions_test.cpp plays through the
+rules core), the notation and levels step read, and closed back to the game. Registered
+with CTest (tests/CMakeLists.txt); tools/install-deps.sh installs what it needs.
 
-  tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img]
+  tools/web_test.py --kumalak build/tools/kumalak [--screenshots docs/img] [--guide-only]
 
 With --screenshots it also saves the pictures used in the README (game, hint, analysis)
-docs/img/phone-{kk,ru,ky,en}.png and the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png.
+docs/img/phone-{kk,ru,ky,en}.png, the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png,
+and the Rules guide's tuzdyk step on a phone, docs/img/phone-guide-{kk,ru,ky,en}.png.
+With --guide-only it checks the Rules guide alone (desktop and phone, four languages),
+which needs no engine and takes well under a minute.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
@@ -114,6 +121,8 @@ def main():
     ap.add_argument("--site", default=None,
                     help="serve this static site (the page with its WebAssembly engine: "
                          "build-wasm/web-site) in place of the page built into kumalak")
+    ap.add_argument("--guide-only", action="store_true",
+                    help="check only the Rules guide (desktop and phone, every language)")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -140,6 +149,23 @@ def main():
         driver.get(url)
         # The page starts a game by itself; start a beginner one, as a person would.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        english = english_words(url)
+        if args.guide_only:
+            desktop_guide_checks(driver, wait, By, Select, url, english)
+            driver.quit()
+            driver = None
+            for lang in LANGUAGES:
+                driver = phone_driver(profile + "-" + lang)
+                wait = WebDriverWait(driver, args.timeout)
+                driver.get(url)
+                wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+                choose_language(driver, wait, Select, By, lang)
+                guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
+                            screenshots=args.screenshots)
+                driver.quit()
+                driver = None
+                print("web_test: phone, %s: the Rules guide completed" % lang)
+            return 0
         Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
         driver.find_element(By.ID, "new-game").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]'))
@@ -315,17 +341,17 @@ def main():
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
+        desktop_guide_checks(driver, wait, By, Select, url, english)
         driver.quit()
         driver = None
 
-        english = english_words(url)
         for lang in LANGUAGES:
             driver = phone_driver(profile + "-" + lang)
             phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle and mistakes: 40 px holes,"
+            print("web_test: phone, %s: board, analysis review, puzzle, mistakes and the Rules guide: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         if not args.site:
@@ -356,15 +382,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     360 px phone, in the language `lang`."""
     driver.get(url)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
-    # Choose the language in the page's menu, as a person would; it is remembered.
-    menu = Select(driver.find_element(By.ID, "lang"))
-    if menu.first_selected_option.get_attribute("value") == lang:
-        menu.select_by_value("ru" if lang != "ru" else "en")  # so that choosing is a change
-        wait.until(lambda d: d.execute_script("return document.documentElement.lang") != lang)
-    menu.select_by_value(lang)
-    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == lang)
-    if driver.execute_script("return localStorage.getItem('kz-lang')") != lang:
-        fail("%s: the language menu's choice is not kept in localStorage" % lang)
+    choose_language(driver, wait, Select, By, lang)
     Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
     driver.find_element(By.ID, "new-game").click()
     hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
@@ -477,6 +495,192 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
                and len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     phone_view_fits(driver, By, lang, "Kalah with 9 pits", english, "#board .pit, #board .store")
+
+    guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
+                screenshots=screenshots)
+
+
+def choose_language(driver, wait, Select, By, lang):
+    """Chooses `lang` in the page's Language menu, as a person would, and checks that the
+    choice is kept."""
+    menu = Select(driver.find_element(By.ID, "lang"))
+    if menu.first_selected_option.get_attribute("value") == lang:
+        menu.select_by_value("ru" if lang != "ru" else "en")  # so that choosing is a change
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") != lang)
+    menu.select_by_value(lang)
+    wait.until(lambda d: d.execute_script("return document.documentElement.lang") == lang)
+    if driver.execute_script("return localStorage.getItem('kz-lang')") != lang:
+        fail("%s: the language menu's choice is not kept in localStorage" % lang)
+
+
+def desktop_guide_checks(driver, wait, By, Select, url, english):
+    """The Rules guide on the desktop in each language: English first, watching every
+    sowing run its course; then kk, ru and ky, each sowing skipped by a tap on the board."""
+    for lang in LANGUAGES[-1:] + LANGUAGES[:-1]:
+        choose_language(driver, wait, Select, By, lang)
+        guide_check(driver, wait, By, lang, english, url, phone=False, watch_sowing=lang == "en")
+        print("web_test: desktop, %s: the Rules guide completed" % lang)
+
+
+# The guide's board as shown: each row's holes 1..N (a tuzdyk shows X) and the two
+# stores' counts.
+GUIDE_BOARD_JS = """
+const g = document.getElementById('guide-board');
+const row = (p) => [...g.querySelectorAll('.pit[data-player="' + p + '"]')]
+  .sort((a, b) => a.dataset.pit - b.dataset.pit).map((e) => e.textContent.trim());
+const store = (p) => g.querySelector('.store[data-store="' + p + '"]').lastChild.textContent.trim();
+return [row(0), row(1), [store(0), store(1)]];
+"""
+
+
+# Records every board the guide draws from now on (window.kzGuideFrames), as
+# GUIDE_BOARD_JS reads it, with the places that changed flashing or lit.
+GUIDE_FRAMES_JS = """
+const g = document.getElementById('guide-board');
+const frames = window.kzGuideFrames = [];
+const read = new Function(arguments[0]);
+if (window.kzGuideObserver) window.kzGuideObserver.disconnect();
+window.kzGuideObserver = new MutationObserver(() => frames.push(read()));
+window.kzGuideObserver.observe(g, { childList: true });
+"""
+
+
+def check_sowing_frames(at, e, frames):
+    """The boards drawn while the move of step `e` was sown: the tapped hole emptied, then
+    one stone more in one place per frame, as many frames as stones, the last one in the
+    place where guide_positions.json says it lands, then the board after the move."""
+    before = board_of(e["position"])
+    n = int(before[0][e["move"] - 1])
+    start = [row[:] for row in before]
+    start[0][e["move"] - 1] = "0"
+    if len(frames) != n + 2 or frames[0] != start or frames[-1] != board_of(e["after"]):
+        fail("%s: the sowing drew %d boards from %r, not %d stones from the tapped hole: %r"
+             % (at, len(frames), frames[0] if frames else None, n, frames))
+    place = None
+    for k in range(1, n + 1):
+        a, b = frames[k - 1], frames[k]
+        diffs = [(r, i) for r in range(3) for i in range(len(a[r])) if a[r][i] != b[r][i]]
+        if len(diffs) != 1 or int(b[diffs[0][0]][diffs[0][1]]) != int(a[diffs[0][0]][diffs[0][1]]) + 1:
+            fail("%s: stone %d of the sowing changed %r, not one place by one" % (at, k, diffs))
+        place = diffs[0]
+    player, hole = e["landing"]
+    # Where the last stone went: a hole of a row, or (Kalah) the mover's store, the third
+    # row of a read board.
+    landing = (2, 0) if player == -1 else (player, hole - 1)
+    if place != landing:
+        fail("%s: the last stone was drawn at %r, not at %r" % (at, place, landing))
+    # The board once every stone is sown is the board after the move but for what the
+    # capture took (the tuzdyk's 3, an even hole's stones, Kalah's seed and the pit
+    # opposite, all into the mover's store); a move that ends the game sweeps the rows.
+    if e["ended"]:
+        return
+    sown = board_of(e["after"])
+    taken = e["captured"]
+    if taken:
+        sown[2][0] = str(int(sown[2][0]) - taken)
+        if player == 1:  # Togyz: the opponent's hole, emptied or now a tuzdyk
+            sown[1][hole - 1] = str(taken)
+        else:  # Kalah: the mover's empty pit and the pit opposite
+            sown[0][hole - 1] = "1"
+            sown[1][len(sown[1]) - hole] = str(taken - 1)
+    if frames[n] != sown:
+        fail("%s: once sown the board is %r, not %r" % (at, frames[n], sown))
+
+
+def board_of(position):
+    """A position string of the rules pages as GUIDE_BOARD_JS reads the board."""
+    rows, s0, s1, _ = position.split()
+    return [[v.upper() for v in r.split(",")] for r in rows.split("/")] + [[s0, s1]]
+
+
+def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing, screenshots=None):
+    """The Rules guide in `lang`: opened from the header in place of the game; in Togyz
+    Kumalak and in Kalah every step's one highlighted hole tapped, the sowing watched to
+    its end (`watch_sowing`) or skipped by a tap on the board, the board after the move
+    compared with guide_positions.json (served by the page), the move's notation and the
+    result said; the last step (notation, levels, PlayOK) read; no English left in kk, ru
+    and ky, and on the `phone` 40 px holes on the screen, nothing scrolling sideways;
+    closed back to the game. With `screenshots` on the phone: phone-guide-LANG.png, the
+    tuzdyk step once played."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    # Each step waits for the page several times, for a fraction of a second each: poll
+    # more often than every half second (WebDriverWait's default), with the same limit.
+    wait = WebDriverWait(driver, wait._timeout, poll_frequency=0.05)
+    # Through the page, as the guide reads it (offline, the site's service worker answers).
+    positions = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('guide_positions.json').then((r) => r.json()).then(done, (e) => done(String(e)));")
+    if not isinstance(positions, (dict, list)):
+        fail("guide_positions.json did not load in the page: %r" % positions)
+    where = "%s, %s, the guide" % ("phone" if phone else "desktop", lang)
+    tap_centered(driver, driver.find_element(By.ID, "guide-open"))
+    wait.until(lambda d: d.find_element(By.ID, "guide").is_displayed())
+    if driver.find_element(By.ID, "play").is_displayed():
+        fail("%s: the game is still shown beside the guide" % where)
+    state = "const g = document.getElementById('guide'); return [g.dataset.game, g.dataset.step, g.dataset.played];"
+    for game in ("togyz", "kalah"):
+        tap_centered(driver, driver.find_element(By.CSS_SELECTOR, '.guide-game[data-game="%s"]' % game))
+        for e in positions[game]:
+            at = "%s, %s step %s" % (where, game, e["id"])
+            wait.until(lambda d: d.execute_script(state) == [game, e["id"], "no"])
+            holes = driver.find_elements(By.CSS_SELECTOR, "#guide-board .pit.playable")
+            if len(holes) != 1 or holes[0].get_attribute("data-player") != "0" \
+                    or holes[0].get_attribute("data-pit") != str(e["move"]) \
+                    or "hinted" not in holes[0].get_attribute("class"):
+                fail("%s: the one hole to tap should be the highlighted hole %d of the bottom row" % (at, e["move"]))
+            if driver.execute_script(GUIDE_BOARD_JS) != board_of(e["position"]):
+                fail("%s: the board before the move is %r, not %r" % (
+                    at, driver.execute_script(GUIDE_BOARD_JS), e["position"]))
+            if str(e["move"]) not in driver.find_element(By.ID, "guide-task").text:
+                fail("%s: the task does not name the hole %d" % (at, e["move"]))
+            if phone:
+                phone_view_fits(driver, By, lang, at, english, "#guide-board .pit")
+            if watch_sowing:
+                driver.execute_script(GUIDE_FRAMES_JS, GUIDE_BOARD_JS)
+            tap_centered(driver, holes[0])
+            if watch_sowing:
+                if driver.execute_script(state)[2] != "sowing":
+                    fail("%s: the tap did not start the sowing" % at)
+            else:
+                driver.find_element(By.ID, "guide-board").click()  # skips the sowing
+            wait.until(lambda d: d.execute_script(state)[2] == "yes")
+            shown = driver.execute_script(GUIDE_BOARD_JS)
+            if shown != board_of(e["after"]):
+                fail("%s: after the move the board is %r, not %r" % (at, shown, e["after"]))
+            if watch_sowing:
+                check_sowing_frames(at, e, driver.execute_script(
+                    "window.kzGuideObserver.disconnect(); return window.kzGuideFrames"))
+            if e["notation"] not in driver.find_element(By.ID, "guide-task").text:
+                fail("%s: the result does not say the move is written %s" % (at, e["notation"]))
+            if not driver.find_element(By.ID, "guide-result").text.strip():
+                fail("%s: no explanation of the result" % at)
+            if phone:
+                # A hole that just got a stone swells for a moment (style.css, .changed).
+                wait.until(lambda d: d.execute_script("return document.getAnimations().length === 0"))
+                phone_view_fits(driver, By, lang, at + ", played", english, "#guide-board .pit")
+                if screenshots and game == "togyz" and e["id"] == "tuzdyk":
+                    os.makedirs(screenshots, exist_ok=True)
+                    driver.find_element(By.ID, "guide").screenshot(
+                        os.path.join(screenshots, "phone-guide-%s.png" % lang))
+            elif lang != "en":
+                no_english_left(driver, lang, at, english)
+            tap_centered(driver, driver.find_element(By.ID, "guide-next"))
+        at = "%s, %s, notation and levels" % (where, game)
+        wait.until(lambda d: d.execute_script(state)[:2] == [game, "notation"])
+        text = driver.find_element(By.ID, "guide-text").text
+        if "PlayOK" not in text or "1200" not in text:
+            fail("%s: the last step does not explain the rating levels: %r" % (at, text))
+        if game == "togyz" and "38x" not in text:
+            fail("%s: the last step does not explain the x of a tuzdyk: %r" % (at, text))
+        if driver.find_element(By.ID, "guide-next").is_enabled() or driver.find_element(By.ID, "guide-board").is_displayed():
+            fail("%s: the last step has a board or a Next" % at)
+        if phone:
+            phone_view_fits(driver, By, lang, at, english)
+        elif lang != "en":
+            no_english_left(driver, lang, at, english)
+    tap_centered(driver, driver.find_element(By.ID, "guide-close"))
+    wait.until(lambda d: d.find_element(By.ID, "play").is_displayed()
+               and not d.find_element(By.ID, "guide").is_displayed())
 
 
 def game_problems_check(driver, wait, By, Select):
@@ -650,6 +854,17 @@ def webdriver_click_at(driver, element):
     ActionChains(driver).move_to_element_with_offset(element, 0, 0).click().perform()
 
 
+# The rectangles of the elements a CSS selector finds, in CSS pixels of the page (as
+# Selenium's element.rect gives them), with their data-player and data-pit.
+HOLE_RECTS_JS = """
+return [...document.querySelectorAll(arguments[0])].map((e) => {
+  const r = e.getBoundingClientRect();
+  return { player: e.dataset.player, pit: e.dataset.pit, x: r.left + window.scrollX,
+           width: r.width, height: r.height };
+});
+"""
+
+
 def phone_view_fits(driver, By, lang, view, english, holes=None):
     """Fails when the page, showing `view`, scrolls sideways at 360 px, when one of the
     `holes` (a CSS selector) is under 40 px or off the screen, or, in kk/ru/ky, when
@@ -662,14 +877,15 @@ def phone_view_fits(driver, By, lang, view, english, holes=None):
         fail("%s, %s: the page is laid out %d px wide on a 360 px phone" % (lang, view, width))
     if scroll > width:
         fail("%s, %s: the page scrolls sideways (%d px of content in %d)" % (lang, view, scroll, width))
-    for el in driver.find_elements(By.CSS_SELECTOR, holes) if holes else []:
-        r = el.rect
+    # Every hole's rectangle in one call: a call per hole made a view of 18 holes cost a
+    # second.
+    for r in driver.execute_script(HOLE_RECTS_JS, holes) if holes else []:
         if r["width"] < 39.5 or r["height"] < 39.5:
-            fail("%s, %s: hole %s/%s is %.1f x %.1f px, under 40" % (lang, view, el.get_attribute(
-                "data-player"), el.get_attribute("data-pit"), r["width"], r["height"]))
+            fail("%s, %s: hole %s/%s is %.1f x %.1f px, under 40" % (
+                lang, view, r["player"], r["pit"], r["width"], r["height"]))
         if r["x"] < 0 or r["x"] + r["width"] > width + 0.5:
             fail("%s, %s: hole %s/%s is outside the screen (x %.1f)" % (
-                lang, view, el.get_attribute("data-player"), el.get_attribute("data-pit"), r["x"]))
+                lang, view, r["player"], r["pit"], r["x"]))
     if lang != "en":
         no_english_left(driver, lang, view, english)
 

@@ -1,13 +1,16 @@
 // The board page of `kumalak serve` (index.html), its one module script: the game
-// (game.js, drawn by game_view.js and analysis_view.js) and the Puzzles view (puzzles.js),
-// both in the reader's language (i18n.js) and talking to the JSON API (api.js,
-// docs/serve.md). Module scripts run once the page is parsed, so the elements are there.
-// In the static site (site.js) the service worker comes first (offline.js): the engine
-// runs in this page and may need the page reloaded under it once.
+// (game.js, drawn by game_view.js and analysis_view.js), the Puzzles view (puzzles.js)
+// and the Rules guide (guide.js), all in the reader's language (i18n.js); the first two
+// talk to the JSON API (api.js, docs/serve.md). Module scripts run once the page is
+// parsed, so the elements are there. In the static site (site.js) the service worker
+// comes first (offline.js): the engine runs in this page and may need the page reloaded
+// under it once.
 import { startGame } from "./game.js";
+import { startGuide } from "./guide.js";
 import { startPuzzles } from "./puzzles.js";
 import { prepareSite } from "./offline.js";
 
 await prepareSite();
 startGame();
 startPuzzles();
+startGuide();

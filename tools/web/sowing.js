@@ -13,8 +13,10 @@ export function stopSowing() {
 }
 
 // The places a move's stones pass through, in order: the mover's holes from the one it
-// started in, (Kalah: the mover's store), the opponent's holes, round again.
-function sowingPath(s, mv) {
+// started in, (Kalah: the mover's store), the opponent's holes, round again; CSS
+// selectors of a board.js board's holes and stores. The Rules guide (guide.js) sows its
+// stones along it too.
+export function sowingPath(s, mv) {
   const m = s.npits, me = mv.mover, them = me ^ 1;
   const ring = [];
   for (let k = 1; k <= m; ++k) ring.push(`.pit[data-player="${me}"][data-pit="${k}"]`);
