@@ -141,9 +141,11 @@ async function show(query) {
   try {
     p = await api("GET", `/api/puzzle?game=${encodeURIComponent(game)}${query}`);
   } catch (e) {
+    if (game !== gameName()) return;
     current = null;
     el("puzzles").dataset.game = game;
-    const none = e.status === 404 && !query.startsWith("&id=");  // the game has no puzzles
+    // The game has no puzzles (a Kalah size being typed in is no game yet: none either).
+    const none = (e.status === 404 || (e.status === 400 && el("game").value === "custom")) && !query.startsWith("&id=");
     el("puzzle-none").textContent = none ? noPuzzlesWords() : tr("No puzzle: {error}", { error: e.message });
     el("puzzle-none").hidden = false;
     el("puzzle-daily").hidden = el("puzzle-random").hidden = none;
@@ -229,7 +231,10 @@ async function answer(pit) {
   showRating(p);
 }
 
-// A button whose words follow the page's language (i18n.js translatePage).
+// A message id marked for tools/po/extract.sh, translated where it is shown.
+const tr_noop = (msgid) => msgid;
+// A button whose words follow the page's language (i18n.js translatePage); `msgid` is
+// marked with tr_noop where it is written.
 function button(id, msgid, onClick) {
   const b = document.createElement("button");
   b.type = "button";
@@ -251,14 +256,14 @@ function build() {
   };
   const head = make("div", null, "puzzles-head");
   const h = make("h2");
-  h.dataset.i18n = "Puzzles";
+  h.dataset.i18n = tr_noop("Puzzles");
   h.textContent = tr("Puzzles");
-  head.append(h, button("puzzle-back", "Back to the game", closePuzzles));
+  head.append(h, button("puzzle-back", tr_noop("Back to the game"), closePuzzles));
   const buttons = make("div", null, "buttons");
   buttons.append(
-    button("puzzle-daily", "Today's puzzle", () => show("")),
-    button("puzzle-random", "Another puzzle", () => show(`&random=${Math.floor(Math.random() * 1e9)}`)),
-    button("puzzle-mistakes", "Learn from your mistakes", showMistakes));
+    button("puzzle-daily", tr_noop("Today's puzzle"), () => show("")),
+    button("puzzle-random", tr_noop("Another puzzle"), () => show(`&random=${Math.floor(Math.random() * 1e9)}`)),
+    button("puzzle-mistakes", tr_noop("Learn from your mistakes"), showMistakes));
   const none = make("p", "puzzle-none");
   none.hidden = true;
   section.append(head, none, make("p", "puzzle-title", "puzzle-title"), make("p", "puzzle-about", "muted"),
