@@ -3,10 +3,17 @@
 chromium-driver and python3-selenium): it loads the page, clicks a hole, waits for the
 engine's reply on the board, asks for a hint and checks that it is drawn, plays at a
 rating level (the human policy's reply, and the hint's "most players at R play ..."),
-then loads a record and checks the analysis chart and each side's estimated rating. Then, on a phone (Chromium's mobile emulation, 360
+then loads a record and checks the analysis chart and each side's estimated rating. The
+Puzzles view takes the game's place (nothing of the game left beside it, a way back),
+follows the Game menu (Bantumi and a 7-pit Kalah say they have no puzzles, Kalah shows its
+own), titles a puzzle in a player's words (no id or file name) with its rating, starts a
+new player at the middle of the game's puzzles and moves them by at most 150 on a first
+answer; "Learn from your mistakes" opens from the finished analysis. Then, on a phone (Chromium's mobile emulation, 360
 px wide, touch), once in each language of the menu (kk, ru, ky, en): it plays a move and
-asks for a hint, analyses a short record (the chart clicked, the review shown), answers
-the day's puzzle with a tap on a hole and opens "Learn from your mistakes" (the
+asks for a hint, analyses a short record (the chart clicked, the review shown), opens
+the Puzzles view with Bantumi chosen (its "no puzzles" words) and then Togyz (the title,
+rating and a new player's start in the language), answers the day's puzzle with a tap on
+a hole and opens "Learn from your mistakes", in the view and from the analysis (the
 accuracy; each side's "played like a R [lo, hi]" in the language), and on each of these views checks that the holes are at least 40 px and on
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
