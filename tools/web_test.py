@@ -408,9 +408,29 @@ def api_get(url, path, lang="en"):
         return json.load(r)
 
 
-def catalog_of(url, lang):
-    """`lang`'s messages by English id (none for English: the ids are the words)."""
-    return {} if lang == "en" else api_get(url, "api/lang/" + lang)["messages"]
+# The page's own answer to GET arguments[0], through its api.js (the same module the page
+# uses): the server's, or in the static site the engine's in its worker, with no network
+# (tools/wasm/web_site_test.py runs the phone check offline), in the page's language.
+PAGE_API_JS = """
+const done = arguments[arguments.length - 1];
+import(new URL("api.js", document.baseURI).href)
+  .then((m) => m.api("GET", arguments[0]))
+  .then((answer) => done({answer}), (e) => done({error: String(e)}));
+"""
+
+
+def page_api(driver, path):
+    """The engine's JSON answer to GET `path` ("/api/...") as the page gets it."""
+    got = driver.execute_async_script(PAGE_API_JS, path)
+    if "error" in got:
+        fail("the page's GET %s failed: %s" % (path, got["error"]))
+    return got["answer"]
+
+
+def catalog_of(driver, lang):
+    """`lang`'s messages by English id (none for English: the ids are the words), as the
+    page gets them."""
+    return {} if lang == "en" else page_api(driver, "/api/lang/" + lang)["messages"]
 
 
 def say(catalog, msgid, **params):
@@ -457,8 +477,12 @@ def puzzle_words_check(driver, By, lang, puzzle, catalog):
             lang, driver.find_element(By.ID, "puzzle-about").text, about))
     if not driver.find_element(By.ID, "puzzle-task").text.strip():
         fail("%s: the puzzle does not say whose move it is" % lang)
-    start = puzzle["new_player"]
-    words = say(catalog, "Your puzzle rating starts at {rating} (give or take {deviation}), the middle of "
+    # A new player's start, or the rating this browser keeps (tools/wasm/web_site_test.py
+    # runs the phone check in every language in one browser).
+    kept = json.loads(driver.execute_script("return localStorage.getItem('kz-puzzle-rating')") or "{}")
+    start = kept.get(puzzle["game"]) or puzzle["new_player"]
+    words = say(catalog, "Your puzzle rating: {rating} (give or take {deviation})." if puzzle["game"] in kept
+                else "Your puzzle rating starts at {rating} (give or take {deviation}), the middle of "
                 "this game's puzzles.", rating=round(start["rating"]), deviation=round(2 * start["deviation"]))
     shown = driver.find_element(By.ID, "puzzle-rating").text
     if shown != words:
@@ -563,7 +587,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
 
     # Puzzles, in place of the game: nothing of the game above or below; Bantumi chosen in
     # the Game menu says it has no puzzles, in the language, and shows no other game's.
-    catalog = catalog_of(url, lang)
+    catalog = catalog_of(driver, lang)
     Select(driver.find_element(By.ID, "game")).select_by_value("bantumi")
     tap_centered(driver, driver.find_element(By.ID, "puzzles-open"))
     wait.until(lambda d: d.find_element(By.ID, "puzzle-none").is_displayed())
@@ -584,7 +608,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     time.sleep(0.3)
     game_view_gone(driver, By, lang, "the puzzle")
     phone_view_fits(driver, By, lang, "the puzzle", english, "#puzzle-board .pit")
-    puzzle_words_check(driver, By, lang, api_get(url, "api/puzzle?game=togyz", lang), catalog)
+    puzzle_words_check(driver, By, lang, page_api(driver, "/api/puzzle?game=togyz"), catalog)
     driver.execute_script("document.getElementById('puzzle-board').scrollIntoView({block: 'center'})")
     click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable")
     wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") in ("yes", "no"))
