@@ -29,6 +29,7 @@ Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -294,7 +295,7 @@ def main():
         wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         result = driver.find_element(By.ID, "puzzle-result").text
         step = re.search(r"Your puzzle rating: (\d+) -> (\d+) ", result)
-        if "Correct:" not in result or not step or int(step.group(1)) != round(start["rating"]):
+        if "Correct:" not in result or not step or int(step.group(1)) != js_round(start["rating"]):
             fail("the puzzle's answer reads %r (a new player starts at %r)" % (result, start))
         # A first answer moves a new player by at most about 150 (core/puzzle_rating.h).
         if not 0 < int(step.group(2)) - int(step.group(1)) <= 150:
@@ -433,6 +434,11 @@ def catalog_of(driver, lang):
     return {} if lang == "en" else page_api(driver, "/api/lang/" + lang)["messages"]
 
 
+def js_round(x):
+    """A number as the page's Math.round says it (halves up; Python's round goes to even)."""
+    return int(math.floor(x + 0.5))
+
+
 def say(catalog, msgid, **params):
     """The message `msgid` as the page says it in the catalog's language."""
     text = catalog.get(msgid) or msgid
@@ -483,7 +489,7 @@ def puzzle_words_check(driver, By, lang, puzzle, catalog):
     start = kept.get(puzzle["game"]) or puzzle["new_player"]
     words = say(catalog, "Your puzzle rating: {rating} (give or take {deviation})." if puzzle["game"] in kept
                 else "Your puzzle rating starts at {rating} (give or take {deviation}), the middle of "
-                "this game's puzzles.", rating=round(start["rating"]), deviation=round(2 * start["deviation"]))
+                "this game's puzzles.", rating=js_round(start["rating"]), deviation=js_round(2 * start["deviation"]))
     shown = driver.find_element(By.ID, "puzzle-rating").text
     if shown != words:
         fail("%s: a new player's rating reads %r, not %r" % (lang, shown, words))
