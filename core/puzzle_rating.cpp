@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/position.h"
@@ -94,6 +95,36 @@ bool is_sensible_puzzle_rating(const Glicko2Rating& r) {
 
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved) {
   return glicko2_update(player, {{double(puzzle_rating), kPuzzleDeviation, solved ? 1.0 : 0.0}});
+}
+
+int median_puzzle_rating(std::span<const int> ratings) {
+  if (ratings.empty()) throw std::invalid_argument("a median of no puzzle ratings");
+  std::vector<int> sorted(ratings.begin(), ratings.end());
+  std::sort(sorted.begin(), sorted.end());
+  const size_t middle = sorted.size() / 2;
+  if (sorted.size() % 2) return sorted[middle];
+  return int(std::lround(0.5 * (sorted[middle - 1] + sorted[middle])));
+}
+
+Glicko2Rating new_puzzle_player(const PuzzleSet& set) {
+  if (set.puzzles.empty()) throw std::invalid_argument("a new puzzle player of no puzzles");
+  std::vector<int> ratings;
+  ratings.reserve(set.puzzles.size());
+  for (const Puzzle& z : set.puzzles) ratings.push_back(z.rating);
+  Glicko2Rating start;
+  start.rating = median_puzzle_rating(ratings);
+  start.deviation = kNewPuzzlePlayerDeviation;
+  return start;
+}
+
+double largest_puzzle_rating_change(const Glicko2Rating& player,
+                                    std::span<const int> puzzle_ratings) {
+  double largest = 0;
+  for (int rating : puzzle_ratings)
+    for (bool solved : {false, true})
+      largest = std::max(
+          largest, std::abs(rate_puzzle_attempt(player, rating, solved).rating - player.rating));
+  return largest;
 }
 
 int puzzle_rating_from_chances(std::span<const int> ratings, std::span<const double> chances) {

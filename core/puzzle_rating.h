@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/glicko2.h"
+#include "core/puzzle_file.h"
 
 namespace kz {
 
@@ -41,6 +42,33 @@ bool is_sensible_puzzle_rating(const Glicko2Rating& r);
 
 // The player's rating after solving (or failing) one puzzle of `puzzle_rating`.
 Glicko2Rating rate_puzzle_attempt(const Glicko2Rating& player, int puzzle_rating, bool solved);
+
+// A new player's deviation. One attempt moves a rating by q * RD'^2 * g(80) * (score - E)
+// (Glicko-2 step 7 on the Glicko scale: q = ln 10 / 400, g(80) = 0.969 for the puzzle's
+// kPuzzleDeviation, RD'^2 below RD^2 + (173.7 * volatility)^2), so by less than
+// q * (RD^2 + 10.4^2) * g(80) whatever the puzzle's rating: 143 points at RD 160, against
+// 683 at Glicko-2's own start of 350, which took a new player at 1500 to 1039 on failing
+// one of the shipped puzzles. A first answer is then a step of at most about 150 either
+// way, and the 95% interval (+-320) still spans the shipped sets' middle half (Togyz
+// 702-925, Kalah 1000-1800) around their medians. Tested over the shipped ratings and
+// the whole range (tests/core_puzzle_new_player_test.cpp).
+inline constexpr double kNewPuzzlePlayerDeviation = 160;
+
+// The median of `ratings` (the mean of the two middle ones for an even count), rounded
+// to a whole point. Throws std::invalid_argument when there are none.
+int median_puzzle_rating(std::span<const int> ratings);
+
+// A player's puzzle rating in `set`'s game before their first attempt: the median of the
+// set's ratings (the shipped puzzles are rated 400-3000 around a median far from
+// Glicko-2's 1500, so a new player starts where a puzzle is as likely solved as not),
+// kNewPuzzlePlayerDeviation and Glicko-2's starting volatility. Throws
+// std::invalid_argument for a set without puzzles.
+Glicko2Rating new_puzzle_player(const PuzzleSet& set);
+
+// The largest change of `player`'s rating that one attempt at a puzzle of one of
+// `puzzle_ratings` can make, solved or failed (0 for no ratings).
+double largest_puzzle_rating_change(const Glicko2Rating& player,
+                                    std::span<const int> puzzle_ratings);
 
 // A puzzle's rating from how often players of several ratings find its key move
 // (`chances[i]` for `ratings[i]`, e.g. the human policy's probability of the key move,

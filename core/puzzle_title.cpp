@@ -2,6 +2,7 @@
 
 #include <initializer_list>
 #include <regex>
+#include <string>
 
 #include "core/i18n.h"
 
@@ -38,6 +39,43 @@ std::string puzzle_title(const Puzzle& z) {
       break;
   }
   return tr("Puzzle {id}: only-move, rated {rating} (from {source}).", args);
+}
+
+std::string puzzle_heading(size_t index, size_t count, const std::string& date) {
+  using i18n::tr;
+  if (date.empty())
+    return tr("Puzzle {number} of {count}",
+              {{"number", std::to_string(index + 1)}, {"count", std::to_string(count)}});
+  days_from_date(date);  // a calendar date, or a ParseError
+  const int month = std::stoi(date.substr(5, 2));
+  const std::initializer_list<i18n::Arg> day = {
+      {"day", std::to_string(std::stoi(date.substr(8, 2)))}};
+  // One whole sentence a month: the month's name takes its own case around the day.
+  switch (month) {
+    case 1:
+      return tr("Puzzle of the day, {day} January", day);
+    case 2:
+      return tr("Puzzle of the day, {day} February", day);
+    case 3:
+      return tr("Puzzle of the day, {day} March", day);
+    case 4:
+      return tr("Puzzle of the day, {day} April", day);
+    case 5:
+      return tr("Puzzle of the day, {day} May", day);
+    case 6:
+      return tr("Puzzle of the day, {day} June", day);
+    case 7:
+      return tr("Puzzle of the day, {day} July", day);
+    case 8:
+      return tr("Puzzle of the day, {day} August", day);
+    case 9:
+      return tr("Puzzle of the day, {day} September", day);
+    case 10:
+      return tr("Puzzle of the day, {day} October", day);
+    case 11:
+      return tr("Puzzle of the day, {day} November", day);
+  }
+  return tr("Puzzle of the day, {day} December", day);
 }
 
 }  // namespace kz

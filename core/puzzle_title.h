@@ -18,4 +18,10 @@ std::string puzzle_source_text(const std::string& source);
 // The title of `z`: its id, theme (named as in the puzzle file), rating and source.
 std::string puzzle_title(const Puzzle& z);
 
+// The page's title of a puzzle, in a player's words, without ids or file names: "Puzzle
+// of the day, 6 December" when it is the puzzle of `date` ("2026-12-06"), else "Puzzle
+// 12 of 180" for `index` (0-based) of `count`. Throws ParseError for a date that is not
+// a calendar date (core/puzzle_file.h days_from_date).
+std::string puzzle_heading(size_t index, size_t count, const std::string& date);
+
 }  // namespace kz

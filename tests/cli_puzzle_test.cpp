@@ -81,6 +81,27 @@ TEST(CliPuzzle, SpeaksTheChosenLanguage) {
   EXPECT_NE(out.find("Дұрыс: 9-отау (91) — ең үздік жүріс; ол "), std::string::npos) << out;
 }
 
+// A player new to the game starts at the middle of its puzzles (core/puzzle_rating.h), not
+// at Glicko-2's 1500, and a kept rating is used as it is.
+TEST(CliPuzzle, ANewPlayerStartsAtTheMiddleOfThePuzzles) {
+  Fixture f;
+  const std::string position = "0,0,0,0,0,0,0,1,2/9,0,0,0,0,0,0,0,0 72 78 w\t9\twinning-line\t";
+  test::write_bytes(f.file, "kumalak-puzzles 1 togyz\nt-test0001\t" + position +
+                                "1500\t0.900\thand-made\nt-test0002\t" + position +
+                                "700\t0.900\thand-made\nt-test0003\t" + position +
+                                "900\t0.900\thand-made\nend 3\n");
+  std::string out;
+  ASSERT_EQ(f.run("--id t-test0002", "8\n", &out), 0) << out;
+  EXPECT_NE(out.find("Your puzzle rating: 900 -> 8"), std::string::npos) << out;
+  const std::string saved = f.ratings();
+  const double after = std::stod(saved.substr(saved.find("rating togyz ") + 13));
+  EXPECT_GE(after, 900 - 150) << saved;
+  ASSERT_EQ(f.run("--id t-test0001", "9\n", &out), 0) << out;
+  EXPECT_NE(out.find("Your puzzle rating: " + std::to_string(int(std::lround(after))) + " -> "),
+            std::string::npos)
+      << out;
+}
+
 TEST(CliPuzzle, NoAnswerIsNotRated) {
   Fixture f;
   std::string out;

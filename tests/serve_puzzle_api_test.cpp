@@ -66,10 +66,17 @@ TEST(ServePuzzles, PuzzleByIdDateAndRandom) {
   EXPECT_EQ(z["rating"], 1500);
   EXPECT_EQ(z["count"], 2);
   EXPECT_EQ(z["board"]["legal"], json::array({8, 9}));
-  EXPECT_EQ(z["title"], "Puzzle t-test0001: winning-line, rated 1500 (from hand-made).");
+  // The title is a player's words: which puzzle of the set, never its id or its source.
+  EXPECT_EQ(z["title"], "Puzzle 1 of 2");
+  // A new player starts at the middle of the set's ratings (1500 and 900), with the
+  // deviation that keeps a first step small (core/puzzle_rating.h).
+  EXPECT_EQ(z["new_player"]["rating"], 1200);
+  EXPECT_EQ(z["new_player"]["deviation"], kNewPuzzlePlayerDeviation);
+  EXPECT_EQ(z["new_player"]["volatility"], Glicko2Rating{}.volatility);
   auto [s2, d] = server.call("GET", "/api/puzzle?game=togyz&date=2026-12-02");
   ASSERT_EQ(s2, 200) << d.dump();
   EXPECT_EQ(d["date"], "2026-12-02");
+  EXPECT_EQ(d["title"], "Puzzle of the day, 2 December");
   EXPECT_EQ(d["index"], daily_puzzle_index("2026-12-02", 2));
   auto [s3, r] = server.call("GET", "/api/puzzle?random=7");
   EXPECT_EQ(s3, 200) << r.dump();
@@ -198,9 +205,20 @@ TEST(ServePuzzles, BadRequestsAre4xxWithAMessage) {
   ASSERT_TRUE(ru);
   EXPECT_EQ(ru->status, 404);
   EXPECT_EQ(json::parse(ru->body).value("error", ""), "задачи 'nope' нет") << ru->body;
+  // The title too, with no id or file name in any language.
+  for (const char* lang : {"ru", "kk", "ky"}) {
+    auto titled = cli.Get("/api/puzzle?id=t-test0002", {{"Accept-Language", lang}});
+    ASSERT_TRUE(titled);
+    const std::string title = json::parse(titled->body).value("title", "");
+    EXPECT_NE(title.find("2"), std::string::npos) << lang << ": " << title;
+    EXPECT_EQ(title.find("Puzzle"), std::string::npos) << lang << ": " << title;
+    EXPECT_EQ(title.find("t-test"), std::string::npos) << lang << ": " << title;
+    EXPECT_EQ(title.find("hand-made"), std::string::npos) << lang << ": " << title;
+  }
 }
 
-// The title is said in the request's language, the source read back into its numbers.
+// The title is said in the request's language; the terminal's source, read back into its
+// numbers, is left as written in English.
 TEST(ServePuzzles, TitleInTheRequestsLanguage) {
   PuzzleServer server;
   httplib::Client cli("127.0.0.1", server.port());
@@ -208,8 +226,10 @@ TEST(ServePuzzles, TitleInTheRequestsLanguage) {
   ASSERT_TRUE(ru);
   ASSERT_EQ(ru->status, 200) << ru->body;
   const std::string title = json::parse(ru->body).value("title", "");
-  EXPECT_EQ(title.rfind("Задача t-test0001", 0), 0u) << title;
-  EXPECT_NE(title.find("1500"), std::string::npos) << title;
+  EXPECT_EQ(title, "Задача 1 из 2");
+  auto daily = cli.Get("/api/puzzle?date=2026-12-06", {{"Accept-Language", "kk"}});
+  ASSERT_TRUE(daily);
+  EXPECT_EQ(json::parse(daily->body).value("title", ""), "6 желтоқсанның есебі") << daily->body;
   EXPECT_EQ(puzzle_source_text("playok-2025.pgn game 1219 (2026.02.06) ply 14"),
             "playok-2025.pgn game 1219 (2026.02.06) ply 14");  // English: as written
   EXPECT_EQ(puzzle_source_text("anything else"), "anything else");

@@ -429,6 +429,8 @@ int run_puzzle(const PuzzleOptions& opt) {
   std::cout << render_board(end, pos.to_move, last, color, labels);
 
   const std::string game = spec.name();
+  // A player new to this game starts at the middle of its puzzles (core/puzzle_rating.h).
+  if (!ratings.rating.count(game)) ratings.rating[game] = new_puzzle_player(set);
   Glicko2Rating& mine = ratings.rating[game];
   if (ratings.tried[game].count(z.id)) {
     std::cout << tr("You have tried this puzzle before, so your puzzle rating stays {rating}.",

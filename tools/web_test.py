@@ -3,10 +3,17 @@
 chromium-driver and python3-selenium): it loads the page, clicks a hole, waits for the
 engine's reply on the board, asks for a hint and checks that it is drawn, plays at a
 rating level (the human policy's reply, and the hint's "most players at R play ..."),
-then loads a record and checks the analysis chart and each side's estimated rating. Then, on a phone (Chromium's mobile emulation, 360
+then loads a record and checks the analysis chart and each side's estimated rating. The
+Puzzles view takes the game's place (nothing of the game left beside it, a way back),
+follows the Game menu (Bantumi and a 7-pit Kalah say they have no puzzles, Kalah shows its
+own), titles a puzzle in a player's words (no id or file name) with its rating, starts a
+new player at the middle of the game's puzzles and moves them by at most 150 on a first
+answer; "Learn from your mistakes" opens from the finished analysis. Then, on a phone (Chromium's mobile emulation, 360
 px wide, touch), once in each language of the menu (kk, ru, ky, en): it plays a move and
-asks for a hint, analyses a short record (the chart clicked, the review shown), answers
-the day's puzzle with a tap on a hole and opens "Learn from your mistakes" (the
+asks for a hint, analyses a short record (the chart clicked, the review shown), opens
+the Puzzles view with Bantumi chosen (its "no puzzles" words) and then Togyz (the title,
+rating and a new player's start in the language), answers the day's puzzle with a tap on
+a hole and opens "Learn from your mistakes", in the view and from the analysis (the
 accuracy; each side's "played like a R [lo, hi]" in the language), and on each of these views checks that the holes are at least 40 px and on
 the screen, that nothing scrolls sideways and, in kk/ru/ky, that no visible text is left
 in English (compared with the English message ids the server's /api/lang catalog is
@@ -29,6 +36,7 @@ Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -262,50 +270,90 @@ def main():
         wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
         shot("serve-analysis.png")
 
-        # Puzzles (tools/web/puzzles.js): the day's Togyz puzzle opens, the solution (asked
-        # of the API, which the page never shows before an answer) is clicked, the page says
-        # it is right and rates the player in the browser.
-        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        # Puzzles (tools/web/puzzles.js), in place of the game: the Game menu's game is
+        # followed, and Bantumi, which has no puzzles, says so instead of showing Togyz's.
+        Select(driver.find_element(By.ID, "game")).select_by_value("bantumi")
         driver.find_element(By.ID, "puzzles-open").click()
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
-        title = driver.find_element(By.ID, "puzzle-title").text
-        pm = re.match(r"Puzzle (\S+): ", title)
-        if not pm:
-            fail("no puzzle title: " + repr(title))
+        try:
+            wait.until(lambda d: d.find_element(By.ID, "puzzle-none").is_displayed())
+        except Exception:
+            fail("Bantumi's Puzzles view does not say it has no puzzles: %r"
+                 % driver.find_element(By.ID, "puzzles").text)
+        none = driver.find_element(By.ID, "puzzle-none").text
+        if not none.startswith("There are no puzzles for Bantumi (5 pits, 4 seeds) yet."):
+            fail("Bantumi's Puzzles view reads %r" % none)
+        if driver.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit") and \
+                driver.find_element(By.ID, "puzzle-board").is_displayed():
+            fail("Bantumi's Puzzles view shows a board")
+        game_view_gone(driver, By, "en", "the Puzzles view")
+        # Kalah from the menu: its own puzzle and its own new player's start.
+        Select(driver.find_element(By.ID, "game")).select_by_value("kalah")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .board-grid.kalah .pit.playable"))
+        kalah = api_get(url, "api/puzzle?game=kalah")
+        puzzle_words_check(driver, By, "en", kalah, None)
+        # A Kalah of another size: no puzzles either.
+        Select(driver.find_element(By.ID, "game")).select_by_value("custom")
+        pits = driver.find_element(By.ID, "pits")
+        pits.clear()
+        pits.send_keys("7\t")
+        try:
+            wait.until(lambda d: d.find_element(By.ID, "puzzles").get_attribute("data-game") == "kalah:7,4"
+                       and d.find_element(By.ID, "puzzle-none").is_displayed())
+        except Exception:
+            fail("a 7-pit Kalah's Puzzles view is not answered: %r" % driver.find_element(By.ID, "puzzles").text)
+        if not driver.find_element(By.ID, "puzzle-none").text.startswith(
+                "There are no puzzles for this size of Kalah yet."):
+            fail("a 7-pit Kalah's Puzzles view reads %r" % driver.find_element(By.ID, "puzzle-none").text)
+        pits.clear()
+        pits.send_keys("6\t")
+        # Togyz: the day's puzzle, titled in a player's words; the solution (asked of the
+        # API, which the page never shows before an answer) is clicked, the page says it is
+        # right and rates the new player from the middle of the game's puzzles.
+        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable")
+                   and d.find_element(By.ID, "puzzles").get_attribute("data-game") == "togyz")
+        daily = api_get(url, "api/puzzle?game=togyz")
+        puzzle_words_check(driver, By, "en", daily, None)
+        start = daily["new_player"]
         req = urllib.request.Request(url + "api/puzzle/check", method="POST",
                                      headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"game": "togyz", "id": pm.group(1),
-                                                      "move": 1}).encode())
-        try:
-            check = json.load(urllib.request.urlopen(req))
-        except urllib.error.HTTPError:  # hole 1 empty: any legal hole will do
-            legal = driver.find_element(By.CSS_SELECTOR, "#puzzle-board .pit.playable")
-            req = urllib.request.Request(url + "api/puzzle/check", method="POST",
-                                         headers={"Content-Type": "application/json"},
-                                         data=json.dumps({"game": "togyz", "id": pm.group(1),
-                                                          "move": int(legal.get_attribute("data-pit"))}).encode())
-            check = json.load(urllib.request.urlopen(req))
+                                     data=json.dumps({"game": "togyz", "id": daily["id"],
+                                                      "move": daily["board"]["legal"][0]}).encode())
+        check = json.load(urllib.request.urlopen(req))
         to_move = driver.execute_script("return document.querySelector('#puzzle-board .pit.playable').dataset.player")
         click_fresh(driver, wait, By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
                     % (to_move, check["solution"]))
         wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         result = driver.find_element(By.ID, "puzzle-result").text
-        if "Correct:" not in result or "Your puzzle rating: 1500 -> " not in result:
-            fail("the puzzle's answer reads " + repr(result))
+        step = re.search(r"Your puzzle rating: (\d+) -> (\d+) ", result)
+        if "Correct:" not in result or not step or int(step.group(1)) != js_round(start["rating"]):
+            fail("the puzzle's answer reads %r (a new player starts at %r)" % (result, start))
+        # A first answer moves a new player by at most about 150 (core/puzzle_rating.h).
+        if not 0 < int(step.group(2)) - int(step.group(1)) <= 150:
+            fail("a new player's first solved puzzle moved the rating %s -> %s" % step.groups())
         stored = driver.execute_script("return localStorage.getItem('kz-puzzle-rating')")
-        if not stored or json.loads(stored)["togyz"]["rating"] <= 1500:
+        if not stored or json.loads(stored)["togyz"]["rating"] <= start["rating"]:
             fail("no higher rating kept in the browser: " + repr(stored))
         # The rating kept is the server's update of a new player's (core/puzzle_rating.h),
         # the page computes none of its own.
         req = urllib.request.Request(url + "api/puzzle/check", method="POST",
                                      headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"game": "togyz", "id": pm.group(1),
+                                     data=json.dumps({"game": "togyz", "id": daily["id"],
                                                       "move": check["solution"],
-                                                      "player": {"rating": 1500, "deviation": 350,
-                                                                 "volatility": 0.06}}).encode())
+                                                      "player": start}).encode())
         expected = json.load(urllib.request.urlopen(req))["player_after"]
         if json.loads(stored)["togyz"] != expected:
             fail("the rating kept %r is not the server's %r" % (stored, expected))
+        # Failing a puzzle from the start costs at most about 150 too.
+        wrong = [m for m in daily["board"]["legal"] if m != check["solution"]]
+        if wrong:
+            req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                         headers={"Content-Type": "application/json"},
+                                         data=json.dumps({"game": "togyz", "id": daily["id"], "move": wrong[0],
+                                                          "player": start}).encode())
+            failed = json.load(urllib.request.urlopen(req))["player_after"]
+            if not -150 <= failed["rating"] - start["rating"] < 0:
+                fail("a new player's first failed puzzle moves the rating to %r" % failed)
         shot("serve-puzzle.png")
         # A puzzle loads in under 200 ms: from the click (the event's time) to the first
         # frame drawn after the new board is in the page, five times over (the file is in
@@ -316,12 +364,36 @@ def main():
         if median >= 200 or max(loads) >= 600:
             fail("puzzles took %s ms from click to drawn (median %.0f: goal under 200)"
                  % (", ".join("%.0f" % t for t in loads), median))
+        title = driver.find_element(By.ID, "puzzle-title").text
+        if not re.match(r"Puzzle \d+ of %d$" % daily["count"], title):
+            fail("another puzzle's title reads %r" % title)
+        # The page's language changed while a puzzle waits for its answer: its title is said
+        # again in the new words.
+        Select(driver.find_element(By.ID, "lang")).select_by_value("ru")
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-title").text.startswith("Задача ")
+                   and d.find_element(By.ID, "puzzle-back").text == "Вернуться к партии")
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+        wait.until(lambda d: re.match(r"Puzzle \d+ of \d+$", d.find_element(By.ID, "puzzle-title").text))
+        # A rating kept before the new start (Glicko-2's, after a first failure from 1500)
+        # is still the player's: shown, sent with the next answer, never reset.
+        driver.execute_script("localStorage.setItem('kz-puzzle-rating', JSON.stringify("
+                              "{togyz: {rating: 1039.2, deviation: 290.5, volatility: 0.06}}))")
+        driver.find_element(By.ID, "puzzle-random").click()
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-rating").text
+                   == "Your puzzle rating: 1039 (give or take 581).")
         print("web_test: puzzle solved in the page, rating kept in the browser; a puzzle loads in "
               "%.0f ms (median of %s ms, click to drawn)" % (median, ", ".join("%.0f" % t for t in loads)))
 
-        # Learn from your mistakes: the analysed game's accuracy per side, and a mistake
-        # (when the engine found one) solved with the engine's move.
-        driver.find_element(By.ID, "puzzle-mistakes").click()
+        # Back to the game, as it was left: the puzzles gone, the board playable again.
+        driver.find_element(By.ID, "puzzle-back").click()
+        wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
+                   and not d.find_element(By.ID, "puzzles").is_displayed())
+        # Learn from your mistakes, from the game's analysis: the Puzzles view in place of
+        # the game with the analysed game's accuracy per side, and a mistake (when the
+        # engine found one) solved with the engine's move.
+        driver.find_element(By.ID, "analysis-mistakes").click()
+        wait.until(lambda d: d.find_element(By.ID, "puzzles").is_displayed())
+        game_view_gone(driver, By, "en", "the mistakes from the analysis")
         wait.until(lambda d: "accuracy:" in d.find_element(By.ID, "puzzle-mistakes-list").text)
         # Each side's accuracy is the server's (mcts/accuracy.h), as the analysis gives it.
         accuracy = driver.execute_script("return kzState.analysis.accuracy")
@@ -364,6 +436,99 @@ def main():
         if driver:
             driver.quit()
         stop_server(server)
+
+
+def api_get(url, path, lang="en"):
+    """The API's JSON answer to GET `path`, in `lang`."""
+    req = urllib.request.Request(url + path, headers={"Accept-Language": lang})
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+# The page's own answer to GET arguments[0], through its api.js (the same module the page
+# uses): the server's, or in the static site the engine's in its worker, with no network
+# (tools/wasm/web_site_test.py runs the phone check offline), in the page's language.
+PAGE_API_JS = """
+const done = arguments[arguments.length - 1];
+import(new URL("api.js", document.baseURI).href)
+  .then((m) => m.api("GET", arguments[0]))
+  .then((answer) => done({answer}), (e) => done({error: String(e)}));
+"""
+
+
+def page_api(driver, path):
+    """The engine's JSON answer to GET `path` ("/api/...") as the page gets it."""
+    got = driver.execute_async_script(PAGE_API_JS, path)
+    if "error" in got:
+        fail("the page's GET %s failed: %s" % (path, got["error"]))
+    return got["answer"]
+
+
+def catalog_of(driver, lang):
+    """`lang`'s messages by English id (none for English: the ids are the words), as the
+    page gets them."""
+    return {} if lang == "en" else page_api(driver, "/api/lang/" + lang)["messages"]
+
+
+def js_round(x):
+    """A number as the page's Math.round says it (halves up; Python's round goes to even)."""
+    return int(math.floor(x + 0.5))
+
+
+def say(catalog, msgid, **params):
+    """The message `msgid` as the page says it in the catalog's language."""
+    text = catalog.get(msgid) or msgid
+    for k, v in params.items():
+        text = text.replace("{%s}" % k, str(v))
+    return text
+
+
+# The game's parts a person could still see or touch: its board, buttons, moves and
+# analysis, and the settings that only start a game.
+GAME_PARTS_SHOWN_JS = """
+const parts = [...document.querySelectorAll('#play *, main > aside *, #new-game, #level, #human')];
+return parts.filter((e) => e.getClientRects().length > 0).map((e) => e.id || e.className || e.tagName).slice(0, 8);
+"""
+
+
+def game_view_gone(driver, By, lang, view):
+    """Fails when `view` (the Puzzles view) leaves any part of the game on the page,
+    above or below it."""
+    shown = driver.execute_script(GAME_PARTS_SHOWN_JS)
+    if shown:
+        fail("%s, %s: the game is still on the page beside the puzzles: %s" % (lang, view, shown))
+    if not driver.find_element(By.ID, "puzzle-back").is_displayed():
+        fail("%s, %s: no way back to the game" % (lang, view))
+
+
+def puzzle_words_check(driver, By, lang, puzzle, catalog):
+    """The shown puzzle is `puzzle` (the API's, asked in `lang`): its title in a player's
+    words (the API's, with no id or file name), its rating, whose move it is, and a new
+    player's start in the language."""
+    text = driver.find_element(By.ID, "puzzles").text
+    title = driver.find_element(By.ID, "puzzle-title").text
+    if title != puzzle["title"]:
+        fail("%s: the puzzle's title reads %r, not %r" % (lang, title, puzzle["title"]))
+    for internal in (puzzle["id"], ".pgn", ".txt", "playok", "self-play", "models/"):
+        if internal in text:
+            fail("%s: the Puzzles view shows %r: %r" % (lang, internal, text))
+    catalog = catalog or {}
+    about = say(catalog, "This puzzle is rated {rating}.", rating=puzzle["rating"])
+    if driver.find_element(By.ID, "puzzle-about").text != about:
+        fail("%s: the puzzle's rating reads %r, not %r" % (
+            lang, driver.find_element(By.ID, "puzzle-about").text, about))
+    if not driver.find_element(By.ID, "puzzle-task").text.strip():
+        fail("%s: the puzzle does not say whose move it is" % lang)
+    # A new player's start, or the rating this browser keeps (tools/wasm/web_site_test.py
+    # runs the phone check in every language in one browser).
+    kept = json.loads(driver.execute_script("return localStorage.getItem('kz-puzzle-rating')") or "{}")
+    start = kept.get(puzzle["game"]) or puzzle["new_player"]
+    words = say(catalog, "Your puzzle rating: {rating} (give or take {deviation})." if puzzle["game"] in kept
+                else "Your puzzle rating starts at {rating} (give or take {deviation}), the middle of "
+                "this game's puzzles.", rating=js_round(start["rating"]), deviation=js_round(2 * start["deviation"]))
+    shown = driver.find_element(By.ID, "puzzle-rating").text
+    if shown != words:
+        fail("%s: a new player's rating reads %r, not %r" % (lang, shown, words))
 
 
 def english_words(url):
@@ -456,17 +621,37 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
         if (lang == "en") != ("played like a" in text):
             fail("%s: the played-like line is not in the page's language: %r" % (lang, text))
     chart = driver.find_element(By.ID, "analysis-chart")
-    driver.execute_script("arguments[0].scrollIntoView()", chart)
+    # The loaded record's note (#toast, at the top of a phone's screen for 5 s) may still
+    # cover the chart scrolled to the top when the analysis was quick.
+    driver.execute_script("arguments[0].scrollIntoView(); document.getElementById('toast').hidden = true", chart)
     webdriver_click_at(driver, chart)
     wait.until(lambda d: d.find_element(By.ID, "review-bar").is_displayed())
     phone_view_fits(driver, By, lang, "the analysis review", english)
 
-    # Puzzles: the day's puzzle, answered by a tap on a hole (right or wrong, the page
-    # says which and why).
+    # Puzzles, in place of the game: nothing of the game above or below; Bantumi chosen in
+    # the Game menu says it has no puzzles, in the language, and shows no other game's.
+    catalog = catalog_of(driver, lang)
+    Select(driver.find_element(By.ID, "game")).select_by_value("bantumi")
     tap_centered(driver, driver.find_element(By.ID, "puzzles-open"))
+    wait.until(lambda d: d.find_element(By.ID, "puzzle-none").is_displayed())
+    bantumi = say(catalog, "Bantumi (5 pits, 4 seeds)")
+    none = driver.find_element(By.ID, "puzzle-none").text
+    expected = say(catalog, "There are no puzzles for {game} yet. Puzzles come with Togyz Kumalak and Kalah "
+                   "(6 pits, 4 seeds): choose one of them in the Game menu.", game=bantumi)
+    if none != expected:
+        fail("%s: Bantumi's Puzzles view reads %r, not %r" % (lang, none, expected))
+    if driver.find_element(By.ID, "puzzle-board").is_displayed():
+        fail("%s: Bantumi's Puzzles view shows a board" % lang)
+    game_view_gone(driver, By, lang, "Bantumi's puzzles")
+    phone_view_fits(driver, By, lang, "Bantumi's puzzles", english)
+    # Togyz: the day's puzzle, titled in the player's words, answered by a tap on a hole
+    # (right or wrong, the page says which and why).
+    Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable"))
     time.sleep(0.3)
+    game_view_gone(driver, By, lang, "the puzzle")
     phone_view_fits(driver, By, lang, "the puzzle", english, "#puzzle-board .pit")
+    puzzle_words_check(driver, By, lang, page_api(driver, "/api/puzzle?game=togyz"), catalog)
     driver.execute_script("document.getElementById('puzzle-board').scrollIntoView({block: 'center'})")
     click_fresh(driver, wait, By.CSS_SELECTOR, "#puzzle-board .pit.playable")
     wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") in ("yes", "no"))
@@ -478,12 +663,23 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
         time.sleep(0.3)
         section.screenshot(os.path.join(screenshots, "phone-puzzle-%s.png" % lang))
 
-    # Learn from your mistakes: the analysed game's accuracy per side.
+    # Learn from your mistakes in the view: the analysed game's accuracy per side.
     tap_centered(driver, driver.find_element(By.ID, "puzzle-mistakes"))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-mistakes-list p"))
     if "%" not in driver.find_element(By.ID, "puzzle-mistakes-list").text:
         fail("%s: no accuracy in the mistakes list" % lang)
     phone_view_fits(driver, By, lang, "the mistakes list", english)
+    # Back to the game, and the mistakes again from the game's analysis.
+    tap_centered(driver, driver.find_element(By.ID, "puzzle-back"))
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
+               and not d.find_element(By.ID, "puzzles").is_displayed())
+    phone_view_fits(driver, By, lang, "the game again", english, "#board .pit")
+    tap_centered(driver, driver.find_element(By.ID, "analysis-mistakes"))
+    wait.until(lambda d: "%" in d.find_element(By.ID, "puzzle-mistakes-list").text)
+    game_view_gone(driver, By, lang, "the mistakes from the analysis")
+    phone_view_fits(driver, By, lang, "the mistakes from the analysis", english)
+    tap_centered(driver, driver.find_element(By.ID, "puzzle-back"))
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed())
 
     # The widest Kalah, 9 pits a side: the rows fill the screen, the stores go between them.
     Select(driver.find_element(By.ID, "game")).select_by_value("custom")

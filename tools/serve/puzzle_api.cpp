@@ -58,7 +58,12 @@ const Puzzle& find_puzzle(const PuzzleSet& set, const std::string& id) {
   throw ApiError(404, i18n::tr("no puzzle '{id}'", {{"id", id}}));
 }
 
-json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
+json rating_json(const Glicko2Rating& r) {
+  return {{"rating", r.rating}, {"deviation", r.deviation}, {"volatility", r.volatility}};
+}
+
+// `date`: the day whose puzzle it is, empty when it was asked by id or at random.
+json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index, const std::string& date) {
   return {{"id", z.id},
           {"game", set.spec.name()},
           {"position", z.position.to_string()},
@@ -68,10 +73,14 @@ json puzzle_json(const PuzzleSet& set, const Puzzle& z, size_t index) {
           {"theme", puzzle_theme_name(z.theme)},
           {"rating", z.rating},
           {"source", z.source},
-          // In the language of the request (the page's menu).
-          {"title", puzzle_title(z)},
+          // In the language of the request (the page's menu) and a player's words: which
+          // puzzle of the day or of the set, never its id or the file it came from.
+          {"title", puzzle_heading(index, set.puzzles.size(), date)},
           {"index", index},
-          {"count", set.puzzles.size()}};
+          {"count", set.puzzles.size()},
+          // Where a player without a rating of this game starts (core/puzzle_rating.h):
+          // the page shows it before the first attempt and sends it with it.
+          {"new_player", rating_json(new_puzzle_player(set))}};
 }
 
 // The request's `player`: the puzzle rating the page keeps for its player, an object of
@@ -91,10 +100,6 @@ std::optional<Glicko2Rating> player_field(const json& b) {
   return r;
 }
 
-json rating_json(const Glicko2Rating& r) {
-  return {{"rating", r.rating}, {"deviation", r.deviation}, {"volatility", r.volatility}};
-}
-
 }  // namespace
 
 void add_puzzle_routes(ApiRouter& router) {
@@ -108,7 +113,7 @@ void add_puzzle_routes(ApiRouter& router) {
       throw ApiError(400, i18n::tr("give id, date or random, one of them"));
     const PuzzleSet& set = library->set_for(spec);
     size_t index = 0;
-    json extra = json::object();
+    std::string day;
     if (!id.empty()) {
       index = size_t(&find_puzzle(set, id) - set.puzzles.data());
     } else if (!random.empty()) {
@@ -116,12 +121,11 @@ void add_puzzle_routes(ApiRouter& router) {
       if (!seed || *seed < 0) throw ApiError(400, i18n::tr("random: expected a whole number seed"));
       index = size_t(std::mt19937_64(uint64_t(*seed))() % set.puzzles.size());
     } else {
-      const std::string day = date.empty() ? utc_date_today() : date;
+      day = date.empty() ? utc_date_today() : date;
       index = daily_puzzle_index(day, set.puzzles.size());  // ParseError: 400
-      extra["date"] = day;
     }
-    json j = puzzle_json(set, set.puzzles[index], index);
-    j.update(extra);
+    json j = puzzle_json(set, set.puzzles[index], index, day);
+    if (!day.empty()) j["date"] = day;
     return j;
   });
   router.add("POST", "/api/puzzle/check", [library](const json& b) {

@@ -21,7 +21,7 @@ set_tests_properties(WasmEngineInChromium PROPERTIES TIMEOUT 300)
 add_test(NAME WasmSiteOffline
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/web_site_test.py
           --site ${CMAKE_BINARY_DIR}/web-site --po ${CMAKE_SOURCE_DIR}/tools/po/ru.po)
-set_tests_properties(WasmSiteOffline PROPERTIES TIMEOUT 300)
+set_tests_properties(WasmSiteOffline PROPERTIES TIMEOUT 450)
 
 # Every check of the page's browser test (tools/web_test.py) on the site's page, whose
 # calls the WebAssembly engine in the page answers, served by the native
@@ -30,5 +30,5 @@ if(KZ_NATIVE_KUMALAK)
   add_test(NAME WasmSitePage
     COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/web_test.py --kumalak ${KZ_NATIVE_KUMALAK}
             --models ${CMAKE_SOURCE_DIR}/models --site ${CMAKE_BINARY_DIR}/web-site --timeout 60)
-  set_tests_properties(WasmSitePage PROPERTIES TIMEOUT 300 ENVIRONMENT "KZ_TEST=1")
+  set_tests_properties(WasmSitePage PROPERTIES TIMEOUT 450 ENVIRONMENT "KZ_TEST=1")
 endif()

@@ -97,4 +97,14 @@ export function drawAnalysis(s, reviewPly, showPly) {
     marks.append(li);
   }
   box.replaceChildren(head, svg, summary, ...playedLike, marks);
+  // Once every move is judged, the player's mistakes can be tried as puzzles (puzzles.js
+  // listens for the event and shows them in place of the game).
+  if (a.complete) {
+    const learn = document.createElement("button");
+    learn.type = "button";
+    learn.id = "analysis-mistakes";
+    learn.textContent = tr("Learn from your mistakes");
+    learn.addEventListener("click", () => document.dispatchEvent(new CustomEvent("kz-learn-mistakes")));
+    box.append(learn);
+  }
 }

@@ -134,7 +134,9 @@ async function restoreGame() {
 
 // --- Settings --------------------------------------------------------------------------
 
-function gameName() {
+// The game chosen in the Game menu, as the API names it ("togyz", "kalah:7,4,empty"); the
+// Puzzles view follows it too.
+export function gameName() {
   const g = $("game").value;
   if (g !== "custom") return g;
   return `kalah:${$("pits").value},${$("seeds").value}` + ($("empty-capture").checked ? ",empty" : "");

@@ -15,6 +15,7 @@
 import { boardGrid } from "./board.js";
 import { tr } from "./i18n.js";
 import { sowingPath } from "./sowing.js";
+import { closePuzzles } from "./puzzles.js";
 
 const el = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -324,7 +325,10 @@ async function open() {
   index = 0;
   played = false;
   const section = el("guide");
-  covered = ["play", "puzzles"].map((id) => el(id)).concat([...document.querySelectorAll("main > aside")])
+  // The Puzzles view closes (its own way: it hides the game by a class of the body);
+  // the guide covers the game and comes back to it.
+  closePuzzles();
+  covered = ["play"].map((id) => el(id)).concat([...document.querySelectorAll("main > aside")])
     .filter(Boolean).map((view) => ({ view, hidden: view.hidden }));
   for (const c of covered) c.view.hidden = true;
   build();

@@ -1,40 +1,49 @@
-// The Puzzles view of `kumalak serve` (docs/puzzles.md): the day's puzzle (the same for
-// everyone on a date), a random one, the answer judged by the server (GET /api/puzzle,
-// POST /api/puzzle/check) with the engine's reasons, the line played out, and the
-// player's Glicko-2 puzzle rating kept in this browser (localStorage), never on the
-// server, which only computes the rating after each attempt (core/puzzle_rating.h);
-// after an analysis, the player's accuracy (the server's) and own mistakes and blunders
-// as puzzles (POST /api/puzzle/try), judged but not rated. index.html only gives it a
-// button and an empty section; the analysed game is game.js's.
+// The Puzzles view of the page (docs/puzzles.md), shown in place of the game (the game's
+// board, moves and settings step aside until "Back to the game"): the day's puzzle (the
+// same for everyone on a date) or a random one of the game chosen in the Game menu, the
+// answer judged by the engine (GET /api/puzzle, POST /api/puzzle/check) with its reasons,
+// the line played out, and the player's Glicko-2 puzzle rating kept in this browser
+// (localStorage), never on the server, which only computes the rating after each attempt
+// (core/puzzle_rating.h) and says where a new player starts (`new_player`: the middle of
+// the game's puzzles). After an analysis, the player's accuracy (the server's) and own
+// mistakes and blunders as puzzles (POST /api/puzzle/try), judged but not rated, reached
+// from here or from the analysis (its button sends "kz-learn-mistakes"). index.html only
+// gives it a button and an empty section; the analysed game is game.js's.
 import { api } from "./api.js";
 import { boardGrid, boardSideName } from "./board.js";
-import { currentGame } from "./game.js";
+import { currentGame, gameName } from "./game.js";
 import { humanSide } from "./game_view.js";
 import { tr } from "./i18n.js";
 
 const el = (id) => document.getElementById(id);
 const kRatingKey = "kz-puzzle-rating";  // {game: {rating, deviation, volatility}}
 const kTriedKey = "kz-puzzle-tried";    // {game: {id: 1 solved | 0 failed}}
-// A new player's rating: Glicko-2's start (core/glicko2.h Glicko2Rating), shown before
-// the first attempt and sent with it.
-const kNewPlayer = { rating: 1500, deviation: 350, volatility: 0.06 };
 
 let current = null;   // the puzzle shown
 let answered = false;
+let lastQuery = "";   // how the puzzle shown was asked for (redrawn in a new language)
 
 function load(key) {
   try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch (e) { return {}; }
 }
-// The player's rating in `game` as this browser keeps it; a new player's when there is
-// none or what is kept is not three numbers.
-function myRating(game) {
+// The player's rating in `game` as this browser keeps it, else null (a new player).
+function keptRating(game) {
   const r = load(kRatingKey)[game];
   const numbers = r && ["rating", "deviation", "volatility"].every((k) => Number.isFinite(r[k]));
-  return numbers ? r : kNewPlayer;
+  return numbers ? r : null;
 }
-function showRating(game) {
-  el("puzzle-rating").textContent = tr("Your puzzle rating: {rating} (give or take {deviation}).", {
-    rating: Math.round(myRating(game).rating), deviation: Math.round(2 * myRating(game).deviation) });
+// The rating an attempt at `p` starts from: the kept one, else where the server says a
+// new player of p's game starts (the middle of its puzzles).
+function myRating(p) {
+  return keptRating(p.game) || p.new_player;
+}
+function showRating(p) {
+  const kept = keptRating(p.game);
+  const r = myRating(p);
+  const words = { rating: Math.round(r.rating), deviation: Math.round(2 * r.deviation) };
+  el("puzzle-rating").textContent = kept
+    ? tr("Your puzzle rating: {rating} (give or take {deviation}).", words)
+    : tr("Your puzzle rating starts at {rating} (give or take {deviation}), the middle of this game's puzzles.", words);
 }
 
 // --- Learn from your mistakes: the analysed game of the page (game.js) ----------------
@@ -85,11 +94,15 @@ async function showMistake(s, x) {
   current = { mistake: true, game: s.game, togyz: s.togyz, npits: s.npits, board: r.board,
               position: r.board.position, best: x.best };
   answered = false;
+  showPuzzleParts(true);
   el("puzzle-title").textContent = tr("Ply {ply}: Find a better move than {move}.", { ply: x.ply, move: x.notation });
+  el("puzzle-about").textContent = "";
   el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(current, r.board.to_move) });
   el("puzzle-result").textContent = "";
   delete el("puzzle-result").dataset.correct;
+  el("puzzle-rating").textContent = "";
   drawBoard(current, r.board, true);
+  el("puzzle-title").scrollIntoView({ block: "nearest" });
 }
 
 // --- Drawing ----------------------------------------------------------------------
@@ -105,25 +118,59 @@ function drawBoard(p, b, playable) {
 }
 
 // --- Loading and answering ----------------------------------------------------------
-function puzzleGame() {
-  const chosen = el("game") ? el("game").value : "togyz";
-  return chosen === "kalah" ? "kalah" : "togyz";
+// The puzzle's parts (title, board, answer, rating) shown, or all hidden while the view
+// says there are no puzzles for the game chosen.
+function showPuzzleParts(shown) {
+  for (const id of ["puzzle-title", "puzzle-about", "puzzle-task", "puzzle-board", "puzzle-result", "puzzle-rating"])
+    el(id).hidden = !shown;
 }
+// What the game chosen in the Game menu is called, for "no puzzles for ...".
+function noPuzzlesWords() {
+  const menu = el("game");
+  if (menu.value === "custom")
+    return tr("There are no puzzles for this size of Kalah yet. Puzzles come with Togyz Kumalak and Kalah (6 pits, 4 seeds): choose one of them in the Game menu.");
+  return tr("There are no puzzles for {game} yet. Puzzles come with Togyz Kumalak and Kalah (6 pits, 4 seeds): choose one of them in the Game menu.",
+            { game: menu.selectedOptions[0].textContent.trim() });
+}
+// Shows a puzzle of the game chosen in the Game menu: `query` is "" (today's), "&random=N"
+// or "&id=ID" / "&date=D" (the same one again).
 async function show(query) {
+  const game = gameName();
+  lastQuery = query;
   let p;
   try {
-    p = await api("GET", `/api/puzzle?game=${encodeURIComponent(puzzleGame())}${query}`);
+    p = await api("GET", `/api/puzzle?game=${encodeURIComponent(game)}${query}`);
   } catch (e) {
-    el("puzzle-result").textContent = tr("No puzzle: {error}", { error: e.message });
+    if (game !== gameName()) return;
+    current = null;
+    el("puzzles").dataset.game = game;
+    // The game has no puzzles (a Kalah size being typed in is no game yet: none either).
+    const none = (e.status === 404 || (e.status === 400 && el("game").value === "custom")) && !query.startsWith("&id=");
+    el("puzzle-none").textContent = none ? noPuzzlesWords() : tr("No puzzle: {error}", { error: e.message });
+    el("puzzle-none").hidden = false;
+    el("puzzle-daily").hidden = el("puzzle-random").hidden = none;
+    showPuzzleParts(false);
     return;
   }
+  if (game !== gameName()) return;  // the Game menu changed meanwhile: its puzzle comes
   current = p;
   answered = false;
-  el("puzzle-title").textContent = p.title;  // in the page's language (core/puzzle_title.h)
-  el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(p, p.board.to_move) });
+  el("puzzles").dataset.game = game;
+  el("puzzle-none").hidden = true;
+  el("puzzle-daily").hidden = el("puzzle-random").hidden = false;
+  showPuzzleParts(true);
+  drawTitle(p);
   el("puzzle-result").textContent = "";
+  delete el("puzzle-result").dataset.correct;
   drawBoard(p, p.board, true);
-  showRating(p.game);
+  showRating(p);
+}
+// The title in a player's words (the server's, in the page's language: "Puzzle of the
+// day, 6 December", "Puzzle 12 of 180"), the puzzle's rating and whose move it is.
+function drawTitle(p) {
+  el("puzzle-title").textContent = p.title;
+  el("puzzle-about").textContent = tr("This puzzle is rated {rating}.", { rating: p.rating });
+  el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(p, p.board.to_move) });
 }
 // A puzzle rates the player once: trying it again after seeing the solution would say
 // nothing, so an answer to a puzzle tried before is judged without the rating.
@@ -133,7 +180,7 @@ async function answer(pit) {
   const p = current;
   const tried = load(kTriedKey);
   tried[p.game] = tried[p.game] || {};
-  const before = myRating(p.game);
+  const before = myRating(p);
   const rated = !p.mistake && !(p.id in tried[p.game]);
   let r;
   try {
@@ -181,52 +228,98 @@ async function answer(pit) {
   }));
   el("puzzle-result").dataset.correct = r.correct ? "yes" : "no";
   drawBoard(p, r.board_after, false);
-  showRating(p.game);
+  showRating(p);
+}
+
+// A message id marked for tools/po/extract.sh, translated where it is shown.
+const tr_noop = (msgid) => msgid;
+// A button whose words follow the page's language (i18n.js translatePage); `msgid` is
+// marked with tr_noop where it is written.
+function button(id, msgid, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = id;
+  b.dataset.i18n = msgid;
+  b.textContent = tr(msgid);
+  b.addEventListener("click", onClick);
+  return b;
 }
 
 function build() {
   const section = el("puzzles");
   section.innerHTML = "";
-  const h = document.createElement("h2");
-  h.textContent = tr("Puzzles");
   const make = (tag, id, cls) => {
     const e = document.createElement(tag);
     if (id) e.id = id;
     if (cls) e.className = cls;
     return e;
   };
-  const board = make("div", "puzzle-board");
+  const head = make("div", null, "puzzles-head");
+  const h = make("h2");
+  h.dataset.i18n = tr_noop("Puzzles");
+  h.textContent = tr("Puzzles");
+  head.append(h, button("puzzle-back", tr_noop("Back to the game"), closePuzzles));
   const buttons = make("div", null, "buttons");
-  const daily = make("button", "puzzle-daily");
-  daily.type = "button";
-  daily.textContent = tr("Today's puzzle");
-  daily.addEventListener("click", () => show(""));
-  const random = make("button", "puzzle-random");
-  random.type = "button";
-  random.textContent = tr("Another puzzle");
-  random.addEventListener("click", () => show(`&random=${Math.floor(Math.random() * 1e9)}`));
-  const mistakes = make("button", "puzzle-mistakes");
-  mistakes.type = "button";
-  mistakes.textContent = tr("Learn from your mistakes");
-  mistakes.addEventListener("click", showMistakes);
-  buttons.append(daily, random, mistakes);
-  section.append(h, make("p", "puzzle-title"), make("p", "puzzle-task"), board,
-                 make("div", "puzzle-result"), make("p", "puzzle-rating", "muted"), buttons,
-                 make("div", "puzzle-mistakes-list"));
+  buttons.append(
+    button("puzzle-daily", tr_noop("Today's puzzle"), () => show("")),
+    button("puzzle-random", tr_noop("Another puzzle"), () => show(`&random=${Math.floor(Math.random() * 1e9)}`)),
+    button("puzzle-mistakes", tr_noop("Learn from your mistakes"), showMistakes));
+  const none = make("p", "puzzle-none");
+  none.hidden = true;
+  section.append(head, none, make("p", "puzzle-title", "puzzle-title"), make("p", "puzzle-about", "muted"),
+                 make("p", "puzzle-task"), make("div", "puzzle-board"), make("div", "puzzle-result"),
+                 make("p", "puzzle-rating", "muted"), buttons, make("div", "puzzle-mistakes-list"));
 }
 
-// Wires the Puzzles button: it opens the view (built on first use) with today's puzzle,
-// and closes it.
+// Shows the view in place of the game (built on first use); `then` fills it.
+function openPuzzles(then) {
+  if (!el("puzzle-board")) build();
+  el("puzzles").hidden = false;
+  document.body.classList.add("puzzles-shown");
+  el("puzzles-open").setAttribute("aria-pressed", "true");
+  el("puzzle-mistakes-list").replaceChildren();
+  window.scrollTo(0, 0);
+  then();
+}
+// Back to the game, as it was left (also when the Rules guide takes the page: guide.js).
+export function closePuzzles() {
+  el("puzzles").hidden = true;
+  document.body.classList.remove("puzzles-shown");
+  el("puzzles-open").setAttribute("aria-pressed", "false");
+  window.scrollTo(0, 0);
+}
+function puzzlesShown() {
+  return !el("puzzles").hidden;
+}
+
+// Wires the Puzzles button (it opens the view with today's puzzle of the game chosen, and
+// takes the player back to the game), the analysis' "Learn from your mistakes", and
+// follows the Game menu and the page's language while the view is open.
 export function startPuzzles() {
   const open = el("puzzles-open");
   if (!open) return;
-  open.addEventListener("click", () => {
-    const section = el("puzzles");
-    section.hidden = !section.hidden;
-    if (!section.hidden) {
-      if (!el("puzzle-board")) build();
+  open.setAttribute("aria-pressed", "false");
+  open.addEventListener("click", () => (puzzlesShown() ? closePuzzles() : openPuzzles(() => show(""))));
+  document.addEventListener("kz-learn-mistakes", () => openPuzzles(() => {
+    current = null;
+    el("puzzle-none").hidden = true;
+    showPuzzleParts(false);
+    showMistakes();
+  }));
+  // Another game in the menu: its own puzzle of the day (or the words that it has none).
+  const followGame = () => {
+    if (puzzlesShown() && el("puzzles").dataset.game !== gameName()) {
+      el("puzzle-mistakes-list").replaceChildren();
       show("");
-      section.scrollIntoView();
     }
-  });
+  };
+  for (const id of ["game", "pits", "seeds", "empty-capture"]) el(id).addEventListener("change", followGame);
+  // Another language: the puzzle not answered yet is asked for again, for its title in
+  // the new words (buttons follow by themselves, data-i18n).
+  new MutationObserver(() => {
+    if (!puzzlesShown()) return;
+    if (current && !current.mistake && !answered)
+      show(current.date ? `&date=${current.date}` : `&id=${encodeURIComponent(current.id)}`);
+    else if (!current && !el("puzzle-none").hidden) show(lastQuery);
+  }).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
 }
