@@ -17,7 +17,9 @@ host (CTest WasmSiteOffline; docs/browser.md):
     slows the page but not, in this Chromium, its workers: the engine's time is not a
     phone's);
  6. a new version of the site on the same address: the page says a new version is ready,
-    and after the player's tap the new version's files, never a mix, are used.
+    and after the player's tap the new version's files, never a mix, are used;
+ 7. a damaged download (the engine's .wasm cut short) on another address: the page says
+    the engine could not start and what to do, and the Rules guide still works.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
 
@@ -250,6 +252,29 @@ def main():
             fail("after the update the caches are %r" % list(cached))
         print("web_site_test: a new version was offered, taken on the player's tap, the old "
               "cache gone", flush=True)
+        host.stop()
+        driver.quit()
+
+        # 7. A damaged engine: said, and the page otherwise usable.
+        damaged = os.path.join(work, "damaged")
+        shutil.copytree(os.path.abspath(args.site), damaged)
+        wasm = os.path.join(damaged, "kumalak-web.wasm")
+        with open(wasm, "r+b") as f:
+            f.truncate(os.path.getsize(wasm) // 2)
+        host = StaticHost(damaged)
+        driver = web_browser.phone_driver(os.path.join(work, "profile-damaged"))
+        wait = WebDriverWait(driver, args.timeout)
+        driver.get("http://127.0.0.1:%d/" % host.port)
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+                   and "could not start" in d.find_element(By.ID, "toast").text)
+        said = driver.find_element(By.ID, "toast").text
+        if "Reload the page while online" not in said:
+            fail("a damaged engine is told as %r" % said)
+        web_test.tap_centered(driver, driver.find_element(By.ID, "guide-open"))
+        wait.until(lambda d: d.find_element(By.ID, "guide").is_displayed()
+                   and d.find_elements(By.CSS_SELECTOR, "#guide-board .pit"))
+        print("web_site_test: a damaged engine download: %r; the Rules guide still opens" % said,
+              flush=True)
         host.stop()
     finally:
         driver.quit()
