@@ -3,9 +3,13 @@
 // the page plays, hints, analyses and judges puzzles with no server. The page
 // (tools/web/api.js) posts {id, method, path, params, body, lang} and receives
 // {id, status, type, body, headers}; before the engine is ready it receives
-// {ready: true} once, or {failed: reason}. Calls posted before then are kept and
+// {ready: true, version} once, or {failed: reason}. Calls posted before then are kept and
 // answered in order.
 importScripts('kumalak-web.js');
+
+// The site's version (tools/wasm/make_site.cmake writes it in), said with {ready} so that
+// a page of another version (a cache gone wrong) can tell.
+const VERSION = '@KZ_SITE_VERSION@';
 
 let engine = null;
 const waiting = [];
@@ -39,6 +43,6 @@ createKumalak({
 }).then((module) => {
   if (module._kz_page_start(0) !== 0) throw new Error('the engine did not start');
   engine = module;
-  postMessage({ ready: true });
+  postMessage({ ready: true, version: VERSION });
   for (const call of waiting.splice(0)) postMessage(answer(call));
 }).catch((error) => postMessage({ failed: String(error) }));

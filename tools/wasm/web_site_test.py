@@ -19,7 +19,8 @@ host (CTest WasmSiteOffline; docs/browser.md):
  6. a new version of the site on the same address: the page says a new version is ready,
     and after the player's tap the new version's files, never a mix, are used;
  7. a damaged download (the engine's .wasm cut short) on another address: the page says
-    the engine could not start and what to do, and the Rules guide still works.
+    the engine could not start and what to do, and the Rules guide still works; and a page
+    whose engine is of another version of the site: said, with what to do.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
 
@@ -275,6 +276,24 @@ def main():
                    and d.find_elements(By.CSS_SELECTOR, "#guide-board .pit"))
         print("web_site_test: a damaged engine download: %r; the Rules guide still opens" % said,
               flush=True)
+        host.stop()
+        driver.quit()
+
+        # A page and an engine of two versions.
+        mixed = os.path.join(work, "mixed")
+        shutil.copytree(os.path.abspath(args.site), mixed)
+        with open(os.path.join(mixed, "site.js"), encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(mixed, "site.js"), "w", encoding="utf-8") as f:
+            f.write(re.sub(r'version: "([^"]*)"', r'version: "\1-older"', text))
+        host = StaticHost(mixed)
+        driver = web_browser.phone_driver(os.path.join(work, "profile-mixed"))
+        wait = WebDriverWait(driver, args.timeout)
+        driver.get("http://127.0.0.1:%d/" % host.port)
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+                   and "different versions" in d.find_element(By.ID, "toast").text)
+        print("web_site_test: a page and an engine of two versions: %r"
+              % driver.find_element(By.ID, "toast").text, flush=True)
         host.stop()
     finally:
         driver.quit()

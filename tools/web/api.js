@@ -12,6 +12,7 @@ import { SITE } from "./site.js";
 // the calls it has not answered yet by id.
 let engine = null;
 let engineFailure = null;
+let engineMismatch = false;
 let nextCall = 1;
 const unanswered = new Map();
 
@@ -26,6 +27,11 @@ function startEngine() {
   engine.onmessage = (event) => {
     const m = event.data;
     if (m.failed) fail(m.failed);
+    // A page and an engine of two versions of the site would disagree on the calls.
+    if (m.ready && m.version !== SITE.version) {
+      engineMismatch = true;
+      fail(`the page is version ${SITE.version}, its engine ${m.version}`);
+    }
     const settle = unanswered.get(m.id);
     if (!settle) return;
     unanswered.delete(m.id);
@@ -37,6 +43,7 @@ function startEngine() {
 // Why the engine could not start, in the player's words (the technical reason goes to
 // the console): without cross-origin isolation the browser gives the page no threads.
 function failureWords() {
+  if (engineMismatch) return tr("The page and its engine are of different versions. Reload the page.");
   return self.crossOriginIsolated
     ? tr("The engine could not start: its files did not load completely. Reload the page while online.")
     : tr("The engine could not start: this browser does not let the page use threads. Reload the page, or open it in a current Chrome, Firefox or Safari.");
