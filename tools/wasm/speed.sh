@@ -4,7 +4,9 @@
 #   - perft from the start of Togyz to depth 8: nodes/s, the best of each build's rounds;
 #   - level expert's visits in 1 s (the protocol's `go movetime 1000`, one thread) from three
 #     positions: the native build at its default precision and in fp32, the WebAssembly
-#     build (fp32, the portable forward).
+#     build (fp32, the portable forward);
+#   - the network's positions per second through play's evaluator, one thread, batches of
+#     64 (kz-forward-speed, beside each kumalak): native fp32 and default, WebAssembly.
 # Usage: tools/wasm/speed.sh NATIVE_KUMALAK WASM_KUMALAK_JS [ROUNDS]
 set -euo pipefail
 native=$1
@@ -50,3 +52,16 @@ for moves in "${positions[@]}"; do
   echo "expert 1 s after '${moves:-the start}': native default ${nd[*]}; native fp32 ${nf[*]}; wasm ${wa[*]}"
   echo "  best: native default $d, native fp32 $f, wasm $x; wasm/default $(awk -v a="$x" -v b="$d" 'BEGIN {printf "%.2f", a / b}'), wasm/fp32 $(awk -v a="$x" -v b="$f" 'BEGIN {printf "%.2f", a / b}')"
 done
+
+forward() { "$@" models/togyz.pt 3 64 | awk '{print $1}'; }
+fd=() ff=() fw=()
+for ((r = 0; r < rounds; ++r)); do
+  ff+=("$(KUMALAK_PRECISION=fp32 forward "$(dirname "$native")/kz-forward-speed")")
+  fd+=("$(forward "$(dirname "$native")/kz-forward-speed")")
+  fw+=("$(forward node "$(dirname "$wasm")/kz-forward-speed.js")")
+done
+d=$(printf '%s\n' "${fd[@]}" | best)
+f=$(printf '%s\n' "${ff[@]}" | best)
+x=$(printf '%s\n' "${fw[@]}" | best)
+echo "forward positions/s, batch 64: native default ${fd[*]}; native fp32 ${ff[*]}; wasm ${fw[*]}"
+echo "  best: native default $d, native fp32 $f, wasm $x; wasm/fp32 $(awk -v a="$x" -v b="$f" 'BEGIN {printf "%.2f", a / b}'), wasm/default $(awk -v a="$x" -v b="$d" 'BEGIN {printf "%.2f", a / b}')"

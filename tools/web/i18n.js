@@ -130,9 +130,20 @@ async function setLanguage(lang) {
   if (!i18nLanguages.includes(lang)) lang = 'en';
   let catalog = {messages: {}, plural: null};
   if (lang !== 'en') {
+    // The catalog comes from the engine; the last one received is kept, so that the page
+    // still speaks the player's language when the engine cannot answer (it did not start).
+    const key = 'kz-catalog-' + lang;
     const res = await request('GET', '/api/lang/' + encodeURIComponent(lang));
-    if (res.ok) catalog = await res.json();
-    else lang = 'en';
+    if (res.ok) {
+      catalog = await res.json();
+      try { localStorage.setItem(key, JSON.stringify(catalog)); } catch (e) { /* storage full: not kept */ }
+    } else {
+      try { catalog = JSON.parse(localStorage.getItem(key) || 'null'); } catch (e) { catalog = null; }
+      if (!catalog || typeof catalog.messages !== 'object') {
+        catalog = {messages: {}, plural: null};
+        lang = 'en';
+      }
+    }
   }
   i18nState.lang = lang;
   i18nState.messages = catalog.messages || {};
