@@ -253,6 +253,7 @@ def main():
             lambda d: "judged all %d plies" % plies in d.find_element(By.ID, "analysis").text)
         if not driver.find_elements(By.CSS_SELECTOR, "#analysis-chart path"):
             fail("no chart line")
+        no_internal_names(driver, By, "an analysis")
         played_like = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#analysis .played-like")]
         if len(played_like) != 2 or not all(
                 re.match(r"(White|Black) played like a \d+ \[\d+, \d+\]\.$", t) for t in played_like):
@@ -879,6 +880,14 @@ def guide_check(driver, wait, By, lang, english, url, phone, watch_sowing, scree
                and not d.find_element(By.ID, "guide").is_displayed())
 
 
+def no_internal_names(driver, By, where):
+    """The searches' internal names (mcts-hard, alphabeta-medium) never reach the page."""
+    text = driver.find_element(By.TAG_NAME, "body").text
+    found = re.findall(r"\b(?:mcts|alphabeta|human)-\w+", text)
+    if found:
+        fail("after %s the page shows internal names: %r" % (where, found[:5]))
+
+
 def game_problems_check(driver, wait, By, Select):
     """What lost or confused a player's game, each shown gone: the hint's hole outlined
     with no pointer on it, a double tap that played two moves, "Set up" with the field
@@ -891,6 +900,7 @@ def game_problems_check(driver, wait, By, Select):
     driver.execute_script("document.body.dispatchEvent(new MouseEvent('mousemove'))")
     if len(driver.find_elements(By.CSS_SELECTOR, "#board .pit.hinted")) != 1:
         fail("the hint's hole is outlined only under a pointer")
+    no_internal_names(driver, By, "a hint")
     # Both sides are the person's: two taps in one instant are one move.
     Select(driver.find_element(By.ID, "human")).select_by_value("both")
     Select(driver.find_element(By.ID, "game")).select_by_value("togyz")

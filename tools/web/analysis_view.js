@@ -68,7 +68,8 @@ export function drawAnalysis(s, reviewPly, showPly) {
   head.textContent = a.complete
     ? trn("{engine} ({level}) judged all {n} ply. Tap the chart to see a position.",
           "{engine} ({level}) judged all {n} plies. Tap the chart to see a position.", a.total,
-          { engine: a.engine || tr("engine"), level: levelTitle(a.level) })
+          // The program's name, not the search's internal one ("mcts-hard").
+          { engine: "KumalakZero", level: levelTitle(a.level) })
     : tr("Judging ply {ply} of {total} ({level})…", { ply: a.done + 1, total: a.total, level: levelTitle(a.level) });
   const summary = document.createElement("div");
   summary.className = "summary";

@@ -5,7 +5,7 @@
 // points at.
 import { boardGrid } from "./board.js";
 import { tr, trn } from "./i18n.js";
-import { describeMove, levelTitle, markSymbol, pct, sideTitle, signed } from "./game_words.js";
+import { describeMove, engineTitle, levelTitle, markSymbol, pct, sideTitle, signed } from "./game_words.js";
 
 const $ = (id) => document.getElementById(id);
 let shownPits = null;  // the pits last drawn, to flash the ones that changed
@@ -108,7 +108,7 @@ export function drawThinking(s) {
     el.textContent = tr("{what}: thinking…", { what });
     return;
   }
-  const q = { what, engine: e.name, nodes: p.nodes, depth: p.depth, seconds: p.seconds.toFixed(1),
+  const q = { what, engine: engineTitle(e.name), nodes: p.nodes, depth: p.depth, seconds: p.seconds.toFixed(1),
               win: pct(p.win), margin: signed(p.margin), line: p.pv.join(" ") };
   el.textContent = e.name && e.name.startsWith("mcts")
     ? tr("{what} ({engine}): {nodes} visits, {seconds} s, win {win}, margin {margin}; best line {line}", q)

@@ -17,6 +17,13 @@ export function levelTitle(level) {
            expert: tr("expert") }[level] || level;
 }
 
+// The engine the server names ("mcts-hard", "alphabeta-medium", "human-1300") as a player
+// knows it: its level.
+export function engineTitle(name) {
+  const m = /^human-(\d+)$/.exec(name || "") || /-(beginner|easy|medium|hard|expert)$/.exec(name || "");
+  return m ? levelTitle(m[1]) : name;
+}
+
 // A share 0..1 as a whole percentage, and a margin with its sign and one decimal.
 export const pct = (x) => `${Math.round(100 * x)}%`;
 export const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
