@@ -414,7 +414,7 @@ def main():
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
-        openings_check(driver, wait, By, Select, "en", english, phone=False)
+        openings_check(driver, wait, By, Select, "en", english, phone=False, screenshots=args.screenshots)
         print("web_test: desktop: the Openings view matches the API, a move played, a band chosen")
         desktop_guide_checks(driver, wait, By, Select, url, english)
         driver.quit()
@@ -684,7 +684,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     tap_centered(driver, driver.find_element(By.ID, "puzzle-back"))
     wait.until(lambda d: d.find_element(By.ID, "board").is_displayed())
 
-    openings_check(driver, wait, By, Select, lang, english, phone=True)
+    openings_check(driver, wait, By, Select, lang, english, phone=True, screenshots=screenshots)
 
     # The widest Kalah, 9 pits a side: the rows fill the screen, the stores go between them.
     Select(driver.find_element(By.ID, "game")).select_by_value("custom")
@@ -708,7 +708,7 @@ return [...document.querySelectorAll('#openings-moves .openings-move')]
 """
 
 
-def openings_check(driver, wait, By, Select, lang, english, phone):
+def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=None):
     """The Openings view of Togyz (the game chosen): opened from the header at the start,
     its moves and counts as the API answers them, a move tapped, another source chosen,
     back, forward and start, closed to the game; opened again from the game at the
@@ -774,6 +774,11 @@ def openings_check(driver, wait, By, Select, lang, english, phone):
     _, band = api_moves(top["after"], "source=rated&band=1500-1799")
     wait_for(top["after"], band, "PlayOK 1500-1799")
     fits("a rating band")
+    if screenshots:
+        os.makedirs(screenshots, exist_ok=True)
+        driver.execute_script("window.scrollTo(0, 0); document.getElementById('toast').hidden = true")
+        driver.find_element(By.ID, "openings").screenshot(
+            os.path.join(screenshots, "%s-openings-%s.png" % ("phone" if phone else "desktop", lang)))
     # Back, forward, start.
     for button, position in (("openings-back", start), ("openings-forward", top["after"]),
                              ("openings-start", start)):
@@ -796,16 +801,18 @@ def openings_check(driver, wait, By, Select, lang, english, phone):
     tap_centered(driver, driver.find_element(By.ID, "openings-close"))
     wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
                and not d.find_element(By.ID, "openings").is_displayed())
+    # The game's position now (an earlier one under review would open as that one).
+    if driver.find_element(By.ID, "review-bar").is_displayed():
+        tap_centered(driver, driver.find_element(By.ID, "review-back"))
+        wait.until(lambda d: not d.find_element(By.ID, "review-bar").is_displayed())
     here = driver.execute_script("return (kzState && kzState.board && kzState.board.position) || ''")
     if here and driver.execute_script("return kzState.togyz"):
         driver.execute_script("document.getElementById('openings-here').scrollIntoView({block: 'center'})")
         tap_centered(driver, driver.find_element(By.ID, "openings-here"))
-        # While reviewing an earlier position the view opens at that one.
-        reviewing = driver.find_element(By.ID, "review-bar").is_displayed()
         wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-position")
                    and d.find_element(By.ID, "openings").is_displayed())
         opened = driver.find_element(By.ID, "openings").get_attribute("data-position")
-        if not reviewing and opened != here:
+        if opened != here:
             fail("%s, openings: the game's position %r opened as %r" % (lang, here, opened))
         wait_for(opened, api_moves(opened)[1], "the game's position")
         fits("the game's position")

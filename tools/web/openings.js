@@ -11,7 +11,8 @@
 // counts and the position each leads to, so the page computes no rule. index.html only
 // gives the view a header button (#openings-open), the game's button (#openings-here)
 // and an empty section (#openings); like the Rules guide it takes the place of the game
-// (#play and the side column) while open and gives them back on close.
+// (#play and the side column) while open and gives them back on close, and like the
+// Puzzles view it sets aside the settings that only start a game (style.css).
 import { api } from "./api.js";
 import { boardGrid, boardSideName } from "./board.js";
 import { gameName, shownPosition } from "./game.js";
@@ -249,6 +250,7 @@ function open(position) {
       .filter(Boolean).map((view) => ({ view, hidden: view.hidden }));
     for (const c of covered) c.view.hidden = true;
     el("openings").hidden = false;
+    document.body.classList.add("openings-shown");
     el("openings-open").setAttribute("aria-pressed", "true");
   }
   window.scrollTo(0, 0);
@@ -258,6 +260,7 @@ function open(position) {
 function close() {
   if (!isOpen()) return;
   el("openings").hidden = true;
+  document.body.classList.remove("openings-shown");
   el("openings-open").setAttribute("aria-pressed", "false");
   for (const c of covered || []) c.view.hidden = c.hidden;
   covered = null;
