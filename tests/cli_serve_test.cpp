@@ -167,7 +167,8 @@ TEST_F(ServeApi, PrintsItsAddressAndServesThePage) {
     for (std::sregex_iterator m(js->body.begin(), js->body.end(), import_from), end; m != end; ++m)
       if (!served.count((*m)[1])) pending.insert((*m)[1]);
   }
-  for (const char* module : {"api.js", "i18n.js", "board.js", "game.js", "puzzles.js", "guide.js"})
+  for (const char* module :
+       {"api.js", "i18n.js", "board.js", "game.js", "puzzles.js", "guide.js", "openings.js"})
     EXPECT_TRUE(served.count(module)) << module << " is not imported by the page";
   // The Rules guide's boards (guide.js fetches them), as JSON.
   auto guide = cli.Get("/guide_positions.json");

@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from web_browser import desktop_driver, phone_driver, require_browser, start_server, stop_server
@@ -414,6 +415,8 @@ def main():
             wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
         print("web_test: accuracy shown, %d mistakes offered as puzzles" % len(mistakes))
         print("web_test: page loaded, hole clicked, engine replied, hint drawn, analysis charted")
+        openings_check(driver, wait, By, Select, "en", english, phone=False, screenshots=args.screenshots)
+        print("web_test: desktop: the Openings view matches the API, a move played, a band chosen")
         desktop_guide_checks(driver, wait, By, Select, url, english)
         driver.quit()
         driver = None
@@ -424,7 +427,7 @@ def main():
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle, mistakes and the Rules guide: 40 px holes,"
+            print("web_test: phone, %s: board, analysis review, puzzle, mistakes, openings and the Rules guide: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         if not args.site:
@@ -682,6 +685,8 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
     tap_centered(driver, driver.find_element(By.ID, "puzzle-back"))
     wait.until(lambda d: d.find_element(By.ID, "board").is_displayed())
 
+    openings_check(driver, wait, By, Select, lang, english, phone=True, screenshots=screenshots)
+
     # The widest Kalah, 9 pits a side: the rows fill the screen, the stores go between them.
     Select(driver.find_element(By.ID, "game")).select_by_value("custom")
     pits = driver.find_element(By.ID, "pits")
@@ -695,6 +700,125 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
 
     guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
                 screenshots=screenshots)
+
+
+# The moves the Openings view lists, each as (notation, games), top to bottom.
+OPENINGS_SHOWN_JS = """
+return [...document.querySelectorAll('#openings-moves .openings-move')]
+  .map((b) => [b.dataset.notation, Number(b.dataset.games)]);
+"""
+
+
+def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=None):
+    """The Openings view of Togyz (the game chosen): opened from the header at the start,
+    its moves and counts as the API answers them, a move tapped, another source chosen,
+    back, forward and start, closed to the game; opened again from the game at the
+    position its board shows; and Bantumi's words that it has no statistics. On a phone
+    (`phone`): 40 px tap targets, no sideways scroll, no English left in kk/ru/ky."""
+    catalog = catalog_of(driver, lang)
+    Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+
+    def api_moves(position, query="source=players"):
+        answer = page_api(driver, "/api/openings?game=togyz&%s&position=%s"
+                          % (query, urllib.parse.quote(position)))
+        return answer, [[m["notation"], m["games"]] for m in answer["moves"]]
+
+    def wait_for(position, moves, what):
+        try:
+            wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-position") == position
+                       and d.execute_script(OPENINGS_SHOWN_JS) == moves)
+        except Exception:
+            fail("%s, openings, %s: the view shows %r at %r, the API %r at %r" % (
+                lang, what, driver.execute_script(OPENINGS_SHOWN_JS),
+                driver.find_element(By.ID, "openings").get_attribute("data-position"), moves, position))
+
+    def fits(what):
+        if not phone:
+            return
+        phone_view_fits(driver, By, lang, "openings, " + what, english, "#openings-board .pit")
+        for e in driver.find_elements(By.CSS_SELECTOR, "#openings button, #openings select"):
+            r = e.rect
+            if e.is_displayed() and (r["height"] < 39.5 or r["width"] < 39.5):
+                fail("%s, openings, %s: %r is %.1f x %.1f px, under 40" % (
+                    lang, what, e.text or e.get_attribute("id"), r["width"], r["height"]))
+
+    tap_centered(driver, driver.find_element(By.ID, "openings-open"))
+    start = page_api(driver, "/api/openings?game=togyz")["position"]
+    first, moves = api_moves(start)
+    if not moves:
+        fail("%s, openings: the API lists no move at the start" % lang)
+    wait_for(start, moves, "the start")
+    shown = driver.execute_script(GAME_PARTS_SHOWN_JS)
+    if shown:
+        fail("%s, openings: the game is still on the page beside the explorer: %s" % (lang, shown))
+    top = first["moves"][0]
+    counts = driver.find_element(By.CSS_SELECTOR, "#openings-moves .openings-move .openings-counts").text
+    expected = say(catalog, "won {wins} · drawn {draws} · lost {losses}",
+                   wins=top["wins"], draws=top["draws"], losses=top["losses"])
+    if counts != expected:
+        fail("%s, openings: the first move's counts read %r, not %r" % (lang, counts, expected))
+    about = driver.find_element(By.ID, "openings-about").text
+    if "PlayOK" not in about or str(first["about"]["titled"]) not in about:
+        fail("%s, openings: where the numbers come from reads %r" % (lang, about))
+    fits("the start")
+
+    # The most played move, tapped in the list: the position it leads to.
+    row = driver.find_element(By.CSS_SELECTOR, "#openings-moves .openings-move")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    tap_centered(driver, row)
+    after, moves = api_moves(top["after"])
+    wait_for(top["after"], moves, "after %s" % top["notation"])
+    if top["notation"] not in driver.find_element(By.ID, "openings-line").text:
+        fail("%s, openings: the line explored does not show %s" % (lang, top["notation"]))
+    # Another source: PlayOK's players rated 1500 to 1799.
+    Select(driver.find_element(By.ID, "openings-source")).select_by_value("1500-1799")
+    _, band = api_moves(top["after"], "source=rated&band=1500-1799")
+    wait_for(top["after"], band, "PlayOK 1500-1799")
+    fits("a rating band")
+    if screenshots:
+        os.makedirs(screenshots, exist_ok=True)
+        driver.execute_script("window.scrollTo(0, 0); document.getElementById('toast').hidden = true")
+        driver.find_element(By.ID, "openings").screenshot(
+            os.path.join(screenshots, "%s-openings-%s.png" % ("phone" if phone else "desktop", lang)))
+    # Back, forward, start.
+    for button, position in (("openings-back", start), ("openings-forward", top["after"]),
+                             ("openings-start", start)):
+        tap_centered(driver, driver.find_element(By.ID, button))
+        _, moves = api_moves(position, "source=rated&band=1500-1799")
+        wait_for(position, moves, button)
+    Select(driver.find_element(By.ID, "openings-source")).select_by_value("players")
+
+    # Bantumi has no explorer: the server's words, in the language, and no board.
+    Select(driver.find_element(By.ID, "game")).select_by_value("bantumi")
+    words = say(catalog, "Opening statistics exist for Togyz Kumalak only.")
+    wait.until(lambda d: d.find_element(By.ID, "openings-status").text == words)
+    if driver.find_elements(By.CSS_SELECTOR, "#openings-board .pit"):
+        fail("%s, openings: Bantumi's view shows a board" % lang)
+    fits("Bantumi")
+    Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+    wait_for(start, api_moves(start)[1], "Togyz again")
+
+    # Back to the game, then the game's own position explored.
+    tap_centered(driver, driver.find_element(By.ID, "openings-close"))
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
+               and not d.find_element(By.ID, "openings").is_displayed())
+    # The game's position now (an earlier one under review would open as that one).
+    if driver.find_element(By.ID, "review-bar").is_displayed():
+        tap_centered(driver, driver.find_element(By.ID, "review-back"))
+        wait.until(lambda d: not d.find_element(By.ID, "review-bar").is_displayed())
+    here = driver.execute_script("return (kzState && kzState.board && kzState.board.position) || ''")
+    if here and driver.execute_script("return kzState.togyz"):
+        driver.execute_script("document.getElementById('openings-here').scrollIntoView({block: 'center'})")
+        tap_centered(driver, driver.find_element(By.ID, "openings-here"))
+        wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-position")
+                   and d.find_element(By.ID, "openings").is_displayed())
+        opened = driver.find_element(By.ID, "openings").get_attribute("data-position")
+        if opened != here:
+            fail("%s, openings: the game's position %r opened as %r" % (lang, here, opened))
+        wait_for(opened, api_moves(opened)[1], "the game's position")
+        fits("the game's position")
+        tap_centered(driver, driver.find_element(By.ID, "openings-close"))
+        wait.until(lambda d: d.find_element(By.ID, "board").is_displayed())
 
 
 def choose_language(driver, wait, Select, By, lang):

@@ -5,6 +5,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/serve/lang_api.h"
+#include "tools/serve/openings_api.h"
 #include "tools/serve/puzzle_api.h"
 #include "tools/serve/record_api.h"
 #include "tools/serve/request.h"
@@ -54,8 +55,9 @@ void ServeApi::routes(ApiRouter& router) {
   router.add("POST", "/api/load", [this](const json& b) { return load(b); });
   router.add("GET", "/api/board", [this](const json& b) { return board_at(b); });
   router.add("POST", "/api/close", [this](const json& b) { return close(b); });
-  add_puzzle_routes(router);  // tools/serve/puzzle_api.h
-  add_record_routes(router);  // tools/serve/record_api.h
+  add_puzzle_routes(router);    // tools/serve/puzzle_api.h
+  add_record_routes(router);    // tools/serve/record_api.h
+  add_openings_routes(router);  // tools/serve/openings_api.h
   router.add_raw("GET", "/api/record", [this](const ApiRequest& request, ApiResponse& response) {
     response.body = record(checked_params(request.params));
     response.content_type = "application/x-chess-pgn; charset=utf-8";

@@ -11,7 +11,8 @@
 #    main() on a thread of its own so that the worker stays free to carry the output.
 add_executable(kumalak-web $<TARGET_OBJECTS:kz_kumalak_commands> ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp)
 target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
-set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt)
+set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt
+    openings/togyz.kzo)
 set(KZ_WEB_PACKED "")
 foreach(file IN LISTS KZ_WEB_MODELS)
   list(APPEND KZ_WEB_PACKED "SHELL:--preload-file ${CMAKE_SOURCE_DIR}/models/${file}@/models/${file}")

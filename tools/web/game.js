@@ -509,3 +509,10 @@ export function startGame() {
     await newGame();
   })();
 }
+
+// The position the board shows (an earlier one while reviewing), as the rules pages
+// write it; "" before the first state. The Openings view opens at it.
+export function shownPosition() {
+  const b = review ? review.board : state && state.board;
+  return b && b.position ? b.position : "";
+}
