@@ -74,6 +74,9 @@ class ClockApi {
     EXPECT_EQ(r.status, 200) << r.body;
     return json::parse(r.body);
   }
+  ApiResponse record(const std::string& session) const {
+    return router_.answer({"GET", "/api/record", "", {{"session", session}}, "", ""});
+  }
   // The state once the engine's task has ended (its thread is real).
   json settled(const std::string& session) const {
     json s;
@@ -122,6 +125,12 @@ TEST(ServeClock, TheMoversTimeRunsAndGetsTheIncrementThenTheFlagFalls) {
   EXPECT_EQ(s["clock"]["remaining_ms"], json({9000, 0}));
   EXPECT_TRUE(s["over"].get<bool>());
   EXPECT_EQ(s["clock"]["reason"], "Black's time ran out: 1-0, White wins on time.");
+
+  // The record says the clock and how the game ended.
+  const ApiResponse record = api.record(id);
+  EXPECT_NE(record.body.find("[TimeControl \"10+2\"]"), std::string::npos) << record.body;
+  EXPECT_NE(record.body.find("[Result \"1-0\"]"), std::string::npos);
+  EXPECT_NE(record.body.find("[Termination \"time forfeit\"]"), std::string::npos);
 
   std::tie(status, s) = api.post("/api/move", {{"session", id}, {"move", 1}}, "ru");
   EXPECT_EQ(status, 409);
@@ -184,6 +193,7 @@ TEST(ServeClock, AnUndoSwitchesTheClockOffAndSaysSo) {
   ASSERT_EQ(status, 200);
   EXPECT_TRUE(s["clock"].is_null());
   EXPECT_FALSE(s["clock_note"].get<std::string>().empty());
+  EXPECT_EQ(api.record(id).body.find("TimeControl"), std::string::npos);
   // The next new game without a clock has no note.
   std::tie(status, s) = api.post("/api/new", {{"session", id}});
   EXPECT_TRUE(s["clock"].is_null());

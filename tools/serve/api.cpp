@@ -131,6 +131,7 @@ json ServeApi::new_game(const json& b) {
   s.flagged = -1;
   s.clock_dropped = false;
   s.game = GameSession(spec, start);
+  if (clock) s.game.set_tag("TimeControl", clock->pgn_text());  // the record says the clock
   s.level = level.level;
   s.rating = level.rating;
   s.human = human;

@@ -1,5 +1,6 @@
 #include "tools/serve/session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -66,6 +67,7 @@ bool Session::check_flag() {
   if (side < 0 || !clock->flagged(side)) return false;
   flagged = side;
   time_outcome = flag_outcome(pos(), side);
+  game.flag(side);  // the record says the result and "time forfeit"
   clock->pause();
   if (task == Task::kMove) {  // the engine's flag fell while it thought
     if (stop) stop->store(true);
@@ -86,6 +88,7 @@ bool Session::stop_mover_clock() {
   if (clock->move_done(-1).in_time) return true;
   flagged = mover;
   time_outcome = flag_outcome(pos(), mover);
+  game.flag(mover);
   ++version;
   return false;
 }
@@ -101,6 +104,11 @@ void Session::start_turn_clock() {
 void Session::drop_clock() {
   if (!clock && flagged < 0) return;
   clock_dropped = clock.has_value() || clock_dropped;
+  if (clock) {  // the record no longer claims the game's time control
+    RecordTags tags = game.tags();
+    std::erase_if(tags, [](const auto& tag) { return tag.first == "TimeControl"; });
+    game.set_tags(std::move(tags));
+  }
   clock.reset();
   flagged = -1;
 }
