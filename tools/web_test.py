@@ -426,7 +426,8 @@ def main():
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle, mistakes and the Rules guide: 40 px holes,"
+            print("web_test: phone, %s: board, analysis review, puzzle, mistakes, the Rules guide and a game lost"
+                  " on time: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         if not args.site:
@@ -697,7 +698,7 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
 
     guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
                 screenshots=screenshots)
-    clock_check(driver, wait, By, Select, url, lang, english, phone=True)
+    clock_check(driver, wait, By, Select, url, lang, english, phone=True, screenshots=screenshots)
 
 
 def clock_text_ms(text):
@@ -709,12 +710,13 @@ def clock_text_ms(text):
     return int(round(ms * 1000))
 
 
-def clock_check(driver, wait, By, Select, url, lang, english, phone):
+def clock_check(driver, wait, By, Select, url, lang, english, phone, screenshots=None):
     """A game on a short clock (0.1 minutes + 0, set in the Clock menu's own fields):
     the faces show and tick, the engine's thinking is charged to its clock, the person
     lets their flag fall and the page says they lost on time in `lang` and lets no more
     moves be made. On the desktop, then, people playing both sides have a board clock
-    that switches with each move; on the phone the faces fit the 360 px screen."""
+    that switches with each move; on the phone the faces fit the 360 px screen (and with
+    `screenshots`, phone-clock-LANG.png shows the fallen flag)."""
     driver.get(url)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     choose_language(driver, wait, Select, By, lang)
@@ -761,6 +763,10 @@ def clock_check(driver, wait, By, Select, url, lang, english, phone):
         if big < 24:
             fail("%s: the clock's digits are %.0f px high on a phone" % (lang, big))
         phone_view_fits(driver, By, lang, "the clock", english, "#board .pit")
+        if screenshots:
+            driver.execute_script("document.getElementById('status').scrollIntoView()")
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(screenshots, "phone-clock-%s.png" % lang))
         return
     if lang != "en":
         no_english_left(driver, lang, "the clock", english)
