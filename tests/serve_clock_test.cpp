@@ -181,6 +181,18 @@ TEST(ServeClock, ALongClockNeverGivesTheLevelMoreThanItsOwnTime) {
   EXPECT_EQ(s["clock"]["running"], 1);
 }
 
+TEST(ServeClock, AnEngineThatThinksPastItsFlagLosesOnTime) {
+  ClockApi api(/*think_ms=*/1500, /*budget_s=*/5);
+  auto [status, s] = api.post("/api/new", {{"human", "black"}, {"clock", "1s+0"}});
+  ASSERT_EQ(status, 200);
+  s = api.settled(s["session"]);
+  EXPECT_EQ(s["moves"].size(), 0u);  // its answer came too late and is not played
+  EXPECT_EQ(s["clock"]["flagged"], 0);
+  EXPECT_EQ(s["clock"]["result"], "0-1");
+  EXPECT_EQ(s["clock"]["reason"], "The engine's time ran out: 0-1, you win on time.");
+  EXPECT_TRUE(s["over"].get<bool>());
+}
+
 TEST(ServeClock, AnUndoSwitchesTheClockOffAndSaysSo) {
   ClockApi api;
   auto [status, s] = api.post("/api/new", {{"human", "both"}, {"clock", "playok-3"}});
