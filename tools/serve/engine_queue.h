@@ -103,7 +103,7 @@ class EngineQueue {
     GameSession game{GameSpec::togyz()};  // the last ply of an analysis: the whole game
     // A move in a game on a clock: the engine's clock as its job starts; the move thinks
     // for the level's own budget capped by the time manager's share (mcts/time_manager.h).
-    std::optional<MoveClock> clock;
+    std::optional<MoveClock> clock{};
   };
   struct JobOutput {
     std::string engine_name;
