@@ -418,6 +418,9 @@ def main():
         openings_check(driver, wait, By, Select, "en", english, phone=False, screenshots=args.screenshots)
         print("web_test: desktop: the Openings view matches the API, a move played, a band chosen")
         desktop_guide_checks(driver, wait, By, Select, url, english)
+        for lang in LANGUAGES:
+            clock_check(driver, wait, By, Select, url, lang, english, phone=False)
+        print("web_test: desktop: a game on a clock lost on time in every language, the board clock for two")
         driver.quit()
         driver = None
 
@@ -427,7 +430,8 @@ def main():
                         english, args.screenshots, os.path.join(profile, "game.pgn"))
             driver.quit()
             driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle, mistakes, openings and the Rules guide: 40 px holes,"
+            print("web_test: phone, %s: board, analysis review, puzzle, mistakes, openings, the Rules guide"
+                  " and a game lost on time: 40 px holes,"
                   " no sideways scroll%s"
                   % (lang, "" if lang == "en" else ", no English left"))
         if not args.site:
@@ -700,6 +704,91 @@ def phone_check(driver, wait, By, Select, url, lang, english, screenshots, recor
 
     guide_check(driver, wait, By, lang, english, url, phone=True, watch_sowing=False,
                 screenshots=screenshots)
+    clock_check(driver, wait, By, Select, url, lang, english, phone=True, screenshots=screenshots)
+
+
+def clock_text_ms(text):
+    """A clock face's time ("1:05", "0:07.3", "1:00:00") in milliseconds."""
+    parts = text.strip().split(":")
+    ms = 0.0
+    for p in parts:
+        ms = ms * 60 + float(p)
+    return int(round(ms * 1000))
+
+
+def clock_check(driver, wait, By, Select, url, lang, english, phone, screenshots=None):
+    """A game on a short clock (0.1 minutes + 0, set in the Clock menu's own fields):
+    the faces show and tick, the engine's thinking is charged to its clock, the person
+    lets their flag fall and the page says they lost on time in `lang` and lets no more
+    moves be made. On the desktop, then, people playing both sides have a board clock
+    that switches with each move; on the phone the faces fit the 360 px screen (and with
+    `screenshots`, phone-clock-LANG.png shows the fallen flag)."""
+    driver.get(url)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    choose_language(driver, wait, Select, By, lang)
+    catalog = catalog_of(driver, lang)
+    Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+    Select(driver.find_element(By.ID, "level")).select_by_value("medium")
+    Select(driver.find_element(By.ID, "human")).select_by_value("0")
+    Select(driver.find_element(By.ID, "clock")).select_by_value("custom")
+    for field, value in (("clock-minutes", "0.1"), ("clock-increment", "0")):
+        el = driver.find_element(By.ID, field)
+        el.clear()
+        el.send_keys(value)
+    tap_centered(driver, driver.find_element(By.ID, "new-game"))
+    hole9 = '#board .pit.playable[data-player="0"][data-pit="9"]'
+    wait.until(lambda d: d.execute_script("return !!(kzState && kzState.clock && kzState.clock.base_ms === 6000)")
+               and d.find_elements(By.CSS_SELECTOR, hole9))
+    faces = driver.find_elements(By.CSS_SELECTOR, "#clocks .clock-face")
+    if len(faces) != 2:
+        fail("%s: %d clock faces, not 2" % (lang, len(faces)))
+    if "running" not in faces[0].get_attribute("class"):
+        fail("%s: White's clock face is not lit while White thinks" % lang)
+    first = clock_text_ms(faces[0].find_element(By.CSS_SELECTOR, ".clock-time").text)
+    time.sleep(0.6)
+    later = clock_text_ms(faces[0].find_element(By.CSS_SELECTOR, ".clock-time").text)
+    if not (first <= 6000 and later < first):
+        fail("%s: White's clock does not tick down (%d ms, then %d)" % (lang, first, later))
+    if clock_text_ms(faces[1].find_element(By.CSS_SELECTOR, ".clock-time").text) != 6000:
+        fail("%s: Black's clock moved before Black's turn" % lang)
+    click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2)
+    engine_left = driver.execute_script("return kzState.clock.remaining_ms[1]")
+    if not engine_left < 6000:
+        fail("%s: the engine's thinking was not charged to its clock (%r ms left)" % (lang, engine_left))
+    # The person thinks on until the flag falls.
+    lost = say(catalog, "Your time ran out: {result}, the engine wins on time.", result="0-1")
+    wait.until(lambda d: lost in d.find_element(By.ID, "status").text)
+    face = driver.find_elements(By.CSS_SELECTOR, "#clocks .clock-face")[0]
+    if "flagged" not in face.get_attribute("class") or face.text.split()[-1] != "0:00.0":
+        fail("%s: White's fallen flag shows as %r (%s)" % (lang, face.text, face.get_attribute("class")))
+    if driver.find_elements(By.CSS_SELECTOR, "#board .pit.playable"):
+        fail("%s: holes can still be played after the flag fell" % lang)
+    if phone:
+        big = driver.find_element(By.CSS_SELECTOR, "#clocks .clock-time").rect["height"]
+        if big < 24:
+            fail("%s: the clock's digits are %.0f px high on a phone" % (lang, big))
+        phone_view_fits(driver, By, lang, "the clock", english, "#board .pit")
+        if screenshots:
+            driver.execute_script("document.getElementById('status').scrollIntoView()")
+            time.sleep(0.3)
+            driver.save_screenshot(os.path.join(screenshots, "phone-clock-%s.png" % lang))
+        return
+    if lang != "en":
+        no_english_left(driver, lang, "the clock", english)
+    # People playing both sides: a board clock, switching with each move.
+    Select(driver.find_element(By.ID, "human")).select_by_value("both")
+    Select(driver.find_element(By.ID, "clock")).select_by_value("5+3")
+    tap_centered(driver, driver.find_element(By.ID, "new-game"))
+    wait.until(lambda d: d.execute_script("return !!(kzState.clock && kzState.clock.control === '5+3' "
+                                          "&& kzState.human === 'both')"))
+    click_fresh(driver, wait, By.CSS_SELECTOR, hole9)
+    wait.until(lambda d: "running" in d.find_elements(By.CSS_SELECTOR, "#clocks .clock-face")[1]
+               .get_attribute("class"))
+    white = driver.execute_script("return kzState.clock.remaining_ms[0]")
+    if not 300000 < white <= 303000:
+        fail("%s: White's 5+3 clock after a move shows %r ms, not 5 minutes less the move plus 3 s" % (lang, white))
+    Select(driver.find_element(By.ID, "clock")).select_by_value("")
 
 
 # The moves the Openings view lists, each as (notation, games), top to bottom.

@@ -1,7 +1,9 @@
 #include "tools/serve/api.h"
 
+#include <optional>
 #include <sstream>
 
+#include "core/clock_control.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/serve/lang_api.h"
@@ -33,11 +35,24 @@ std::string busy_message(Task task) {
   return tr("the engine is busy");
 }
 
+// The time control in `b`'s `clock` ("5+3", a PlayOK preset's name), none when absent or "".
+std::optional<ClockControl> clock_field(const json& b) {
+  const std::string text = str_field(b, "clock", "");
+  if (text.empty()) return std::nullopt;
+  try {
+    return parse_clock_control(text);
+  } catch (const std::exception& e) {
+    throw ApiError(400, tr("'{clock}' is not a time control: give minutes and seconds such as "
+                           "5+3, or a PlayOK preset ({error})",
+                           {{"clock", text}, {"error", e.what()}}));
+  }
+}
+
 }  // namespace
 
 ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
     : options_(options),
-      sessions_(options.max_sessions),
+      sessions_(options.max_sessions, options.now),
       queue_(sessions_, options.engine, std::move(players)),
       runs_(options.runs, options.run_reader) {}
 
@@ -110,21 +125,30 @@ json ServeApi::new_game(const json& b) {
   const std::string pos = str_field(b, "position", "");
   const Position start = pos.empty() ? Position::start(spec) : Position::parse(pos, spec);
   if (start.is_over()) throw ApiError(400, tr("the game in that position is already over"));
+  const std::optional<ClockControl> clock = clock_field(b);
   Session& s = existing ? *existing : sessions_.open();
   s.changed();
+  s.clock.reset();
+  if (clock) s.clock.emplace(*clock, sessions_.now());
+  s.flagged = -1;
+  s.clock_dropped = false;
   s.game = GameSession(spec, start);
+  if (clock) s.game.set_tag("TimeControl", clock->pgn_text());  // the record says the clock
   s.level = level.level;
   s.rating = level.rating;
   s.human = human;
   s.message.clear();
   s.last_seen = Clock::now();
+  s.start_turn_clock();  // the person's time runs from the start; the engine's with its job
   if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
   return state_of(s);
 }
 
 json ServeApi::state(const json& b) {
   std::lock_guard<std::mutex> lock(sessions_.mutex());
-  return state_of(sessions_.get(session_field(b)));
+  Session& s = sessions_.get(session_field(b));
+  s.check_flag();
+  return state_of(s);
 }
 
 json ServeApi::move(const json& b) {
@@ -132,6 +156,8 @@ json ServeApi::move(const json& b) {
   Session& s = sessions_.get(session_field(b));
   s.check_healthy();
   if (!b.contains("move")) throw ApiError(400, tr("'move' is missing"));
+  if (s.check_flag())
+    throw ApiError(409, tr("the time ran out before that move: the game is over on time"));
   if (s.pos().is_decided()) throw ApiError(409, tr("the game is over: undo or start a new game"));
   if (s.engine_to_move() || s.task == Task::kMove)
     throw ApiError(409, tr("it is the engine's move: wait for it"));
@@ -139,7 +165,11 @@ json ServeApi::move(const json& b) {
     throw ApiError(400, tr("the game is {n} plies long already", {{"n", kMaxPlies}}));
   const int move = move_field(b, s.spec(), s.pos());
   s.changed();
+  // The flag may fall between the check above and this moment (a real clock moves on).
+  if (!s.stop_mover_clock())
+    throw ApiError(409, tr("the time ran out before that move: the game is over on time"));
   s.game.play(move);
+  s.start_turn_clock();
   s.message.clear();
   if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
   return state_of(s);
@@ -150,6 +180,7 @@ json ServeApi::undo(const json& b) {
   Session& s = sessions_.get(session_field(b));
   const size_t keep = s.undo_target(int_field(b, "ply"));
   s.changed();
+  s.drop_clock();  // a game with moves taken back is no longer a timed game
   s.game.undo_to(keep);
   s.message.clear();
   if (s.engine_to_move()) queue_.enqueue(s, Task::kMove);
@@ -161,7 +192,7 @@ json ServeApi::hint(const json& b) {
   Session& s = sessions_.get(session_field(b));
   s.check_healthy();
   const Level level = level_field(b, "level", Level::kHard);
-  if (s.pos().is_decided()) throw ApiError(409, tr("the game is over"));
+  if (s.check_flag() || s.pos().is_decided()) throw ApiError(409, tr("the game is over"));
   if (s.task != Task::kNone) throw ApiError(409, busy_message(s.task));
   s.hint_level = level;
   s.hint = nullptr;
@@ -228,6 +259,7 @@ json ServeApi::load(const json& b) {
   const LevelChoice level = rated_level_field(
       b, "level", {s.level, s.spec() == spec ? s.rating : 0}, spec, options_.engine.ratings.get());
   s.changed();
+  s.drop_clock();  // a record is reviewed or played on without a clock
   s.game = GameSession(spec, start);
   for (int m : rr.moves) s.game.play(m);
   s.game.set_tags(g.tags);

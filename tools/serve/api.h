@@ -16,6 +16,8 @@ struct ServeApiOptions {
   // Training runs shown in the Run view (tools/serve/run_api.h) and what reads them.
   std::vector<WatchedRun> runs{};
   RunReader run_reader{};
+  // The milliseconds the games' clocks run by; empty: the steady clock (SessionTable).
+  GameClock::Now now{};
 };
 
 class ServeApi {

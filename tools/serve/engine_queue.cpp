@@ -170,6 +170,12 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
     in.pos = s->game.position_at(in.ply);
     if (options_.ratings && in.ply + 1 == s->game.plies()) in.game = s->game;
   }
+  if (job.task == Task::kMove && s->clock) {
+    // The engine's time runs while it thinks, not while its job waits in the queue.
+    const int side = s->pos().to_move;
+    s->clock->start(side);
+    in.clock = MoveClock{s->clock->remaining_ms(side), s->clock->control().increment_ms, 0};
+  }
   s->running = true;
   ++s->version;
   running_[size_t(worker)] = {
@@ -200,7 +206,10 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
         s->engine_name = name;
         ++s->version;
       });
-    ThinkLimits limits;
+    // Under a clock the level's budget is capped by the move's share of the time left,
+    // never raised: a level plays no stronger on a clock than without one.
+    ThinkLimits limits =
+        in.clock ? limits_under_clock(in.pos, *in.clock, player.budget()) : ThinkLimits{};
     limits.stop = job.stop.get();
     if (job.task == Task::kMove)
       out.result = player.think(in.pos, limits);
@@ -251,6 +260,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
     s.message = "the engine failed: " + out.failure;
     s.engine_failure = out.failure;
     s.analysis_active = false;
+    if (job.task == Task::kMove && s.clock) s.clock->pause();  // no answer is coming
     return;
   }
   if (job.task == Task::kMove) {

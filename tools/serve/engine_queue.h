@@ -30,6 +30,7 @@
 #include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "mcts/player.h"
+#include "mcts/time_manager.h"
 #include "tools/rating_levels.h"
 #include "tools/serve/session.h"
 
@@ -100,6 +101,9 @@ class EngineQueue {
     std::shared_ptr<PlayerCache> session_players;
     int rating = 0;                       // move and hint: the session's rating level (0: none)
     GameSession game{GameSpec::togyz()};  // the last ply of an analysis: the whole game
+    // A move in a game on a clock: the engine's clock as its job starts; the move thinks
+    // for the level's own budget capped by the time manager's share (mcts/time_manager.h).
+    std::optional<MoveClock> clock{};
   };
   struct JobOutput {
     std::string engine_name;

@@ -1,5 +1,6 @@
 #include "tools/serve/session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -59,6 +60,59 @@ void Session::changed() {
   internal_error.clear();
 }
 
+bool Session::check_flag() {
+  if (flagged >= 0) return true;
+  if (!clock || pos().is_decided()) return false;
+  const int side = clock->running();
+  if (side < 0 || !clock->flagged(side)) return false;
+  flagged = side;
+  time_outcome = flag_outcome(pos(), side);
+  game.flag(side);  // the record says the result and "time forfeit"
+  clock->pause();
+  if (task == Task::kMove) {  // the engine's flag fell while it thought
+    if (stop) stop->store(true);
+    stop.reset();
+    ++generation;
+    task = Task::kNone;
+    running = false;
+    progress.reset();
+  }
+  ++version;
+  return true;
+}
+
+bool Session::stop_mover_clock() {
+  if (!clock) return true;
+  const int mover = clock->running();
+  if (mover < 0) return true;
+  if (clock->move_done(-1).in_time) return true;
+  flagged = mover;
+  time_outcome = flag_outcome(pos(), mover);
+  game.flag(mover);
+  ++version;
+  return false;
+}
+
+void Session::start_turn_clock() {
+  if (!clock) return;
+  if (over() || engine_to_move())
+    clock->pause();
+  else
+    clock->start(pos().to_move);
+}
+
+void Session::drop_clock() {
+  if (!clock && flagged < 0) return;
+  clock_dropped = clock.has_value() || clock_dropped;
+  if (clock) {  // the record no longer claims the game's time control
+    RecordTags tags = game.tags();
+    std::erase_if(tags, [](const auto& tag) { return tag.first == "TimeControl"; });
+    game.set_tags(std::move(tags));
+  }
+  clock.reset();
+  flagged = -1;
+}
+
 void Session::check_healthy() const {
   if (!internal_error.empty()) throw ApiError(500, "internal error: " + internal_error);
 }
@@ -75,6 +129,10 @@ bool Session::play_engine_move(int move, const std::string& engine) {
     ++version;
     return false;
   }
+  if (!stop_mover_clock()) {  // the answer came after the engine's flag fell
+    message.clear();
+    return false;
+  }
   message = "engine played " + format_move(p, move);
   ++generation;  // results for the position before the move are stale
   hint = nullptr;
@@ -83,6 +141,7 @@ bool Session::play_engine_move(int move, const std::string& engine) {
   analysis_active = false;
   stop.reset();
   game.play(move);
+  start_turn_clock();
   ++version;
   return true;
 }

@@ -14,8 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/game_clock.h"
 #include "core/game_session.h"
 #include "mcts/analysis.h"
 #include "mcts/kalah_solver.h"
@@ -75,11 +77,34 @@ struct Session {
   // model for the game).
   std::array<std::optional<PlayedLike>, 2> played_like;
 
+  // The game's clock (POST /api/new's `clock`; docs/serve.md), none without one. The
+  // person's time runs while the game waits for their move (from the game's start or the
+  // engine's move on), the engine's only while its move job runs (engine_queue.cpp); a
+  // game people play both sides of is a board clock: the side to move's runs.
+  std::optional<GameClock> clock;
+  int flagged = -1;                       // the side whose time ran out (game over on time), or -1
+  Outcome time_outcome = Outcome::kDraw;  // the result then (core/game_clock.h's flag rule)
+  // An undo or a loaded record switched the game's clock off (the game goes on untimed).
+  bool clock_dropped = false;
+
   const GameSpec& spec() const { return game.spec(); }
   const Position& pos() const { return game.position(); }
-  bool engine_to_move() const {
-    return human != kHumanBoth && !pos().is_decided() && pos().to_move != human;
-  }
+  // The game has ended: on the board, or on time.
+  bool over() const { return pos().is_decided() || flagged >= 0; }
+  bool engine_to_move() const { return human != kHumanBoth && !over() && pos().to_move != human; }
+  // Ends the game on time when the running clock's flag has fallen (the engine's move
+  // job, if it runs, is stopped and its answer dropped); returns whether the game is
+  // over on time.
+  bool check_flag();
+  // The side to move has moved: stops its clock and adds the increment. Returns false,
+  // ending the game on time, when its flag had fallen before the move came (the move
+  // must then not be played). Without a clock: true.
+  bool stop_mover_clock();
+  // Starts the side to move's clock when it is a person's turn (the engine's starts with
+  // its job); nothing when the game is over or has no clock.
+  void start_turn_clock();
+  // Switches the clock off (an undo, a loaded record): the game goes on untimed.
+  void drop_clock();
   // The game changed: drop what was computed for the old one (and a stale error).
   void changed();
   // Throws ApiError 500 with the internal error, if the session holds one.
@@ -97,7 +122,13 @@ struct Session {
 
 class SessionTable {
  public:
-  explicit SessionTable(int max_sessions) : max_sessions_(max_sessions) {}
+  // `now`: the milliseconds the games' clocks run by (empty: the steady clock; a test's
+  // own, so that it moves time without sleeping).
+  explicit SessionTable(int max_sessions, GameClock::Now now = {})
+      : max_sessions_(max_sessions), now_(now ? std::move(now) : GameClock::steady_now()) {}
+
+  // What a game's clock reads the time from.
+  const GameClock::Now& now() const { return now_; }
 
   // Guards every session, the table, and the engine queue (engine_queue.h).
   std::mutex& mutex() { return mutex_; }
@@ -119,6 +150,7 @@ class SessionTable {
 
  private:
   int max_sessions_;
+  GameClock::Now now_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Session>> sessions_;
 };

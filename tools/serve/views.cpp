@@ -1,5 +1,6 @@
 #include "tools/serve/views.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "core/notation.h"
 #include "mcts/accuracy.h"
 #include "mcts/advice.h"
+#include "tools/board_view.h"
 #include "tools/exact_result_words.h"
 
 namespace kz::cli::serve {
@@ -125,6 +127,53 @@ json analysis_json(const Session& s) {
           {"thresholds", analysis_thresholds_text()}};
 }
 
+// Why the game ended on time, in the request's language: the flag rule's result
+// (core/game_clock.h) said to the person who lost or won it.
+std::string time_reason(const Session& s) {
+  const i18n::Arg result("result", outcome_string(s.time_outcome));
+  const bool draw = s.time_outcome == Outcome::kDraw;
+  if (s.human == kHumanBoth) {
+    const i18n::Arg side("side", side_name(s.pos(), s.flagged));
+    const i18n::Arg other("other", side_name(s.pos(), 1 - s.flagged));
+    return draw ? i18n::tr(
+                      "{side}'s time ran out, but {other} could not win any more: {result}, "
+                      "a draw.",
+                      {side, other, result})
+                : i18n::tr("{side}'s time ran out: {result}, {other} wins on time.",
+                           {side, other, result});
+  }
+  if (s.flagged == s.human)
+    return draw ? i18n::tr(
+                      "Your time ran out, but the engine could not win any more: {result}, "
+                      "a draw.",
+                      {result})
+                : i18n::tr("Your time ran out: {result}, the engine wins on time.", {result});
+  return draw ? i18n::tr(
+                    "The engine's time ran out, but you could not win any more: {result}, "
+                    "a draw.",
+                    {result})
+              : i18n::tr("The engine's time ran out: {result}, you win on time.", {result});
+}
+
+// The game's clock: the control, each side's time left now (never below 0: the page
+// shows 0:00.0 once a flag fell), whose clock runs, and the flag's fall.
+json clock_json(const Session& s) {
+  if (!s.clock) return json();
+  const GameClock& c = *s.clock;
+  json out = {{"control", c.control().text()},
+              {"base_ms", c.control().base_ms},
+              {"increment_ms", c.control().increment_ms},
+              {"remaining_ms",
+               {std::max<int64_t>(0, c.remaining_ms(0)), std::max<int64_t>(0, c.remaining_ms(1))}},
+              {"running", c.running()},
+              {"flagged", s.flagged}};
+  if (s.flagged >= 0) {
+    out["result"] = outcome_string(s.time_outcome);
+    out["reason"] = time_reason(s);
+  }
+  return out;
+}
+
 }  // namespace
 
 json state_json(const Session& s, std::optional<size_t> queue_ahead) {
@@ -171,6 +220,13 @@ json state_json(const Session& s, std::optional<size_t> queue_ahead) {
         m["reason"] = explain_move(s.pos(), m["move"].get<int>() - 1);
   if (out["hint"].is_object() && s.hint_solve.solved)
     out["hint"]["exact"] = describe_exact_result(s.pos(), s.hint_solve);
+  out["clock"] = clock_json(s);
+  out["over"] = s.over();
+  // An undo or a loaded record switched the game's clock off: said until the next new game.
+  out["clock_note"] = s.clock_dropped ? i18n::tr(
+                                            "The clock is off: a game with moves taken back "
+                                            "or loaded from a record is not played on time.")
+                                      : std::string();
   out["analysis"] = !s.judged.empty() || s.analysis_active ? analysis_json(s) : json();
   return out;
 }

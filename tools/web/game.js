@@ -9,6 +9,7 @@
 // page, a browser restart, a server restarted.
 import { api, request, toast } from "./api.js";
 import { drawAnalysis } from "./analysis_view.js";
+import { clockSetting, drawClocks, showClockSetting, startClockSetting } from "./clock.js";
 import { sideTitle } from "./game_words.js";
 import { clearHinted, drawBoard, drawHint, drawMoves, drawStatus, drawThinking, forgetShownPits,
          humanSide } from "./game_view.js";
@@ -65,7 +66,9 @@ function setState(s) {
   if (hintArrived && !review) bringIntoView($("hint-box"));
   if (sown && !review) animateSowing(s, s.moves[s.moves.length - 1]);
   clearTimeout(pollTimer);
+  // While a clock runs the server's numbers are asked for every second (its flag decides).
   if (s.engine.task) pollTimer = setTimeout(poll, 300);
+  else if (s.clock && s.clock.running >= 0) pollTimer = setTimeout(poll, 1000);
 }
 
 async function poll() {
@@ -188,7 +191,7 @@ async function newGame(position) {
   review = null;
   forgetShownPits();
   const game = gameName();
-  const body = { game, level: $("level").value, human: humanValue(game) };
+  const body = { game, level: $("level").value, human: humanValue(game), clock: clockSetting() };
   if (session) body.session = session;
   if (position) body.position = position;
   await act("POST", "/api/new", body);
@@ -218,9 +221,10 @@ let syncedSettings = "";
 // Shows the game's settings in the form, only when they changed (so that a poll does not
 // undo what the person is choosing for the next game).
 function syncSettings(s) {
-  const key = `${s.session}|${s.game}|${s.level}|${s.human}`;
+  const key = `${s.session}|${s.game}|${s.level}|${s.human}|${s.clock ? s.clock.control : ""}`;
   if (key === syncedSettings) return;
   syncedSettings = key;
+  if (s.clock || !s.clock_note) showClockSetting(s.clock);
   // The Game menu's entries by the server's canonical game names; any other is a Kalah
   // of the size the state gives.
   const known = ["togyz", "kalah:6,4", "kalah:5,4,empty"];
@@ -248,7 +252,7 @@ function syncSettings(s) {
 // --- Drawing ---------------------------------------------------------------------------
 
 function canPlay(s) {
-  if (review || s.board.decided || s.engine.task === "move") return false;
+  if (review || s.over || s.board.decided || s.engine.task === "move") return false;
   const h = humanSide(s);
   return h < 0 || h === s.board.to_move;
 }
@@ -261,6 +265,7 @@ function render() {
   const reviewPly = review ? review.ply : null;
   drawBoard(s, view.board, view.last, !!review, !review && canPlay(s) ? play : null);
   drawStatus(s);
+  drawClocks(s, () => { clearTimeout(pollTimer); poll(); });
   drawThinking(s);
   drawHint(s, !!review);
   drawMoves(s, reviewPly, showPly);
@@ -276,7 +281,7 @@ function render() {
   }
   const busy = !!s.engine.task;
   $("undo").disabled = s.moves.length === 0;
-  $("hint").disabled = busy || s.board.decided || !!review;
+  $("hint").disabled = busy || s.over || s.board.decided || !!review;
   $("analyze").disabled = busy || s.moves.length === 0;
   $("stop").disabled = !(s.engine.task === "hint" || s.engine.task === "analysis");
 }
@@ -433,6 +438,7 @@ export function startGame() {
     e.preventDefault();
     newGame();
   });
+  startClockSetting();
   $("game").addEventListener("change", () => {
     $("custom-size").hidden = $("game").value !== "custom";
     fillRatingOptions();

@@ -69,7 +69,9 @@ export function drawStatus(s) {
   const last = s.moves[s.moves.length - 1];
   const parts = last ? [describeMove(s, last)] : [];
   const h = humanSide(s);
-  if (b.decided) {
+  if (s.clock && s.clock.flagged >= 0) {
+    parts.push(s.clock.reason);  // the game ended on time, in the server's words
+  } else if (b.decided) {
     const [w, k] = b.stores;
     const p = { white: sideTitle(s, 0), w, black: sideTitle(s, 1), b: k, result: b.result };
     if (h >= 0 && b.result !== "1/2-1/2")
