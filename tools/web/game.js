@@ -3,10 +3,10 @@
 // positions. Everything about the games (rules, legal moves, notation, the engine) comes
 // from the server's JSON API; this module only sends what the person clicks and has the
 // views (game_view.js, analysis_view.js) draw what the server says. Each browser tab
-// keeps its own game: the session id lives in sessionStorage. The game itself is kept
-// in localStorage too (its record and settings, once the engine is done), so that it
-// comes back when the session is gone: a reload of the page whose engine runs in the
-// page, a browser restart, a server restarted.
+// keeps its own game: the session id lives in sessionStorage, and a duplicated tab gets
+// one of its own (tabs.js). The game is also kept in the browser (kept_game.js), and
+// comes back when the session is gone. A record file is read and its game chosen by
+// record_chooser.js.
 import { api, request, toast } from "./api.js";
 import { drawAnalysis } from "./analysis_view.js";
 import { clockSetting, drawClocks, showClockSetting, startClockSetting } from "./clock.js";
@@ -14,7 +14,10 @@ import { sideTitle } from "./game_words.js";
 import { clearHinted, drawBoard, drawHint, drawMoves, drawStatus, drawThinking, forgetShownPits,
          humanSide } from "./game_view.js";
 import { startLanguageMenu, tr, trn } from "./i18n.js";
+import { forgetKeptGame, keepGame, keepText, keptGame, keptText } from "./kept_game.js";
+import { chooseRecordGame, startRecordChooser } from "./record_chooser.js";
 import { animateSowing, stopSowing } from "./sowing.js";
+import { answerForSession, sessionInOtherTab } from "./tabs.js";
 
 const $ = (id) => document.getElementById(id);
 let session = sessionStorage.getItem("kz-session");
@@ -58,7 +61,7 @@ function setState(s) {
   session = s.session;
   sessionStorage.setItem("kz-session", session);
   if (!s.engine.task && (!state || state.version !== s.version || state.session !== s.session))
-    keepGame(s);
+    keepGame(s, () => state && state.session === s.session && state.version === s.version);
   const sown = state && state.session === s.session && s.moves.length > state.moves.length;
   const hintArrived = s.hint && !(state && state.session === s.session && state.hint);
   state = s;
@@ -82,55 +85,21 @@ async function poll() {
   }
 }
 
-// --- The game kept in the browser ---------------------------------------------------
+// --- The game kept in the browser (kept_game.js) ---------------------------------------
 
-const keptGameKey = "kz-game";
-let keepFailedSaid = false;
-
-// Keeps `s`'s game (its record, with the analysis when there is one, and who plays what),
-// one keep at a time and only while `s` is still the game shown, so that an older
-// state's keep never lands after a newer one's.
-let keeping = Promise.resolve();
-function keepGame(s) {
-  keeping = keeping.then(() => keepNow(s));
-}
-
-async function keepNow(s) {
-  const current = () => state && state.session === s.session && state.version === s.version;
-  if (!current()) return;
-  try {
-    const res = await request("GET", `/api/record?session=${encodeURIComponent(s.session)}`);
-    if (!res.ok) return;
-    const pgn = await res.text();
-    if (!current()) return;
-    localStorage.setItem(keptGameKey, JSON.stringify({ game: s.game, level: s.level, human: s.human, pgn }));
-  } catch (e) {
-    // Storage full or turned off: say so once; the game goes on unkept.
-    if (!keepFailedSaid) toast(tr("This browser does not let the page keep your game (its storage is full or turned off); it will be lost when the page closes."));
-    keepFailedSaid = true;
-  }
-}
-
-// Plays the kept game on again in a new session; false when there is none. One that does
-// not read (damaged, or from an older version) is said and forgotten.
+// Plays the kept game on again in a new session; false when there is none or it does not
+// play on (then it is said and forgotten).
 async function restoreGame() {
-  let kept = null;
-  try {
-    kept = JSON.parse(localStorage.getItem(keptGameKey) || "null");
-  } catch (e) {
-    kept = { broken: true };
-  }
+  const kept = keptGame();
   if (!kept) return false;
   try {
-    if (typeof kept.pgn !== "string" || typeof kept.game !== "string") throw new Error("not a game");
     const opened = await api("POST", "/api/new", { game: kept.game, human: "both" });
     session = opened.session;
     setState(await api("POST", "/api/load", { session, pgn: kept.pgn, game: kept.game,
                                               human: kept.human, level: kept.level }));
     return true;
   } catch (e) {
-    localStorage.removeItem(keptGameKey);
-    toast(tr("The game kept in this browser could not be read and was discarded."));
+    forgetKeptGame();
     return false;
   }
 }
@@ -160,12 +129,7 @@ function offerDiscarded() {
     bar.hidden = true;
     return;
   }
-  let kept = null;
-  try {
-    kept = localStorage.getItem(keptGameKey);
-  } catch (e) {
-    kept = null;
-  }
+  const kept = keptText();
   if (!kept) return;
   bar.replaceChildren();
   const text = document.createElement("span");
@@ -177,7 +141,7 @@ function offerDiscarded() {
   back.textContent = tr("Bring it back");
   back.addEventListener("click", async () => {
     bar.hidden = true;
-    localStorage.setItem(keptGameKey, kept);
+    keepText(kept);
     review = null;
     forgetShownPits();
     await restoreGame();
@@ -339,64 +303,6 @@ async function save() {
   }
 }
 
-// The largest record file read: the engine's request limit (tools/serve/api_router.h),
-// room for a player's PlayOK export of about a thousand games.
-const maxRecordBytes = 4 * 1024 * 1024;
-
-async function load(file) {
-  if (!file) return;
-  if (file.size > maxRecordBytes) {
-    toast(tr("That file is too large for a game record."));
-    return;
-  }
-  const text = await file.text();
-  // A picture or any other file that is not text would only be echoed back in the error.
-  if (!text.trim() || text.includes("\u0000") || text.includes("\uFFFD")) {
-    toast(tr("That file is not a game record: it holds no text."));
-    return;
-  }
-  let games;
-  try {
-    games = (await api("POST", "/api/record/games", { pgn: text, game: gameName() })).games;
-  } catch (e) {
-    toast(e.message);
-    return;
-  }
-  if (!games.length) toast(tr("the record holds no game"));
-  else if (games.length === 1) await loadGame(text, 1);
-  else chooseGame(text, games);
-}
-
-// A file of many games: the player picks one from a list of who played, the result, the
-// date and the length; a game that does not replay says why and cannot be picked.
-function chooseGame(text, games) {
-  const dialog = $("record-chooser");
-  $("record-chooser-title").textContent = trn("This file holds {n} game. Which one?",
-                                              "This file holds {n} games. Which one?", games.length);
-  const list = $("record-chooser-list");
-  list.replaceChildren();
-  const player = (name, elo) => (name || "?") + (elo && elo !== "?" ? ` (${elo})` : "");
-  for (const g of games) {
-    const li = document.createElement("li");
-    const pick = document.createElement("button");
-    pick.type = "button";
-    const who = { index: g.index, white: player(g.white, g.white_elo), black: player(g.black, g.black_elo),
-                  result: g.result || "*", date: g.date || "?" };
-    pick.textContent = g.error
-      ? tr("{index}. {white} – {black}, {result}, {date}: does not replay ({error})", { ...who, error: g.error })
-      : trn("{index}. {white} – {black}, {result}, {date}: {n} ply",
-            "{index}. {white} – {black}, {result}, {date}: {n} plies", g.plies, who);
-    pick.disabled = !!g.error;
-    pick.addEventListener("click", async () => {
-      dialog.close();
-      await loadGame(text, g.index);
-    });
-    li.append(pick);
-    list.append(li);
-  }
-  dialog.showModal();
-}
-
 async function loadGame(text, index) {
   offerDiscarded();
   review = null;
@@ -405,29 +311,6 @@ async function loadGame(text, index) {
   if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
                    "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length),
                5000, "info");
-}
-
-// Tabs tell each other which game they show, so that a duplicated tab, which starts with
-// a copy of its original's session id, does not play on (and show a stale copy of) the
-// same game. Resolves whether another tab answers for `id` within a moment.
-const tabs = "BroadcastChannel" in self ? new BroadcastChannel("kz-sessions") : null;
-if (tabs) tabs.onmessage = (e) => {
-  if (e.data && e.data.ask && e.data.ask === session) tabs.postMessage({ have: session });
-};
-function sessionInOtherTab(id) {
-  if (!tabs) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    // A channel hears every other channel of its name, never its own messages.
-    const onAnswer = (e) => { if (e.data && e.data.have === id) finish(true); };
-    const finish = (answer) => {
-      tabs.removeEventListener("message", onAnswer);
-      clearTimeout(timer);
-      resolve(answer);
-    };
-    tabs.addEventListener("message", onAnswer);
-    const timer = setTimeout(() => finish(false), 250);
-    tabs.postMessage({ ask: id });
-  });
 }
 
 // Wires the page's controls, sets the language and resumes this tab's game, or starts one.
@@ -464,10 +347,11 @@ export function startGame() {
   $("save").addEventListener("click", save);
   $("board").addEventListener("pointerdown", stopSowing);
   $("load").addEventListener("change", (e) => {
-    load(e.target.files[0]);
+    chooseRecordGame(e.target.files[0], gameName(), loadGame);
     e.target.value = "";
   });
-  $("record-chooser-cancel").addEventListener("click", () => $("record-chooser").close());
+  startRecordChooser();
+  answerForSession(() => session);
   $("review-back").addEventListener("click", () => {
     review = null;
     render();
