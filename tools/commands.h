@@ -32,6 +32,8 @@ void register_puzzles_rating(CLI::App* puzzles, int& exit_code);
 void register_human_train(CLI::App& app, int& exit_code);
 // openings (the explorer's query) and openings build.
 void register_openings(CLI::App& app, int& exit_code);
+// catalog: the page's words in a language as JSON (serve's /api/lang/{code}).
+void register_catalog(CLI::App& app, int& exit_code);
 
 // `kumalak engine` on any stream of commands (register_engine passes std::cin and the
 // network, nn/model_evaluator.h; the fuzz target tests/fuzz/fuzz_protocol.cpp passes its

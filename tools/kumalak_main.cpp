@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   kz::cli::register_puzzles(app, exit_code);
   kz::cli::register_human_train(app, exit_code);
   kz::cli::register_openings(app, exit_code);
+  kz::cli::register_catalog(app, exit_code);
   // The player's commands (those with --lang) speak the player's language from the first
   // message on, the command line's own errors included.
   kz::cli::choose_language_before_parsing(app, argc, argv);

@@ -13,6 +13,8 @@ std::string known_list() {
   return list;
 }
 
+}  // namespace
+
 json catalog_json(const std::string& code) {
   for (char c : code)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
@@ -35,8 +37,6 @@ json catalog_json(const std::string& code) {
           {"plural", c->plural_expression()},
           {"messages", messages}};
 }
-
-}  // namespace
 
 void add_language_routes(ApiRouter& router) {
   router.add("GET", "/api/lang", [](const json&) {

@@ -16,4 +16,8 @@ namespace kz::cli::serve {
 // known ones; a code that is not 1-16 letters, digits, '-' or '_' a 400.
 void add_language_routes(ApiRouter& router);
 
+// The JSON of GET /api/lang/{code} (above), for `kumalak catalog` and the static site's
+// catalog files too. Throws ApiError (400, 404) as the call answers.
+json catalog_json(const std::string& code);
+
 }  // namespace kz::cli::serve

@@ -2,7 +2,7 @@
 # engine, its service worker and its manifest, into one folder that any static host
 # serves as it is. Run by the `web-site` target (tools/wasm/web_engine.cmake):
 #   cmake -DWEB_DIR=tools/web -DSITE_DIR=tools/wasm/site -DENGINE_DIR=<kumalak-web's folder>
-#         -DOUT=<folder> -P make_site.cmake
+#         -DOUT=<folder> -DNODE=<node> -DKUMALAK_JS=<kumalak.js> -P make_site.cmake
 # The site is made beside OUT and renamed into place, so a half-written site is never
 # served. The version is a hash of every file, so the service worker (sw.js) changes
 # with any of them and browsers install the new version.
@@ -25,6 +25,25 @@ foreach(f kumalak-web.js kumalak-web.wasm kumalak-web.data kumalak-web.worker.js
 endforeach()
 foreach(f manifest.webmanifest icon-192.png icon-512.png)
   file(COPY "${SITE_DIR}/${f}" DESTINATION "${tmp}")
+endforeach()
+
+# The page's words in each language as files (`kumalak catalog`, the same JSON as serve's
+# /api/lang/{code}), so that the page speaks the player's language before, and without,
+# its engine.
+execute_process(COMMAND "${NODE}" "${KUMALAK_JS}" catalog OUTPUT_VARIABLE list_json
+                RESULT_VARIABLE failed)
+if(failed)
+  message(FATAL_ERROR "make_site.cmake: ${KUMALAK_JS} catalog failed")
+endif()
+string(JSON count LENGTH "${list_json}" languages)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON code GET "${list_json}" languages ${i})
+  execute_process(COMMAND "${NODE}" "${KUMALAK_JS}" catalog ${code}
+                  OUTPUT_FILE "${tmp}/lang-${code}.json" RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "make_site.cmake: ${KUMALAK_JS} catalog ${code} failed")
+  endif()
 endforeach()
 
 # The page as an installable app: its manifest and icons named in index.html.

@@ -34,13 +34,15 @@ add_custom_command(TARGET kumalak-web POST_BUILD
 # `web-site`: the static site (tools/wasm/make_site.cmake) in build-wasm/web-site: the
 # page, this engine, the service worker that keeps it offline, the manifest and icons.
 # `kumalak serve --site build-wasm/web-site` serves it, and so does any static host.
+find_program(KZ_NODE node REQUIRED)
 file(GLOB KZ_SITE_INPUTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tools/web/*
      ${CMAKE_SOURCE_DIR}/tools/wasm/site/*)
 add_custom_target(web-site ALL
   COMMAND ${CMAKE_COMMAND} -DWEB_DIR=${CMAKE_SOURCE_DIR}/tools/web
           -DSITE_DIR=${CMAKE_SOURCE_DIR}/tools/wasm/site
           -DENGINE_DIR=$<TARGET_FILE_DIR:kumalak-web> -DOUT=${CMAKE_BINARY_DIR}/web-site
+          -DNODE=${KZ_NODE} -DKUMALAK_JS=$<TARGET_FILE:kumalak>
           -P ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
-  DEPENDS kumalak-web ${KZ_SITE_INPUTS} ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
+  DEPENDS kumalak-web kumalak ${KZ_SITE_INPUTS} ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
           ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js
   COMMENT "Writing the static site")

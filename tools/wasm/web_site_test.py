@@ -19,7 +19,8 @@ host (CTest WasmSiteOffline; docs/browser.md):
  6. a new version of the site on the same address: the page says a new version is ready,
     and after the player's tap the new version's files, never a mix, are used;
  7. a damaged download (the engine's .wasm cut short) on another address: the page says
-    the engine could not start and what to do, and the Rules guide still works; and a page
+    the engine could not start and what to do, in the language chosen (the catalogs come
+    with the site, not from the engine), and the Rules guide still works; and a page
     whose engine is of another version of the site: said, with what to do.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
@@ -271,11 +272,19 @@ def main():
         said = driver.find_element(By.ID, "toast").text
         if "Reload the page while online" not in said:
             fail("a damaged engine is told as %r" % said)
+        # The page's words come with the site, not from the engine: in Russian the failure
+        # is said in Russian.
+        Select(driver.find_element(By.ID, "lang")).select_by_value("ru")
+        wait.until(lambda d: d.execute_script("return document.documentElement.lang") == "ru")
+        web_test.tap_centered(driver, driver.find_element(By.ID, "new-game"))
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+                   and "Программа не запустилась" in d.find_element(By.ID, "toast").text)
+        said_ru = driver.find_element(By.ID, "toast").text
         web_test.tap_centered(driver, driver.find_element(By.ID, "guide-open"))
         wait.until(lambda d: d.find_element(By.ID, "guide").is_displayed()
                    and d.find_elements(By.CSS_SELECTOR, "#guide-board .pit"))
-        print("web_site_test: a damaged engine download: %r; the Rules guide still opens" % said,
-              flush=True)
+        print("web_site_test: a damaged engine download: %r, in Russian %r; the Rules guide "
+              "still opens" % (said, said_ru), flush=True)
         host.stop()
         driver.quit()
 

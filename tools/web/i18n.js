@@ -10,6 +10,7 @@
 // element's text), data-i18n-title, data-i18n-aria-label and data-i18n-placeholder.
 // An ES module: the pages import tr, trn, currentLanguage and startLanguageMenu.
 import { request } from './api.js';
+import { SITE } from './site.js';
 
 // The Language menu's entries, in its order: each language named in itself, so that a
 // reader finds theirs in any language.
@@ -133,7 +134,10 @@ async function setLanguage(lang) {
     // The catalog comes from the engine; the last one received is kept, so that the page
     // still speaks the player's language when the engine cannot answer (it did not start).
     const key = 'kz-catalog-' + lang;
-    const res = await request('GET', '/api/lang/' + encodeURIComponent(lang));
+    // The static site carries the catalogs as files (tools/wasm/make_site.cmake), so its
+    // words do not wait for, or depend on, its engine.
+    const res = SITE.localEngine ? await fetch('lang-' + lang + '.json')
+                                 : await request('GET', '/api/lang/' + encodeURIComponent(lang));
     if (res.ok) {
       catalog = await res.json();
       try { localStorage.setItem(key, JSON.stringify(catalog)); } catch (e) { /* storage full: not kept */ }
