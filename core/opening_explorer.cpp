@@ -180,6 +180,16 @@ uint64_t ExplorerPosition::games(ExplorerBuckets selection) const {
   return n;
 }
 
+std::vector<const ExplorerMove*> ExplorerPosition::moves_by_games(ExplorerBuckets selection) const {
+  std::vector<const ExplorerMove*> played;
+  for (const ExplorerMove& m : moves)
+    if (m.total(selection).games() > 0) played.push_back(&m);
+  std::stable_sort(played.begin(), played.end(), [&](const ExplorerMove* a, const ExplorerMove* b) {
+    return a->total(selection).games() > b->total(selection).games();
+  });
+  return played;
+}
+
 uint64_t explorer_key(const Position& pos) {
   uint8_t state[kStateBytes];
   put_state(pos, state);

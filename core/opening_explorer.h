@@ -95,6 +95,8 @@ struct ExplorerPosition {
   std::vector<ExplorerMove> moves;  // by pit, each played at least once
   // Games through this position (each game plays one move from it) in `selection`.
   uint64_t games(ExplorerBuckets selection = kAllExplorerBuckets) const;
+  // The moves with games in `selection`, most played first (ties by pit).
+  std::vector<const ExplorerMove*> moves_by_games(ExplorerBuckets selection) const;
   bool operator==(const ExplorerPosition&) const = default;
 };
 

@@ -376,11 +376,7 @@ int run_query(const QueryOptions& opt) {
   std::vector<const ExplorerMove*> moves;
   uint64_t games = 0;
   if (entry) {
-    for (const ExplorerMove& m : entry->moves)
-      if (m.total(selection).games() > 0) moves.push_back(&m);
-    std::stable_sort(moves.begin(), moves.end(), [&](const ExplorerMove* a, const ExplorerMove* b) {
-      return a->total(selection).games() > b->total(selection).games();
-    });
+    moves = entry->moves_by_games(selection);
     games = entry->games(selection);
   }
 

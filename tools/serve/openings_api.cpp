@@ -101,11 +101,7 @@ json openings_json(const ExplorerFile& file, const Position& pos, const std::str
   // chooser shows how many each source has here.
   json by_source = json::object();
   if (entry) {
-    for (const ExplorerMove& m : entry->moves)
-      if (m.total(selection).games() > 0) moves.push_back(&m);
-    std::stable_sort(moves.begin(), moves.end(), [&](const ExplorerMove* a, const ExplorerMove* b) {
-      return a->total(selection).games() > b->total(selection).games();
-    });
+    moves = entry->moves_by_games(selection);
     games = entry->games(selection);
     for (int b = 0; b < kExplorerBuckets; ++b)
       by_source[explorer_bucket_name(ExplorerBucket(b))] = entry->games(1u << b);

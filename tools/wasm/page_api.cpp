@@ -26,10 +26,9 @@ struct PageApi {
 
   explicit PageApi(const ServeEngineSettings& settings) : engine(settings) {
     serve::ServeApiOptions options;
-    // One player, many tabs at most: the sessions a page opens and forgets (a reload
-    // starts a new one) are closed by the idle rule.
+    // One player's page: a handful of games at once; those it opens and forgets are
+    // closed by the engine's idle rule (EngineQueueOptions::idle_minutes).
     options.max_sessions = 16;
-    options.engine.idle_minutes = 30;
     engine.configure(options);
     api = std::make_unique<serve::ServeApi>(options, engine.players());
     api->routes(router);

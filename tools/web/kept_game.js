@@ -44,7 +44,7 @@ export function keepText(text) {
   try {
     localStorage.setItem(keptGameKey, text);
   } catch (e) {
-    // not kept: the restore that follows finds the game in memory no longer
+    // storage full or turned off: the game is not kept, and the restore finds none
   }
 }
 
