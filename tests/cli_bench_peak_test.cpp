@@ -101,11 +101,12 @@ TEST(BenchPeak, SetsTheNetworkAgainstTheMeasuredPeak) {
     EXPECT_EQ(ratio.is_null(), j["onednn_conv_int8_gflops"].is_null() ||
                                    j["onednn_conv_" + other + "_gflops"].is_null())
         << other;
-    if (!ratio.is_null())
+    if (!ratio.is_null()) {
       EXPECT_NEAR(ratio.get<double>(),
                   j["onednn_conv_int8_gflops"].get<double>() /
                       j["onednn_conv_" + other + "_gflops"].get<double>(),
                   0.02 * ratio.get<double>());
+    }
   }
 }
 

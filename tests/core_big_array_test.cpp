@@ -37,8 +37,9 @@ TEST(BigArray, ZeroBytesStillGivesUsableMemory) {
 
 TEST(BigArray, AbsurdSizesThrowBadAlloc) {
   EXPECT_THROW(big_alloc_zeroed(std::numeric_limits<size_t>::max() - 1), std::bad_alloc);
-  if constexpr (sizeof(size_t) >= 8)
+  if constexpr (sizeof(size_t) >= 8) {
     EXPECT_THROW(big_alloc_zeroed(size_t(1) << 62), std::bad_alloc);
+  }
 }
 
 }  // namespace
