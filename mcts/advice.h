@@ -1,7 +1,8 @@
-// What the tools tell a person about moves: plain-language reasons computed from what a
-// move does (captures, tuzdyks, extra turns, what it leaves open next move), lines in
-// notation, and the best few moves of a position with the engine's numbers. Shared by
-// `kumalak hint`, the `hint` command of `kumalak play` and `kumalak analyze`.
+// What the tools tell a person about moves, as facts: what a move does (captures,
+// tuzdyks, extra turns, what it leaves open next move), lines in notation, and the best
+// few moves of a position with the engine's numbers. Shared by `kumalak hint`, the `hint`
+// command of `kumalak play`, `kumalak analyze` and the page; the words a player reads
+// are made from these facts above the search (tools/move_words.h).
 #pragma once
 
 #include <string>
@@ -41,10 +42,9 @@ struct MoveFacts {
   bool own_threat_tuzdyk = false;
 };
 
+// The facts of `move` (legal in `pos`; a default MoveFacts with only `move` otherwise),
+// which tools/move_words.h puts into a player's words.
 MoveFacts move_facts(const Position& pos, int move);
-// One sentence (clauses joined by "; ") from the facts, e.g. "captures 10 stones on
-// their hole 6; leaves your hole 3 open to a capture of 4 next move".
-std::string explain_move(const Position& pos, int move);
 
 // Moves in the game's notation ("76 87x 12", or pit numbers in Kalah), played from pos.
 // Stops at the first move that is not legal.
@@ -61,7 +61,7 @@ struct HintMove {
   MoveEval eval;
   std::vector<int> line;  // expected line starting with the move (may be just the move)
   std::string line_text;
-  std::string reason;
+  MoveFacts facts;  // what the move does (tools/move_words.h explain_move words it)
 };
 
 struct Hint {
@@ -73,7 +73,7 @@ struct Hint {
   SolveResult solve;
 };
 
-// Asks `player` about `pos` and keeps the best `count` moves with reasons and lines.
+// Asks `player` about `pos` and keeps the best `count` moves with their facts and lines.
 // The best move's line is the engine's PV; for the others the alpha-beta engine's own
 // line after that move is used where available, otherwise just the move.
 Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, int count = 3);
@@ -81,8 +81,5 @@ Hint make_hint(Player& player, const Position& pos, const ThinkLimits& limits, i
 // Percent with no decimals ("62%"), and a signed margin with one decimal ("+4.2").
 std::string percent(float p);
 std::string signed_margin(float m);
-// " (proven +12)" when the margin is exact (a solver, or MCTS score bounds), " (proven)"
-// when only the result is, "" otherwise: what the hints print after a value.
-std::string proven_note(bool proven, bool margin_exact, float margin);
 
 }  // namespace kz

@@ -44,9 +44,6 @@ struct MoveJudgement {
   // Kalah positions the engine solved, when the played move gives stones away against
   // perfect play: the mover's final margins after the best and the played move.
   std::optional<ExactMargins> given_away;
-  // The PGN comment `kumalak analyze` writes after the move, in the language of the
-  // thread that judged it (judgement_comment says it again in another).
-  std::string comment;
 
   double white_score() const { return mover == 0 ? after.e : 1.0 - after.e; }
   float white_margin() const { return mover == 0 ? after.margin : -after.margin; }
@@ -56,21 +53,12 @@ struct MoveJudgement {
 MoveJudgement judge_move(Player& engine, const Position& before, int played,
                          const ThinkLimits& limits);
 
-// The comment on a judged move in the current language (core/i18n.h): White's expected
-// score and margin after it ("W 62% +4.1"), its mark with the drop ("?? blunder (-35%)"),
-// the stones it gives away against perfect play and the engine's move with its value,
-// separated by "; ". `before` is the position it was played in.
-std::string judgement_comment(const MoveJudgement& j, const Position& before);
-
 // A player's tally over the moves it made.
 struct AnalysisStats {
   int moves = 0, inaccuracies = 0, mistakes = 0, blunders = 0, agree = 0;
   double loss = 0;  // sum of drops
   void add(const MoveJudgement& j);
   void add(const AnalysisStats& o);
-  // "54 moves: inaccuracies 3, mistakes 2, blunders 0, average loss  2.3%, engine's
-  // move  39%" (the summary line of `kumalak analyze`).
-  std::string line() const;
 };
 
 struct GameAnalysis {
@@ -82,8 +70,5 @@ struct GameAnalysis {
 // replay_record). Calls engine.new_game() first.
 GameAnalysis analyze_game(Player& engine, const Position& start, const std::vector<int>& moves,
                           const ThinkLimits& limits);
-
-// The threshold sentence printed under every summary.
-std::string analysis_thresholds_text();
 
 }  // namespace kz

@@ -24,6 +24,7 @@
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
 #include "nn/player_games.h"
+#include "tools/analysis_words.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
@@ -560,7 +561,11 @@ int run_analyze(const AnalyzeOptions& opt) {
       }
       const GameAnalysis ga = analyze_game(*engine, start, rr.moves, limits);
       std::vector<std::string> comments;
-      for (const MoveJudgement& j : ga.moves) comments.push_back(j.comment);
+      Position before = start;
+      for (size_t i = 0; i < ga.moves.size(); ++i) {
+        comments.push_back(judgement_comment(ga.moves[i], before));
+        before.play(rr.moves[i]);
+      }
       const AnalysisStats* side = ga.side;
       GameRecord out = g;
       out.set_tag("Annotator", "KumalakZero " + engine->name());
@@ -582,7 +587,7 @@ int run_analyze(const AnalyzeOptions& opt) {
       if (human) like = played_like_both(*human, start, rr.moves, human_search.get());
       for (int p = 0; p < 2; ++p) {
         const std::initializer_list<i18n::Arg> args = {{"name", names[p]},
-                                                       {"stats", side[p].line()}};
+                                                       {"stats", analysis_stats_line(side[p])}};
         summary += "  " +
                    (p == 0 ? i18n::tr("White {name}: {stats}", args)
                            : i18n::tr("Black {name}: {stats}", args)) +
@@ -602,7 +607,7 @@ int run_analyze(const AnalyzeOptions& opt) {
   if (analysed > 1) {
     summary += i18n::tr("All games, per player:") + "\n";
     for (const auto& name : player_order)
-      summary += "  " + name + ": " + by_player[name].line() + "\n";
+      summary += "  " + name + ": " + analysis_stats_line(by_player[name]) + "\n";
   }
   summary += analysis_thresholds_text() + "\n";
   if (!opt.output.empty()) {

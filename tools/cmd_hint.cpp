@@ -18,6 +18,7 @@
 #include "tools/exact_result_words.h"
 #include "tools/hint_json.h"
 #include "tools/human_level.h"
+#include "tools/move_words.h"
 
 namespace kz::cli {
 
@@ -208,8 +209,8 @@ int run_hint(const HintOptions& opt) {
                      {"loss", percent(m.eval.loss)},
                      {"margin", signed_margin(m.eval.margin)}})
               << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n   "
-              << m.reason << "\n   " << tr("expected line: {line}", {{"line", m.line_text}})
-              << "\n";
+              << explain_move(pos, m.move) << "\n   "
+              << tr("expected line: {line}", {{"line", m.line_text}}) << "\n";
   }
   if (!human.empty() && !h.moves.empty())
     std::cout << tr("Most players at {rating} play {move} here; the engine's best is {best}.",

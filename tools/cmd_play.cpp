@@ -34,6 +34,7 @@
 #include "tools/commands.h"
 #include "tools/exact_result_words.h"
 #include "tools/human_level.h"
+#include "tools/move_words.h"
 
 namespace kz::cli {
 
@@ -492,8 +493,8 @@ class PlaySession {
                        {"draw", percent(m.eval.draw)},
                        {"margin", signed_margin(m.eval.margin)}})
                 << proven_note(m.eval.proven, m.eval.margin_exact, m.eval.margin) << "\n     "
-                << m.reason << "\n     " << tr("expected line: {line}", {{"line", m.line_text}})
-                << "\n";
+                << explain_move(pos(), m.move) << "\n     "
+                << tr("expected line: {line}", {{"line", m.line_text}}) << "\n";
     }
   }
 

@@ -37,6 +37,7 @@
 #include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/move_words.h"
 
 namespace kz::cli {
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/exact_result_words.h"
+#include "tools/move_words.h"
 
 namespace kz::cli {
 
@@ -49,7 +50,7 @@ nlohmann::ordered_json hint_json(const GameSpec& spec, const Position& pos, cons
     mj["margin"] = m.eval.margin;
     mj["proven"] = m.eval.proven;
     mj["margin_exact"] = m.eval.margin_exact;
-    mj["reason"] = m.reason;
+    mj["reason"] = explain_move(pos, m.move);
     mj["line"] = words(m.line_text);
     std::vector<int> pits;
     for (int x : m.line) pits.push_back(x + 1);

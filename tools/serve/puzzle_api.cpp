@@ -15,6 +15,7 @@
 #include "core/puzzle_rating.h"
 #include "core/puzzle_title.h"
 #include "mcts/advice.h"
+#include "tools/move_words.h"
 #include "tools/serve/request.h"
 #include "tools/serve/views.h"
 

@@ -7,6 +7,7 @@
 
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "tools/analysis_words.h"
 #include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {

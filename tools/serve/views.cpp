@@ -10,8 +10,10 @@
 #include "core/notation.h"
 #include "mcts/accuracy.h"
 #include "mcts/advice.h"
+#include "tools/analysis_words.h"
 #include "tools/board_view.h"
 #include "tools/exact_result_words.h"
+#include "tools/move_words.h"
 
 namespace kz::cli::serve {
 
@@ -123,7 +125,7 @@ json analysis_json(const Session& s) {
           {"total", s.game.plies()},
           {"complete", s.judged.size() == s.game.plies()},
           {"plies", plies},
-          {"summary", {side[0].line(), side[1].line()}},
+          {"summary", {analysis_stats_line(side[0]), analysis_stats_line(side[1])}},
           {"thresholds", analysis_thresholds_text()}};
 }
 
