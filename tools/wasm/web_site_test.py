@@ -20,8 +20,9 @@ host (CTest WasmSiteOffline; docs/browser.md):
     and after the player's tap the new version's files, never a mix, are used;
  7. a damaged download (the engine's .wasm cut short) on another address: the page says
     the engine could not start and what to do, in the language chosen (the catalogs come
-    with the site, not from the engine), and the Rules guide still works; and a page
-    whose engine is of another version of the site: said, with what to do.
+    with the site, not from the engine), and the Rules guide still works; a browser
+    without WebAssembly SIMD: said before anything downloads, the guide still works; and
+    a page whose engine is of another version of the site: said, with what to do.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
 
@@ -285,6 +286,27 @@ def main():
                    and d.find_elements(By.CSS_SELECTOR, "#guide-board .pit"))
         print("web_site_test: a damaged engine download: %r, in Russian %r; the Rules guide "
               "still opens" % (said, said_ru), flush=True)
+        host.stop()
+        driver.quit()
+
+        # A browser without WebAssembly SIMD (made so by answering the page's probe with
+        # false before any of its scripts run): said before anything downloads.
+        host = StaticHost(os.path.abspath(args.site))
+        driver = web_browser.phone_driver(os.path.join(work, "profile-no-simd"))
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": "WebAssembly.validate = () => false;"})
+        wait = WebDriverWait(driver, args.timeout)
+        driver.get("http://127.0.0.1:%d/" % host.port)
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+                   and "cannot run the engine" in d.find_element(By.ID, "toast").text)
+        said = driver.find_element(By.ID, "toast").text
+        if "WebAssembly SIMD" not in said:
+            fail("a browser without SIMD is told %r" % said)
+        web_test.tap_centered(driver, driver.find_element(By.ID, "guide-open"))
+        wait.until(lambda d: d.find_element(By.ID, "guide").is_displayed()
+                   and d.find_elements(By.CSS_SELECTOR, "#guide-board .pit"))
+        print("web_site_test: a browser without WebAssembly SIMD: %r; the Rules guide still "
+              "opens" % said, flush=True)
         host.stop()
         driver.quit()
 

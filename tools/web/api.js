@@ -13,10 +13,31 @@ import { SITE } from "./site.js";
 let engine = null;
 let engineFailure = null;
 let engineMismatch = false;
+let engineUnsupported = false;
 let nextCall = 1;
 const unanswered = new Map();
 
+// The smallest module with a SIMD128 instruction (i8x16.splat, i8x16.popcnt): a browser
+// that does not validate it cannot compile the engine (built with -msimd128), whatever
+// its files.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+                                   10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+function browserRunsTheEngine() {
+  try {
+    return typeof WebAssembly === "object" && WebAssembly.validate(SIMD_PROBE);
+  } catch (e) {
+    return false;
+  }
+}
+
 function startEngine() {
+  if (!browserRunsTheEngine()) {
+    console.error("the page's engine cannot run: no WebAssembly SIMD in this browser");
+    engineUnsupported = true;
+    engineFailure = "no WebAssembly SIMD";
+    return;
+  }
   engine = new Worker("page_worker.js");
   const fail = (reason) => {
     console.error("the page's engine failed:", reason);
@@ -44,6 +65,8 @@ function startEngine() {
 // the console): without cross-origin isolation the browser gives the page no threads.
 function failureWords() {
   if (engineMismatch) return tr("The page and its engine are of different versions. Reload the page.");
+  if (engineUnsupported)
+    return tr("This browser cannot run the engine (it lacks WebAssembly SIMD). Update it, or open the page in a current Chrome, Firefox or Safari.");
   return self.crossOriginIsolated
     ? tr("The engine could not start: its files did not load completely. Reload the page while online.")
     : tr("The engine could not start: this browser does not let the page use threads. Reload the page, or open it in a current Chrome, Firefox or Safari.");
