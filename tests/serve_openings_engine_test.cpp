@@ -78,6 +78,7 @@ TEST(ServeOpeningsEngine, EveryLegalMoveWithTheEnginesBestMarkedAndTheRatingsSha
   EXPECT_EQ(j["position"], start.to_string());
   EXPECT_EQ(j["rating"], 1200);
   EXPECT_TRUE(j["human_model"]);
+  EXPECT_EQ(j["rating_range"], json({{"min", 1000}, {"max", 2000}}));
   EXPECT_FALSE(j["cached"]);
   ASSERT_EQ(j["moves"].size(), 9u);
   ASSERT_TRUE(j["best_move"].is_number_integer()) << j.dump();

@@ -185,8 +185,15 @@ class EngineColumns {
             {"best_move", searched["best_move"]},
             {"rating", rating},
             {"human_model", !human.is_null()},
+            {"rating_range", rating_range_json(spec)},
             {"moves", moves},
             {"cached", cached}};
+  }
+
+  // {min, max} of the human model's ratings, null without one: the page's rating chooser.
+  json rating_range_json(const GameSpec& spec) {
+    const auto r = range(spec);
+    return r ? json{{"min", r->min}, {"max", r->max}} : json();
   }
 
   std::optional<RatingRange> range(const GameSpec& spec) {
