@@ -920,7 +920,9 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
 
     def wait_for(position, moves, what):
         try:
+            # The engine's columns too: they redraw the rows they fill when they come.
             wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-position") == position
+                       and d.find_element(By.ID, "openings").get_attribute("data-columns") == position
                        and d.execute_script(OPENINGS_SHOWN_JS) == moves)
         except Exception:
             fail("%s, openings, %s: the view shows %r at %r, the API %r at %r" % (

@@ -391,7 +391,11 @@ async function ask() {
 // The engine's and the human model's columns for the position shown, when they come.
 async function askColumns() {
   const a = shown;
-  if (!a || a.board.over) return;
+  if (!a) return;
+  if (a.board.over) {  // no move to judge: nothing to fill
+    el("openings").dataset.columns = a.position;
+    return;
+  }
   const me = asked;
   const query = `/api/openings/engine?game=${encodeURIComponent(a.game)}` +
     `&position=${encodeURIComponent(a.position)}&rating=${columnRating()}`;
