@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Latency of the Openings view's calls through `kumalak serve` on this machine
+(docs/openings.md, "Figures"): GET /api/openings/engine for every position of the first
+two plies, the first time (the engine's search and the human model) and again (kept), and
+POST /api/openings/games over a file of games (--pgn), the first time (read and built) and
+while walking its tree (kept).
+
+  tools/openings_bench.py --kumalak build-player/tools/kumalak --pgn GAMES.pgn
+
+starts its own server (from the working directory, so models/ is the shipped one) and
+stops it at the end. Standard library only.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from web_browser import start_server, stop_server  # noqa: E402
+
+
+def call(base, method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            answer = json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        sys.exit("openings_bench: %s %s: %s %s" % (method, path, e.code, e.read()[:300]))
+    return answer, time.perf_counter() - start
+
+
+def summary(name, seconds):
+    s = sorted(seconds)
+    print("%-44s n=%-3d median %7.1f ms  max %7.1f ms" % (name, len(s), 1000 * s[len(s) // 2], 1000 * s[-1]))
+
+
+def engine_path(position, rating):
+    return "/api/openings/engine?" + urllib.parse.urlencode(
+        {"game": "togyz", "position": position, "rating": rating})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kumalak", required=True, help="the built kumalak executable")
+    ap.add_argument("--pgn", help="a file of games for POST /api/openings/games")
+    ap.add_argument("--player", default="", help="whose games (default: the name playing most)")
+    ap.add_argument("--rating", type=int, default=1500)
+    args = ap.parse_args()
+    server, url = start_server(sys.exit, args.kumalak)
+    base = url.rstrip("/")
+    try:
+        start, first = call(base, "GET", engine_path("", args.rating))
+        positions = [m["after"] for m in start["moves"]]
+        for p in list(positions):
+            answer, _ = call(base, "GET", engine_path(p, args.rating))
+            positions += [m["after"] for m in answer["moves"]]
+        # Those were searched now; the uncached figure is each new position's first call.
+        fresh = []
+        for p in positions[9:]:
+            for m in call(base, "GET", engine_path(p, args.rating))[0]["moves"]:
+                fresh.append(m["after"])
+        timed = [call(base, "GET", engine_path(p, args.rating)) for p in fresh[:60]]
+        summary("engine, first call of a position (ply 3)", [t for a, t in timed if not a["cached"]])
+        summary("engine, a position kept", [call(base, "GET", engine_path(p, args.rating))[1]
+                                            for p in fresh[:60]])
+        summary("engine, a position kept, another rating", [
+            call(base, "GET", engine_path(p, args.rating + 100))[1] for p in fresh[:60]])
+        print("the start's search: %d visits in %.1f ms (the call: %.1f ms)"
+              % (start["engine"]["nodes"], 1000 * start["engine"]["seconds"], 1000 * first))
+        if args.pgn:
+            text = open(args.pgn, encoding="utf-8").read()
+            body = {"game": "togyz", "pgn": text, "player": args.player}
+            built, t = call(base, "POST", "/api/openings/games", body)
+            print("games: %s (%d as White, %d as Black of %d records, %d skipped), %.0f KB"
+                  % (built["about"]["player"], built["about"]["as_white"], built["about"]["as_black"],
+                     built["about"]["records"], len(built["about"]["skipped"]), len(text) / 1000))
+            summary("games, first call (read and build)", [t])
+            walk, answer = [], built
+            for _ in range(12):
+                if not answer["moves"]:
+                    break
+                body["position"] = answer["moves"][0]["after"]
+                answer, t = call(base, "POST", "/api/openings/games", body)
+                walk.append(t)
+            summary("games, walking the tree (kept)", walk)
+    finally:
+        stop_server(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
