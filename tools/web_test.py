@@ -978,6 +978,10 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
         driver.execute_script("window.scrollTo(0, 0); document.getElementById('toast').hidden = true")
         driver.find_element(By.ID, "openings").screenshot(
             os.path.join(screenshots, "%s-openings-%s.png" % ("phone" if phone else "desktop", lang)))
+        if phone:  # the moves with the engine's and the players' columns, below the board
+            moves = driver.find_element(By.ID, "openings-moves")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", moves)
+            moves.screenshot(os.path.join(screenshots, "phone-openings-moves-%s.png" % lang))
     # Back, forward, start.
     for button, position in (("openings-back", start), ("openings-forward", top["after"]),
                              ("openings-start", start)):
