@@ -41,6 +41,17 @@ def summary(name, seconds):
     print("%-44s n=%-3d median %7.1f ms  max %7.1f ms" % (name, len(s), 1000 * s[len(s) // 2], 1000 * s[-1]))
 
 
+def settled(base, path):
+    """The engine's answer once computed (the first ones say `pending`) and the seconds from
+    the first request to it, asking again every millisecond."""
+    start = time.perf_counter()
+    while True:
+        answer, _ = call(base, "GET", path)
+        if not answer["pending"]:
+            return answer, time.perf_counter() - start
+        time.sleep(0.001)
+
+
 def engine_path(position, rating):
     return "/api/openings/engine?" + urllib.parse.urlencode(
         {"game": "togyz", "position": position, "rating": rating})
@@ -56,23 +67,21 @@ def main():
     server, url = start_server(sys.exit, args.kumalak)
     base = url.rstrip("/")
     try:
-        start, first = call(base, "GET", engine_path("", args.rating))
+        start, first = settled(base, engine_path("", args.rating))
         positions = [m["after"] for m in start["moves"]]
-        for p in list(positions):
-            answer, _ = call(base, "GET", engine_path(p, args.rating))
-            positions += [m["after"] for m in answer["moves"]]
-        # Those were searched now; the uncached figure is each new position's first call.
         fresh = []
-        for p in positions[9:]:
-            for m in call(base, "GET", engine_path(p, args.rating))[0]["moves"]:
-                fresh.append(m["after"])
-        timed = [call(base, "GET", engine_path(p, args.rating)) for p in fresh[:60]]
-        summary("engine, first call of a position (ply 3)", [t for a, t in timed if not a["cached"]])
+        for p in positions:
+            answer, _ = settled(base, engine_path(p, args.rating))
+            fresh += [m["after"] for m in answer["moves"]]
+        # The positions at ply 2, each asked for the first time: the search and the human
+        # model, from the first request to the answer that has them.
+        timed = [settled(base, engine_path(p, args.rating))[1] for p in fresh[:60]]
+        summary("engine, a position's columns, first asked (ply 2)", timed)
         summary("engine, a position kept", [call(base, "GET", engine_path(p, args.rating))[1]
                                             for p in fresh[:60]])
         summary("engine, a position kept, another rating", [
-            call(base, "GET", engine_path(p, args.rating + 100))[1] for p in fresh[:60]])
-        print("the start's search: %d visits in %.1f ms (the call: %.1f ms)"
+            settled(base, engine_path(p, args.rating + 100))[1] for p in fresh[:60]])
+        print("the start's search: %d visits in %.1f ms (its columns: %.1f ms)"
               % (start["engine"]["nodes"], 1000 * start["engine"]["seconds"], 1000 * first))
         if args.pgn:
             text = open(args.pgn, encoding="utf-8").read()

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "core/atomic_file.h"
 #include "core/i18n.h"
@@ -144,27 +147,45 @@ json openings_json(const ExplorerFile& file, const Position& pos, const std::str
 }
 
 // The engine's and the human model's view of explored positions, each position's kept:
-// openings are few and asked again by every player, so a search is paid once.
+// openings are few and asked again by every player, so a search is paid once. A request
+// never thinks: what is not kept yet is queued for a thread of this table's own and the
+// answer says `pending` until it is done (the page asks again). In the page's
+// WebAssembly engine the call comes in on the runtime's main thread, which must not wait
+// for a search that may start threads of its own (the network's front): a thread it
+// waited for could not start while it waits.
 class EngineColumns {
  public:
   explicit EngineColumns(OpeningsEngine engine) : engine_(std::move(engine)) {}
+  ~EngineColumns() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
 
   json answer(const GameSpec& spec, const Position& pos, int rating) {
     const std::string key = spec.name() + " " + pos.to_string();
-    json searched;
-    bool cached = false;
+    const std::string human_key = key + " " + std::to_string(rating);
+    const bool with_human = range(spec).has_value();
+    json searched, human;
+    bool pending = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto it = searches_.find(key);
-      if (it != searches_.end()) searched = it->second, cached = true;
+      auto s = searches_.find(key);
+      auto h = human_.find(human_key);
+      if (s != searches_.end()) searched = s->second;
+      if (h != human_.end()) human = h->second;
+      if (searched.is_null() || (with_human && human.is_null())) {
+        pending = true;
+        queue(Job{spec, pos, rating, with_human, key, human_key});
+      }
     }
-    if (!cached) {
-      searched = search_json(spec, pos);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (searches_.size() >= kMaxKept) searches_.clear();  // a bound, not an eviction policy
-      searches_.emplace(key, searched);
-    }
-    const json human = human_json(spec, pos, rating);
+    if (pending) wake_.notify_one();
+    const json none = json::object();
+    const json& moves_of = searched.is_null() ? none : searched["moves"];
+    const json best = searched.is_null() ? json() : searched["best_move"];
     json moves = json::array();
     for (int m = 0; m < pos.npits; ++m) {
       if (!pos.is_legal(m)) continue;
@@ -174,20 +195,20 @@ class EngineColumns {
       moves.push_back({{"move", m + 1},
                        {"notation", format_move(pos, m)},
                        {"after", after.to_string()},
-                       {"engine", searched["moves"].value(pit, json())},
-                       {"best", searched["best_move"] == m + 1},
+                       {"engine", moves_of.value(pit, json())},
+                       {"best", best == m + 1},
                        {"human", human.is_null() ? json() : human.value(pit, json())}});
     }
     return {{"game", spec.name()},
             {"position", pos.to_string()},
             {"to_move", side_to_move_word(pos)},
-            {"engine", searched["about"]},
-            {"best_move", searched["best_move"]},
+            {"pending", pending},
+            {"engine", searched.is_null() ? json() : searched["about"]},
+            {"best_move", best},
             {"rating", rating},
-            {"human_model", !human.is_null()},
+            {"human_model", with_human},
             {"rating_range", rating_range_json(spec)},
-            {"moves", moves},
-            {"cached", cached}};
+            {"moves", moves}};
   }
 
   // {min, max} of the human model's ratings, null without one: the page's rating chooser.
@@ -202,13 +223,65 @@ class EngineColumns {
 
  private:
   static constexpr size_t kMaxKept = 4096;
+  // Positions waiting: more are dropped (their pages ask again), so that a flood of
+  // requests cannot queue hours of searches.
+  static constexpr size_t kMaxQueued = 64;
 
-  // {about: {visits, seconds, value} | null, best_move: pit | null, moves: {pit: {win, draw,
-  // loss, score, visits, proven}}}; a move the search did not reach has no entry.
+  struct Job {
+    GameSpec spec;
+    Position pos;
+    int rating = 0;
+    bool with_human = false;  // the game has a human model
+    std::string key, human_key;
+  };
+
+  // With the mutex held: queues `job` unless it is queued already, and starts the thread.
+  void queue(Job job) {
+    for (const Job& j : jobs_)
+      if (j.human_key == job.human_key) return;
+    if (jobs_.size() >= kMaxQueued) return;
+    jobs_.push_back(std::move(job));
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      const Job job = jobs_.front();
+      const bool search = !searches_.count(job.key);
+      const bool ask_human = job.with_human && !human_.count(job.human_key);
+      lock.unlock();
+      json searched, human;
+      if (search) searched = search_json(job.spec, job.pos);
+      if (ask_human) human = human_json(job.spec, job.pos, job.rating);
+      lock.lock();
+      // A bound, not an eviction policy: the table starts again when full.
+      if (search) {
+        if (searches_.size() >= kMaxKept) searches_.clear();
+        searches_.emplace(job.key, searched);
+      }
+      if (ask_human) {
+        if (human_.size() >= kMaxKept) human_.clear();
+        human_.emplace(job.human_key, human);
+      }
+      jobs_.pop_front();
+    }
+  }
+
+  // {about: {nodes, seconds, win, draw, loss} | null, best_move: pit | null, moves: {pit:
+  // {win, draw, loss, score, visits, proven}}}; a move the search did not reach has no
+  // entry. A search that fails leaves the column empty rather than the view broken.
   json search_json(const GameSpec& spec, const Position& pos) {
-    if (!engine_.search)
-      return {{"about", json()}, {"best_move", json()}, {"moves", json::object()}};
-    const ThinkResult r = engine_.search(spec, pos);
+    const json empty = {{"about", json()}, {"best_move", json()}, {"moves", json::object()}};
+    if (!engine_.search) return empty;
+    ThinkResult r;
+    try {
+      r = engine_.search(spec, pos);
+    } catch (const std::exception&) {
+      return empty;
+    }
     json moves = json::object();
     for (const MoveEval& e : r.moves) {
       if (e.visits == 0 && !e.proven && e.win + e.draw + e.loss == 0) continue;
@@ -226,28 +299,25 @@ class EngineColumns {
             {"moves", moves}};
   }
 
-  // {pit: probability} at `rating`, null without a human model for the game.
+  // {pit: probability} at `rating`; empty when the model fails.
   json human_json(const GameSpec& spec, const Position& pos, int rating) {
-    if (!range(spec)) return json();
-    const std::string key = spec.name() + " " + pos.to_string() + " " + std::to_string(rating);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = human_.find(key);
-      if (it != human_.end()) return it->second;
-    }
     json out = json::object();
-    for (const HumanMove& m : engine_.ratings->moves(spec, pos, rating))
-      out[std::to_string(m.move + 1)] = m.probability;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (human_.size() >= kMaxKept) human_.clear();
-    human_.emplace(key, out);
+    try {
+      for (const HumanMove& m : engine_.ratings->moves(spec, pos, rating))
+        out[std::to_string(m.move + 1)] = m.probability;
+    } catch (const std::exception&) {
+    }
     return out;
   }
 
   OpeningsEngine engine_;
   std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> jobs_;
+  bool stopping_ = false;
   std::map<std::string, json> searches_;  // by game and position
   std::map<std::string, json> human_;     // by game, position and rating
+  std::thread thread_;                    // started by the first job
 };
 
 // The explorer over the last file of a player's games, kept while the page walks it.

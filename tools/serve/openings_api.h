@@ -46,8 +46,10 @@ struct OpeningsEngine {
 // - GET /api/openings/engine: `game`, `position` as above and `rating` (default 1500):
 //   every legal move with the mover's win chance after it from `engine`'s search, the
 //   engine's best move marked, and each move's probability at the rating from the human
-//   model. Kept per position (and rating), so a position asked again answers at once.
-//   400 for a bad position, a finished game or a rating outside the model's range.
+//   model. Kept per position (and rating); what is not kept yet is computed on a thread
+//   of the call's own while the answer says `pending` (its columns null): the page asks
+//   again, and no request ever waits for a search. 400 for a bad position, a finished
+//   game or a rating outside the model's range.
 // - POST /api/openings/games: {game, pgn (a file of records), player ("" = the name
 //   playing most games), colour (white, black, both), position}: the answer of GET
 //   /api/openings over the player's own games (tools/serve/player_openings.h), each move

@@ -388,8 +388,12 @@ async function ask() {
   }
 }
 
-// The engine's and the human model's columns for the position shown, when they come.
-async function askColumns() {
+// The engine's and the human model's columns for the position shown, when they come:
+// the server answers `pending` until its search is done, and is asked again a moment
+// later (at most kColumnTries times).
+const kColumnTries = 200;
+const kColumnWaitMs = 150;
+async function askColumns(tries = 0) {
   const a = shown;
   if (!a) return;
   if (a.board.over) {  // no move to judge: nothing to fill
@@ -405,6 +409,10 @@ async function askColumns() {
     columns = c;
     drawRatings(c);
     drawColumns();
+    if (c.pending) {
+      if (tries < kColumnTries) setTimeout(() => askColumns(tries + 1), kColumnWaitMs);
+      return;
+    }
     el("openings").dataset.columns = c.position;
   } catch (e) {
     if (me !== asked) return;
