@@ -312,6 +312,8 @@ function draw() {
     ? tr("Your games: {sources}. Results are yours, whoever made the move.", { sources: mineWords(a.about) })
     : tr("Where the numbers come from: {sources}. Results are from the view of the player who made the move.",
          { sources: aboutWords(a.about) });
+  // The games that could not be read, each with its number, line and reason, on hover.
+  el("openings-about").title = mineChosen() ? a.about.skipped.join("\n") : "";
   el("openings-line").textContent = lineWords();
   el("openings-start").disabled = el("openings-back").disabled = at === 0;
   el("openings-forward").disabled = at >= line.length - 1;
