@@ -134,6 +134,8 @@ def main():
                     help="leave out the phone in each language (the site's offline test has it)")
     ap.add_argument("--guide-only", action="store_true",
                     help="check only the Rules guide (desktop and phone, every language)")
+    ap.add_argument("--openings-only", action="store_true",
+                    help="check only the Openings view (desktop, and phone in every language)")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -176,6 +178,21 @@ def main():
                 driver.quit()
                 driver = None
                 print("web_test: phone, %s: the Rules guide completed" % lang)
+            return 0
+        if args.openings_only:
+            openings_check(driver, wait, By, Select, "en", english, phone=False, screenshots=args.screenshots)
+            driver.quit()
+            driver = None
+            for lang in () if args.desktop_only else LANGUAGES:
+                driver = phone_driver(profile + "-" + lang)
+                wait = WebDriverWait(driver, args.timeout)
+                driver.get(url)
+                wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+                choose_language(driver, wait, Select, By, lang)
+                openings_check(driver, wait, By, Select, lang, english, phone=True, screenshots=args.screenshots)
+                driver.quit()
+                driver = None
+                print("web_test: phone, %s: the Openings view" % lang)
             return 0
         Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
         driver.find_element(By.ID, "new-game").click()
@@ -795,9 +812,96 @@ def clock_check(driver, wait, By, Select, url, lang, english, phone, screenshots
 
 # The moves the Openings view lists, each as (notation, games), top to bottom.
 OPENINGS_SHOWN_JS = """
-return [...document.querySelectorAll('#openings-moves .openings-move')]
+return [...document.querySelectorAll('#openings-moves .openings-move:not(.openings-unplayed)')]
   .map((b) => [b.dataset.notation, Number(b.dataset.games)]);
 """
+
+# The engine's and the players' columns of the Openings view, by move: [columns' text, best
+# outlined, played by no game here].
+OPENINGS_COLUMNS_JS = """
+const out = {};
+for (const b of document.querySelectorAll('#openings-moves .openings-move'))
+  out[b.dataset.move] = [b.querySelector('.openings-columns').textContent,
+                         b.classList.contains('openings-best'), b.classList.contains('openings-unplayed')];
+return out;
+"""
+
+# Opens the Openings view over a file of games, as the "Your games" view does.
+SHOW_GAMES_JS = """
+const done = arguments[arguments.length - 1];
+import(new URL("openings.js", document.baseURI).href)
+  .then((m) => done(m.showOpeningsOfGames(arguments[0]) || true), (e) => done(String(e)));
+"""
+
+
+def openings_columns_check(driver, wait, By, lang, catalog, position, what):
+    """The engine's and the players' columns of `position` as GET /api/openings/engine
+    answers them: each move's win chance and share at the rating, the engine's best
+    outlined, shown even where no game played it."""
+    try:
+        wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-columns") == position)
+    except Exception:
+        fail("%s, openings, %s: the engine's columns never came" % (lang, what))
+    rating = driver.find_element(By.ID, "openings-human-rating").get_attribute("value")
+    answer = page_api(driver, "/api/openings/engine?game=togyz&rating=%s&position=%s"
+                      % (rating, urllib.parse.quote(position)))
+    shown = driver.execute_script(OPENINGS_COLUMNS_JS)
+    total = sum(m["human"] for m in answer["moves"])
+    if abs(total - 1) > 1e-3:
+        fail("%s, openings, %s: the players' shares add up to %r" % (lang, what, total))
+    for m in answer["moves"]:
+        row = shown.get(str(m["move"]))
+        if m["best"] and (not row or not row[1]):
+            fail("%s, openings, %s: the engine's best %s is not outlined: %r" % (lang, what, m["notation"], shown))
+        if not row:
+            continue
+        words = say(catalog, "engine: {percent} to win", percent="%d%%" % js_round(100 * m["engine"]["win"]))
+        players = say(catalog, "players rated {rating}: {percent}", rating=answer["rating"],
+                      percent="%d%%" % js_round(100 * m["human"]))
+        if words not in row[0] or players not in row[0]:
+            fail("%s, openings, %s: %s's columns read %r, not %r and %r" % (lang, what, m["notation"], row[0],
+                                                                          words, players))
+    return answer, shown
+
+
+def openings_mine_check(driver, wait, By, Select, lang, catalog, screenshots=None):
+    """"My games": the view over a small made-up file of one player's games, opened as the
+    "Your games" view opens it: the player's moves with their own results, and the engine's
+    best shown although no game of theirs played it."""
+    start = page_api(driver, "/api/openings/engine?game=togyz")
+    first = next(m for m in start["moves"] if not m["best"])
+    reply = page_api(driver, "/api/openings/engine?game=togyz&position=%s"
+                     % urllib.parse.quote(first["after"]))["moves"][0]
+    games = [("Tester", "Abay", "1-0"), ("Tester", "Dana", "1/2-1/2"), ("Erlan", "Tester", "1-0")]
+    pgn = "".join('[White "%s"]\n[Black "%s"]\n[Result "%s"]\n\n1. %s %s %s\n\n'
+                  % (w, b, r, first["notation"], reply["notation"], r) for w, b, r in games)
+    got = driver.execute_async_script(SHOW_GAMES_JS, {"game": "togyz", "pgn": pgn})
+    if got is not True:
+        fail("%s, openings: showOpeningsOfGames failed: %r" % (lang, got))
+    try:
+        wait.until(lambda d: d.execute_script(OPENINGS_SHOWN_JS) == [[first["notation"], 3]])
+    except Exception:
+        fail("%s, openings, my games: the view shows %r, not %s in 3 games"
+             % (lang, driver.execute_script(OPENINGS_SHOWN_JS), first["notation"]))
+    if Select(driver.find_element(By.ID, "openings-source")).first_selected_option.get_attribute("value") != "mine":
+        fail("%s, openings, my games: the source chooser does not say My games" % lang)
+    counts = driver.find_element(By.CSS_SELECTOR, "#openings-moves .openings-move .openings-counts").text
+    expected = say(catalog, "you won {wins} · drew {draws} · lost {losses}", wins=1, draws=1, losses=1)
+    if counts != expected:
+        fail("%s, openings, my games: the counts read %r, not %r" % (lang, counts, expected))
+    if "Tester" not in driver.find_element(By.ID, "openings-about").text:
+        fail("%s, openings, my games: the player is not named" % lang)
+    _, shown = openings_columns_check(driver, wait, By, lang, catalog, start["position"], "my games")
+    if not shown.get(str(start["best_move"]), [0, 0, False])[2]:
+        fail("%s, openings, my games: the engine's best, unplayed, has no row of its own: %r" % (lang, shown))
+    if screenshots:
+        driver.execute_script("window.scrollTo(0, 0); document.getElementById('toast').hidden = true")
+        driver.find_element(By.ID, "openings").screenshot(
+            os.path.join(screenshots, "desktop-openings-mine-%s.png" % lang))
+    # As Black: Tester's one Black game, where Erlan made the first move.
+    Select(driver.find_element(By.ID, "openings-colour")).select_by_value("black")
+    wait.until(lambda d: d.execute_script(OPENINGS_SHOWN_JS) == [[first["notation"], 1]])
+    Select(driver.find_element(By.ID, "openings-source")).select_by_value("players")
 
 
 def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=None):
@@ -816,7 +920,9 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
 
     def wait_for(position, moves, what):
         try:
+            # The engine's columns too: they redraw the rows they fill when they come.
             wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-position") == position
+                       and d.find_element(By.ID, "openings").get_attribute("data-columns") == position
                        and d.execute_script(OPENINGS_SHOWN_JS) == moves)
         except Exception:
             fail("%s, openings, %s: the view shows %r at %r, the API %r at %r" % (
@@ -839,6 +945,7 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
     if not moves:
         fail("%s, openings: the API lists no move at the start" % lang)
     wait_for(start, moves, "the start")
+    openings_columns_check(driver, wait, By, lang, catalog, start, "the start")
     shown = driver.execute_script(GAME_PARTS_SHOWN_JS)
     if shown:
         fail("%s, openings: the game is still on the page beside the explorer: %s" % (lang, shown))
@@ -871,6 +978,10 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
         driver.execute_script("window.scrollTo(0, 0); document.getElementById('toast').hidden = true")
         driver.find_element(By.ID, "openings").screenshot(
             os.path.join(screenshots, "%s-openings-%s.png" % ("phone" if phone else "desktop", lang)))
+        if phone:  # the moves with the engine's and the players' columns, below the board
+            moves = driver.find_element(By.ID, "openings-moves")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", moves)
+            moves.screenshot(os.path.join(screenshots, "phone-openings-moves-%s.png" % lang))
     # Back, forward, start.
     for button, position in (("openings-back", start), ("openings-forward", top["after"]),
                              ("openings-start", start)):
@@ -878,6 +989,9 @@ def openings_check(driver, wait, By, Select, lang, english, phone, screenshots=N
         _, moves = api_moves(position, "source=rated&band=1500-1799")
         wait_for(position, moves, button)
     Select(driver.find_element(By.ID, "openings-source")).select_by_value("players")
+    if not phone:
+        openings_mine_check(driver, wait, By, Select, lang, catalog, screenshots)
+        wait_for(start, api_moves(start)[1], "all players again")
 
     # Bantumi has no explorer: the server's words, in the language, and no board.
     Select(driver.find_element(By.ID, "game")).select_by_value("bantumi")

@@ -52,6 +52,7 @@ std::optional<ClockControl> clock_field(const json& b) {
 
 ServeApi::ServeApi(const ServeApiOptions& options, PlayerFactory players)
     : options_(options),
+      players_(players),
       sessions_(options.max_sessions, options.now),
       queue_(sessions_, options.engine, std::move(players)),
       runs_(options.runs, options.run_reader) {}
@@ -70,15 +71,30 @@ void ServeApi::routes(ApiRouter& router) {
   router.add("POST", "/api/load", [this](const json& b) { return load(b); });
   router.add("GET", "/api/board", [this](const json& b) { return board_at(b); });
   router.add("POST", "/api/close", [this](const json& b) { return close(b); });
-  add_puzzle_routes(router);    // tools/serve/puzzle_api.h
-  add_record_routes(router);    // tools/serve/record_api.h
-  add_openings_routes(router);  // tools/serve/openings_api.h
+  add_puzzle_routes(router);                       // tools/serve/puzzle_api.h
+  add_record_routes(router);                       // tools/serve/record_api.h
+  add_openings_routes(router, openings_engine());  // tools/serve/openings_api.h
   router.add_raw("GET", "/api/record", [this](const ApiRequest& request, ApiResponse& response) {
     response.body = record(checked_params(request.params));
     response.content_type = "application/x-chess-pgn; charset=utf-8";
     response.headers.emplace_back("Content-Disposition",
                                   "attachment; filename=\"kumalak-game.pgn\"");
   });
+}
+
+OpeningsEngine ServeApi::openings_engine() const {
+  OpeningsEngine engine;
+  // The hard level's engine for analysis (the network MCTS where the game has a model),
+  // a fresh one per search: the view's positions are each searched once and kept.
+  engine.search = [players = players_](const GameSpec& spec, const Position& pos) {
+    const std::unique_ptr<Player> player = players(Task::kAnalysis, spec, Level::kHard);
+    ThinkLimits limits;
+    limits.nodes = kOpeningsEngineVisits;
+    limits.movetime_s = kOpeningsEngineSeconds;
+    return player->think(pos, limits);
+  };
+  engine.ratings = options_.engine.ratings;
+  return engine;
 }
 
 json ServeApi::state_of(const Session& s) const {

@@ -5,6 +5,7 @@
 
 #include "tools/serve/api_router.h"
 #include "tools/serve/engine_queue.h"
+#include "tools/serve/openings_api.h"
 #include "tools/serve/run_api.h"
 #include "tools/serve/session.h"
 
@@ -46,10 +47,14 @@ class ServeApi {
   json board_at(const json& b);
   json close(const json& b);
   std::string record(const json& b);
+  // What the Openings view's engine columns search with (openings_api.h).
+  OpeningsEngine openings_engine() const;
   // The state of `s` (the mutex held).
   json state_of(const Session& s) const;
 
   ServeApiOptions options_;
+  // The engine queue's players, which the Openings view's short searches use too.
+  PlayerFactory players_;
   SessionTable sessions_;
   EngineQueue queue_;
   RunApi runs_;
