@@ -68,6 +68,23 @@ TEST(PlaySession, SidesAndOptionsAreChecked) {
   EXPECT_THROW(make_play_settings(o), ParseError);
 }
 
+TEST(PlaySession, LinesAreReadAsCommands) {
+  EXPECT_EQ(parse_play_command("  \r").kind, PlayCommand::kNone);
+  EXPECT_EQ(parse_play_command("QUIT").kind, PlayCommand::kQuit);
+  EXPECT_EQ(parse_play_command("?").kind, PlayCommand::kHelp);
+  const PlayCommand save = parse_play_command(" save  my game.pgn \r");
+  EXPECT_EQ(save.kind, PlayCommand::kSave);
+  EXPECT_EQ(save.rest, "my game.pgn");
+  EXPECT_EQ(parse_play_command("76").kind, PlayCommand::kMove);
+  const PlayCommand two = parse_play_command("7 7");
+  EXPECT_EQ(two.kind, PlayCommand::kTwoMoves);
+  const Position start = Position::start(GameSpec::togyz());
+  EXPECT_EQ(not_a_command_text(start, two), "One move at a time, please (got '7 7').\n");
+  const PlayCommand bogus = parse_play_command("bogus 1");
+  EXPECT_EQ(bogus.kind, PlayCommand::kUnknown);
+  EXPECT_EQ(not_a_command_text(start, bogus).rfind("'bogus' is not a command: type a hole", 0), 0u);
+}
+
 TEST(PlaySession, TypedMovesAreReadOrRefusedWithTheirReason) {
   const Position start = Position::start(GameSpec::togyz());
   EXPECT_EQ(read_typed_move(start, "7").move, 6);

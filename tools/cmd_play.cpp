@@ -5,7 +5,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "core/i18n.h"
@@ -25,18 +24,6 @@ namespace kz::cli {
 using i18n::tr;
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  const size_t b = s.find_last_not_of(" \t\r\n");
-  return s.substr(a, b - a + 1);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The terminal around a PlaySession: reads the person's lines, has the session act on
 // them and prints what it did.
@@ -78,7 +65,7 @@ class PlayTerminal {
                   << "\n";
         return 0;
       }
-      if (!handle(trim(line))) return 0;
+      if (!handle(line)) return 0;
     }
   }
 
@@ -177,46 +164,38 @@ class PlayTerminal {
 
   // Returns false to leave.
   bool handle(const std::string& line) {
-    if (line.empty()) return true;
-    std::istringstream ss(line);
-    std::string word;
-    ss >> word;
-    const std::string cmd = lower(word);
-    std::string rest;
-    std::getline(ss, rest);
-    rest = trim(rest);
-    if (cmd == "quit" || cmd == "exit" || cmd == "q") {
-      std::cout << tr("Bye.") << "\n";
-      return false;
-    }
-    const Position& pos = session_.position();
-    if (cmd == "help" || cmd == "?") {
-      std::cout << play_help_text(pos);
-    } else if (cmd == "hint") {
-      hint();
-    } else if (cmd == "eval") {
-      eval();
-    } else if (cmd == "undo") {
-      undo();
-    } else if (cmd == "board") {
-      show_board();
-    } else if (cmd == "save") {
-      std::cout << save_text(rest, session_.save(rest));
-    } else if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
-      if (rest.empty())
-        human_move(word);
-      else
-        std::cout << tr("One move at a time, please (got '{line}').", {{"line", line}}) << "\n";
-    } else {
-      const std::initializer_list<i18n::Arg> args = {{"word", word}, {"m", int(pos.npits)}};
-      std::cout << (pos.is_togyz()
-                        ? tr("'{word}' is not a command: type a hole number (1-{m}), hint, eval, "
-                             "undo, save FILE, help or quit.",
-                             args)
-                        : tr("'{word}' is not a command: type a pit number (1-{m}), hint, eval, "
-                             "undo, save FILE, help or quit.",
-                             args))
-                << "\n";
+    const PlayCommand command = parse_play_command(line);
+    switch (command.kind) {
+      case PlayCommand::kNone:
+        break;
+      case PlayCommand::kQuit:
+        std::cout << tr("Bye.") << "\n";
+        return false;
+      case PlayCommand::kHelp:
+        std::cout << play_help_text(session_.position());
+        break;
+      case PlayCommand::kHint:
+        hint();
+        break;
+      case PlayCommand::kEval:
+        eval();
+        break;
+      case PlayCommand::kUndo:
+        undo();
+        break;
+      case PlayCommand::kBoard:
+        show_board();
+        break;
+      case PlayCommand::kSave:
+        std::cout << save_text(command.rest, session_.save(command.rest));
+        break;
+      case PlayCommand::kMove:
+        human_move(command.word);
+        break;
+      case PlayCommand::kTwoMoves:
+      case PlayCommand::kUnknown:
+        std::cout << not_a_command_text(session_.position(), command);
+        break;
     }
     return true;
   }

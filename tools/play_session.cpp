@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -20,6 +21,13 @@ namespace kz::cli {
 using i18n::tr;
 
 namespace {
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  const size_t b = s.find_last_not_of(" \t\r\n");
+  return s.substr(a, b - a + 1);
+}
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -87,6 +95,36 @@ PlaySettings make_play_settings(const PlayOptions& options) {
   s.movetime = options.movetime;
   s.hint_movetime = options.hint_movetime;
   return s;
+}
+
+PlayCommand parse_play_command(const std::string& text) {
+  PlayCommand c;
+  c.line = trim(text);
+  if (c.line.empty()) return c;
+  std::istringstream ss(c.line);
+  ss >> c.word;
+  std::getline(ss, c.rest);
+  c.rest = trim(c.rest);
+  const std::string w = lower(c.word);
+  if (w == "quit" || w == "exit" || w == "q")
+    c.kind = PlayCommand::kQuit;
+  else if (w == "help" || w == "?")
+    c.kind = PlayCommand::kHelp;
+  else if (w == "hint")
+    c.kind = PlayCommand::kHint;
+  else if (w == "eval")
+    c.kind = PlayCommand::kEval;
+  else if (w == "undo")
+    c.kind = PlayCommand::kUndo;
+  else if (w == "board")
+    c.kind = PlayCommand::kBoard;
+  else if (w == "save")
+    c.kind = PlayCommand::kSave;
+  else if (std::isdigit(static_cast<unsigned char>(w[0])))
+    c.kind = c.rest.empty() ? PlayCommand::kMove : PlayCommand::kTwoMoves;
+  else
+    c.kind = PlayCommand::kUnknown;
+  return c;
 }
 
 TypedMove read_typed_move(const Position& pos, const std::string& token) {

@@ -94,6 +94,30 @@ struct TypedMove {
 // Reads `token` ("7", "76", "36x"; Kalah: "3") as a move of the side to move in `pos`.
 TypedMove read_typed_move(const Position& pos, const std::string& token);
 
+// One line the person typed, as a command (parse_play_command).
+struct PlayCommand {
+  enum Kind {
+    kNone,      // an empty line
+    kQuit,      // quit, exit, q
+    kHelp,      // help, ?
+    kHint,      // hint
+    kEval,      // eval
+    kUndo,      // undo
+    kBoard,     // board
+    kSave,      // save FILE (`rest` is FILE, empty when not given)
+    kMove,      // a word starting with a digit: a move (`word`)
+    kTwoMoves,  // a move and more after it on the line
+    kUnknown,   // none of these (`word`)
+  };
+  Kind kind = kNone;
+  std::string line;  // the line without surrounding blanks
+  std::string word;  // its first word as typed
+  std::string rest;  // what follows the first word, without surrounding blanks
+};
+
+// Reads a line of `kumalak play`'s input; command words in any case.
+PlayCommand parse_play_command(const std::string& line);
+
 // A move the session played, or tried to.
 struct PlayedMove {
   Position before;      // the position it was played in

@@ -134,11 +134,12 @@ std::string move_announcement(const Position& before, int move, bool by_engine) 
   // Sown into a tuzdyk: those stones go to the kazan of the tuzdyk's owner.
   const std::pair<int, int> into_tuzdyk[] = {{f.to_own_tuzdyk, mover},
                                              {f.to_their_tuzdyk, mover ^ 1}};
-  for (const auto& [stones, tuzdyk_owner] : into_tuzdyk)
-    if (stones > 0)
-      out +=
-          " " + trn("{n} stone goes into {owner}'s tuzdyk.", "{n} stones go into {owner}'s tuzdyk.",
-                    stones, {{"owner", side_name(before, tuzdyk_owner)}});
+  for (const auto& [stones, tuzdyk_owner] : into_tuzdyk) {
+    if (stones == 0) continue;
+    out += ' ';
+    out += trn("{n} stone goes into {owner}'s tuzdyk.", "{n} stones go into {owner}'s tuzdyk.",
+               stones, {{"owner", side_name(before, tuzdyk_owner)}});
+  }
   return out;
 }
 
@@ -248,6 +249,19 @@ std::string eval_text(const Position& pos, const ThinkResult& r) {
               : tr("For you: win {win}, draw {draw}, loss {loss}, expected margin {margin} "
                    "seeds{proven}; the engine would play {move} (depth {depth}).",
                    args)) +
+         "\n";
+}
+
+std::string not_a_command_text(const Position& pos, const PlayCommand& command) {
+  if (command.kind == PlayCommand::kTwoMoves)
+    return tr("One move at a time, please (got '{line}').", {{"line", command.line}}) + "\n";
+  const std::initializer_list<i18n::Arg> args = {{"word", command.word}, {"m", int(pos.npits)}};
+  return (pos.is_togyz() ? tr("'{word}' is not a command: type a hole number (1-{m}), hint, "
+                              "eval, undo, save FILE, help or quit.",
+                              args)
+                         : tr("'{word}' is not a command: type a pit number (1-{m}), hint, eval, "
+                              "undo, save FILE, help or quit.",
+                              args)) +
          "\n";
 }
 

@@ -59,6 +59,11 @@ std::string hint_text(const Position& pos, const Hint& hint);
 //   r: PlaySession::eval()'s answer
 std::string eval_text(const Position& pos, const ThinkResult& r);
 
+// A line that is not a command: a move and more (kTwoMoves) or an unknown word (kUnknown).
+//   pos: the game's position (its game and number of holes)
+//   command: parse_play_command's answer
+std::string not_a_command_text(const Position& pos, const PlayCommand& command);
+
 // The list of commands.
 //   pos: the game's position (its game and number of holes)
 std::string play_help_text(const Position& pos);
