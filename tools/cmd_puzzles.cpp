@@ -37,6 +37,7 @@
 #include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/puzzle_build.h"
 
 namespace kz::cli {
 
@@ -61,99 +62,6 @@ struct PuzzlesBuildOptions {
   std::string fold = "all";  // the recorded games mined: train, validation or all
   PuzzleMinerOptions miner;
 };
-
-// Recorded games: every position from min_ply on, with its source.
-void add_recorded_positions(const std::string& dir, const GameSpec& spec, int min_ply,
-                            FoldSelection fold, std::vector<PuzzleCandidate>& out,
-                            int& game_number) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".pgn") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    const std::string name = std::filesystem::path(file).filename().string();
-    int skipped = 0, used = 0, other_fold = 0;
-    for (const GameRecord& g : read_pgn_file(file)) {
-      if (!fold_selected(fold, read_rated_game(g).fold)) {
-        ++other_fold;
-        continue;
-      }
-      ReplayResult rr;
-      Position start;
-      try {
-        start = record_start(g, spec);
-        rr = replay_record(g, start);
-      } catch (const ParseError&) {
-        ++skipped;  // a record the rules refuse is no source of puzzles
-        continue;
-      }
-      ++used;
-      ++game_number;
-      Position p = start;
-      const std::string date = g.tag("Date", "no date");
-      for (size_t ply = 0; ply < rr.moves.size(); ++ply) {
-        if (int(ply) >= min_ply && !p.is_decided())
-          out.push_back({p,
-                         name + " game " + std::to_string(g.index) + " (" + date + ") ply " +
-                             std::to_string(ply),
-                         game_number});
-        p.play(rr.moves[ply]);
-      }
-    }
-    std::cerr << "kumalak puzzles build: " << name << ": " << used << " games";
-    if (skipped) std::cerr << " (" << skipped << " refused by the rules, skipped)";
-    if (other_fold) std::cerr << " (" << other_fold << " of the other fold left out)";
-    std::cerr << "\n";
-  }
-}
-
-// Self-play with the network's policy (sampled, one batch per ply over all games): the
-// positions of varied, plausible games without recorded ones (Kalah).
-void add_selfplay_positions(Evaluator& evaluator, const GameSpec& spec, int games, int min_ply,
-                            uint64_t seed, std::vector<PuzzleCandidate>& out, int& game_number) {
-  constexpr int kMaxPlies = 400;
-  std::mt19937_64 rng(seed);
-  std::vector<Position> pos(games, Position::start(spec));
-  std::vector<int> number(games);
-  for (int g = 0; g < games; ++g) number[g] = ++game_number;
-  for (int ply = 0; ply < kMaxPlies; ++ply) {
-    std::vector<int> live;
-    std::vector<Position> batch;
-    for (int g = 0; g < games; ++g)
-      if (!pos[g].is_over() && !pos[g].is_decided()) {
-        live.push_back(g);
-        batch.push_back(pos[g]);
-      }
-    if (live.empty()) break;
-    std::vector<EvalOutput> ev(batch.size());
-    evaluator.evaluate(batch, ev);
-    for (size_t i = 0; i < live.size(); ++i) {
-      const int g = live[i];
-      if (ply >= min_ply)
-        out.push_back({pos[g],
-                       "self-play seed " + std::to_string(seed) + " game " + std::to_string(g + 1) +
-                           " ply " + std::to_string(ply),
-                       number[g]});
-      // A tenth of the moves uniformly at random, the rest by the policy: variety
-      // without many absurd positions.
-      int move = -1;
-      if (std::uniform_real_distribution<double>(0, 1)(rng) < 0.1) {
-        move = random_legal_move(pos[g], rng);
-      } else {
-        std::discrete_distribution<int> d(ev[i].policy.begin(), ev[i].policy.begin() + spec.pits);
-        move = d(rng);
-        if (!pos[g].is_legal(move)) move = random_legal_move(pos[g], rng);
-      }
-      pos[g].play(move);
-    }
-  }
-}
-
-std::string minutes_text(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
-  return buf;
-}
 
 int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   GameSpec spec;
@@ -206,7 +114,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   try {
     evaluator = load_model_evaluator(spec, model, 1);
     for (const auto& dir : opt.games_dirs)
-      add_recorded_positions(dir, spec, opt.min_ply, fold, positions, game_number);
+      add_recorded_positions(dir, spec, opt.min_ply, fold, positions, game_number, std::cerr);
     if (opt.selfplay_games > 0)
       add_selfplay_positions(*evaluator, spec, opt.selfplay_games, opt.min_ply, opt.seed, positions,
                              game_number);
@@ -229,61 +137,36 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     }
   }
   PuzzleMiner miner(spec, evaluator, miner_options, solver.get());
-  PuzzleSet set;
-  set.spec = spec;
-  std::map<int, int> per_game;
-  std::set<std::string> ids;
-  std::unordered_set<uint64_t> seen;
-  size_t filtered = 0, candidates = 0;
   double next_report = 0;
   const auto mine_start = elapsed();
-  auto report = [&](bool final) {
+  auto report = [&](const PuzzleMiningProgress& p, bool final) {
     const double t = elapsed() - mine_start;
-    const double rate = t > 0 ? set.puzzles.size() / t : 0;
+    const double rate = t > 0 ? p.puzzles / t : 0;
     std::string eta = "unknown";
-    if (rate > 0 && int(set.puzzles.size()) < opt.count)
-      eta = minutes_text((opt.count - int(set.puzzles.size())) / rate);
+    if (rate > 0 && int(p.puzzles) < opt.count)
+      eta = minutes_text((opt.count - int(p.puzzles)) / rate);
     std::fprintf(stderr,
                  "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
                  "%.2f puzzles/s, %s%s\n",
-                 filtered, positions.size(), candidates, set.puzzles.size(), rate,
+                 p.filtered, p.positions, p.candidates, p.puzzles, rate,
                  final ? "done in " : "ETA ",
                  final ? minutes_text(elapsed()).c_str() : eta.c_str());
   };
-  for (size_t start = 0; start < positions.size() && int(set.puzzles.size()) < opt.count;
-       start += size_t(opt.batch)) {
-    std::vector<PuzzleCandidate> chunk;
-    for (size_t i = start; i < std::min(positions.size(), start + size_t(opt.batch)); ++i)
-      if (per_game[positions[i].game] < opt.max_per_game &&
-          seen.insert(positions[i].position.hash()).second)
-        chunk.push_back(positions[i]);
-    filtered += std::min(positions.size(), start + size_t(opt.batch)) - start;
-    for (size_t i : miner.filter(chunk)) {
-      if (int(set.puzzles.size()) >= opt.count) break;
-      if (per_game[chunk[i].game] >= opt.max_per_game) continue;
-      ++candidates;
-      auto z = miner.confirm(chunk[i]);
-      if (z && ids.insert(z->id).second) {
-        ++per_game[chunk[i].game];
-        set.puzzles.push_back(std::move(*z));
-      }
-      if (elapsed() >= next_report) {
-        report(false);
-        next_report = elapsed() + 10;
-      }
-    }
-  }
+  const PuzzleMiningLimits limits{opt.count, opt.max_per_game, opt.batch};
+  MinedPuzzles mined = mine_puzzles(miner, positions, limits, [&](const PuzzleMiningProgress& p) {
+    if (elapsed() < next_report) return;
+    report(p, false);
+    next_report = elapsed() + 10;
+  });
+  PuzzleSet set;
+  set.spec = spec;
+  set.puzzles = std::move(mined.puzzles);
   try {
-    if (human) {
-      const std::vector<int> ratings = human_puzzle_ratings(*human, set.puzzles);
-      for (size_t i = 0; i < ratings.size(); ++i) set.puzzles[i].rating = ratings[i];
-    }
+    rate_and_sort_puzzles(set.puzzles, human.get());
   } catch (const std::exception& e) {
     print_command_error("kumalak puzzles build", e, "rating by the human model");
     return 1;
   }
-  std::stable_sort(set.puzzles.begin(), set.puzzles.end(),
-                   [](const Puzzle& a, const Puzzle& b) { return a.rating < b.rating; });
   try {
     std::filesystem::path parent = std::filesystem::path(out_path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -292,12 +175,10 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     print_command_error("kumalak puzzles build", e);
     return 1;
   }
-  report(true);
-  std::map<std::string, int> themes;
-  for (const auto& z : set.puzzles) ++themes[puzzle_theme_name(z.theme)];
+  report(mined.progress, true);
   std::cout << "wrote " << set.puzzles.size() << " puzzles to " << out_path << " (";
   bool first = true;
-  for (const auto& [name, n] : themes) {
+  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
     std::cout << (first ? "" : ", ") << name << " " << n;
     first = false;
   }
@@ -355,25 +236,11 @@ int run_puzzle(const PuzzleOptions& opt) {
     return 2;
   }
   size_t index = 0;
-  if (!opt.id.empty()) {
-    auto it = std::find_if(set.puzzles.begin(), set.puzzles.end(),
-                           [&](const Puzzle& z) { return z.id == opt.id; });
-    if (it == set.puzzles.end()) {
-      print_command_error("kumalak puzzle", tr("no puzzle '{id}' in the file", {{"id", opt.id}}));
-      return 2;
-    }
-    index = size_t(it - set.puzzles.begin());
-  } else if (opt.random) {
-    const uint64_t seed = opt.seed ? opt.seed : uint64_t(std::time(nullptr));
-    index = size_t(std::mt19937_64(seed)() % set.puzzles.size());
-  } else {
-    try {
-      index =
-          daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
-    } catch (const ParseError& e) {
-      print_command_error("kumalak puzzle", e);
-      return 2;
-    }
+  try {
+    index = choose_puzzle(set, {opt.id, opt.random, opt.seed, opt.date});
+  } catch (const ParseError& e) {
+    print_command_error("kumalak puzzle", e);
+    return 2;
   }
   const Puzzle& z = set.puzzles[index];
   const Position& pos = z.position;
@@ -395,15 +262,9 @@ int run_puzzle(const PuzzleOptions& opt) {
     std::istringstream ss(line);
     std::string token;
     if (!(ss >> token)) continue;
-    try {
-      // A bare hole number is enough in Togyz too ("9" as well as "99").
-      const MoveToken t =
-          parse_move_token(pos.is_togyz() && token.size() == 1 ? token + token : token, spec);
-      if (pos.is_legal(t.from - 1)) {
-        played = t.from - 1;
-        break;
-      }
-    } catch (const ParseError&) {
+    if (const std::optional<int> move = read_puzzle_answer(spec, pos, token)) {
+      played = *move;
+      break;
     }
     std::cout << tr("'{move}' is not a legal move here.", {{"move", token}}) << "\n";
   }
@@ -428,19 +289,13 @@ int run_puzzle(const PuzzleOptions& opt) {
   end.play(z.solution.back());
   std::cout << render_board(end, pos.to_move, last, color, labels);
 
-  const std::string game = spec.name();
-  // A player new to this game starts at the middle of its puzzles (core/puzzle_rating.h).
-  if (!ratings.rating.count(game)) ratings.rating[game] = new_puzzle_player(set);
-  Glicko2Rating& mine = ratings.rating[game];
-  if (ratings.tried[game].count(z.id)) {
+  const PuzzleAttempt attempt = record_puzzle_attempt(ratings, set, z, solved);
+  if (attempt.tried_before) {
     std::cout << tr("You have tried this puzzle before, so your puzzle rating stays {rating}.",
-                    {{"rating", int(std::lround(mine.rating))}})
+                    {{"rating", int(std::lround(attempt.before.rating))}})
               << "\n";
     return 0;
   }
-  const Glicko2Rating before = mine;
-  mine = rate_puzzle_attempt(before, z.rating, solved);
-  ratings.tried[game][z.id] = solved ? 1 : 0;
   try {
     write_puzzle_ratings(ratings_path, ratings);
   } catch (const std::exception& e) {
@@ -448,9 +303,9 @@ int run_puzzle(const PuzzleOptions& opt) {
     return 1;
   }
   std::cout << tr("Your puzzle rating: {before} -> {after} (give or take {deviation}).",
-                  {{"before", int(std::lround(before.rating))},
-                   {"after", int(std::lround(mine.rating))},
-                   {"deviation", int(std::lround(2 * mine.deviation))}})
+                  {{"before", int(std::lround(attempt.before.rating))},
+                   {"after", int(std::lround(attempt.after.rating))},
+                   {"deviation", int(std::lround(2 * attempt.after.deviation))}})
             << "\n";
   return 0;
 }
