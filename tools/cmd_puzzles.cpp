@@ -46,6 +46,35 @@ struct PuzzlesBuildOptions {
   PuzzleMinerOptions miner;
 };
 
+// One progress line of the mining, on standard error.
+//   p: how far it has come
+//   count: the puzzles it looks for
+//   mining_s: seconds of mining so far
+//   total_s: seconds since the build started
+//   final: the last line ("done in" the whole time instead of the time still to go)
+void print_mining_line(const PuzzleMiningProgress& p, int count, double mining_s, double total_s,
+                       bool final) {
+  const double rate = mining_s > 0 ? p.puzzles / mining_s : 0;
+  std::string eta = "unknown";
+  if (rate > 0 && int(p.puzzles) < count) eta = minutes_text((count - int(p.puzzles)) / rate);
+  std::fprintf(stderr,
+               "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
+               "%.2f puzzles/s, %s%s\n",
+               p.filtered, p.positions, p.candidates, p.puzzles, rate, final ? "done in " : "ETA ",
+               final ? minutes_text(total_s).c_str() : eta.c_str());
+}
+
+// "wrote N puzzles to FILE (capture 2, only-move 8, ...)".
+void print_written(const PuzzleSet& set, const std::string& path) {
+  std::cout << "wrote " << set.puzzles.size() << " puzzles to " << path << " (";
+  bool first = true;
+  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
+    std::cout << (first ? "" : ", ") << name << " " << n;
+    first = false;
+  }
+  std::cout << ")\n";
+}
+
 int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   GameSpec spec;
   try {
@@ -121,24 +150,11 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   }
   PuzzleMiner miner(spec, evaluator, miner_options, solver.get());
   double next_report = 0;
-  const auto mine_start = elapsed();
-  auto report = [&](const PuzzleMiningProgress& p, bool final) {
-    const double t = elapsed() - mine_start;
-    const double rate = t > 0 ? p.puzzles / t : 0;
-    std::string eta = "unknown";
-    if (rate > 0 && int(p.puzzles) < opt.count)
-      eta = minutes_text((opt.count - int(p.puzzles)) / rate);
-    std::fprintf(stderr,
-                 "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
-                 "%.2f puzzles/s, %s%s\n",
-                 p.filtered, p.positions, p.candidates, p.puzzles, rate,
-                 final ? "done in " : "ETA ",
-                 final ? minutes_text(elapsed()).c_str() : eta.c_str());
-  };
+  const double mine_start = elapsed();
   const PuzzleMiningLimits limits{opt.count, opt.max_per_game, opt.batch};
   MinedPuzzles mined = mine_puzzles(miner, positions, limits, [&](const PuzzleMiningProgress& p) {
     if (elapsed() < next_report) return;
-    report(p, false);
+    print_mining_line(p, opt.count, elapsed() - mine_start, elapsed(), false);
     next_report = elapsed() + 10;
   });
   PuzzleSet set;
@@ -158,14 +174,8 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     print_command_error("kumalak puzzles build", e);
     return 1;
   }
-  report(mined.progress, true);
-  std::cout << "wrote " << set.puzzles.size() << " puzzles to " << out_path << " (";
-  bool first = true;
-  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
-    std::cout << (first ? "" : ", ") << name << " " << n;
-    first = false;
-  }
-  std::cout << ")\n";
+  print_mining_line(mined.progress, opt.count, elapsed() - mine_start, elapsed(), true);
+  print_written(set, out_path);
   return int(set.puzzles.size()) < opt.count ? 3 : 0;
 }
 
