@@ -125,7 +125,8 @@ class PlayTerminal {
     const bool again = !session_.finished() && session_.position().to_move == p.before.to_move;
     if (again)
       std::cout << (by_engine ? tr("The engine moves again.") : tr("You move again.")) << "\n";
-    // After the person's move the engine's turn shows the board, after its own.
+    // The engine's move shows the board unless it moves again; the person's only when they
+    // move again or the game is over (else the engine's reply shows it).
     if (by_engine ? !again : again || session_.finished()) show_board();
   }
 
