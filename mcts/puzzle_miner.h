@@ -1,5 +1,5 @@
 // Finding puzzles: positions where one move is clearly best. Shared by `kumalak puzzles
-// build` (tools/cmd_puzzles.cpp) and its tests; docs/puzzles.md says what each step
+// build` (tools/puzzle_build.h) and its tests; docs/puzzles.md says what each step
 // checks and why.
 //
 // Two steps, the cheap one first so that mining thousands of positions takes minutes:

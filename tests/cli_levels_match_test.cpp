@@ -187,6 +187,20 @@ TEST(CliLevelsMatch, RefusesBadArguments) {
   }
 }
 
+// A record in a folder that is not there is said, before any game, not a crash.
+TEST(CliLevelsMatch, ARecordThatCannotBeWrittenIsSaid) {
+  std::string out;
+  EXPECT_EQ(kz::test::run_command(kz::test::bin("kumalak") +
+                                      " levels-match --game kalah:4,3 --games 2 --only easy "
+                                      "--record /nonexistent-kz-folder/match.jsonl",
+                                  &out, true),
+            1)
+      << out;
+  EXPECT_NE(out.find("kumalak levels-match: cannot create '/nonexistent-kz-folder/match.jsonl"),
+            std::string::npos)
+      << out;
+}
+
 // Two networks at one level's budget (a match at equal time): the lower side plays
 // --lower-model; a missing one is named.
 TEST(CliLevelsMatch, TwoNetworksAtEqualTime) {

@@ -2,33 +2,20 @@
 // writes the games back as PGN with a comment after each move (White's win chance and
 // expected margin after the move, and the engine's move where it preferred another),
 // marking inaccuracies, mistakes and blunders, then prints a summary per player. How a
-// move is judged is mcts/analysis.h's (shared with `kumalak serve`).
-#include <array>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
+// move is judged is mcts/analysis.h's (shared with `kumalak serve`); what this command
+// computes is tools/analyze_games.h, what it shows tools/analyze_report.h.
 #include <iostream>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/i18n.h"
-#include "core/notation.h"
-#include "core/rated_games.h"
-#include "mcts/accuracy.h"
-#include "mcts/advice.h"
-#include "mcts/analysis.h"
 #include "mcts/levels.h"
 #include "nn/model_evaluator.h"
-#include "nn/player_games.h"
-#include "tools/analysis_words.h"
+#include "tools/analyze_games.h"
+#include "tools/analyze_report.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
-#include "tools/human_level.h"
-#include "train/progress.h"
 
 namespace kz::cli {
 
@@ -69,178 +56,27 @@ struct AnalyzeOptions {
   int threads = 1;  // --threads: games analysed at once (--player-report, --by-player)
 };
 
-// Parses "1-3,5" into a predicate on 1-based game numbers; throws ParseError.
-std::vector<std::pair<int, int>> parse_ranges(const std::string& text) {
-  std::vector<std::pair<int, int>> out;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    int a = 0, b = 0;
-    char dash = 0;
-    std::istringstream ps(part);
-    if (part.find('-') != std::string::npos) {
-      if (!(ps >> a >> dash >> b) || dash != '-' || !ps.eof())
-        throw ParseError(i18n::tr("--games: '{part}' is not a range like 1-3", {{"part", part}}));
-    } else {
-      if (!(ps >> a) || !ps.eof())
-        throw ParseError(i18n::tr("--games: '{part}' is not a number", {{"part", part}}));
-      b = a;
-    }
-    if (a < 1 || b < a)
-      throw ParseError(i18n::tr("--games: '{part}' is not a valid range", {{"part", part}}));
-    out.emplace_back(a, b);
-  }
-  if (out.empty()) throw ParseError(i18n::tr("--games: empty"));
-  return out;
-}
-
-// `side`'s accuracy (mcts/accuracy.h) and its mistakes and blunders offered as puzzles:
-// the position before each, to find a better move than the one played (docs/puzzles.md).
-std::string mistakes_as_puzzles(const Position& start, const std::vector<int>& moves,
-                                const GameAnalysis& ga, int side) {
-  using i18n::tr;
-  std::string out;
-  if (const auto accuracy = game_accuracy(ga, side)) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%.1f", *accuracy);
-    out += "    " + tr("Accuracy: {accuracy}%.", {{"accuracy", buf}}) + "\n";
-  }
-  Position before = start;
-  for (size_t ply = 0; ply < moves.size() && ply < ga.moves.size(); ++ply) {
-    const MoveJudgement& j = ga.moves[ply];
-    if (j.judged && j.mover == side && j.mark >= MoveMark::kMistake)
-      out += "    " +
-             tr("Ply {ply}, position {position}: Find a better move than {move}.",
-                {{"ply", ply + 1},
-                 {"position", before.to_string()},
-                 {"move", format_move(before, j.move)}}) +
-             "\n";
-    before.play(moves[ply]);
-  }
-  return out;
-}
-
-// `side`'s rating estimated from its moves by the human policy head (`like`: played_like_both
-// in tools/human_level.h, as `kumalak serve`'s analysis), and for each of its moves the
-// probability that a player of that rating plays it.
-std::string human_rating_lines(const std::optional<PlayedLike>& like, const Position& start,
-                               const std::vector<int>& moves) {
-  using i18n::tr;
-  if (!like) return "";
-  std::string out = "    " +
-                    tr("Played like a {rating} [{low}, {high}].",
-                       {{"rating", like->rating}, {"low", like->low}, {"high", like->high}}) +
-                    "\n";
-  Position before = start;
-  size_t ply = 0;
-  for (const PlayedLike::Move& m : like->moves) {
-    for (; int(ply) + 1 < m.ply; ++ply) before.play(moves[ply]);
-    out += "    " +
-           tr("Ply {ply}: {move}, played here by {probability} of players rated {rating}.",
-              {{"ply", m.ply},
-               {"move", format_move(before, m.move)},
-               {"probability", percent(m.probability)},
-               {"rating", like->rating}}) +
-           "\n";
-  }
-  return out;
-}
-
-// `text` padded with spaces to `width` characters (UTF-8 code points, so that Cyrillic
-// words line up as Latin ones do).
-std::string padded(const std::string& text, size_t width) {
-  size_t chars = 0;
-  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
-  return text + std::string(width > chars ? width - chars : 1, ' ');
-}
-
-std::string one_decimal(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", x);
-  return buf;
-}
-
-nlohmann::json estimate_json(const RatingEstimate& e) {
-  return {{"rating", std::lround(e.rating)},
-          {"low", std::lround(e.low)},
-          {"high", std::lround(e.high)}};
-}
-
-// The player's result in a game, in words.
-std::string result_words(const PlayerGame& g) {
-  using i18n::tr;
-  if (!g.score) return tr("no result");
-  const std::string word = *g.score == 1 ? tr("won") : *g.score == 0 ? tr("lost") : tr("drawn");
-  return word + " " + g.result;
-}
-
-// The human model for the rating estimates (given, else the game's shipped one; none for
-// a game without) and the engine network of its search mixture (null: none), shared by
-// every thread. Throws what loading throws.
-struct HumanTools {
-  std::unique_ptr<HumanHead> head;
-  std::shared_ptr<Evaluator> search_engine;
-  std::string path;
-};
-HumanTools load_human_tools(const GameSpec& spec, const std::string& given) {
-  HumanTools t;
-  t.path = given.empty() ? shipped_human_model_path(spec) : given;
-  if (t.path.empty()) return t;
-  t.head = std::make_unique<HumanHead>(load_plain_model(t.path, &spec));
-  t.search_engine = human_level_engine(spec, *t.head);
-  return t;
-}
-
-// One worker per thread: its own search of the mixture (a search is not thread-safe), and
-// where `engine` says so its own analysing engine (kept alive in `engines`).
-std::vector<PlayerGamesTools> games_workers(const GameSpec& spec, const HumanTools& human,
-                                            int threads,
-                                            const std::function<std::unique_ptr<Player>()>& engine,
-                                            std::vector<std::unique_ptr<Player>>& engines) {
-  std::vector<PlayerGamesTools> workers(size_t(std::max(threads, 1)));
-  for (PlayerGamesTools& w : workers) {
-    w.human = human.head.get();
-    if (human.head && human.search_engine) {
-      std::shared_ptr<HumanSearch> s =
-          human_level_search(spec, *human.head, MixUse::kDescribe, human.search_engine);
-      w.search = [s](const Position& pos) { return s->search(pos).best_move; };
-    }
-    if (engine) {
-      engines.push_back(engine());
-      w.engine = engines.back().get();
-    }
-  }
-  return workers;
+// Each message as the command's error.
+void print_error(const std::string& message) {
+  print_command_error("kumalak analyze", message);
 }
 
 // kumalak analyze --player-report: one player's games and the rating over all of them.
 int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level level) {
   using i18n::tr;
-  std::vector<GameRecord> records;
-  int status = 0;
-  for (const auto& file : opt.files) {
-    try {
-      std::vector<GameRecord> games = read_pgn_file(file);
-      if (games.empty()) {
-        print_command_error("kumalak analyze", tr("'{file}' holds no game", {{"file", file}}));
-        status = 1;
-      }
-      for (auto& g : games) records.push_back(std::move(g));
-    } catch (const ParseError& e) {
-      print_command_error("kumalak analyze", e);
-      status = 1;
-    }
-  }
+  bool read_all = true;
+  const std::vector<GameRecord> records = read_record_files(opt.files, print_error, read_all);
+  int status = read_all ? 0 : 1;
   const std::string player = opt.player.empty() ? most_frequent_player(records) : opt.player;
   if (player.empty()) {
-    print_command_error("kumalak analyze", tr("no game names its players"));
+    print_error(tr("no game names its players"));
     return 1;
   }
   HumanTools human;
   std::vector<std::unique_ptr<Player>> engines;
   std::vector<PlayerGamesTools> workers;
   try {
-    human = load_human_tools(spec, opt.human_model);
+    human = load_human_tools(spec, analysis_human_path(spec, opt.human_model));
     std::function<std::unique_ptr<Player>()> engine;
     if (opt.visits > 0)
       engine = [&] {
@@ -257,105 +93,21 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     w.limits.nodes = opt.visits;
     if (opt.movetime > 0) w.limits = ThinkLimits{0, 0, opt.movetime, nullptr};
   }
-
-  const auto started = std::chrono::steady_clock::now();
-  PlayerReport report;
-  {
-    Progress::Options po;
-    po.unit = "games";
-    po.line_interval_s = 10;
-    Progress progress("analyze " + player, 0, po);
-    report = player_report(records, spec, player, workers, [&](int done, int total) {
-      progress.set_total(total);
-      progress.set_done(done);
-    });
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (const SkippedGame& g : report.skipped)
-    print_command_error("kumalak analyze", tr("skipped: {reason}", {{"reason", g.reason}}));
-  if (report.games.empty()) {
-    print_command_error("kumalak analyze",
-                        tr("no game of '{player}' could be analysed", {{"player", player}}));
+  const TimedPlayerReport timed = timed_player_report(records, spec, player, workers);
+  for (const SkippedGame& g : timed.report.skipped)
+    print_error(tr("skipped: {reason}", {{"reason", g.reason}}));
+  if (timed.report.games.empty()) {
+    print_error(tr("no game of '{player}' could be analysed", {{"player", player}}));
     return 1;
   }
-  if (!report.skipped.empty()) status = 1;
-
-  if (opt.json) {
-    nlohmann::json j;
-    j["player"] = player;
-    j["games"] = nlohmann::json::array();
-    for (const PlayerGame& g : report.games) {
-      nlohmann::json line = {{"file", g.file},
-                             {"game", g.index},
-                             {"date", g.date},
-                             {"opponent", g.opponent},
-                             {"colour", g.colour == 0 ? "white" : "black"},
-                             {"result", g.result},
-                             {"plies", g.plies}};
-      line["score"] = g.score ? nlohmann::json(*g.score) : nlohmann::json(nullptr);
-      line["rating"] = g.rating.status == RatingStatus::kRated ? nlohmann::json(g.rating.rating)
-                                                               : nlohmann::json(nullptr);
-      line["opponent_rating"] = g.opponent_rating.status == RatingStatus::kRated
-                                    ? nlohmann::json(g.opponent_rating.rating)
-                                    : nlohmann::json(nullptr);
-      line["accuracy"] =
-          g.accuracy ? nlohmann::json(std::round(*g.accuracy * 10) / 10) : nlohmann::json(nullptr);
-      line["played_like"] = g.played_like ? estimate_json(*g.played_like) : nlohmann::json(nullptr);
-      j["games"].push_back(line);
-    }
-    j["skipped"] = nlohmann::json::array();
-    for (const SkippedGame& g : report.skipped)
-      j["skipped"].push_back({{"file", g.file}, {"game", g.index}, {"reason", g.reason}});
-    if (report.estimate) {
-      j["rating"] = estimate_json(report.estimate->estimate);
-      j["rating"]["games"] = report.estimate->games;
-    } else {
-      j["rating"] = nullptr;
-    }
-    j["mean_accuracy"] = report.mean_accuracy
-                             ? nlohmann::json(std::round(*report.mean_accuracy * 10) / 10)
-                             : nlohmann::json(nullptr);
-    j["visits"] = engines.empty() ? 0 : opt.visits;
-    j["threads"] = int(workers.size());
-    j["human_model"] = human.path;
-    j["seconds"] = std::round(seconds * 10) / 10;
-    std::cout << j.dump() << "\n";
-    return status;
-  }
-
-  std::cout << i18n::trn("{player}: {n} game", "{player}: {n} games",
-                         (long long)report.games.size(),
-                         {{"player", player}, {"n", report.games.size()}})
-            << "\n";
-  std::cout << padded(tr("Date"), 12) << padded(tr("Opponent"), 18) << padded(tr("Colour"), 8)
-            << padded(tr("Result"), 16) << padded(tr("Accuracy"), 10) << tr("Played like") << "\n";
-  for (const PlayerGame& g : report.games) {
-    std::string like = "-";
-    if (g.played_like)
-      like = std::to_string(std::lround(g.played_like->rating)) + " [" +
-             std::to_string(std::lround(g.played_like->low)) + ", " +
-             std::to_string(std::lround(g.played_like->high)) + "]";
-    std::cout << padded(g.date.empty() ? "-" : g.date, 12) << padded(g.opponent, 18)
-              << padded(g.colour == 0 ? tr("White") : tr("Black"), 8) << padded(result_words(g), 16)
-              << padded(g.accuracy ? one_decimal(*g.accuracy) + "%" : "-", 10) << like << "\n";
-  }
-  if (report.estimate) {
-    const RatingEstimate& e = report.estimate->estimate;
-    // [low, high] is the 95 % credible interval (docs/human.md).
-    std::cout << i18n::trn("Rating from all {n} game: {rating}, likely between {low} and {high}.",
-                           "Rating from all {n} games: {rating}, likely between {low} and {high}.",
-                           (long long)report.estimate->games,
-                           {{"n", report.estimate->games},
-                            {"rating", std::lround(e.rating)},
-                            {"low", std::lround(e.low)},
-                            {"high", std::lround(e.high)}})
+  if (!timed.report.skipped.empty()) status = 1;
+  if (opt.json)
+    std::cout << player_report_json(player, timed, engines.empty() ? 0 : opt.visits,
+                                    int(workers.size()), human.path)
+                     .dump()
               << "\n";
-  }
-  if (report.mean_accuracy)
-    std::cout << tr("Mean accuracy: {accuracy}%.",
-                    {{"accuracy", one_decimal(*report.mean_accuracy)}})
-              << "\n";
+  else
+    std::cout << player_report_text(player, timed.report);
   return status;
 }
 
@@ -370,110 +122,56 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   try {
     fold = parse_fold_selection(opt.fold);
     files = read_game_files(opt.files);
-    human = load_human_tools(spec, opt.human_model);
+    human = load_human_tools(spec, analysis_human_path(spec, opt.human_model));
     workers = games_workers(spec, human, opt.threads, nullptr, no_engines);
   } catch (const std::exception& e) {
     print_command_error("kumalak analyze", e);
     return 2;
   }
   if (!human.head) {
-    print_command_error(
-        "kumalak analyze",
-        "--by-player: " + i18n::tr("no human model for this game; give --human-model"));
+    print_error("--by-player: " + i18n::tr("no human model for this game; give --human-model"));
     return 2;
   }
-  std::vector<GameRecord> records;
-  for (auto& games : files)
-    for (auto& g : games)
-      if (fold_selected(fold, read_rated_game(g).fold)) records.push_back(std::move(g));
-  std::vector<PlayerRatingOptions> variants;
-  for (double scale : opt.likelihood_scales.empty() ? std::vector<double>{kPlayerLikelihoodScale}
-                                                    : opt.likelihood_scales)
-    for (bool opponents : {true, false}) {
-      if (!opponents && !opt.without_opponents) continue;
-      variants.push_back({scale, opponents});
-    }
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<SkippedGame> skipped;
-  ByPlayerEvaluation ev;
-  {
-    Progress::Options po;
-    po.unit = "games";
-    po.line_interval_s = 10;
-    Progress progress("by-player", 0, po);
-    ev = evaluate_by_player(
-        records, spec, opt.min_games, workers, variants,
-        [&](int done, int total) {
-          progress.set_total(total);
-          progress.set_done(done);
-        },
-        &skipped);
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (const SkippedGame& g : skipped)
-    print_command_error("kumalak analyze", i18n::tr("skipped: {reason}", {{"reason", g.reason}}));
-  if (ev.players < 2) {
-    print_command_error("kumalak analyze", "--by-player: fewer than two players with " +
-                                               std::to_string(opt.min_games) +
-                                               "+ rated games in the fold");
+  const TimedByPlayer timed =
+      timed_by_player(std::move(files), fold, spec, opt.min_games, workers,
+                      by_player_variants(opt.likelihood_scales, opt.without_opponents));
+  for (const SkippedGame& g : timed.skipped)
+    print_error(i18n::tr("skipped: {reason}", {{"reason", g.reason}}));
+  if (timed.evaluation.players < 2) {
+    print_error("--by-player: fewer than two players with " + std::to_string(opt.min_games) +
+                "+ rated games in the fold");
     return 1;
   }
-  if (opt.json) {
-    nlohmann::json j;
-    j["human_model"] = human.path;
-    j["fold"] = opt.fold;
-    j["min_games"] = opt.min_games;
-    j["games"] = ev.games;
-    j["skipped_games"] = ev.skipped_games;
-    j["players"] = ev.players;
-    j["search_mix_visits"] =
-        human.search_engine ? human_search_visits(human.head->info(), false) : 0;
-    j["threads"] = int(workers.size());
-    j["seconds"] = std::round(seconds * 10) / 10;
-    j["rows"] = nlohmann::json::array();
-    for (const ByPlayerRow& r : ev.rows)
-      j["rows"].push_back({{"likelihood_scale", r.options.likelihood_scale},
-                           {"opponents", r.options.opponents},
-                           {"games", r.games},
-                           {"players", r.players},
-                           {"games_per_player", r.games_per_player},
-                           {"spearman", r.spearman},
-                           {"mae", r.mae},
-                           {"mean_mae", r.mean_mae},
-                           {"coverage", r.coverage},
-                           {"interval_width", r.width},
-                           {"average_spearman", r.average_spearman},
-                           {"average_mae", r.average_mae},
-                           {"weighted_spearman", r.weighted_spearman},
-                           {"weighted_mae", r.weighted_mae}});
-    j["player_list"] = nlohmann::json::array();
-    for (const auto& p : ev.player_list)
-      j["player_list"].push_back({{"name", p.name},
-                                  {"games", p.games},
-                                  {"recorded", p.recorded},
-                                  {"estimate", estimate_json(p.estimate)},
-                                  {"average", p.average}});
-    std::cout << j.dump() << "\n";
+  const ByPlayerSetup setup{
+      .fold = opt.fold,
+      .min_games = opt.min_games,
+      .human_model = human.path,
+      .search_mix_visits = human.search_engine ? human_search_visits(human.head->info(), false) : 0,
+      .threads = int(workers.size())};
+  if (opt.json)
+    std::cout << by_player_json(timed, setup).dump() << "\n";
+  else
+    std::cout << by_player_text(timed, setup);
+  return 0;
+}
+
+// The annotated records into `output` (or standard output, the summary then in ';'
+// comment lines, so that it stays one PGN file) and the summary.
+int write_analysis(const GamesAnalysis& analysis, const std::string& output) {
+  const std::string summary = analysis_summary_text(analysis);
+  if (output.empty()) {
+    std::cout << analysis.pgn;
+    std::istringstream ss(summary);
+    for (std::string line; std::getline(ss, line);) std::cout << "; " << line << "\n";
     return 0;
   }
-  std::printf("%d players with %d+ rated games (%d games, %d skipped), %s fold, %.0f s\n",
-              ev.players, opt.min_games, ev.games, ev.skipped_games, opt.fold.c_str(), seconds);
-  std::printf("%-5s %-3s %-6s %7s %6s | %8s %7s %8s %7s %7s | %9s | %8s %7s | %8s %7s\n", "scale",
-              "opp", "games", "players", "used", "spearman", "mae", "coverage", "width", "",
-              "mean mae", "avg rho", "avg mae", "wavg rho", "wavg mae");
-  for (const ByPlayerRow& r : ev.rows) {
-    if (r.players == 0) {
-      std::printf("%-5.3g %-3s %-6s %7d\n", r.options.likelihood_scale,
-                  r.options.opponents ? "yes" : "no", r.games.c_str(), 0);
-      continue;
-    }
-    std::printf(
-        "%-6s %7d %6.1f | %8.3f %7.1f %7.1f%% %7.0f %7s | %9.1f | %8.3f %7.1f | %8.3f %7.1f\n",
-        r.games.c_str(), r.players, r.games_per_player, r.spearman, r.mae, 100 * r.coverage,
-        r.width, "", r.mean_mae, r.average_spearman, r.average_mae, r.weighted_spearman,
-        r.weighted_mae);
+  try {
+    write_file_atomically(output, [&](std::ostream& o) { o << analysis.pgn; });
+  } catch (const std::exception& e) {
+    print_command_error("kumalak analyze", e);
+    return 1;
   }
+  std::cout << summary;
   return 0;
 }
 
@@ -481,27 +179,21 @@ int run_analyze(const AnalyzeOptions& opt) {
   apply_language(opt.lang);
   GameSpec spec;
   Level level;
-  std::vector<std::pair<int, int>> ranges;
+  GameRanges selection;
   try {
     spec = GameSpec::parse(opt.game);
     level = parse_level(opt.level);
-    if (!opt.games.empty()) ranges = parse_ranges(opt.games);
+    if (!opt.games.empty()) selection = parse_game_ranges(opt.games);
   } catch (const ParseError& e) {
     print_command_error("kumalak analyze", e);
     return 2;
   }
   if (opt.files.empty()) {
-    print_command_error("kumalak analyze", i18n::tr("give a PGN file"));
+    print_error(i18n::tr("give a PGN file"));
     return 2;
   }
   if (opt.by_player) return run_by_player(opt, spec);
   if (opt.player_report || !opt.player.empty()) return run_player_report(opt, spec, level);
-  auto wanted = [&](int n) {
-    if (ranges.empty()) return true;
-    for (auto [a, b] : ranges)
-      if (n >= a && n <= b) return true;
-    return false;
-  };
   std::unique_ptr<Player> engine;
   try {
     LevelPlayerOptions lo;
@@ -513,118 +205,26 @@ int run_analyze(const AnalyzeOptions& opt) {
     return 2;
   }
   // The rating estimate needs a human model: given, or shipped for the game (Togyz).
-  std::unique_ptr<HumanHead> human;
-  std::shared_ptr<HumanSearch> human_search;  // the human model's search mixture, if any
-  const std::string human_path =
-      opt.human_model.empty() ? shipped_human_model_path(spec) : opt.human_model;
-  if (!human_path.empty()) {
-    try {
-      human = std::make_unique<HumanHead>(load_plain_model(human_path, &spec));
-      human_search = human_level_search(spec, *human, MixUse::kDescribe);
-    } catch (const std::exception& e) {
-      print_command_error("kumalak analyze", e, human_path);
-      return 2;
-    }
+  const std::string human_path = analysis_human_path(spec, opt.human_model);
+  AnalysisHuman human;
+  try {
+    human = load_analysis_human(spec, human_path);
+  } catch (const std::exception& e) {
+    print_command_error("kumalak analyze", e, human_path);
+    return 2;
   }
   ThinkLimits limits;
   limits.movetime_s = opt.movetime;
   limits.depth = opt.depth;
-
-  std::string pgn_out, summary;
-  std::map<std::string, AnalysisStats> by_player;
-  std::vector<std::string> player_order;
-  int status = 0, analysed = 0;
-  for (const auto& file : opt.files) {
-    std::vector<GameRecord> games;
-    try {
-      games = read_pgn_file(file);
-    } catch (const ParseError& e) {
-      print_command_error("kumalak analyze", e);
-      status = 1;
-      continue;
-    }
-    if (games.empty()) {
-      print_command_error("kumalak analyze", i18n::tr("'{file}' holds no game", {{"file", file}}));
-      status = 1;
-    }
-    for (const auto& g : games) {
-      if (!wanted(g.index)) continue;
-      Position start;
-      ReplayResult rr;
-      try {
-        start = record_start(g, spec);
-        rr = replay_record(g, start);
-      } catch (const ParseError& e) {
-        print_command_error("kumalak analyze", e);
-        status = 1;
-        continue;
-      }
-      const GameAnalysis ga = analyze_game(*engine, start, rr.moves, limits);
-      std::vector<std::string> comments;
-      Position before = start;
-      for (size_t i = 0; i < ga.moves.size(); ++i) {
-        comments.push_back(judgement_comment(ga.moves[i], before));
-        before.play(rr.moves[i]);
-      }
-      const AnalysisStats* side = ga.side;
-      GameRecord out = g;
-      out.set_tag("Annotator", "KumalakZero " + engine->name());
-      pgn_out += write_pgn(out.tags, start, rr.moves, comments) + "\n";
-      ++analysed;
-      const std::string names[2] = {g.tag("White", i18n::tr("White")),
-                                    g.tag("Black", i18n::tr("Black"))};
-      summary += i18n::trn("Game {game} ({file}): {white} vs {black}, {result}, {n} ply",
-                           "Game {game} ({file}): {white} vs {black}, {result}, {n} plies",
-                           (long long)rr.plies,
-                           {{"game", g.index},
-                            {"file", file},
-                            {"white", names[0]},
-                            {"black", names[1]},
-                            {"result", g.result}}) +
-                 "\n";
-      // Both sides' ratings at once: jointly where the human model has the pair prior.
-      std::array<std::optional<PlayedLike>, 2> like;
-      if (human) like = played_like_both(*human, start, rr.moves, human_search.get());
-      for (int p = 0; p < 2; ++p) {
-        const std::initializer_list<i18n::Arg> args = {{"name", names[p]},
-                                                       {"stats", analysis_stats_line(side[p])}};
-        summary += "  " +
-                   (p == 0 ? i18n::tr("White {name}: {stats}", args)
-                           : i18n::tr("Black {name}: {stats}", args)) +
-                   "\n";
-        if (!by_player.count(names[p])) player_order.push_back(names[p]);
-        by_player[names[p]].add(side[p]);
-        summary += mistakes_as_puzzles(start, rr.moves, ga, p);
-        summary += human_rating_lines(like[size_t(p)], start, rr.moves);
-      }
-    }
-  }
+  const GamesAnalysis analysis =
+      analyze_game_files(opt.files, spec, selection, *engine, limits, human, print_error);
   // Nothing reaches standard output unless some game was analysed.
-  if (analysed == 0) {
-    if (status == 0) print_command_error("kumalak analyze", i18n::tr("no game selected"));
+  if (analysis.games.empty()) {
+    if (!analysis.had_errors) print_error(i18n::tr("no game selected"));
     return 1;
   }
-  if (analysed > 1) {
-    summary += i18n::tr("All games, per player:") + "\n";
-    for (const auto& name : player_order)
-      summary += "  " + name + ": " + analysis_stats_line(by_player[name]) + "\n";
-  }
-  summary += analysis_thresholds_text() + "\n";
-  if (!opt.output.empty()) {
-    try {
-      write_file_atomically(opt.output, [&](std::ostream& o) { o << pgn_out; });
-    } catch (const std::exception& e) {
-      print_command_error("kumalak analyze", e);
-      return 1;
-    }
-    std::cout << summary;
-  } else {
-    // Standard output stays one PGN file: the summary goes into ';' comment lines.
-    std::cout << pgn_out;
-    std::istringstream ss(summary);
-    for (std::string line; std::getline(ss, line);) std::cout << "; " << line << "\n";
-  }
-  return status;
+  const int written = write_analysis(analysis, opt.output);
+  return written != 0 ? written : analysis.had_errors ? 1 : 0;
 }
 
 }  // namespace

@@ -77,7 +77,6 @@
 #include <utility>
 #include <vector>
 
-#include "mcts/constant_evaluator.h"
 #include "mcts/driver.h"
 #include "mcts/game_runner.h"
 #include "nn/cpu_peak.h"
@@ -90,6 +89,7 @@
 #include "nn/onednn_conv_timing.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/search_bench.h"
 
 namespace kz::cli {
 
@@ -132,138 +132,93 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// CPU seconds of the calling thread, and of the whole process (every thread), so far: on
-// a machine shared with other work a wall-clock rate measures the share of the cores
-// this process got; a rate per CPU second measures the code.
+// CPU seconds of the calling thread so far (tools/search_bench.h has the process's): on a
+// machine shared with other work a wall-clock rate measures the share of the cores this
+// process got; a rate per CPU second measures the code.
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
-double process_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+// How the searching games are set up, from the options.
+SearchBenchSettings search_settings(const BenchOptions& o) {
+  return {o.batch, o.leaves_per_search, o.visits};
 }
 
-// A position from a random game of 0..40 plies, not decided.
-Position random_position(const GameSpec& spec, std::mt19937_64& rng) {
-  while (true) {
-    const int plies = int(rng() % 41);
-    const Position p = random_opening(Position::start(spec), plies, rng);
-    if (!p.is_decided()) return p;
-  }
-}
-
-struct SearchFigures {
-  DriverStats stats;
-  double seconds = 0;
-  double cpu_seconds = 0;  // of the whole process while it searched
-  int64_t visits = 0;
-  size_t peak_nodes = 0, visits_at_peak = 0;
-};
-
-// The searching games, for the game runner (mcts/game_runner.h): every game starts
-// from a random position and plays on as self-play does; a decided game is replaced
-// by a new random one. Counts the visits each search made for its move and stops the
-// runner when the time is up.
-class BenchGames : public GameController {
- public:
-  BenchGames(const GameSpec& spec, std::mt19937_64& rng, SearchFigures& f, double seconds)
-      : spec_(spec), rng_(rng), f_(f), seconds_(seconds) {}
-  void start_games(std::span<RunnerGame* const> free) override {
-    for (RunnerGame* g : free) {
-      g->pos = random_position(spec_, rng_);
-      g->side_of[0] = g->side_of[1] = 0;
-      g->search_seed[0] = 100 + uint64_t(g->slot);
-      g->active = true;
-    }
-  }
-  int on_search_done(RunnerGame& g, Search& s) override {
-    f_.visits += s.root_visits() - g.start_visits;
-    if (s.node_count() > f_.peak_nodes) {
-      f_.peak_nodes = s.node_count();
-      f_.visits_at_peak = size_t(s.root_visits());
-    }
-    return s.pick_move(0, rng_);
-  }
-  void on_game_end(RunnerGame&, const GameEnd&) override {}
-  bool keep_going() override { return since(t0_) < seconds_; }
-
- private:
-  const GameSpec& spec_;
-  std::mt19937_64& rng_;
-  SearchFigures& f_;
-  double seconds_;
-  Clock::time_point t0_ = Clock::now();
-};
-
-// Enough games that their leaves fill one batch of `o.batch` (twice that pipelined),
-// searched for `seconds` against `evaluator`: one round at a time on one thread, or
-// pipelined on `search_threads` threads.
-SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const SearchParams& params,
-                             const BenchOptions& o, bool pipelined, double seconds,
-                             int search_threads, std::mt19937_64& rng) {
-  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
-  SearchFigures f;
-  EvalCache cache(1 << 18);
-  SearchDriver driver(evaluator, &cache, o.batch);
-  GameSide side;
-  side.name = "bench";
-  side.driver = &driver;
-  side.params = params;
-  side.visits = o.visits;
-  GameRunnerOptions ro;
-  ro.schedule =
-      pipelined ? GameRunnerOptions::Schedule::kPipelined : GameRunnerOptions::Schedule::kRounds;
-  ro.slots = pipelined ? 2 * games_per_batch : games_per_batch;
-  ro.max_plies = 1 << 20;  // games end by being decided
-  // The serial measurement stays one thread: the network waits while the tree works.
-  if (pipelined) ro.threads = std::min(search_threads, ro.slots);
-  const auto t0 = Clock::now();
-  const double cpu0 = process_cpu_seconds();
-  BenchGames games(spec, rng, f, seconds);
-  GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
-  runner.run();
-  // The searches the clock stopped count too.
-  for (const RunnerGame& g : runner.games())
-    if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
-  f.seconds = since(t0);
-  f.cpu_seconds = process_cpu_seconds() - cpu0;
-  f.stats = driver.stats();
-  return f;
-}
-
-// --tree-only: the same searches, one round at a time on one thread, against
-// ConstantEvaluator, so that the figures are the tree's own work (descents, backups,
-// cache, move making, tree reuse):
-//   tree_visits_per_s   visits per second
-//   tree_ns_per_visit   its inverse, in nanoseconds
-//   tree_leaves_per_s   leaves handed to the evaluator per second (cache misses)
-//   tree_eval_time_share  share of the time inside the (constant) evaluator
 int run_tree_bench(const BenchOptions& o) {
   const GameSpec spec = GameSpec::parse(o.game);
-  std::mt19937_64 rng(7);
-  ConstantEvaluator evaluator;
-  SearchParams params;
-  params.leaves_per_batch = o.leaves_per_search;
-  params.score_bounds = o.score_bounds;
-  const SearchFigures f = measure_search(spec, evaluator, params, o, false, o.seconds, 1, rng);
+  std::cout << tree_bench(spec, search_settings(o), o.score_bounds, o.seconds).dump() << std::endl;
+  return 0;
+}
+
+// What the network did alone, on a thread of its own.
+struct NetFigures {
+  int64_t evals = 0;       // positions evaluated
+  double seconds = 0;      // wall time
+  double cpu_seconds = 0;  // its thread's CPU time
+};
+
+// bench's JSON object (the keys at the top of this file, --peak's aside) from what was
+// measured: the network alone (`net`), the search one round at a time (`serial`) and
+// pipelined (`piped`, on `search_threads` threads).
+nlohmann::ordered_json bench_json(const BenchOptions& o, const GameSpec& spec, const Model& model,
+                                  const NnEvaluator& evaluator, const InferenceNetwork& inference,
+                                  int search_threads, const NetFigures& net,
+                                  const SearchFigures& serial, const SearchFigures& piped) {
+  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
+  const int L = 2 * spec.pits;
+  const double net_rate = double(net.evals) / net.seconds;
+  const DriverStats& st = piped.stats;
+  const double elapsed = piped.seconds;
+  const double serial_rate = double(serial.stats.evaluated) / serial.seconds;
+  const size_t peak_nodes = std::max(piped.peak_nodes, serial.peak_nodes);
+  const size_t node_visits_at_peak =
+      piped.peak_nodes >= serial.peak_nodes ? piped.visits_at_peak : serial.visits_at_peak;
+  const int games = 2 * games_per_batch;
+  const int64_t visits = piped.visits;
   nlohmann::ordered_json j;
   j["game"] = spec.name();
   j["evaluator"] = evaluator.describe();
+  j["parameters"] = model.net->parameter_count();
   j["batch"] = o.batch;
+  j["threads"] = o.threads;
+  j["search_threads"] = std::min(search_threads, 2 * games_per_batch);
+  j["games_in_parallel"] = games;
   j["leaves_per_search"] = o.leaves_per_search;
-  j["visits"] = o.visits;
   j["score_bounds"] = o.score_bounds;
-  j["tree_visits_per_s"] = std::round(double(f.visits) / f.seconds);
-  j["tree_ns_per_visit"] = f.visits ? round_to(f.seconds * 1e9 / double(f.visits), 1) : 0.0;
-  j["tree_leaves_per_s"] = std::round(double(f.stats.evaluated) / f.seconds);
-  j["cache_hit_rate"] = std::round(f.stats.cache_hit_rate() * 1000) / 1000;
-  j["tree_eval_time_share"] = std::round(f.stats.eval_seconds / f.seconds * 1000) / 1000;
+  j["net_evals_per_s"] = std::round(net_rate);
+  j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
+  j["search_visits_per_s"] = std::round(double(visits) / elapsed);
+  j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
+  // The same per CPU second (robust to other processes' load): the network alone on its
+  // one thread, and the pipelined search's evaluations per CPU second of the whole
+  // process (tree and network threads together); cpu_share is that process's CPU
+  // seconds per wall second (up to the core count).
+  j["net_evals_per_cpu_s"] =
+      net.cpu_seconds > 0 ? std::round(double(net.evals) / net.cpu_seconds) : 0;
+  j["search_evals_per_cpu_s"] =
+      piped.cpu_seconds > 0 ? std::round(double(st.evaluated) / piped.cpu_seconds) : 0;
+  j["search_cpu_share"] = round_to(piped.cpu_seconds / elapsed, 2);
+  j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
+  j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
+  j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
+  j["serial_search_evals_per_s"] = std::round(serial_rate);
+  j["serial_busy_ratio"] = std::round(serial_rate / net_rate * 1000) / 1000;
+  j["serial_eval_time_share"] =
+      std::round(serial.stats.eval_seconds / serial.seconds * 1000) / 1000;
   j["bytes_per_node"] = Search::bytes_per_node();
-  std::cout << j.dump() << std::endl;
-  return 0;
+  j["bytes_per_visit"] =
+      node_visits_at_peak
+          ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
+          : 0;
+  j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
+  const double flops = double(forward_flops_per_position(model.net->config, L));
+  j["fold_batch_norm"] = inference.folded();
+  j["inference"] = evaluator.inference().describe();
+  j["precision"] = to_string(evaluator.inference().precision());
+  j["net_flops_per_position"] = int64_t(flops);
+  j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
+  return j;
 }
 
 int run_bench(const BenchOptions& o) {
@@ -277,7 +232,7 @@ int run_bench(const BenchOptions& o) {
 
   // 1. The network alone: the same batch of encoded positions, forward after forward.
   std::vector<Position> batch;
-  for (int i = 0; i < o.batch; ++i) batch.push_back(random_position(spec, rng));
+  for (int i = 0; i < o.batch; ++i) batch.push_back(random_bench_position(spec, rng));
   const int L = 2 * spec.pits;
   std::vector<float> features(size_t(o.batch) * kNumPlanes * L);
   for (int i = 0; i < o.batch; ++i)
@@ -333,65 +288,16 @@ int run_bench(const BenchOptions& o) {
   SearchParams params;
   params.leaves_per_batch = o.leaves_per_search;
   params.score_bounds = o.score_bounds;
-  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
   const int search_threads = search_threads_or_default(o.search_threads);
   auto measure = [&](bool pipelined, double seconds) {
-    return measure_search(spec, evaluator, params, o, pipelined, seconds, search_threads, rng);
+    return measure_search(spec, evaluator, params, search_settings(o), pipelined, seconds,
+                          search_threads, rng);
   };
   const SearchFigures serial = measure(false, o.seconds / 3);
   const SearchFigures piped = measure(true, o.seconds / 3);
   measure_net(o.seconds / 6);
-  const double net_rate = double(net_evals) / net_seconds;
-  const DriverStats& st = piped.stats;
-  const double elapsed = piped.seconds;
-  const double serial_rate = double(serial.stats.evaluated) / serial.seconds;
-  const size_t peak_nodes = std::max(piped.peak_nodes, serial.peak_nodes);
-  const size_t node_visits_at_peak =
-      piped.peak_nodes >= serial.peak_nodes ? piped.visits_at_peak : serial.visits_at_peak;
-  const int games = 2 * games_per_batch;
-  const int64_t visits = piped.visits;
-  nlohmann::ordered_json j;
-  j["game"] = spec.name();
-  j["evaluator"] = evaluator.describe();
-  j["parameters"] = model.net->parameter_count();
-  j["batch"] = o.batch;
-  j["threads"] = o.threads;
-  j["search_threads"] = std::min(search_threads, 2 * games_per_batch);
-  j["games_in_parallel"] = games;
-  j["leaves_per_search"] = o.leaves_per_search;
-  j["score_bounds"] = o.score_bounds;
-  j["net_evals_per_s"] = std::round(net_rate);
-  j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
-  j["search_visits_per_s"] = std::round(double(visits) / elapsed);
-  j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
-  // The same per CPU second (robust to other processes' load): the network alone on its
-  // one thread, and the pipelined search's evaluations per CPU second of the whole
-  // process (tree and network threads together); cpu_share is that process's CPU
-  // seconds per wall second (up to the core count).
-  j["net_evals_per_cpu_s"] =
-      net_cpu_seconds > 0 ? std::round(double(net_evals) / net_cpu_seconds) : 0;
-  j["search_evals_per_cpu_s"] =
-      piped.cpu_seconds > 0 ? std::round(double(st.evaluated) / piped.cpu_seconds) : 0;
-  j["search_cpu_share"] = round_to(piped.cpu_seconds / elapsed, 2);
-  j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
-  j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
-  j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
-  j["serial_search_evals_per_s"] = std::round(serial_rate);
-  j["serial_busy_ratio"] = std::round(serial_rate / net_rate * 1000) / 1000;
-  j["serial_eval_time_share"] =
-      std::round(serial.stats.eval_seconds / serial.seconds * 1000) / 1000;
-  j["bytes_per_node"] = Search::bytes_per_node();
-  j["bytes_per_visit"] =
-      node_visits_at_peak
-          ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
-          : 0;
-  j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
-  const double flops = double(forward_flops_per_position(model.net->config, L));
-  j["fold_batch_norm"] = inference.folded();
-  j["inference"] = evaluator.inference().describe();
-  j["precision"] = to_string(evaluator.inference().precision());
-  j["net_flops_per_position"] = int64_t(flops);
-  j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
+  nlohmann::ordered_json j = bench_json(o, spec, model, evaluator, inference, search_threads,
+                                        {net_evals, net_seconds, net_cpu_seconds}, serial, piped);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
   std::cout << j.dump() << std::endl;
   return 0;

@@ -27,6 +27,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_eval.h"
+#include "tools/human_eval_report.h"
 #include "tools/human_level.h"
 
 namespace kz::cli {
@@ -49,186 +50,6 @@ struct HumanEvalOptions {
   // the fitted lambda: how human the levels' moves are.
   bool as_played = false;
 };
-
-std::string percent(int64_t part, int64_t whole) {
-  if (whole == 0) return "-";
-  char s[32];
-  std::snprintf(s, sizeof s, "%.1f %%", 100.0 * double(part) / double(whole));
-  return s;
-}
-
-// What was measured and with what, for the printing.
-struct Measured {
-  const HumanEvalOptions& opt;
-  const std::string& model_path;  // the engine's network
-  std::string model_description;  // its evaluator's describe()
-  const std::string& human_path;  // the human model ("" without)
-  const HumanHead* human;         // null without
-  const HumanData& data;
-  const HumanEvalResult& result;
-};
-
-// The measures as one JSON object.
-void print_json(const Measured& m) {
-  const HumanEvalOptions& opt = m.opt;
-  const auto& bins = m.result.bins;
-  const EstimateSummary& estimates = m.result.estimates;
-  const HumanHead* human = m.human;
-  const std::string& human_path = m.human_path;
-  const std::string& model_path = m.model_path;
-  const UnratedSides& unrated = m.data.unrated;
-  const int64_t games = m.data.games, skipped = m.data.skipped_games;
-  const std::vector<HumanSample>& samples = m.data.samples;
-  nlohmann::ordered_json j;
-  j["model"] = model_path;
-  j["fold"] = opt.fold;
-  j["search_visits"] = opt.search_visits;
-  j["every"] = opt.every;
-  j["bins"] = nlohmann::ordered_json::array();
-  for (const auto& [from, b] : bins) {
-    nlohmann::ordered_json bin;
-    bin["from"] = from;
-    bin["to"] = from + kRatingBinWidth - 1;
-    bin["positions"] = b.positions;
-    bin["policy_top1"] = double(b.policy_top1) / double(b.positions);
-    bin["policy_loglik"] = b.policy_loglik / double(b.positions);
-    if (b.search_positions > 0)
-      bin["search_top1"] = double(b.search_top1) / double(b.search_positions);
-    else
-      bin["search_top1"] = nullptr;
-    bin["search_positions"] = b.search_positions;
-    if (human) {
-      bin["human_top1"] = double(b.human_top1) / double(b.positions);
-      bin["blind_top1"] = double(b.blind_top1) / double(b.positions);
-      bin["human_loglik"] = b.human_loglik / double(b.positions);
-      bin["blind_loglik"] = b.blind_loglik / double(b.positions);
-    }
-    j["bins"].push_back(bin);
-  }
-  if (human) {
-    j["human_model"] = human_path;
-    j["blind_rating"] = human->info().rating_mean;
-    // Whether the human columns include the rating-dependent value term
-    // (HumanHeadInfo::value_weights, docs/human.md).
-    j["human_value_term"] = !human->info().value_weights.empty();
-    if (human->info().search_mix_visits > 0) {
-      j["human_search_mix_visits"] = human->info().search_mix_visits;
-      // The search of the columns with --as-played (the levels' own).
-      if (opt.as_played) j["human_columns_visits"] = human_search_visits(human->info(), true);
-    }
-    j["human_columns_lambda"] = !opt.as_played                                     ? "fitted"
-                                : human->info().search_filter_play_weights.empty() ? "played"
-                                                                                   : "filter";
-    j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
-                           : estimates.posterior ? "posterior"
-                                                 : "maximum_likelihood";
-    j["joint_sides"] = estimates.joint_sides;
-    j["rating_mae"] = estimates.model.mae;
-    j["baseline_mae"] = estimates.baseline_mae;
-    j["rating_spearman"] = estimates.model.spearman;
-    j["rating_coverage"] = estimates.model.coverage;
-    j["rating_interval_width"] = estimates.model.width;
-    // The other estimates, for comparison: each side alone, and without any prior.
-    for (const auto& [prefix, errors] :
-         {std::pair{"single_", &estimates.single}, std::pair{"ml_", &estimates.ml}}) {
-      const std::string p = prefix;
-      j[p + "rating_mae"] = errors->mae;
-      j[p + "rating_spearman"] = errors->spearman;
-      j[p + "rating_coverage"] = errors->coverage;
-      j[p + "rating_interval_width"] = errors->width;
-    }
-    j["sides"] = estimates.sides;
-  }
-  j["positions"] = int64_t(samples.size());
-  j["games"] = games;
-  j["skipped_games"] = skipped;
-  j["unrated_sides"] = nlohmann::ordered_json::object();
-  for (const auto& [reason, count] : unrated.by_reason) j["unrated_sides"][reason] = count;
-  std::cout << j.dump() << "\n";
-}
-
-// The measures as a table per bin and the rating estimate's summary.
-void print_table(const Measured& m) {
-  const HumanEvalOptions& opt = m.opt;
-  const auto& bins = m.result.bins;
-  const EstimateSummary& estimates = m.result.estimates;
-  const HumanHead* human = m.human;
-  const std::string& human_path = m.human_path;
-  const std::string& model_path = m.model_path;
-  const UnratedSides& unrated = m.data.unrated;
-  const int64_t games = m.data.games, skipped = m.data.skipped_games;
-  const std::vector<HumanSample>& samples = m.data.samples;
-  std::cout << "Model " << model_path << " (" << m.model_description << "), fold " << opt.fold
-            << ": " << games << " games (" << skipped << " skipped), " << samples.size()
-            << " positions of rated players; unrated sides: " << unrated.total();
-  const char* separator = " (";
-  for (const auto& [reason, count] : unrated.by_reason) {
-    std::cout << separator << reason << " " << count;
-    separator = ", ";
-  }
-  std::cout << (unrated.by_reason.empty() ? "" : ")") << "\n";
-  std::string search_head = "search top-1";
-  if (opt.search_visits > 0)
-    search_head += " (" + std::to_string(opt.search_visits) + " visits, every " +
-                   std::to_string(opt.every) + ")";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-11s %9s %13s %15s", "rating", "positions", "policy top-1",
-                "policy loglik");
-  std::cout << line;
-  if (human) {
-    std::snprintf(line, sizeof line, " %12s %12s %13s %13s", "human top-1", "blind top-1",
-                  "human loglik", "blind loglik");
-    std::cout << line;
-  }
-  std::cout << "  " << search_head << "\n";
-  for (const auto& [from, b] : bins) {
-    const std::string range =
-        std::to_string(from) + "-" + std::to_string(from + kRatingBinWidth - 1);
-    std::string search = "-";
-    if (b.search_positions > 0)
-      search =
-          percent(b.search_top1, b.search_positions) + " of " + std::to_string(b.search_positions);
-    std::snprintf(line, sizeof line, "%-11s %9lld %13s %15.3f", range.c_str(),
-                  (long long)b.positions, percent(b.policy_top1, b.positions).c_str(),
-                  b.policy_loglik / double(b.positions));
-    std::cout << line;
-    if (human) {
-      std::snprintf(line, sizeof line, " %12s %12s %13.3f %13.3f",
-                    percent(b.human_top1, b.positions).c_str(),
-                    percent(b.blind_top1, b.positions).c_str(),
-                    b.human_loglik / double(b.positions), b.blind_loglik / double(b.positions));
-      std::cout << line;
-    }
-    std::cout << "  " << search << "\n";
-  }
-  if (human) {
-    std::snprintf(line, sizeof line,
-                  "Human model %s (blind at %d): rating estimate (%s) over %lld sides of %d+ "
-                  "moves: MAE %.0f (predicting the mean: %.0f), Spearman %.3f, 95 %% interval "
-                  "holds the rating for %.0f %%\n",
-                  human_path.c_str(), human->info().rating_mean,
-                  estimates.pair_prior  ? "both sides jointly, with the model's pair prior"
-                  : estimates.posterior ? "posterior with the model's prior"
-                                        : "maximum likelihood",
-                  (long long)estimates.sides, kMinEstimateMoves, estimates.model.mae,
-                  estimates.baseline_mae, estimates.model.spearman, 100 * estimates.model.coverage);
-    std::cout << line;
-    if (estimates.pair_prior) {
-      std::snprintf(line, sizeof line,
-                    "  %lld sides jointly; each side alone (one-sided prior): MAE %.0f, "
-                    "Spearman %.3f, interval holds %.0f %%\n",
-                    (long long)estimates.joint_sides, estimates.single.mae,
-                    estimates.single.spearman, 100 * estimates.single.coverage);
-      std::cout << line;
-    }
-    if (estimates.posterior) {
-      std::snprintf(line, sizeof line,
-                    "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",
-                    estimates.ml.mae, estimates.ml.spearman, 100 * estimates.ml.coverage);
-      std::cout << line;
-    }
-  }
-}
 
 int run_human_eval(const HumanEvalOptions& opt) {
   GameSpec spec;
@@ -298,12 +119,13 @@ int run_human_eval(const HumanEvalOptions& opt) {
     print_command_error("kumalak human-eval", e);
     return 2;
   }
-  const Measured measured{opt,  model_path, evaluator->describe(), human_path, human.get(),
-                          data, result};
+  const HumanEvalReport report{
+      opt.fold,   opt.search_visits, opt.every, opt.as_played, model_path, evaluator->describe(),
+      human_path, human.get(),       data,      result};
   if (opt.json)
-    print_json(measured);
+    std::cout << human_eval_json(report).dump() << "\n";
   else
-    print_table(measured);
+    std::cout << human_eval_table(report);
   return 0;
 }
 

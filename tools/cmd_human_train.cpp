@@ -23,6 +23,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/human_play_knots.h"
 #include "train/human_fits.h"
 #include "train/progress.h"
 
@@ -62,65 +63,6 @@ struct HumanTrainCliOptions {
   // the mixture.
   std::string play_filter;
 };
-
-// What the rating levels play, set at the knots by hand or by
-// tools/calibrate_rating_levels.py: the mixture's lambda or the search filter's tau.
-struct PlayKnots {
-  const char* option;  // "--play-mix"
-  const char* value;   // "lambda"
-  const char* form;    // "RATING:LAMBDA"
-  double (*at)(const HumanHeadInfo&, int);
-  std::vector<float> HumanHeadInfo::*weights;
-};
-constexpr PlayKnots kPlayMix{"--play-mix", "lambda", "RATING:LAMBDA", human_play_mix,
-                             &HumanHeadInfo::search_mix_play_weights};
-constexpr PlayKnots kPlayFilter{"--play-filter", "tau", "RATING:TAU", human_play_filter,
-                                &HumanHeadInfo::search_filter_play_weights};
-
-// Sets `kind`'s weights from "R:value,..." at the knots of the model's range; the knots
-// not named keep their value (for the lambda, the fitted one where there are no play
-// weights yet; for tau, 0). Throws ParseError naming what is wrong.
-void set_play_knots(HumanHeadInfo& info, const std::string& spec, const PlayKnots& kind) {
-  const std::string option = kind.option, name = kind.value;
-  if (info.search_mix_weights.empty())
-    throw ParseError(option + ": the model has no search mixture to play (--fit-search-mix)");
-  const std::vector<int> knots = human_rating_knots(info);
-  std::vector<double> values;
-  for (int r : knots) values.push_back(kind.at(info, r));
-  std::string knot_list;
-  for (int r : knots) knot_list += (knot_list.empty() ? "" : ", ") + std::to_string(r);
-  std::stringstream items(spec);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    const size_t colon = item.find(':');
-    int rating = 0;
-    double value = -1;
-    try {
-      if (colon == std::string::npos) throw std::invalid_argument("no colon");
-      size_t used = 0;
-      rating = std::stoi(item.substr(0, colon), &used);
-      if (used != colon) throw std::invalid_argument("rating");
-      const std::string v = item.substr(colon + 1);
-      value = std::stod(v, &used);
-      if (used != v.size()) throw std::invalid_argument("value");
-    } catch (const std::exception&) {
-      throw ParseError(option + ": '" + item + "' is not " + kind.form + " (e.g. 1400:0.2)");
-    }
-    const auto at = std::find(knots.begin(), knots.end(), rating);
-    if (at == knots.end())
-      throw ParseError(option + ": " + std::to_string(rating) +
-                       " is not a knot of the model's rating inputs (" + knot_list + ")");
-    if (!(value >= 0 && value <= 1))
-      throw ParseError(option + ": " + name + " at " + std::to_string(rating) + " is " +
-                       item.substr(colon + 1) + ", not 0..1");
-    values[size_t(at - knots.begin())] = value;
-  }
-  // The basis of human_rating_inputs: no straight line, each knot's hat its value, and
-  // titled players (never a level) as the top knot.
-  std::vector<float>& weights = info.*kind.weights;
-  weights.assign(size_t(kHumanRatingInputs), 0.f);
-  for (size_t k = 0; k < knots.size(); ++k) weights[1 + k] = float(values[k]);
-}
 
 // The value term's beta(R) at these ratings, for the log and docs/human.md.
 void print_betas(const HumanHeadInfo& info) {

@@ -1,7 +1,8 @@
 // kumalak levels-match: plays each level against the level below and prints the score
 // table that docs/levels.md records. Openings are paired: a few random plies from the
 // start, then the same opening is played twice with the colours swapped, so neither
-// side profits from a lucky opening or from moving first.
+// side profits from a lucky opening or from moving first. The games are
+// tools/levels_match.h's, the pairs, openings, record and table tools/levels_ladder.h's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/levels_ladder.h"
 #include "tools/levels_match.h"
 #include "train/elo.h"
 #include "train/progress.h"
@@ -73,24 +75,6 @@ struct LevelsMatchOptions {
   double resign_score = 0;
   int resign_moves = 3;
   bool resign_verify = false;
-};
-
-// A level must score this much against the one below (docs/levels.md).
-constexpr double kStepScore = 0.65;
-// The SPRT reported per pair: is the step worth the 65 % it should be (+108 Elo), or
-// only 55 % (+35 Elo)? The pentanomial statistics of train/elo.h, as gating uses.
-const SprtParams kStepSprt{35, 108, 0.05, 0.05, 20};
-// A pair with a rating level (--a/--b): A must score this much, the goal for 200 rating
-// points (docs/levels.md); its SPRT asks whether A is stronger at all (0 Elo) or worth
-// that score (+70 Elo).
-constexpr double kRatingStepScore = 0.60;
-const SprtParams kRatingStepSprt{0, 70, 0.05, 0.05, 20};
-
-// The two sides of one pair, and what the first must score against the second.
-struct LevelPair {
-  MatchSide upper, lower;
-  double step_score = kStepScore;
-  SprtParams sprt = kStepSprt;
 };
 
 // The settings a record was made with: a resumed match must use the same ones, or its
@@ -144,116 +128,62 @@ LevelsMatchPlay level_play(const LevelsMatchOptions& o) {
   return play;
 }
 
-// The score table and what goes with it on stdout; returns how many pairs scored under
-// their step.
-//   level_pairs, stats: the pairs and their counts, in the same order
-//   recorded_games: the games counted from --record; total: this sitting's wall seconds
-int print_table(const LevelsMatchOptions& opt, const GameSpec& spec,
-                const std::vector<LevelPair>& level_pairs, const std::vector<PairStats>& stats,
-                int n_openings, int recorded_games, double total) {
-  std::printf(
-      "game %s, %d games per pair (%d openings x 2 colours, %d random plies), "
-      "time scale %g, seed %llu\n",
-      spec.name().c_str(), 2 * n_openings, n_openings, opt.opening_plies, opt.time_scale,
-      static_cast<unsigned long long>(opt.seed));
-  std::printf("%-20s %6s %13s %7s %18s %5s %11s %11s %9s\n", "upper vs lower", "games", "W-D-L",
-              "score", "elo [95%]", "sprt", "upper s/mv", "lower s/mv", "plies/g");
-  int failures = 0;
-  for (size_t p = 0; p < level_pairs.size(); ++p) {
-    const PairStats& s = stats[p];
-    const int n = s.wins + s.draws + s.losses;
-    Pentanomial pairs;
-    for (int points : s.opening_points) pairs.counts[size_t(points)]++;
-    const EloEstimate elo = estimate_elo(pairs);
-    const SprtResult verdict = sprt(pairs, level_pairs[p].sprt);
-    const double score = pairs.score();
-    std::ostringstream pair, wdl;
-    pair << level_pairs[p].upper.name() << " vs " << level_pairs[p].lower.name();
-    wdl << s.wins << "-" << s.draws << "-" << s.losses;
-    char interval[64];
-    std::snprintf(interval, sizeof interval, "%+.0f [%+.0f, %+.0f]", elo.elo, elo.elo_lo,
-                  elo.elo_hi);
-    std::printf("%-20s %6d %13s %6.1f%% %18s %5s %11.4f %11.4f %9.1f\n", pair.str().c_str(), n,
-                wdl.str().c_str(), 100 * score, interval, sprt_decision_string(verdict.decision),
-                s.upper_moves ? s.upper_seconds / s.upper_moves : 0.0,
-                s.lower_moves ? s.lower_seconds / s.lower_moves : 0.0,
-                n ? double(s.plies) / n : 0.0);
-    if (score < level_pairs[p].step_score) ++failures;
+// The record's games of an earlier sitting counted into `stats`, and the record rewritten
+// with them (temporary name, rename) and opened to append each new game to; nothing
+// without --record. Returns the exit status of a failure, 0 when it went well.
+int open_record(const LevelsMatchOptions& opt, const GameSpec& spec, int n_openings,
+                const std::vector<LevelPair>& level_pairs, std::vector<PairStats>& stats,
+                ResumedRecord& resumed, std::unique_ptr<std::ofstream>& record) {
+  resumed.opening_done.assign(level_pairs.size(), std::vector<bool>(size_t(n_openings), false));
+  if (opt.record.empty()) return 0;
+  try {
+    resumed = resume_record(opt.record, record_settings(opt, spec), n_openings, level_pairs, stats);
+  } catch (const std::exception& e) {
+    print_command_error("kumalak levels-match", e);
+    return 2;
   }
-  const SprtParams& shown = level_pairs.front().sprt;
-  std::printf(
-      "sprt: H1 = the step is worth %.0f Elo (%.0f %%), H0 = %.0f Elo (%.0f %%): "
-      "H1 accepted, H0 accepted, or continue (more games needed)\n",
-      shown.elo1, 100 * score_from_elo(shown.elo1), shown.elo0, 100 * score_from_elo(shown.elo0));
-  for (size_t p = 0; p < level_pairs.size(); ++p) {
-    const PairStats& s = stats[p];
-    if (opt.resign_score <= 0 || s.verdicts == 0) continue;
-    const int n = s.wins + s.draws + s.losses;
-    std::printf("%s: resign adjudication judged %d of %d games, at ply %.1f on average",
-                level_pairs[p].upper.name().c_str(), s.verdicts, n,
-                double(s.verdict_plies) / s.verdicts);
-    if (opt.resign_verify)
-      std::printf("; played on, they lasted %.1f plies and %d verdicts were wrong\n",
-                  double(s.verdict_game_plies) / s.verdicts, s.wrong_verdicts);
-    else
-      std::printf(" (the games ended there)\n");
+  try {
+    write_file_atomically(opt.record, [&](std::ostream& out) { out << resumed.kept; });
+  } catch (const std::exception& e) {
+    // A folder that is not there, or not writable: said, not a crash.
+    print_command_error("kumalak levels-match", e);
+    return 1;
   }
-  for (size_t p = 0; p < level_pairs.size(); ++p)
-    std::printf("%s: %s vs %s\n", level_pairs[p].upper.name().c_str(), stats[p].upper_name.c_str(),
-                stats[p].lower_name.c_str());
-  std::printf("wall time %.0f s with %d threads%s\n", total, opt.threads,
-              recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
-  return failures;
+  record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
+  if (!*record) {
+    print_command_error("kumalak levels-match", "cannot append to " + opt.record);
+    return 1;
+  }
+  if (resumed.games > 0)
+    std::cerr << opt.record << ": " << resumed.games << " games already played, resuming\n";
+  return 0;
 }
 
-// The pairs the options name: --a against --b, the --only level against the one below,
-// or every level against the one below. Throws ParseError saying what is wrong (a rating
-// level whose human model or engine network is missing among it).
-std::vector<LevelPair> level_pairs_of(const LevelsMatchOptions& opt, const GameSpec& spec) {
-  std::vector<LevelPair> level_pairs;
-  if (!opt.a.empty() || !opt.b.empty()) {
-    if (opt.a.empty() || opt.b.empty()) throw ParseError("--a and --b go together");
-    if (!opt.only.empty() || opt.same_level)
-      throw ParseError("--a/--b name one pair: no --only or --same-level with them");
-    LevelPair pair{parse_match_side(opt.a), parse_match_side(opt.b)};
-    // A rating level is refused here, before any game, when the human model is missing
-    // or the rating outside its range (or its search mixture's engine network missing).
-    for (const MatchSide* side : {&pair.upper, &pair.lower})
-      if (side->rating)
-        human_level_search(spec, *load_human_level(spec, *side->rating, opt.human_model),
-                           MixUse::kPlay);
-    if (pair.upper.rating || pair.lower.rating) {
-      pair.step_score = kRatingStepScore;
-      pair.sprt = kRatingStepSprt;
-    }
-    level_pairs.push_back(pair);
-  } else if (!opt.only.empty()) {
-    try {
-      const Level l = parse_level(opt.only);
-      if (l == Level::kBeginner && !opt.same_level)
-        throw ParseError("beginner has no level below it");
-      level_pairs.push_back({{l}, {opt.same_level ? l : Level(int(l) - 1)}});
-    } catch (const ParseError& e) {
-      throw ParseError(std::string("--only: ") + e.what());
-    }
-  } else {
-    for (int l = 1; l < kLevelCount; ++l)
-      level_pairs.push_back({{Level(l)}, {opt.same_level ? Level(l) : Level(l - 1)}});
-  }
-  return level_pairs;
+// A finished game on stderr (--verbose).
+void print_game(const LevelsMatchOptions& opt, const MatchSide& upper, const MatchSide& lower,
+                const RecordedGame& rg, const RunnerGame& g) {
+  const int upper_points = rg.points;
+  std::cerr << upper.name() << (rg.game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
+            << ", opening " << rg.opening + 1 << ": "
+            << (upper_points == 2   ? "win"
+                : upper_points == 0 ? "loss"
+                                    : "draw")
+            << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
+            << " plies"
+            << (g.verdict_ply < 0 ? ""
+                : opt.resign_verify
+                    ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) + ": " +
+                          (rg.verdict_points == upper_points ? "right)" : "wrong)")
+                    : " (adjudicated)")
+            << "\n";
 }
 
 int run_levels_match(const LevelsMatchOptions& opt) {
   GameSpec spec;
-  try {
-    spec = GameSpec::parse(opt.game);
-  } catch (const ParseError& e) {
-    print_command_error("kumalak levels-match", e);
-    return 2;
-  }
   std::vector<LevelPair> level_pairs;
   try {
-    level_pairs = level_pairs_of(opt, spec);
+    spec = GameSpec::parse(opt.game);
+    level_pairs = level_pairs_of({opt.a, opt.b, opt.only, opt.same_level, opt.human_model}, spec);
   } catch (const ParseError& e) {
     print_command_error("kumalak levels-match", e);
     return 2;
@@ -262,66 +192,20 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   // --threads games at once do not oversubscribe the cores.
   for (const LevelPair& pair : level_pairs)
     if (pair.upper.rating || pair.lower.rating) set_inference_threads(1);
-
-  const Position start = Position::start(spec);
-  std::mt19937_64 rng(opt.seed);
-  const int n_openings = (opt.games + 1) / 2;
-  std::vector<Position> openings;
-  for (int i = 0; i < n_openings; ++i)
-    openings.push_back(random_opening(start, opt.opening_plies, rng, 100));
-
+  const std::vector<Position> openings =
+      paired_openings(spec, opt.games, opt.opening_plies, opt.seed);
+  const int n_openings = int(openings.size());
   // Per level pair; the two games of an opening form a pair of the pentanomial statistics
   // (train/elo.h).
   std::vector<PairStats> stats(level_pairs.size());
   for (PairStats& pair : stats) pair.opening_points.assign(size_t(n_openings), 0);
   const auto t0 = std::chrono::steady_clock::now();
-
-  // The record of an earlier sitting: openings finished in both colours are counted and
-  // not replayed; a half-played opening is played again (its one game is dropped).
-  std::vector<std::vector<bool>> opening_done(level_pairs.size(),
-                                              std::vector<bool>(n_openings, false));
+  ResumedRecord resumed;
   std::unique_ptr<std::ofstream> record;
-  int recorded_games = 0;
-  if (!opt.record.empty()) {
-    const auto settings = record_settings(opt, spec);
-    std::string kept = settings.dump() + "\n";
-    if (std::filesystem::exists(opt.record)) {
-      std::vector<RecordedGame> games;
-      try {
-        games = read_record(opt.record, settings, n_openings);
-      } catch (const std::exception& e) {
-        print_command_error("kumalak levels-match", e);
-        return 2;
-      }
-      std::map<std::pair<size_t, int>, std::vector<const RecordedGame*>> by_opening;
-      for (const auto& g : games)
-        for (size_t p = 0; p < level_pairs.size(); ++p)
-          if (g.upper == level_pairs[p].upper.name()) by_opening[{p, g.opening}].push_back(&g);
-      for (const auto& [key, list] : by_opening) {
-        const RecordedGame* colour[2] = {nullptr, nullptr};
-        for (const RecordedGame* g : list) colour[g->game] = g;
-        if (!colour[0] || !colour[1]) continue;
-        opening_done[key.first][size_t(key.second)] = true;
-        for (const RecordedGame* g : colour) {
-          stats[key.first].add(*g);
-          kept += record_line(*g).dump() + "\n";
-          ++recorded_games;
-        }
-      }
-    }
-    // Rewritten whole (temporary name, rename), then appended to game by game.
-    write_file_atomically(opt.record, [&](std::ostream& out) { out << kept; });
-    record = std::make_unique<std::ofstream>(opt.record, std::ios::app);
-    if (!*record) {
-      print_command_error("kumalak levels-match", "cannot append to " + opt.record);
-      return 1;
-    }
-    if (recorded_games > 0)
-      std::cerr << opt.record << ": " << recorded_games << " games already played, resuming\n";
-  }
-  Progress progress("levels-match", int64_t(level_pairs.size()) * 2 * n_openings - recorded_games,
+  if (const int status = open_record(opt, spec, n_openings, level_pairs, stats, resumed, record))
+    return status;
+  Progress progress("levels-match", int64_t(level_pairs.size()) * 2 * n_openings - resumed.games,
                     {.unit = "games"});
-
   // One paired match per level pair, through the game runner (mcts/game_runner.h): side 0
   // is the upper level, side 1 the lower; --threads games at once, each on its own core.
   for (size_t p = 0; p < level_pairs.size(); ++p) {
@@ -330,10 +214,9 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     // The openings still to play (all of them without a record).
     std::vector<int> todo;
     for (int i = 0; i < n_openings; ++i)
-      if (!opening_done[p][size_t(i)]) todo.push_back(i);
+      if (!resumed.opening_done[p][size_t(i)]) todo.push_back(i);
     if (todo.empty()) continue;
     auto on_game = [&](const RecordedGame& rg, const RunnerGame& g) {
-      const int game = rg.game, opening = rg.opening, upper_points = rg.points;
       s.add(rg);
       if (record) *record << record_line(rg).dump() << "\n" << std::flush;
       const int played = s.wins + s.draws + s.losses;
@@ -342,20 +225,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
                     100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
       progress.set_field("score", score);
       progress.add();  // after the score, so the line it may print shows this game
-      if (opt.verbose)
-        std::cerr << upper.name() << (game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
-                  << ", opening " << opening + 1 << ": "
-                  << (upper_points == 2   ? "win"
-                      : upper_points == 0 ? "loss"
-                                          : "draw")
-                  << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
-                  << " plies"
-                  << (g.verdict_ply < 0 ? ""
-                      : opt.resign_verify
-                          ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) +
-                                ": " + (rg.verdict_points == upper_points ? "right)" : "wrong)")
-                          : " (adjudicated)")
-                  << "\n";
+      if (opt.verbose) print_game(opt, upper, lower, rg, g);
     };
     try {
       // Game k of the whole run (level pair, opening, colour) seeds its players' noise.
@@ -372,11 +242,13 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     return 1;
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  const int failures =
-      print_table(opt, spec, level_pairs, stats, n_openings, recorded_games, total);
+  const LevelsTable table =
+      levels_table({spec.name(), n_openings, opt.opening_plies, opt.time_scale, opt.seed,
+                    opt.resign_score > 0, opt.resign_verify, opt.threads, resumed.games, total},
+                   level_pairs, stats);
+  std::fputs(table.text.c_str(), stdout);
   // Exit status 3 when some level scores under its step (65 %; 60 % with a rating level).
-  return failures ? 3 : 0;
+  return table.failures ? 3 : 0;
 }
 
 }  // namespace

@@ -1,43 +1,26 @@
-// kumalak puzzle: one puzzle in the terminal (the day's, one by id or a random one), the
-// player's answer judged with the engine's reasons, the line played out and the
-// player's puzzle rating (Glicko-2, core/puzzle_rating.h) updated.
-//
 // kumalak puzzles build: mines puzzles (positions where one move is clearly best) from
 // recorded games and self-play and writes a puzzle file (core/puzzle_file.h). How the
 // positions are filtered, confirmed and rated is mcts/puzzle_miner.h; docs/puzzles.md
-// has the format, the themes and the commands that built the shipped sets.
+// has the format, the themes and the commands that built the shipped sets. What it
+// computes is tools/puzzle_build.h. `kumalak puzzle` is tools/cmd_puzzle.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <limits>
-#include <map>
 #include <memory>
 #include <random>
-#include <set>
-#include <sstream>
-#include <unordered_set>
 
-#include "core/i18n.h"
-#include "core/notation.h"
 #include "core/puzzle_file.h"
-#include "core/puzzle_rating.h"
-#include "core/puzzle_title.h"
 #include "core/rated_games.h"
-#include "mcts/advice.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/levels.h"
 #include "mcts/puzzle_miner.h"
 #include "nn/model_evaluator.h"
-#include "nn/puzzle_human_rating.h"
-#include "tools/board_view.h"
 #include "tools/command_error.h"
-#include "tools/command_input.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
-#include "tools/move_words.h"
+#include "tools/puzzle_build.h"
 
 namespace kz::cli {
 
@@ -63,97 +46,33 @@ struct PuzzlesBuildOptions {
   PuzzleMinerOptions miner;
 };
 
-// Recorded games: every position from min_ply on, with its source.
-void add_recorded_positions(const std::string& dir, const GameSpec& spec, int min_ply,
-                            FoldSelection fold, std::vector<PuzzleCandidate>& out,
-                            int& game_number) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".pgn") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    const std::string name = std::filesystem::path(file).filename().string();
-    int skipped = 0, used = 0, other_fold = 0;
-    for (const GameRecord& g : read_pgn_file(file)) {
-      if (!fold_selected(fold, read_rated_game(g).fold)) {
-        ++other_fold;
-        continue;
-      }
-      ReplayResult rr;
-      Position start;
-      try {
-        start = record_start(g, spec);
-        rr = replay_record(g, start);
-      } catch (const ParseError&) {
-        ++skipped;  // a record the rules refuse is no source of puzzles
-        continue;
-      }
-      ++used;
-      ++game_number;
-      Position p = start;
-      const std::string date = g.tag("Date", "no date");
-      for (size_t ply = 0; ply < rr.moves.size(); ++ply) {
-        if (int(ply) >= min_ply && !p.is_decided())
-          out.push_back({p,
-                         name + " game " + std::to_string(g.index) + " (" + date + ") ply " +
-                             std::to_string(ply),
-                         game_number});
-        p.play(rr.moves[ply]);
-      }
-    }
-    std::cerr << "kumalak puzzles build: " << name << ": " << used << " games";
-    if (skipped) std::cerr << " (" << skipped << " refused by the rules, skipped)";
-    if (other_fold) std::cerr << " (" << other_fold << " of the other fold left out)";
-    std::cerr << "\n";
-  }
+// One progress line of the mining, on standard error.
+//   p: how far it has come
+//   count: the puzzles it looks for
+//   mining_s: seconds of mining so far
+//   total_s: seconds since the build started
+//   final: the last line ("done in" the whole time instead of the time still to go)
+void print_mining_line(const PuzzleMiningProgress& p, int count, double mining_s, double total_s,
+                       bool final) {
+  const double rate = mining_s > 0 ? p.puzzles / mining_s : 0;
+  std::string eta = "unknown";
+  if (rate > 0 && int(p.puzzles) < count) eta = minutes_text((count - int(p.puzzles)) / rate);
+  std::fprintf(stderr,
+               "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
+               "%.2f puzzles/s, %s%s\n",
+               p.filtered, p.positions, p.candidates, p.puzzles, rate, final ? "done in " : "ETA ",
+               final ? minutes_text(total_s).c_str() : eta.c_str());
 }
 
-// Self-play with the network's policy (sampled, one batch per ply over all games): the
-// positions of varied, plausible games without recorded ones (Kalah).
-void add_selfplay_positions(Evaluator& evaluator, const GameSpec& spec, int games, int min_ply,
-                            uint64_t seed, std::vector<PuzzleCandidate>& out, int& game_number) {
-  constexpr int kMaxPlies = 400;
-  std::mt19937_64 rng(seed);
-  std::vector<Position> pos(games, Position::start(spec));
-  std::vector<int> number(games);
-  for (int g = 0; g < games; ++g) number[g] = ++game_number;
-  for (int ply = 0; ply < kMaxPlies; ++ply) {
-    std::vector<int> live;
-    std::vector<Position> batch;
-    for (int g = 0; g < games; ++g)
-      if (!pos[g].is_over() && !pos[g].is_decided()) {
-        live.push_back(g);
-        batch.push_back(pos[g]);
-      }
-    if (live.empty()) break;
-    std::vector<EvalOutput> ev(batch.size());
-    evaluator.evaluate(batch, ev);
-    for (size_t i = 0; i < live.size(); ++i) {
-      const int g = live[i];
-      if (ply >= min_ply)
-        out.push_back({pos[g],
-                       "self-play seed " + std::to_string(seed) + " game " + std::to_string(g + 1) +
-                           " ply " + std::to_string(ply),
-                       number[g]});
-      // A tenth of the moves uniformly at random, the rest by the policy: variety
-      // without many absurd positions.
-      int move = -1;
-      if (std::uniform_real_distribution<double>(0, 1)(rng) < 0.1) {
-        move = random_legal_move(pos[g], rng);
-      } else {
-        std::discrete_distribution<int> d(ev[i].policy.begin(), ev[i].policy.begin() + spec.pits);
-        move = d(rng);
-        if (!pos[g].is_legal(move)) move = random_legal_move(pos[g], rng);
-      }
-      pos[g].play(move);
-    }
+// "wrote N puzzles to FILE (capture 2, only-move 8, ...)".
+void print_written(const PuzzleSet& set, const std::string& path) {
+  std::cout << "wrote " << set.puzzles.size() << " puzzles to " << path << " (";
+  bool first = true;
+  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
+    std::cout << (first ? "" : ", ") << name << " " << n;
+    first = false;
   }
-}
-
-std::string minutes_text(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
-  return buf;
+  std::cout << ")\n";
 }
 
 int run_puzzles_build(const PuzzlesBuildOptions& opt) {
@@ -207,7 +126,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   try {
     evaluator = load_model_evaluator(spec, model, 1);
     for (const auto& dir : opt.games_dirs)
-      add_recorded_positions(dir, spec, opt.min_ply, fold, positions, game_number);
+      add_recorded_positions(dir, spec, opt.min_ply, fold, positions, game_number, std::cerr);
     if (opt.selfplay_games > 0)
       add_selfplay_positions(*evaluator, spec, opt.selfplay_games, opt.min_ply, opt.seed, positions,
                              game_number);
@@ -230,61 +149,23 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     }
   }
   PuzzleMiner miner(spec, evaluator, miner_options, solver.get());
+  double next_report = 0;
+  const double mine_start = elapsed();
+  const PuzzleMiningLimits limits{opt.count, opt.max_per_game, opt.batch};
+  MinedPuzzles mined = mine_puzzles(miner, positions, limits, [&](const PuzzleMiningProgress& p) {
+    if (elapsed() < next_report) return;
+    print_mining_line(p, opt.count, elapsed() - mine_start, elapsed(), false);
+    next_report = elapsed() + 10;
+  });
   PuzzleSet set;
   set.spec = spec;
-  std::map<int, int> per_game;
-  std::set<std::string> ids;
-  std::unordered_set<uint64_t> seen;
-  size_t filtered = 0, candidates = 0;
-  double next_report = 0;
-  const auto mine_start = elapsed();
-  auto report = [&](bool final) {
-    const double t = elapsed() - mine_start;
-    const double rate = t > 0 ? set.puzzles.size() / t : 0;
-    std::string eta = "unknown";
-    if (rate > 0 && int(set.puzzles.size()) < opt.count)
-      eta = minutes_text((opt.count - int(set.puzzles.size())) / rate);
-    std::fprintf(stderr,
-                 "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
-                 "%.2f puzzles/s, %s%s\n",
-                 filtered, positions.size(), candidates, set.puzzles.size(), rate,
-                 final ? "done in " : "ETA ",
-                 final ? minutes_text(elapsed()).c_str() : eta.c_str());
-  };
-  for (size_t start = 0; start < positions.size() && int(set.puzzles.size()) < opt.count;
-       start += size_t(opt.batch)) {
-    std::vector<PuzzleCandidate> chunk;
-    for (size_t i = start; i < std::min(positions.size(), start + size_t(opt.batch)); ++i)
-      if (per_game[positions[i].game] < opt.max_per_game &&
-          seen.insert(positions[i].position.hash()).second)
-        chunk.push_back(positions[i]);
-    filtered += std::min(positions.size(), start + size_t(opt.batch)) - start;
-    for (size_t i : miner.filter(chunk)) {
-      if (int(set.puzzles.size()) >= opt.count) break;
-      if (per_game[chunk[i].game] >= opt.max_per_game) continue;
-      ++candidates;
-      auto z = miner.confirm(chunk[i]);
-      if (z && ids.insert(z->id).second) {
-        ++per_game[chunk[i].game];
-        set.puzzles.push_back(std::move(*z));
-      }
-      if (elapsed() >= next_report) {
-        report(false);
-        next_report = elapsed() + 10;
-      }
-    }
-  }
+  set.puzzles = std::move(mined.puzzles);
   try {
-    if (human) {
-      const std::vector<int> ratings = human_puzzle_ratings(*human, set.puzzles);
-      for (size_t i = 0; i < ratings.size(); ++i) set.puzzles[i].rating = ratings[i];
-    }
+    rate_and_sort_puzzles(set.puzzles, human.get());
   } catch (const std::exception& e) {
     print_command_error("kumalak puzzles build", e, "rating by the human model");
     return 1;
   }
-  std::stable_sort(set.puzzles.begin(), set.puzzles.end(),
-                   [](const Puzzle& a, const Puzzle& b) { return a.rating < b.rating; });
   try {
     std::filesystem::path parent = std::filesystem::path(out_path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -293,167 +174,9 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     print_command_error("kumalak puzzles build", e);
     return 1;
   }
-  report(true);
-  std::map<std::string, int> themes;
-  for (const auto& z : set.puzzles) ++themes[puzzle_theme_name(z.theme)];
-  std::cout << "wrote " << set.puzzles.size() << " puzzles to " << out_path << " (";
-  bool first = true;
-  for (const auto& [name, n] : themes) {
-    std::cout << (first ? "" : ", ") << name << " " << n;
-    first = false;
-  }
-  std::cout << ")\n";
+  print_mining_line(mined.progress, opt.count, elapsed() - mine_start, elapsed(), true);
+  print_written(set, out_path);
   return int(set.puzzles.size()) < opt.count ? 3 : 0;
-}
-
-struct PuzzleOptions {
-  std::string game = "togyz";
-  std::string file;     // "" = the shipped puzzle file of the game
-  std::string id;       // a puzzle by id
-  bool random = false;  // a random puzzle instead of the day's
-  uint64_t seed = 0;    // --random's seed (0 = from the clock)
-  std::string date;     // the day of the daily puzzle ("" = today, UTC)
-  std::string ratings;  // the rating file ("" = default_puzzle_ratings_path())
-  std::string lang;     // --lang: the language of what the player reads
-};
-
-// The move as a person names it: "hole 9 (99)" in Togyz, "pit 3" in Kalah.
-std::string move_name(const Position& pos, int move) {
-  using i18n::tr;
-  if (pos.is_togyz())
-    return tr("hole {hole} ({notation})",
-              {{"hole", move + 1}, {"notation", format_move(pos, move)}});
-  return tr("pit {pit}", {{"pit", move + 1}});
-}
-
-int run_puzzle(const PuzzleOptions& opt) {
-  using i18n::tr;
-  apply_language(opt.lang);
-  GameSpec spec;
-  try {
-    spec = GameSpec::parse(opt.game);
-  } catch (const ParseError& e) {
-    print_command_error("kumalak puzzle", e);
-    return 2;
-  }
-  if (!opt.id.empty() && (opt.random || !opt.date.empty())) {
-    print_command_error("kumalak puzzle", tr("give --id, --random or --date, one of them"));
-    return 2;
-  }
-  PuzzleSet set;
-  PuzzleRatings ratings;
-  const std::string ratings_path =
-      opt.ratings.empty() ? default_puzzle_ratings_path() : opt.ratings;
-  try {
-    set = read_puzzle_file(opt.file.empty() ? shipped_puzzle_path(spec) : opt.file);
-    if (!(set.spec == spec))
-      throw ParseError(tr("the puzzle file holds {file_game} puzzles, not {game}",
-                          {{"file_game", set.spec.name()}, {"game", spec.name()}}));
-    if (set.puzzles.empty()) throw ParseError(tr("the puzzle file holds no puzzle"));
-    ratings = read_puzzle_ratings(ratings_path);
-  } catch (const ParseError& e) {
-    print_command_error("kumalak puzzle", e);
-    return 2;
-  }
-  size_t index = 0;
-  if (!opt.id.empty()) {
-    auto it = std::find_if(set.puzzles.begin(), set.puzzles.end(),
-                           [&](const Puzzle& z) { return z.id == opt.id; });
-    if (it == set.puzzles.end()) {
-      print_command_error("kumalak puzzle", tr("no puzzle '{id}' in the file", {{"id", opt.id}}));
-      return 2;
-    }
-    index = size_t(it - set.puzzles.begin());
-  } else if (opt.random) {
-    const uint64_t seed = opt.seed ? opt.seed : uint64_t(std::time(nullptr));
-    index = size_t(std::mt19937_64(seed)() % set.puzzles.size());
-  } else {
-    try {
-      index =
-          daily_puzzle_index(opt.date.empty() ? utc_date_today() : opt.date, set.puzzles.size());
-    } catch (const ParseError& e) {
-      print_command_error("kumalak puzzle", e);
-      return 2;
-    }
-  }
-  const Puzzle& z = set.puzzles[index];
-  const Position& pos = z.position;
-  const bool color = stdout_wants_color();
-  const std::string labels[2] = {"", ""};
-  std::cout << puzzle_title(z) << "\n"
-            << render_board(pos, pos.to_move, LastMove{}, color, labels)
-            << tr("{side} to move: find the best move.", {{"side", side_name(pos, pos.to_move)}})
-            << "\n";
-  int played = -1;
-  for (std::string line;;) {
-    std::cout << (pos.is_togyz() ? tr("Your move (a hole number, or quit): ")
-                                 : tr("Your move (a pit number, or quit): "))
-              << std::flush;
-    if (!std::getline(command_input(), line) || line == "quit" || line == "q") {
-      std::cout << "\n" << tr("No answer: the puzzle is not rated.") << "\n";
-      return 0;
-    }
-    std::istringstream ss(line);
-    std::string token;
-    if (!(ss >> token)) continue;
-    try {
-      // A bare hole number is enough in Togyz too ("9" as well as "99").
-      const MoveToken t =
-          parse_move_token(pos.is_togyz() && token.size() == 1 ? token + token : token, spec);
-      if (pos.is_legal(t.from - 1)) {
-        played = t.from - 1;
-        break;
-      }
-    } catch (const ParseError&) {
-    }
-    std::cout << tr("'{move}' is not a legal move here.", {{"move", token}}) << "\n";
-  }
-  const int key = z.key_move();
-  const bool solved = played == key;
-  if (solved)
-    std::cout << tr("Correct: {move} is the best move; it {reason}.",
-                    {{"move", move_name(pos, key)}, {"reason", explain_move(pos, key)}})
-              << "\n";
-  else
-    std::cout << tr("Not the best move: {played} {played_reason}. The solution is {move}: it "
-                    "{reason}.",
-                    {{"played", move_name(pos, played)},
-                     {"played_reason", explain_move(pos, played)},
-                     {"move", move_name(pos, key)},
-                     {"reason", explain_move(pos, key)}})
-              << "\n";
-  std::cout << tr("The line: {line}.", {{"line", line_notation(pos, z.solution)}}) << "\n";
-  Position end = pos;
-  for (size_t i = 0; i + 1 < z.solution.size(); ++i) end.play(z.solution[i]);
-  const LastMove last = last_move_of(end, z.solution.back());
-  end.play(z.solution.back());
-  std::cout << render_board(end, pos.to_move, last, color, labels);
-
-  const std::string game = spec.name();
-  // A player new to this game starts at the middle of its puzzles (core/puzzle_rating.h).
-  if (!ratings.rating.count(game)) ratings.rating[game] = new_puzzle_player(set);
-  Glicko2Rating& mine = ratings.rating[game];
-  if (ratings.tried[game].count(z.id)) {
-    std::cout << tr("You have tried this puzzle before, so your puzzle rating stays {rating}.",
-                    {{"rating", int(std::lround(mine.rating))}})
-              << "\n";
-    return 0;
-  }
-  const Glicko2Rating before = mine;
-  mine = rate_puzzle_attempt(before, z.rating, solved);
-  ratings.tried[game][z.id] = solved ? 1 : 0;
-  try {
-    write_puzzle_ratings(ratings_path, ratings);
-  } catch (const std::exception& e) {
-    print_command_error("kumalak puzzle", e);
-    return 1;
-  }
-  std::cout << tr("Your puzzle rating: {before} -> {after} (give or take {deviation}).",
-                  {{"before", int(std::lround(before.rating))},
-                   {"after", int(std::lround(mine.rating))},
-                   {"deviation", int(std::lround(2 * mine.deviation))}})
-            << "\n";
-  return 0;
 }
 
 }  // namespace
@@ -524,23 +247,7 @@ void register_puzzles(CLI::App& app, int& exit_code) {
   });
   register_puzzles_rating(puzzles, exit_code);
 
-  auto popt = std::make_shared<PuzzleOptions>();
-  auto* puzzle = app.add_subcommand(
-      "puzzle",
-      tr_noop("Solve a puzzle: the day's by default; your rating kept (docs/puzzles.md)"));
-  add_game_option(puzzle, popt->game);
-  puzzle->add_option("--file", popt->file, tr_noop("the puzzle file (default: the shipped one)"));
-  puzzle->add_option("--id", popt->id, tr_noop("the puzzle of this id"));
-  puzzle->add_flag("--random", popt->random, tr_noop("a random puzzle instead of the day's"));
-  puzzle->add_option("--seed", popt->seed, tr_noop("--random's seed (default: the clock)"))
-      ->check(in_range(uint64_t(0), std::numeric_limits<uint64_t>::max()));
-  puzzle->add_option("--date", popt->date,
-                     tr_noop("the daily puzzle of this date (YYYY-MM-DD; default today, UTC)"));
-  puzzle->add_option(
-      "--ratings", popt->ratings,
-      tr_noop("the rating file (default: $XDG_CONFIG_HOME/kumalak/puzzle-rating.txt)"));
-  add_lang_option(puzzle, popt->lang);
-  puzzle->callback([popt, &exit_code] { exit_code = run_puzzle(*popt); });
+  register_puzzle(app, exit_code);
 }
 
 }  // namespace kz::cli

@@ -4,6 +4,7 @@
 //   egtb build     builds an endgame database into the cache folder; egtb info checks one
 //   perfect-check  how often a level's moves keep the perfect-play margin, on positions
 //                  from the level's own games, and whole games against perfect play
+//                  (computed by tools/perfect_check.h)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/exact_result_words.h"
+#include "tools/perfect_check.h"
 
 namespace kz::cli {
 
@@ -168,25 +170,6 @@ struct CheckOptions {
   int hash_mib = 256;
 };
 
-struct Tally {
-  int n = 0, keep_result = 0, keep_margin = 0, worst = 0;
-  long lost = 0;
-  void add(int best, int got) {
-    ++n;
-    const auto cls = [](int m) { return m > 0 ? 1 : m < 0 ? -1 : 0; };
-    keep_result += cls(best) == cls(got);
-    keep_margin += best == got;
-    lost += best - got;
-    worst = std::max(worst, best - got);
-  }
-  void print(const char* what) const {
-    if (n == 0) return std::printf("%s: no positions\n", what), void();
-    std::printf(
-        "%s: %d positions, result kept %.1f %%, margin kept %.1f %%, mean loss %.2f, worst %d\n",
-        what, n, 100.0 * keep_result / n, 100.0 * keep_margin / n, double(lost) / n, worst);
-  }
-};
-
 int run_check(const CheckOptions& opt) {
   GameSpec spec;
   Level level;
@@ -219,85 +202,38 @@ int run_check(const CheckOptions& opt) {
               db ? db->max_seeds() : 0, opt.solve_s);
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
-  std::mt19937_64 rng(opt.seed);
-  Tally all, decided;
-  int unsolved = 0, game_no = 0;
-  double think_s = 0;
-  int think_n = 0;
-  // The level's own games: it plays both sides after two random opening plies (so that
-  // the games differ), and every position it meets is judged.
-  while (all.n < opt.positions) {
-    ++game_no;
-    player->new_game();
-    Position p = random_opening(Position::start(spec), 2, rng);
-    while (!p.is_over() && all.n < opt.positions) {
-      const ThinkResult r = player->think(p, {});
-      think_s += r.seconds;
-      ++think_n;
-      // The reference needs only two values: the position's and the played move's (the
-      // move's child solved on its own), not every move's, which costs about three
-      // times as much in the opening.
-      const SolveResult ref = referee.solve(p, sl);
-      int played = ref.solved && ref.best_move == r.best_move ? ref.margin : kUnknownMargin;
-      if (ref.solved && played == kUnknownMargin) {
-        Position c = p;
-        c.play(r.best_move);
-        const SolveResult after = referee.solve(c, sl);
-        if (after.solved) played = c.to_move == p.to_move ? after.margin : -after.margin;
-      }
-      if (played == kUnknownMargin) {
-        ++unsolved;
-      } else {
-        all.add(ref.margin, played);
-        const int total = spec.total_seeds();
-        if (2 * p.store[0] > total || 2 * p.store[1] > total) decided.add(ref.margin, played);
-      }
-      p.play(r.best_move);
-    }
-    // Running totals, so that a run stopped early still tells what it found.
-    std::fprintf(stderr,
-                 "  game %d: %d positions judged (result kept %d, margin kept %d, worst loss %d),"
-                 " %d left out, %.0f s\n",
-                 game_no, all.n, all.keep_result, all.keep_margin, all.worst, unsolved,
-                 seconds_since(t0));
-  }
-  all.print("all positions");
-  decided.print("positions where a store holds more than half");
-  std::printf("unsolved by the reference (left out): %d; %d games; level %.2f s a move\n", unsolved,
-              game_no, think_n ? think_s / think_n : 0.0);
+  // Running totals after each game, so that a run stopped early still tells what it found.
+  const PositionsCheck check = check_positions(
+      spec, *player, referee, sl, opt.positions, opt.seed, [&](const PositionsCheck& c) {
+        std::fprintf(stderr,
+                     "  game %d: %d positions judged (result kept %d, margin kept %d, worst loss "
+                     "%d), %d left out, %.0f s\n",
+                     c.games, c.all.n, c.all.keep_result, c.all.keep_margin, c.all.worst,
+                     c.unsolved, seconds_since(t0));
+      });
+  std::fputs(check.all.text("all positions").c_str(), stdout);
+  std::fputs(check.decided.text("positions where a store holds more than half").c_str(), stdout);
+  std::printf("unsolved by the reference (left out): %d; %d games; level %.2f s a move\n",
+              check.unsolved, check.games, check.think_n ? check.think_s / check.think_n : 0.0);
   // Whole games from the start against perfect play, the level on each side.
-  int status = 0;
   if (opt.games > 0) {
-    const SolveResult start = referee.solve(Position::start(spec), sl);
-    if (!start.solved) {
+    const std::optional<int> start = perfect_start_margin(spec, referee, sl);
+    if (!start) {
       std::printf("whole games: the start is not solved within %.0f s\n", opt.solve_s);
       return 1;
     }
-    for (int g = 0; g < opt.games; ++g) {
+    for (int g = 0; g < opt.games; ++g)
       for (int side = 0; side < 2; ++side) {
-        player->new_game();
-        Position p = Position::start(spec);
-        while (!p.is_over()) {
-          int mv;
-          if (p.to_move == side) {
-            mv = player->think(p, {}).best_move;
-          } else {
-            const SolveResult s = referee.solve(p, {});
-            mv = s.best_move;
-          }
-          p.play(mv);
-        }
-        const int got = side == 0 ? p.margin() : -p.margin();
-        const int perfect = side == 0 ? start.margin : -start.margin;
+        const int got = play_against_perfect(spec, *player, referee, side);
+        const int perfect = side == 0 ? *start : -*start;
         std::printf("whole game %d as %s: %+d (perfect play %+d)%s\n", g + 1,
                     side == 0 ? "first player" : "second player", got, perfect,
                     got == perfect ? "" : "  <- differs");
         std::fflush(stdout);
       }
-    }
   }
   std::printf("time %.0f s, peak_rss_mib %.0f\n", seconds_since(t0), peak_rss_mib());
-  return status;
+  return 0;
 }
 
 // The most seeds on the pits an endgame database covers (mcts/kalah_solver.cpp).

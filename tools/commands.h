@@ -26,7 +26,9 @@ void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
 void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
 void register_human_eval(CLI::App& app, int& exit_code);
-void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, puzzle
+void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, then puzzle
+// puzzle (tools/cmd_puzzle.cpp), registered by register_puzzles after `puzzles`.
+void register_puzzle(CLI::App& app, int& exit_code);
 // puzzles rate, puzzles calibrate, under register_puzzles's `puzzles`.
 void register_puzzles_rating(CLI::App* puzzles, int& exit_code);
 void register_human_train(CLI::App& app, int& exit_code);

@@ -1,0 +1,105 @@
+// What `kumalak analyze` computes, without the binary (tools/analyze_games.h) and how it
+// shows it (tools/analyze_report.h): the game selection, the judged games of files with
+// their errors told, the summary, and the per-player report's lines.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/game_session.h"
+#include "mcts/levels.h"
+#include "tests/test_util.h"
+#include "tools/analyze_games.h"
+#include "tools/analyze_report.h"
+
+namespace kz::cli {
+namespace {
+
+// A record of `plies` moves, each the first legal one, between `white` and `black`.
+std::string record_of(int plies, const std::string& white, const std::string& black) {
+  GameSession game(GameSpec::togyz());
+  for (int i = 0; i < plies; ++i) game.play(__builtin_ctz(game.position().legal_mask()));
+  return game.record({.site = "test", .white = white, .black = black, .annotator = ""});
+}
+
+TEST(AnalyzeGames, GameRangesSelectAndRefuse) {
+  const GameRanges r = parse_game_ranges("1-3,5");
+  EXPECT_TRUE(r.contains(2));
+  EXPECT_TRUE(r.contains(5));
+  EXPECT_FALSE(r.contains(4));
+  EXPECT_TRUE(GameRanges{}.contains(99)) << "no selection: every game";
+  EXPECT_THROW(parse_game_ranges("3-1"), ParseError);
+  EXPECT_THROW(parse_game_ranges("x"), ParseError);
+  EXPECT_THROW(parse_game_ranges(""), ParseError);
+}
+
+TEST(AnalyzeGames, FilesAreJudgedAndTheirErrorsTold) {
+  const std::string dir = test::temp_dir("analyze-games");
+  const std::string good = dir + "/good.pgn", bad = dir + "/bad.pgn", empty = dir + "/empty.pgn";
+  std::ofstream(good) << record_of(6, "Ann", "Bob") << "\n"
+                      << record_of(4, "Bob", "Cat") << "\n"
+                      << record_of(2, "Dan", "Eve");
+  std::ofstream(bad) << "[Event \"x\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. 76 99 *\n";
+  std::ofstream(empty) << "";
+  const GameSpec spec = GameSpec::togyz();
+  LevelPlayerOptions lo;
+  lo.force_alphabeta = true;
+  std::unique_ptr<Player> engine = make_analysis_player(spec, Level::kHard, "", 0, lo);
+  ThinkLimits limits;
+  limits.depth = 2;
+  std::vector<std::string> errors;
+  const GamesAnalysis a =
+      analyze_game_files({good, bad, empty}, spec, parse_game_ranges("1-2"), *engine, limits,
+                         AnalysisHuman{}, [&](const std::string& m) { errors.push_back(m); });
+  ASSERT_EQ(a.games.size(), 2u) << "game 3 is not selected, the bad file's game does not replay";
+  EXPECT_TRUE(a.had_errors);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[1].find("holds no game"), std::string::npos) << errors[1];
+  EXPECT_EQ(a.games[0].names[0], "Ann");
+  EXPECT_EQ(a.games[0].moves.size(), 6u);
+  EXPECT_EQ(a.games[0].analysis.moves.size(), 6u);
+  EXPECT_FALSE(a.games[0].like[0]) << "no human model, no estimate";
+  EXPECT_EQ(a.player_order, (std::vector<std::string>{"Ann", "Bob", "Cat"}));
+  EXPECT_EQ(a.by_player.size(), 3u);
+  EXPECT_NE(a.pgn.find("[Annotator \"KumalakZero " + engine->name() + "\"]"), std::string::npos);
+  const std::string summary = analysis_summary_text(a);
+  EXPECT_EQ(summary.rfind("Game 1 (" + good + "): Ann vs Bob, *, 6 plies\n", 0), 0u) << summary;
+  EXPECT_NE(summary.find("All games, per player:\n  Ann: "), std::string::npos) << summary;
+  bool read_all = true;
+  const std::vector<GameRecord> records = read_record_files(
+      {good, empty}, [](const std::string&) {}, read_all);
+  EXPECT_EQ(records.size(), 3u);
+  EXPECT_FALSE(read_all);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AnalyzeGames, ReportLinesAndByPlayerVariants) {
+  PlayerReport report;
+  PlayerGame g;
+  g.date = "2025.01.02";
+  g.opponent = "Bob";
+  g.colour = 1;
+  g.result = "0-1";
+  g.score = 1.0;
+  g.accuracy = 87.25;
+  report.games.push_back(g);
+  report.mean_accuracy = 87.25;
+  EXPECT_EQ(player_report_text("Ann", report),
+            "Ann: 1 game\n"
+            "Date        Opponent          Colour  Result          Accuracy  Played like\n"
+            "2025.01.02  Bob               Black   won 0-1         87.2%     -\n"
+            "Mean accuracy: 87.2%.\n");
+  const nlohmann::json j = player_report_json("Ann", {report, 1.26}, 16, 2, "");
+  EXPECT_EQ(j["games"][0]["colour"], "black");
+  EXPECT_EQ(j["games"][0]["accuracy"], 87.3);
+  EXPECT_EQ(j["seconds"], 1.3);
+  EXPECT_TRUE(j["rating"].is_null());
+  EXPECT_EQ(by_player_variants({}, false).size(), 1u);
+  const std::vector<PlayerRatingOptions> v = by_player_variants({1, 0.5}, true);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_FALSE(v[1].opponents);
+  EXPECT_EQ(v[2].likelihood_scale, 0.5);
+}
+
+}  // namespace
+}  // namespace kz::cli

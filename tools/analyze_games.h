@@ -1,0 +1,144 @@
+// What `kumalak analyze` computes, apart from its options and printing
+// (tools/cmd_analyze.cpp): the recorded games replayed and judged move by move by the
+// engine (mcts/analysis.h) with both sides' ratings estimated by the human model, and the
+// setting up and timing of the per-player report and of the by-player measurement
+// (nn/player_games.h). tools/analyze_report.h words and writes the results.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/notation.h"
+#include "core/position.h"
+#include "core/rated_games.h"
+#include "mcts/analysis.h"
+#include "mcts/evaluator.h"
+#include "mcts/human_search.h"
+#include "mcts/player.h"
+#include "nn/human_head.h"
+#include "nn/player_games.h"
+#include "tools/human_level.h"
+
+namespace kz::cli {
+
+// Receives one message about a file or a game that could not be read or replayed (the
+// command prints it as its error and goes on).
+using ErrorSink = std::function<void(const std::string& message)>;
+
+// Which games of each file: 1-based numbers and ranges ("1-3", "2", "1,4,7-9").
+struct GameRanges {
+  std::vector<std::pair<int, int>> ranges;  // first..last, inclusive; empty: every game
+  // Whether game `number` (1-based) is selected.
+  bool contains(int number) const;
+};
+
+// Reads `text` ("1-3,5"); throws ParseError (in the player's language, naming --games)
+// for a part that is not a number or a range, or for an empty text.
+GameRanges parse_game_ranges(const std::string& text);
+
+// The human model of the rating estimates and its search mixture (null: none).
+struct AnalysisHuman {
+  std::unique_ptr<HumanHead> head;  // null: no estimates
+  std::shared_ptr<HumanSearch> search;
+};
+
+// The human model file for `spec`: `given`, else the game's shipped one ("" = none).
+std::string analysis_human_path(const GameSpec& spec, const std::string& given);
+
+// Loads the human model at `path` for `spec` with its search mixture (an empty path:
+// none). Throws what loading throws.
+AnalysisHuman load_analysis_human(const GameSpec& spec, const std::string& path);
+
+// One game judged by the engine.
+struct AnalysedGame {
+  std::string file;        // the file it came from
+  int index = 0;           // its 1-based number there
+  std::string names[2];    // White's and Black's names (the words White, Black when untagged)
+  std::string result;      // as recorded
+  Position start;          // where it started
+  std::vector<int> moves;  // its moves
+  GameAnalysis analysis;   // every move judged (mcts/analysis.h)
+  // Each side's rating estimated from its moves (nullopt: no human model, or no moves).
+  std::array<std::optional<PlayedLike>, 2> like;
+};
+
+// The games of some files judged, and what the summary needs over all of them.
+struct GamesAnalysis {
+  std::vector<AnalysedGame> games;  // in file order
+  std::string pgn;                  // the annotated records, one after another
+  bool had_errors = false;          // a file or a game could not be read or replayed
+  // Each player's moves over every game, by name, and the names in order of appearance.
+  std::map<std::string, AnalysisStats> by_player;
+  std::vector<std::string> player_order;
+};
+
+// Replays and judges the games `selection` names in each of `files` with `engine` under
+// `limits`, annotating each record (Annotator "KumalakZero " + the engine's name), and
+// estimates both sides' ratings with `human` (its head null: none). Files and games that
+// do not read or replay are told to `on_error` and left out.
+GamesAnalysis analyze_game_files(const std::vector<std::string>& files, const GameSpec& spec,
+                                 const GameRanges& selection, Player& engine,
+                                 const ThinkLimits& limits, const AnalysisHuman& human,
+                                 const ErrorSink& on_error);
+
+// The human model of the per-player report and of the by-player measurement, and the
+// engine network of its search mixture (null: none), shared by every thread.
+struct HumanTools {
+  std::unique_ptr<HumanHead> head;  // null: no model for this game
+  std::shared_ptr<Evaluator> search_engine;
+  std::string path;  // the file it came from ("" = none)
+};
+
+// Loads the human model at `path` (analysis_human_path; "" = none). Throws what loading
+// throws.
+HumanTools load_human_tools(const GameSpec& spec, const std::string& path);
+
+// One worker per thread (at least one): its own search of the mixture (a search is not
+// thread-safe) and, where `engine` is given, its own analysing engine, kept alive in
+// `engines`.
+std::vector<PlayerGamesTools> games_workers(const GameSpec& spec, const HumanTools& human,
+                                            int threads,
+                                            const std::function<std::unique_ptr<Player>()>& engine,
+                                            std::vector<std::unique_ptr<Player>>& engines);
+
+// Every game of `files`, in order; a file that does not read, or holds no game, is told to
+// `on_error` (`ok` then turns false).
+std::vector<GameRecord> read_record_files(const std::vector<std::string>& files,
+                                          const ErrorSink& on_error, bool& ok);
+
+// The per-player report (nn/player_games.h's player_report) of `player` over `records`,
+// with a progress line on standard error every 10 s and the time it took.
+struct TimedPlayerReport {
+  PlayerReport report;
+  double seconds = 0;
+};
+TimedPlayerReport timed_player_report(std::span<const GameRecord> records, const GameSpec& spec,
+                                      const std::string& player,
+                                      std::span<const PlayerGamesTools> workers);
+
+// The weighings the by-player measurement compares: each scale of `scales` (empty: the
+// default kPlayerLikelihoodScale) with the opponents' moves, and without them as well when
+// `without_opponents`.
+std::vector<PlayerRatingOptions> by_player_variants(const std::vector<double>& scales,
+                                                    bool without_opponents);
+
+// The by-player measurement (evaluate_by_player) over the games of `fold` in `files`, with
+// a progress line on standard error every 10 s and the time it took.
+struct TimedByPlayer {
+  ByPlayerEvaluation evaluation;
+  std::vector<SkippedGame> skipped;  // the games that did not replay
+  double seconds = 0;
+};
+TimedByPlayer timed_by_player(std::vector<std::vector<GameRecord>> files, const FoldSelection& fold,
+                              const GameSpec& spec, int min_games,
+                              std::span<const PlayerGamesTools> workers,
+                              const std::vector<PlayerRatingOptions>& variants);
+
+}  // namespace kz::cli
