@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "mcts/alphabeta.h"
 #include "nn/human_rating.h"
 #include "nn/player_rating.h"
 #include "tests/test_util.h"
@@ -33,9 +34,9 @@ const char* kFourGames =
 // The API's JSON calls on a router, as the page's engine and `kumalak serve` answer them.
 class GamesRouter {
  public:
-  explicit GamesRouter(std::shared_ptr<RatingLevels> ratings) {
+  explicit GamesRouter(std::shared_ptr<RatingLevels> ratings, PlayerFactory players = nullptr) {
     add_record_routes(router_);
-    add_games_routes(router_, std::move(ratings));
+    add_games_routes(router_, std::move(ratings), std::move(players));
   }
   std::pair<int, json> post(const std::string& path, const json& body) const {
     ApiRequest r;
@@ -126,7 +127,12 @@ class ServeGamesApiShippedModel : public ::testing::Test {
 TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlayerRatingEstimates) {
   auto ratings = std::make_shared<ShippedRatingLevels>();
   if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
-  const GamesRouter api(ratings);
+  // The moves judged by a small alpha-beta search (the visits are its nodes).
+  const GamesRouter api(ratings, [](Task, const GameSpec&, Level) {
+    AlphaBetaOptions options;
+    options.depth = 2;
+    return std::make_unique<AlphaBetaPlayer>(options);
+  });
   // Ann's two whole games of kFourGames, as White and as Black.
   const json list = record_games_json(kFourGames, "togyz", true)["games"];
   json games = json::array();
@@ -142,6 +148,9 @@ TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlay
     ASSERT_EQ(e["player"].size(), grid.size());
     ASSERT_EQ(e["opponent"].size(), grid.size());
     ASSERT_TRUE(e["played_like"].is_object()) << e;
+    ASSERT_TRUE(e["accuracy"].is_number()) << e;
+    EXPECT_GE(e["accuracy"].get<double>(), 0);
+    EXPECT_LE(e["accuracy"].get<double>(), 100);
     EXPECT_LE(e["played_like"]["low"].get<int>(), e["played_like"]["rating"].get<int>());
     EXPECT_LE(e["played_like"]["rating"].get<int>(), e["played_like"]["high"].get<int>());
     games.push_back({{"player", e["player"]}, {"opponent", e["opponent"]}});
@@ -166,6 +175,10 @@ TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlay
       api.post("/api/games/rating", {{"games", json::array({{{"player", "1450"}}})}});
   EXPECT_EQ(bad, 400) << why;
   EXPECT_NE(why["error"].get<std::string>().find("game 1"), std::string::npos) << why;
+  const auto [unjudged, plain] =
+      api.post("/api/games/evidence", {{"pgn", list[0]["text"]}, {"player", "Ann"}, {"visits", 0}});
+  ASSERT_EQ(unjudged, 200) << plain;
+  EXPECT_TRUE(plain["accuracy"].is_null()) << plain;
   std::tie(bad, why) =
       api.post("/api/games/evidence", {{"pgn", list[0]["text"]}, {"player", "Zed"}});
   EXPECT_EQ(bad, 400) << why;

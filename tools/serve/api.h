@@ -50,6 +50,9 @@ class ServeApi {
   json state_of(const Session& s) const;
 
   ServeApiOptions options_;
+  // The engine's players, also for the games calls' accuracy (tools/serve/games_api.h),
+  // which judge a game outside the queue.
+  PlayerFactory players_;
   SessionTable sessions_;
   EngineQueue queue_;
   RunApi runs_;

@@ -6,6 +6,8 @@
 
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "mcts/accuracy.h"
+#include "mcts/analysis.h"
 #include "tools/serve/request.h"
 
 namespace kz::cli::serve {
@@ -54,8 +56,8 @@ json numbers_json(const std::vector<double>& v) {
 
 }  // namespace
 
-json game_evidence_json(RatingLevels* ratings, const std::string& text, const std::string& game,
-                        const std::string& player) {
+json game_evidence_json(RatingLevels* ratings, Player* engine, int visits, const std::string& text,
+                        const std::string& game, const std::string& player) {
   std::istringstream in(text);
   const std::vector<GameRecord> games = read_pgn(in, tr("the uploaded record"));
   if (games.empty()) throw ApiError(400, tr("the record holds no game"));
@@ -76,7 +78,15 @@ json game_evidence_json(RatingLevels* ratings, const std::string& text, const st
       ratings->game_likelihoods(spec, start, replayed.moves);
   if (!evidence) no_human_model(spec);
   const std::optional<PlayedLike>& like = evidence->played_like[size_t(colour)];
+  std::optional<double> accuracy;
+  if (engine && visits > 0 && !replayed.moves.empty()) {
+    ThinkLimits limits;
+    limits.nodes = visits;
+    accuracy = game_accuracy(analyze_game(*engine, start, replayed.moves, limits), colour);
+  }
   return {
+      {"accuracy", accuracy ? json(*accuracy) : json()},
+
       {"colour", colour == 0 ? "white" : "black"},
       {"plies", replayed.moves.size()},
       {"grid", evidence->grid},
@@ -108,11 +118,24 @@ json games_rating_json(RatingLevels* ratings, const std::string& game, const jso
   return {{"rating", r->rating}, {"low", r->low}, {"high", r->high}, {"games", r->games}};
 }
 
-void add_games_routes(ApiRouter& router, std::shared_ptr<RatingLevels> ratings) {
-  router.add("POST", "/api/games/evidence", [ratings](const json& b) {
+void add_games_routes(ApiRouter& router, std::shared_ptr<RatingLevels> ratings,
+                      PlayerFactory players) {
+  router.add("POST", "/api/games/evidence", [ratings, players](const json& b) {
     const std::string text = str_field(b, "pgn", "", kMaxBodyBytes);
     if (text.empty()) throw ApiError(400, tr("'pgn' is missing: give the text of a game record"));
-    return game_evidence_json(ratings.get(), text, str_field(b, "game", ""),
+    const long visits = int_field(b, "visits").value_or(kEvidenceVisits);
+    if (visits < 0 || visits > kMaxEvidenceVisits)
+      throw ApiError(400, tr("'visits' must be 0..{max}", {{"max", kMaxEvidenceVisits}}));
+    const std::string game = str_field(b, "game", "");
+    std::unique_ptr<Player> engine;
+    if (players && visits > 0) {
+      std::istringstream in(text);
+      const std::vector<GameRecord> games = read_pgn(in, tr("the uploaded record"));
+      if (!games.empty())
+        engine =
+            players(Task::kAnalysis, spec_of(game, games.front().tag("Variant")), Level::kHard);
+    }
+    return game_evidence_json(ratings.get(), engine.get(), int(visits), text, game,
                               str_field(b, "player", ""));
   });
   router.add("POST", "/api/games/rating", [ratings](const json& b) {

@@ -11,6 +11,7 @@
 
 #include "tools/rating_levels.h"
 #include "tools/serve/api_router.h"
+#include "tools/serve/engine_queue.h"
 
 namespace kz::cli::serve {
 
@@ -23,10 +24,18 @@ inline constexpr size_t kMaxRatedGames = 20000;
 // Black tag's name): {"colour": "white" |
 // "black", "plies", "grid", "player", "opponent" (the log-likelihoods of each side's
 // moves at every rating of the grid, GameRatingLikelihoods), "played_like": {"rating",
-// "low", "high"} | null}. ApiError 400 for a record that does not replay or names no such
-// player, 503 when `ratings` has no human model for the game.
-json game_evidence_json(RatingLevels* ratings, const std::string& text, const std::string& game,
-                        const std::string& player);
+// "low", "high"} | null, "accuracy": the player's accuracy (mcts/accuracy.h) judged by
+// `engine` at `visits` visits a move, as `kumalak analyze --player-report`; null without
+// an engine, for visits 0, or a player with no judged move}. ApiError 400 for a record
+// that does not replay or names no such player, 503 when `ratings` has no human model
+// for the game.
+json game_evidence_json(RatingLevels* ratings, Player* engine, int visits, const std::string& text,
+                        const std::string& game, const std::string& player);
+
+// The visits a move POST /api/games/evidence judges with by default (the terminal's
+// --player-report's) and at most.
+inline constexpr int kEvidenceVisits = 100;
+inline constexpr int kMaxEvidenceVisits = 1000;
 
 // POST /api/games/rating's answer for the games' log-likelihoods `games` (an array of
 // {"player": [...], "opponent": [...]}, each as game_evidence_json gave it): {"rating",
@@ -34,8 +43,11 @@ json game_evidence_json(RatingLevels* ratings, const std::string& text, const st
 // 400 for vectors that are not numbers or not the grid's length, 503 without a model.
 json games_rating_json(RatingLevels* ratings, const std::string& game, const json& games);
 
-// Adds POST /api/games/evidence ({"pgn", "game", "player"}) and POST /api/games/rating
-// ({"game", "games"}) to `router`, answered with `ratings` (null: no human model).
-void add_games_routes(ApiRouter& router, std::shared_ptr<RatingLevels> ratings);
+// Adds POST /api/games/evidence ({"pgn", "game", "player", "visits"}) and POST
+// /api/games/rating ({"game", "games"}) to `router`, answered with `ratings` (null: no
+// human model); each evidence call judges the moves with a fresh analysis player of
+// `players` at the hard level (null: no accuracy).
+void add_games_routes(ApiRouter& router, std::shared_ptr<RatingLevels> ratings,
+                      PlayerFactory players = nullptr);
 
 }  // namespace kz::cli::serve
