@@ -134,6 +134,10 @@ def main():
                     help="leave out the phone in each language (the site's offline test has it)")
     ap.add_argument("--guide-only", action="store_true",
                     help="check only the Rules guide (desktop and phone, every language)")
+    ap.add_argument("--your-games-only", action="store_true",
+                    help="check only the Your games view (desktop)")
+    ap.add_argument("--import-timing", default=None,
+                    help="with --your-games-only: also time importing this file of many games")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -161,6 +165,11 @@ def main():
         # The page starts a game by itself; start a beginner one, as a person would.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
         english = english_words(url)
+        if args.your_games_only:
+            your_games_check(driver, wait, By, Select, profile, args.screenshots)
+            if args.import_timing:
+                import_timing(driver, wait, By, args.import_timing)
+            return 0
         if args.guide_only:
             desktop_guide_checks(driver, wait, By, Select, url, english)
             driver.quit()
@@ -238,6 +247,7 @@ def main():
 
         game_problems_check(driver, wait, By, Select)
         record_chooser_check(driver, wait, By, profile)
+        your_games_check(driver, wait, By, Select, profile, None)
 
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
@@ -1180,6 +1190,109 @@ def record_chooser_check(driver, wait, By, folder):
         fail("the chooser stays open after a pick")
     print("web_test: a file of 3 games offered a chooser (%r), the broken one not pickable, "
           "the pick loaded" % texts[2])
+
+
+# Four games of Ann's and one broken one (game 2: pit 10 of 9) for the Your games view.
+YOUR_GAMES = ('[White "Ann"]\n[Black "Bob"]\n[WhiteElo "1530"]\n[BlackElo "1410"]\n[Date "2025.03.01"]\n'
+              '[Result "1-0"]\n\n1. 76(10) 87(2) 2. 99 91 3. 78 91(14) 1-0\n\n'
+              '[White "Bob"]\n[Black "Ann"]\n[Result "0-1"]\n\n1. 98(10) 10 0-1\n\n'
+              '[White "Cem"]\n[Black "Ann"]\n[Date "2025.04.02"]\n[Result "1-0"]\n\n'
+              '1. 98(10) 98(10) 2. 11 12 1-0\n\n'
+              '[White "Ann"]\n[Black "Dana"]\n[WhiteElo "?"]\n[Date "2025.05.03"]\n[Result "1/2-1/2"]\n\n'
+              '1. 76(10) 87(2) 1/2-1/2\n')
+
+# Keeps every file the page makes for a download, for the test to read back.
+KEEP_DOWNLOADS_JS = """
+if (!window.kzBlobs) {
+  window.kzBlobs = [];
+  const make = URL.createObjectURL;
+  URL.createObjectURL = (b) => { window.kzBlobs.push(b); return make(b); };
+}
+"""
+
+
+def your_games_check(driver, wait, By, Select, folder, screenshots):
+    """The Your games view: a file of games imported (the broken one skipped with its number
+    and reason, the name playing most chosen), filtered by result and opponent, each game's
+    accuracy and the rating over all of them shown, exported back, imported again without
+    duplicates, and one opened into the game with its analysis."""
+    path = os.path.join(folder, "your-games.pgn")
+    with open(path, "w") as f:
+        f.write(YOUR_GAMES)
+    started = time.time()
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed()
+               and not d.find_element(By.ID, "board").is_displayed())
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+    said = driver.find_element(By.ID, "games-imported").text
+    if "3 games imported" not in said or "1 skipped" not in said or "game 2:" not in said:
+        fail("the import says %r" % said)
+    if driver.find_element(By.ID, "games-player").get_attribute("value") != "Ann":
+        fail("the player chosen is not the name playing most: %r"
+             % driver.find_element(By.ID, "games-player").get_attribute("value"))
+    rows = lambda d: d.find_elements(By.CSS_SELECTOR, "#games-rows tr")
+    if len(rows(driver)) != 3:
+        fail("the list shows %d games, not 3" % len(rows(driver)))
+    Select(driver.find_element(By.ID, "games-result")).select_by_value("win")
+    if len(rows(driver)) != 1 or "Bob" not in rows(driver)[0].text:
+        fail("won games: %r" % [r.text for r in rows(driver)])
+    Select(driver.find_element(By.ID, "games-result")).select_by_value("")
+    Select(driver.find_element(By.ID, "games-colour")).select_by_value("1")
+    if len(rows(driver)) != 1 or "Cem" not in rows(driver)[0].text:
+        fail("games as Black: %r" % [r.text for r in rows(driver)])
+    Select(driver.find_element(By.ID, "games-colour")).select_by_value("")
+    driver.find_element(By.ID, "games-opening").send_keys("76 87")
+    if len(rows(driver)) != 2:
+        fail("games opening 76 87: %r" % [r.text for r in rows(driver)])
+    driver.find_element(By.ID, "games-opening").clear()
+    driver.find_element(By.ID, "games-opponent").send_keys("dan")
+    wait.until(lambda d: len(rows(d)) == 1 and "Dana" in rows(d)[0].text)
+    driver.find_element(By.ID, "games-opponent").clear()
+    driver.execute_script("document.getElementById('games-opponent').dispatchEvent(new Event('input'))")
+    # The background pass: each game's accuracy, then the rating over all three.
+    wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from 3 games\.$",
+                                  d.find_element(By.ID, "games-rating").text))
+    rating = driver.find_element(By.ID, "games-rating").text
+    accuracies = [r.find_elements(By.TAG_NAME, "td")[5].text for r in rows(driver)]
+    if not all(re.match(r"\d+%$", a) for a in accuracies):
+        fail("the games' accuracies read %r" % accuracies)
+    if screenshots:
+        driver.save_screenshot(os.path.join(screenshots, "your-games-desktop.png"))
+    # Export all: the three games come back as one file.
+    driver.execute_script(KEEP_DOWNLOADS_JS)
+    driver.find_element(By.ID, "games-export").click()
+    exported = driver.execute_async_script(
+        "const done = arguments[0]; kzBlobs[kzBlobs.length - 1].text().then(done);")
+    if exported.count("[White ") != 3 or '[Black "Dana"]' not in exported:
+        fail("the export holds %r" % exported[:300])
+    # The same file again: nothing is imported twice.
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    wait.until(lambda d: "already kept" in d.find_element(By.ID, "games-imported").text)
+    if len(rows(driver)) != 3:
+        fail("a file imported twice shows %d games" % len(rows(driver)))
+    # A game opens into the game view with its analysis.
+    rows(driver)[-1].find_element(By.CSS_SELECTOR, ".games-open-game").click()
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
+               and d.execute_script("return kzState && kzState.names[1] === 'Bob' && kzState.moves.length === 6"))
+    wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
+    print("web_test: Your games: 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
+          "opened into the analysis, %.1f s" % (rating, time.time() - started))
+
+
+def import_timing(driver, wait, By, path):
+    """Times importing `path` (a file of many games) in the Your games view: from the
+    choice of the file to the list drawn, as the page measures it."""
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.execute_script("document.getElementById('games').dataset.importSeconds = ''")
+    started = time.time()
+    driver.find_element(By.ID, "games-import").send_keys(os.path.abspath(path))
+    wait.until(lambda d: d.find_element(By.ID, "games").get_attribute("data-import-seconds"))
+    wall = time.time() - started
+    print("web_test: imported %s in %s s (the page's count), %.2f s (the test's); it says %r"
+          % (path, driver.find_element(By.ID, "games").get_attribute("data-import-seconds"), wall,
+             driver.find_element(By.ID, "games-imported").text[:200]))
 
 
 def server_down_check(driver, wait, By, Select, url, server):
