@@ -1290,6 +1290,11 @@ def import_timing(driver, wait, By, path):
     driver.find_element(By.ID, "games-import").send_keys(os.path.abspath(path))
     wait.until(lambda d: d.find_element(By.ID, "games").get_attribute("data-import-seconds"))
     wall = time.time() - started
+    marks = driver.execute_script(
+        "return Object.fromEntries(performance.getEntriesByType('mark')"
+        ".filter((m) => m.name.startsWith('kz-import-')).map((m) => [m.name.slice(10), m.startTime]))")
+    print("web_test: import phases (ms): read %.0f, listed by the engine %.0f, stored %.0f, drawn %.0f"
+          % (0, marks["listed"] - marks["read"], marks["stored"] - marks["listed"], marks["drawn"] - marks["stored"]))
     print("web_test: imported %s in %s s (the page's count), %.2f s (the test's); it says %r"
           % (path, driver.find_element(By.ID, "games").get_attribute("data-import-seconds"), wall,
              driver.find_element(By.ID, "games-imported").text[:200]))
