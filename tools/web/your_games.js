@@ -308,7 +308,8 @@ async function importFile(file) {
   if (skipped.length) {
     const list = make("ul", "games-skipped");
     for (const g of skipped)
-      list.append(make("li", null, null, tr("game {index}: {reason}", { index: g.index, reason: g.error || "" })));
+      // The engine's reason names the game's number and line ("game 317 (..., line 4410), ply 12 ...").
+      list.append(make("li", null, null, g.error || ""));
     said.append(list);
   }
   drawList();
@@ -449,10 +450,12 @@ function startPass() {
       const rate = done > 0 ? done / elapsed : 0;
       if (el("games-progress"))
         el("games-progress").textContent = done > 0
-          ? tr("Estimating your rating: {done} of {n} games, {rate} games a second, about {minutes} min left.",
-               { done: number(done), n: number(todo.length), rate: rate.toFixed(2),
-                 minutes: number(Math.max(1, Math.ceil((todo.length - done) / rate / 60))) })
-          : tr("Estimating your rating: {done} of {n} games.", { done: 0, n: number(todo.length) });
+          ? trn("Estimating your rating: {done} of {n} game, {rate} games a second, about {minutes} min left.",
+                "Estimating your rating: {done} of {n} games, {rate} games a second, about {minutes} min left.",
+                todo.length, { done: number(done), n: number(todo.length), rate: rate.toFixed(2),
+                               minutes: number(Math.max(1, Math.ceil((todo.length - done) / rate / 60))) })
+          : trn("Estimating your rating: {done} of {n} game.", "Estimating your rating: {done} of {n} games.",
+                todo.length, { done: 0, n: number(todo.length) });
       let evidence;
       try {
         const e = await api("POST", "/api/games/evidence", { pgn: g.text, player, visits: 100 });
