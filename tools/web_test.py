@@ -169,6 +169,10 @@ def main():
             your_games_check(driver, wait, By, Select, profile, args.screenshots)
             if args.import_timing:
                 import_timing(driver, wait, By, args.import_timing)
+            driver.quit()
+            driver = phone_driver(profile + "-games")
+            your_games_phone(driver, WebDriverWait(driver, args.timeout), By, Select, url, "kk",
+                             english, profile, args.screenshots)
             return 0
         if args.guide_only:
             desktop_guide_checks(driver, wait, By, Select, url, english)
@@ -1278,6 +1282,25 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
     print("web_test: Your games: 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
           "opened into the analysis, %.1f s" % (rating, time.time() - started))
+
+
+def your_games_phone(driver, wait, By, Select, url, lang, english, folder, screenshots):
+    """The Your games view on a phone in `lang`: a file imported, the rating line shown,
+    nothing scrolls sideways and no English is left."""
+    driver.get(url)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    choose_language(driver, wait, Select, By, lang)
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.find_element(By.ID, "games-import").send_keys(os.path.join(folder, "your-games.pgn"))
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#games-rows tr")) == 3
+               and "PlayOK" in d.find_element(By.ID, "games-rating").text)
+    phone_view_fits(driver, By, lang, "the Your games view", english)
+    if screenshots:
+        driver.execute_script("document.getElementById('games-rating').scrollIntoView()")
+        driver.save_screenshot(os.path.join(screenshots, "your-games-phone-%s.png" % lang))
+    print("web_test: phone, %s: Your games imported and rated (%r), no sideways scroll, no English left"
+          % (lang, driver.find_element(By.ID, "games-rating").text))
 
 
 def import_timing(driver, wait, By, path):
