@@ -138,6 +138,8 @@ def main():
                     help="check only the Your games view (desktop)")
     ap.add_argument("--import-timing", default=None,
                     help="with --your-games-only: also time importing this file of many games")
+    ap.add_argument("--pass-timing", default=None, nargs=2, metavar=("FILE", "NAME"),
+                    help="with --your-games-only: also time the rating pass over NAME's games of FILE")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -169,6 +171,8 @@ def main():
             your_games_check(driver, wait, By, Select, profile, args.screenshots)
             if args.import_timing:
                 import_timing(driver, wait, By, args.import_timing)
+            if args.pass_timing:
+                pass_timing(driver, By, *args.pass_timing)
             driver.quit()
             driver = phone_driver(profile + "-games")
             your_games_phone(driver, WebDriverWait(driver, args.timeout), By, Select, url, "kk",
@@ -1301,6 +1305,25 @@ def your_games_phone(driver, wait, By, Select, url, lang, english, folder, scree
         driver.save_screenshot(os.path.join(screenshots, "your-games-phone-%s.png" % lang))
     print("web_test: phone, %s: Your games imported and rated (%r), no sideways scroll, no English left"
           % (lang, driver.find_element(By.ID, "games-rating").text))
+
+
+def pass_timing(driver, By, path, name):
+    """Times the background rating pass over `name`'s games of `path` (imported first):
+    games a second, as the page measures it (each game's evidence with its accuracy at
+    100 visits, and the estimate over all every 10 games)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    if not driver.find_element(By.ID, "games").is_displayed():
+        driver.find_element(By.ID, "games-open").click()
+    driver.execute_script("document.getElementById('games').dataset.passRate = ''")
+    driver.find_element(By.ID, "games-import").send_keys(os.path.abspath(path))
+    WebDriverWait(driver, 30).until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+    driver.execute_script("const i = document.getElementById('games-player'); i.value = arguments[0];"
+                          "i.dispatchEvent(new Event('change'))", name)
+    started = time.time()
+    WebDriverWait(driver, 3600).until(lambda d: d.find_element(By.ID, "games").get_attribute("data-pass-rate"))
+    print("web_test: the rating pass over %s's games of %s: %s games/s (the page's count), %.1f s; %r"
+          % (name, path, driver.find_element(By.ID, "games").get_attribute("data-pass-rate"),
+             time.time() - started, driver.find_element(By.ID, "games-rating").text))
 
 
 def import_timing(driver, wait, By, path):
