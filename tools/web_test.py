@@ -1209,6 +1209,9 @@ YOUR_GAMES = ('[White "Ann"]\n[Black "Bob"]\n[WhiteElo "1530"]\n[BlackElo "1410"
               '[White "Ann"]\n[Black "Dana"]\n[WhiteElo "?"]\n[Date "2025.05.03"]\n[Result "1/2-1/2"]\n\n'
               '1. 76(10) 87(2) 1/2-1/2\n')
 
+# White to move and win at once: 91 sows one stone onto Black's hole 1, making it 2.
+LAST_MOVE_WINS = "0,0,0,0,0,0,0,0,1/1,0,0,0,2,0,0,0,0 80 78 w"
+
 # Keeps every file the page makes for a download, for the test to read back.
 KEEP_DOWNLOADS_JS = """
 if (!window.kzBlobs) {
@@ -1228,6 +1231,14 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     with open(path, "w") as f:
         f.write(YOUR_GAMES)
     started = time.time()
+    # A game played here to its end is kept: White's 91 captures 2 and reaches 82.
+    Select(driver.find_element(By.ID, "human")).select_by_value("0")
+    field = driver.find_element(By.ID, "position")
+    field.clear()
+    field.send_keys(LAST_MOVE_WINS)
+    driver.find_element(By.CSS_SELECTOR, "#position-form button").click()
+    click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
+    wait.until(lambda d: d.execute_script("return kzState.board.decided"))
     driver.find_element(By.ID, "games-open").click()
     wait.until(lambda d: d.find_element(By.ID, "games").is_displayed()
                and not d.find_element(By.ID, "board").is_displayed())
@@ -1240,10 +1251,10 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
         fail("the player chosen is not the name playing most: %r"
              % driver.find_element(By.ID, "games-player").get_attribute("value"))
     rows = lambda d: d.find_elements(By.CSS_SELECTOR, "#games-rows tr")
-    if len(rows(driver)) != 3:
-        fail("the list shows %d games, not 3" % len(rows(driver)))
+    if len(rows(driver)) != 4 or "KumalakZero" not in rows(driver)[0].text:
+        fail("the list (the game played here and 3 imported) shows %r" % [r.text for r in rows(driver)])
     Select(driver.find_element(By.ID, "games-result")).select_by_value("win")
-    if len(rows(driver)) != 1 or "Bob" not in rows(driver)[0].text:
+    if len(rows(driver)) != 2 or "Bob" not in rows(driver)[1].text:
         fail("won games: %r" % [r.text for r in rows(driver)])
     Select(driver.find_element(By.ID, "games-result")).select_by_value("")
     Select(driver.find_element(By.ID, "games-colour")).select_by_value("1")
@@ -1259,7 +1270,7 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     driver.find_element(By.ID, "games-opponent").clear()
     driver.execute_script("document.getElementById('games-opponent').dispatchEvent(new Event('input'))")
     # The background pass: each game's accuracy, then the rating over all three.
-    wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from 3 games\.$",
+    wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from 4 games\.$",
                                   d.find_element(By.ID, "games-rating").text))
     rating = driver.find_element(By.ID, "games-rating").text
     accuracies = [r.find_elements(By.TAG_NAME, "td")[5].text for r in rows(driver)]
@@ -1272,19 +1283,19 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     driver.find_element(By.ID, "games-export").click()
     exported = driver.execute_async_script(
         "const done = arguments[0]; kzBlobs[kzBlobs.length - 1].text().then(done);")
-    if exported.count("[White ") != 3 or '[Black "Dana"]' not in exported:
+    if exported.count("[White ") != 4 or '[Black "Dana"]' not in exported:
         fail("the export holds %r" % exported[:300])
     # The same file again: nothing is imported twice.
     driver.find_element(By.ID, "games-import").send_keys(path)
     wait.until(lambda d: "already kept" in d.find_element(By.ID, "games-imported").text)
-    if len(rows(driver)) != 3:
+    if len(rows(driver)) != 4:
         fail("a file imported twice shows %d games" % len(rows(driver)))
     # A game opens into the game view with its analysis.
     rows(driver)[-1].find_element(By.CSS_SELECTOR, ".games-open-game").click()
     wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
                and d.execute_script("return kzState && kzState.names[1] === 'Bob' && kzState.moves.length === 6"))
     wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
-    print("web_test: Your games: 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
+    print("web_test: Your games: a game played here kept, 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
           "opened into the analysis, %.1f s" % (rating, time.time() - started))
 
 
@@ -1298,7 +1309,8 @@ def your_games_phone(driver, wait, By, Select, url, lang, english, folder, scree
     wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
     driver.find_element(By.ID, "games-import").send_keys(os.path.join(folder, "your-games.pgn"))
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#games-rows tr")) == 3
-               and "PlayOK" in d.find_element(By.ID, "games-rating").text)
+               and "PlayOK" in d.find_element(By.ID, "games-rating").text
+               and not d.find_element(By.ID, "games-progress").text)
     phone_view_fits(driver, By, lang, "the Your games view", english)
     if screenshots:
         driver.execute_script("document.getElementById('games-rating').scrollIntoView()")

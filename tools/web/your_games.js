@@ -141,8 +141,10 @@ function build() {
 
 // --- The games from the player's side ---------------------------------------------------
 
-// The side `name` plays in game `g` (0 White, 1 Black), or -1.
+// The side `name` plays in game `g` (0 White, 1 Black), or -1. A game played in this page
+// is the player's whatever their name: the side they played (none when they played both).
 function colourOf(g, name) {
+  if (g.source === "played" && g.colour >= 0) return g.colour;
   if (g.white === name && g.black !== name) return 0;
   if (g.black === name && g.white !== name) return 1;
   return -1;
@@ -158,7 +160,7 @@ function scoreOf(g, c) {
 // The name playing most of the kept games (the first such in the list on a tie).
 function mostFrequentName() {
   const count = new Map();
-  for (const g of games)
+  for (const g of games.filter((x) => x.source !== "played"))
     for (const n of [g.white, g.black])
       if (n && n !== "?") count.set(n, (count.get(n) || 0) + 1);
   let best = "";
@@ -181,7 +183,8 @@ function number(n) {
   return numberFormat.format.format(n);
 }
 
-// The games the filters let through, newest first.
+// The games the filters let through, the latest date first (games of one day: the last
+// kept first).
 function filtered() {
   const opponent = el("games-opponent").value.trim().toLowerCase();
   const result = el("games-result").value;
@@ -203,7 +206,7 @@ function filtered() {
     if (opening && !(g.opening || "").startsWith(opening)) continue;
     out.push(g);
   }
-  return out.reverse();
+  return out.sort((x, y) => isoDate(y.date).localeCompare(isoDate(x.date)) || y.added - x.added || y.order - x.order);
 }
 
 function resultWords(score) {
@@ -458,7 +461,8 @@ function startPass() {
                 todo.length, { done: 0, n: number(todo.length) });
       let evidence;
       try {
-        const e = await api("POST", "/api/games/evidence", { pgn: g.text, player, visits: 100 });
+        const side = colourOf(g, player) === 0 ? g.white : g.black;
+        const e = await api("POST", "/api/games/evidence", { pgn: g.text, player: side, visits: 100 });
         evidence = { player, loglik: { player: rounded(e.player), opponent: rounded(e.opponent) },
                      played_like: e.played_like, accuracy: e.accuracy };
       } catch (e) {
