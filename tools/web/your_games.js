@@ -7,7 +7,8 @@
 // it asks the engine what each game says of the player's rating and their accuracy (POST
 // /api/games/evidence, one game at a time, kept with the game so that a visit later
 // costs nothing) and the rating over all of them (POST /api/games/rating): "Your estimated
-// PlayOK rating: 1,450 (1,380–1,530) from 212 games".
+// PlayOK rating: 1,450 (1,380–1,530) from 212 games". With the engine in the page (the
+// static site) the pass waits while the game is shown, so that it never holds up a move.
 //
 // index.html gives the view a header button (#games-open) and an empty section (#games);
 // like the Openings view it takes the place of the game (#play and the side column) while
@@ -18,6 +19,7 @@ import { gameName, loadAndAnalyse } from "./game.js";
 import { addGames, allGames, deleteGames, getMeta, putGame, setMeta } from "./game_store.js";
 import { currentLanguage, tr, trn } from "./i18n.js";
 import { closePuzzles } from "./puzzles.js";
+import { SITE } from "./site.js";
 
 const el = (id) => document.getElementById(id);
 // A message id marked for tools/po/extract.sh, translated where it is shown.
@@ -445,12 +447,15 @@ function startPass() {
       if (!lastRating || lastRating.player !== player) await refreshRating();
       return;
     }
-    const started = performance.now();
+    let busy = 0;  // the seconds spent working (a wait while the game is shown left out)
     let done = 0, sinceRating = 0;
     for (const g of todo) {
+      // The page's own engine answers one call at a time: a game's evidence (3 s or so)
+      // would hold up the game's moves, so the pass waits while the game is shown.
+      while (SITE.localEngine && !isOpen() && !mine.stop) await new Promise((r) => setTimeout(r, 500));
       if (mine.stop) return;
-      const elapsed = (performance.now() - started) / 1000;
-      const rate = done > 0 ? done / elapsed : 0;
+      const started = performance.now();
+      const rate = done > 0 ? done / busy : 0;
       if (el("games-progress"))
         el("games-progress").textContent = done > 0
           ? trn("Estimating your rating: {done} of {n} game, {rate} games a second, about {minutes} min left.",
@@ -490,10 +495,10 @@ function startPass() {
         sinceRating = 0;
         await refreshRating();
       }
+      busy += (performance.now() - started) / 1000;
     }
     if (el("games-progress")) {
-      const seconds = (performance.now() - started) / 1000;
-      el("games").dataset.passRate = (done / seconds).toFixed(3);
+      el("games").dataset.passRate = (done / busy).toFixed(3);
       el("games-progress").textContent = "";
     }
     if (pass === mine) pass = null;
