@@ -227,8 +227,8 @@ function drawList() {
   const rows = document.createDocumentFragment();
   for (const g of shown) {
     const c = colourOf(g, player);
-    const tr_ = make("tr");
-    tr_.dataset.id = g.id;
+    const row = make("tr");
+    row.dataset.id = g.id;
     const opponent = c === 0 ? g.black + ratingText(g.black_rating)
       : c === 1 ? g.white + ratingText(g.white_rating) : `${g.white} – ${g.black}`;
     const e = g.evidence && g.evidence.player === player ? g.evidence : null;
@@ -237,12 +237,12 @@ function drawList() {
                    g.opening || "",
                    e && e.accuracy !== null ? `${Math.round(e.accuracy)}%` : "",
                    e && e.played_like ? number(e.played_like.rating) : ""];
-    for (const text of cells) tr_.append(make("td", null, null, text));
+    for (const text of cells) row.append(make("td", null, null, text));
     const actions = make("td", null, "games-actions");
     actions.append(button(null, tr_noop("Open"), () => openGame(g), "games-open-game"),
                    button(null, tr_noop("Delete"), () => deleteOne(g), "games-delete"));
-    tr_.append(actions);
-    rows.append(tr_);
+    row.append(actions);
+    rows.append(row);
   }
   el("games-rows").replaceChildren(rows);
   const names = el("games-names");
