@@ -1277,7 +1277,7 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from %d games\.$"
                                   % (before + 3), d.find_element(By.ID, "games-rating").text))
     rating = driver.find_element(By.ID, "games-rating").text
-    accuracies = [r.find_elements(By.TAG_NAME, "td")[5].text for r in rows(driver)]
+    accuracies = [r.find_elements(By.TAG_NAME, "td")[6].text for r in rows(driver)]
     if not all(re.match(r"\d+%$", a) for a in accuracies):
         fail("the games' accuracies read %r" % accuracies)
     if screenshots:

@@ -126,8 +126,9 @@ function build() {
 
   const table = make("table", "games-table", "games-table");
   const headRow = make("tr");
-  for (const msgid of [tr_noop("Date"), tr_noop("Opponent"), tr_noop("Colour"), tr_noop("Result"),
-                       tr_noop("Opening"), tr_noop("Accuracy"), tr_noop("Played like"), ""])
+  // Open and Delete first: on a phone the table scrolls sideways, and they stay in reach.
+  for (const msgid of ["", tr_noop("Date"), tr_noop("Opponent"), tr_noop("Colour"), tr_noop("Result"),
+                       tr_noop("Opening"), tr_noop("Accuracy"), tr_noop("Played like")])
     headRow.append(msgid ? words("th", null, null, msgid) : make("th"));
   table.append(make("thead"), make("tbody", "games-rows"));
   table.tHead.append(headRow);
@@ -237,11 +238,11 @@ function drawList() {
                    g.opening || "",
                    e && e.accuracy !== null ? `${Math.round(e.accuracy)}%` : "",
                    e && e.played_like ? number(e.played_like.rating) : ""];
-    for (const text of cells) row.append(make("td", null, null, text));
     const actions = make("td", null, "games-actions");
     actions.append(button(null, tr_noop("Open"), () => openGame(g), "games-open-game"),
                    button(null, tr_noop("Delete"), () => deleteOne(g), "games-delete"));
     row.append(actions);
+    for (const text of cells) row.append(make("td", null, null, text));
     rows.append(row);
   }
   el("games-rows").replaceChildren(rows);
@@ -487,8 +488,8 @@ function startPass() {
       if (isOpen()) {
         const row = el("games-rows") && el("games-rows").querySelector(`tr[data-id="${g.id}"]`);
         if (row) {
-          row.children[5].textContent = evidence.accuracy !== null ? `${Math.round(evidence.accuracy)}%` : "";
-          row.children[6].textContent = evidence.played_like ? number(evidence.played_like.rating) : "";
+          row.children[6].textContent = evidence.accuracy !== null ? `${Math.round(evidence.accuracy)}%` : "";
+          row.children[7].textContent = evidence.played_like ? number(evidence.played_like.rating) : "";
         }
       }
       if (++sinceRating >= ratingEveryGames || done === todo.length) {
