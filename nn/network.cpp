@@ -136,7 +136,7 @@ NetOutput NetworkImpl::forward(const torch::Tensor& features, int pits, bool opp
   return out;
 }
 
-int64_t NetworkImpl::parameter_count() {
+int64_t NetworkImpl::parameter_count() const {
   int64_t n = 0;
   for (const auto& t : parameters()) n += t.numel();
   return n;

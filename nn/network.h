@@ -61,7 +61,7 @@ struct NetworkImpl : torch::nn::Module {
   // `opponent_policy`: also compute the opponent-policy head (the network must have
   // one); training only, so that play does not pay for it.
   NetOutput forward(const torch::Tensor& features, int pits, bool opponent_policy = false);
-  int64_t parameter_count();
+  int64_t parameter_count() const;
   // The tower's output [B, channels, L] (what every head reads).
   torch::Tensor trunk(const torch::Tensor& features);
   // The human policy head's logits [B, m] from `trunk`'s output and each row's rating

@@ -13,6 +13,7 @@
 #include "nn/human_rating.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
+#include "nn/player_rating.h"
 #include "nn/search_mixture.h"
 
 namespace kz {
@@ -290,6 +291,51 @@ std::array<std::optional<PlayedLike>, 2> ShippedRatingLevels::played_like(
   const auto p = policy(spec);
   if (!p) return {};
   return played_like_both(*p, start, moves, search(spec, *p, MixUse::kDescribe).get());
+}
+
+std::optional<GameRatingLikelihoods> ShippedRatingLevels::game_likelihoods(
+    const GameSpec& spec, const Position& start, std::span<const int> moves) {
+  const auto p = policy(spec);
+  if (!p) return std::nullopt;
+  const HumanHeadInfo& info = p->info();
+  GameRatingLikelihoods out;
+  out.grid = human_rating_grid(info, kRatingGridStep);
+  const std::shared_ptr<HumanSearch> mixture = search(spec, *p, MixUse::kDescribe);
+  SearchBestMove best_move;
+  if (mixture)
+    best_move = [&mixture](const Position& pos) { return mixture->search(pos).best_move; };
+  out.loglik = game_likelihood(*p, start, moves, out.grid, best_move).loglik;
+  // As played_like_both: both sides jointly where both moved (the pair prior), else each
+  // alone with the one-sided prior.
+  const std::array<bool, 2> moved{!out.loglik[0].empty(), !out.loglik[1].empty()};
+  std::array<RatingEstimate, 2> estimate{};
+  if (moved[0] && moved[1]) {
+    estimate = estimate_ratings_jointly(out.grid, out.loglik[0], out.loglik[1], info);
+  } else {
+    const std::vector<double> log_prior = rating_log_prior(info, out.grid);
+    for (size_t s = 0; s < 2; ++s)
+      if (moved[s]) estimate[s] = estimate_rating_posterior(out.grid, out.loglik[s], log_prior);
+  }
+  for (size_t s = 0; s < 2; ++s)
+    if (moved[s])
+      out.played_like[s] = PlayedLike{int(std::lround(estimate[s].rating)),
+                                      int(std::lround(estimate[s].low)),
+                                      int(std::lround(estimate[s].high)),
+                                      {}};
+  return out;
+}
+
+std::optional<ManyGamesRating> ShippedRatingLevels::rating_over_games(
+    const GameSpec& spec, std::span<const PlayerGameLikelihoods> games) {
+  const auto p = policy(spec);
+  if (!p) return std::nullopt;
+  const std::vector<int> grid = human_rating_grid(p->info(), kRatingGridStep);
+  std::vector<GameRatingEvidence> evidence;
+  evidence.reserve(games.size());
+  for (const PlayerGameLikelihoods& g : games) evidence.push_back({g.player, g.opponent});
+  const PlayerRatingEstimate e = estimate_player_rating(grid, evidence, p->info());
+  return ManyGamesRating{int(std::lround(e.estimate.rating)), int(std::lround(e.estimate.low)),
+                         int(std::lround(e.estimate.high)), e.games};
 }
 
 }  // namespace kz

@@ -117,6 +117,10 @@ class ShippedRatingLevels : public RatingLevels {
   std::vector<HumanMove> moves(const GameSpec& spec, const Position& pos, int rating) override;
   std::array<std::optional<PlayedLike>, 2> played_like(const GameSpec& spec, const Position& start,
                                                        std::span<const int> moves) override;
+  std::optional<GameRatingLikelihoods> game_likelihoods(const GameSpec& spec, const Position& start,
+                                                        std::span<const int> moves) override;
+  std::optional<ManyGamesRating> rating_over_games(
+      const GameSpec& spec, std::span<const PlayerGameLikelihoods> games) override;
 
  private:
   // The loaded policy of `spec`'s game, or null when it has none (loaded once).

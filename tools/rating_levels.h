@@ -44,6 +44,34 @@ struct PlayedLike {
   std::vector<Move> moves;
 };
 
+// What one game says of each side's rating in the human model's eyes: the natural log of
+// the probability of each side's moves (White's first) at every rating of `grid` (the
+// model's range, kRatingGridStep apart; empty for a side that made no move), the input of
+// the estimate over many games (nn/player_rating.h), and each side's rating from this
+// game alone (PlayedLike without its moves; nullopt for a side that made no move).
+struct GameRatingLikelihoods {
+  std::vector<int> grid;
+  std::array<std::vector<double>, 2> loglik;
+  std::array<std::optional<PlayedLike>, 2> played_like;
+};
+
+// One game's part in a player's estimate over many games: the log-likelihoods of the
+// player's own moves and of the opponent's, on the grid GameRatingLikelihoods gives
+// (either may be empty: that side made no move).
+struct PlayerGameLikelihoods {
+  std::vector<double> player, opponent;
+};
+
+// A player's rating estimated from many games at once: the posterior median, its 95 %
+// interval, and how many games said something.
+struct ManyGamesRating {
+  int rating = 0, low = 0, high = 0;
+  int games = 0;
+};
+
+// The grid step of GameRatingLikelihoods, in rating points (as `kumalak analyze`'s).
+inline constexpr int kRatingGridStep = 25;
+
 class RatingLevels {
  public:
   virtual ~RatingLevels() = default;
@@ -62,6 +90,24 @@ class RatingLevels {
   virtual std::array<std::optional<PlayedLike>, 2> played_like(const GameSpec& spec,
                                                                const Position& start,
                                                                std::span<const int> moves) = 0;
+  // What the game `moves` from `start` says of each side's rating (one network call, the
+  // search mixture's search included where the model has one); nullopt without a human
+  // model for `spec`'s game. The default: no human model.
+  virtual std::optional<GameRatingLikelihoods> game_likelihoods(const GameSpec& spec,
+                                                                const Position& start,
+                                                                std::span<const int> moves) {
+    (void)spec, (void)start, (void)moves;
+    return std::nullopt;
+  }
+  // A player's rating from all of `games` (nn/player_rating.h's estimate_player_rating
+  // with its default weighing); nullopt without a human model. Throws
+  // std::invalid_argument when a game's vectors are neither empty nor as long as the
+  // grid. The default: no human model.
+  virtual std::optional<ManyGamesRating> rating_over_games(
+      const GameSpec& spec, std::span<const PlayerGameLikelihoods> games) {
+    (void)spec, (void)games;
+    return std::nullopt;
+  }
 };
 
 // "" when `rating` is a level of `spec`'s game, else why not: the range it must lie in,

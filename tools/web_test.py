@@ -136,6 +136,12 @@ def main():
                     help="check only the Rules guide (desktop and phone, every language)")
     ap.add_argument("--openings-only", action="store_true",
                     help="check only the Openings view (desktop, and phone in every language)")
+    ap.add_argument("--your-games-only", action="store_true",
+                    help="check only the Your games view (desktop)")
+    ap.add_argument("--import-timing", default=None,
+                    help="with --your-games-only: also time importing this file of many games")
+    ap.add_argument("--pass-timing", default=None, nargs=2, metavar=("FILE", "NAME"),
+                    help="with --your-games-only: also time the rating pass over NAME's games of FILE")
     args = ap.parse_args()
 
     require_browser(fail)
@@ -163,6 +169,17 @@ def main():
         # The page starts a game by itself; start a beginner one, as a person would.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
         english = english_words(url)
+        if args.your_games_only:
+            your_games_check(driver, wait, By, Select, profile, args.screenshots)
+            if args.import_timing:
+                import_timing(driver, wait, By, args.import_timing)
+            if args.pass_timing:
+                pass_timing(driver, By, *args.pass_timing)
+            driver.quit()
+            driver = phone_driver(profile + "-games")
+            your_games_phone(driver, WebDriverWait(driver, args.timeout), By, Select, url, "kk",
+                             english, profile, args.screenshots)
+            return 0
         if args.guide_only:
             desktop_guide_checks(driver, wait, By, Select, url, english)
             driver.quit()
@@ -440,6 +457,7 @@ def main():
         for lang in LANGUAGES:
             clock_check(driver, wait, By, Select, url, lang, english, phone=False)
         print("web_test: desktop: a game on a clock lost on time in every language, the board clock for two")
+        your_games_check(driver, wait, By, Select, profile, None)
         driver.quit()
         driver = None
 
@@ -1294,6 +1312,184 @@ def record_chooser_check(driver, wait, By, folder):
         fail("the chooser stays open after a pick")
     print("web_test: a file of 3 games offered a chooser (%r), the broken one not pickable, "
           "the pick loaded" % texts[2])
+
+
+# Four games of Ann's and one broken one (game 2: pit 10 of 9) for the Your games view.
+YOUR_GAMES = ('[White "Ann"]\n[Black "Bob"]\n[WhiteElo "1530"]\n[BlackElo "1410"]\n[Date "2025.03.01"]\n'
+              '[Result "1-0"]\n\n1. 76(10) 87(2) 2. 99 91 3. 78 91(14) 1-0\n\n'
+              '[White "Bob"]\n[Black "Ann"]\n[Result "0-1"]\n\n1. 98(10) 10 0-1\n\n'
+              '[White "Cem"]\n[Black "Ann"]\n[Date "2025.04.02"]\n[Result "1-0"]\n\n'
+              '1. 98(10) 98(10) 2. 11 12 1-0\n\n'
+              '[White "Ann"]\n[Black "Dana"]\n[WhiteElo "?"]\n[Date "2025.05.03"]\n[Result "1/2-1/2"]\n\n'
+              '1. 76(10) 87(2) 1/2-1/2\n')
+
+# White to move and win at once: 91 sows one stone onto Black's hole 1, making it 2.
+LAST_MOVE_WINS = "0,0,0,0,0,0,0,0,1/1,0,0,0,2,0,0,0,0 80 78 w"
+
+# Keeps every file the page makes for a download, for the test to read back.
+KEEP_DOWNLOADS_JS = """
+if (!window.kzBlobs) {
+  window.kzBlobs = [];
+  const make = URL.createObjectURL;
+  URL.createObjectURL = (b) => { window.kzBlobs.push(b); return make(b); };
+}
+"""
+
+
+def your_games_check(driver, wait, By, Select, folder, screenshots):
+    """The Your games view: a file of games imported (the broken one skipped with its number
+    and reason, the name playing most chosen), filtered by result and opponent, each game's
+    accuracy and the rating over all of them shown, the openings of the games shown explored
+    from the player's side, exported back, imported again without duplicates, and one opened
+    into the game with its analysis."""
+    path = os.path.join(folder, "your-games.pgn")
+    with open(path, "w") as f:
+        f.write(YOUR_GAMES)
+    started = time.time()
+    # A game played here to its end is kept: White's 91 captures 2 and reaches 82.
+    Select(driver.find_element(By.ID, "human")).select_by_value("0")
+    field = driver.find_element(By.ID, "position")
+    field.clear()
+    field.send_keys(LAST_MOVE_WINS)
+    driver.find_element(By.CSS_SELECTOR, "#position-form button").click()
+    click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
+    wait.until(lambda d: d.execute_script("return kzState.board.decided"))
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed()
+               and not d.find_element(By.ID, "board").is_displayed())
+    rows = lambda d: d.find_elements(By.CSS_SELECTOR, "#games-rows tr")
+    names = lambda: sorted(n for r in rows(driver) for n in ("Bob", "Cem", "Dana") if n in r.text)
+    # The games played here before (this one last, listed first): the imported come on top.
+    wait.until(lambda d: rows(d) and "KumalakZero" in rows(d)[0].text and "won" in rows(d)[0].text)
+    before = len(rows(driver))
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+    said = driver.find_element(By.ID, "games-imported").text
+    if "3 games imported" not in said or "1 skipped" not in said or "game 2 (" not in said:
+        fail("the import says %r" % said)
+    if driver.find_element(By.ID, "games-player").get_attribute("value") != "Ann":
+        fail("the player chosen is not the name playing most: %r"
+             % driver.find_element(By.ID, "games-player").get_attribute("value"))
+    if len(rows(driver)) != before + 3 or names() != ["Bob", "Cem", "Dana"]:
+        fail("the list (%d games played here and 3 imported) shows %r" % (before, [r.text for r in rows(driver)]))
+    Select(driver.find_element(By.ID, "games-result")).select_by_value("win")
+    if names() != ["Bob"] or not all("won" in r.text for r in rows(driver)):
+        fail("won games: %r" % [r.text for r in rows(driver)])
+    Select(driver.find_element(By.ID, "games-result")).select_by_value("")
+    Select(driver.find_element(By.ID, "games-colour")).select_by_value("1")
+    if names() != ["Cem"]:
+        fail("games as Black: %r" % [r.text for r in rows(driver)])
+    Select(driver.find_element(By.ID, "games-colour")).select_by_value("")
+    driver.find_element(By.ID, "games-opening").send_keys("76 87")
+    if names() != ["Bob", "Dana"] or len(rows(driver)) != 2:
+        fail("games opening 76 87: %r" % [r.text for r in rows(driver)])
+    # The openings of the games shown, from Ann's side, in the Openings view ("My games").
+    driver.find_element(By.ID, "games-openings").click()
+    try:
+        wait.until(lambda d: d.find_element(By.ID, "openings").is_displayed()
+                   and [n for _, n in d.execute_script(OPENINGS_SHOWN_JS)] == [2])
+    except Exception:
+        fail("the openings of the 2 games shown: %r" % driver.execute_script(OPENINGS_SHOWN_JS))
+    if Select(driver.find_element(By.ID, "openings-source")).first_selected_option.get_attribute("value") != "mine":
+        fail("the openings of the games shown are not My games")
+    if "Ann" not in driver.find_element(By.ID, "openings-about").text:
+        fail("the openings of the games shown do not name Ann: %r"
+             % driver.find_element(By.ID, "openings-about").text)
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed()
+               and not d.find_element(By.ID, "openings").is_displayed() and len(rows(d)) == 2)
+    driver.find_element(By.ID, "games-opening").clear()
+    driver.find_element(By.ID, "games-opponent").send_keys("dan")
+    wait.until(lambda d: len(rows(d)) == 1 and "Dana" in rows(d)[0].text)
+    driver.find_element(By.ID, "games-opponent").clear()
+    driver.execute_script("document.getElementById('games-opponent').dispatchEvent(new Event('input'))")
+    # The background pass: each game's accuracy, then the rating over all of them.
+    wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from %d games\.$"
+                                  % (before + 3), d.find_element(By.ID, "games-rating").text))
+    rating = driver.find_element(By.ID, "games-rating").text
+    accuracies = [r.find_elements(By.TAG_NAME, "td")[6].text for r in rows(driver)]
+    if not all(re.match(r"\d+%$", a) for a in accuracies):
+        fail("the games' accuracies read %r" % accuracies)
+    if screenshots:
+        driver.save_screenshot(os.path.join(screenshots, "your-games-desktop.png"))
+    # Export all: the games come back as one file.
+    driver.execute_script(KEEP_DOWNLOADS_JS)
+    driver.find_element(By.ID, "games-export").click()
+    exported = driver.execute_async_script(
+        "const done = arguments[0]; kzBlobs[kzBlobs.length - 1].text().then(done);")
+    if exported.count("[White ") != before + 3 or '[Black "Dana"]' not in exported:
+        fail("the export holds %r" % exported[:300])
+    # The same file again: nothing is imported twice.
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    wait.until(lambda d: "already kept" in d.find_element(By.ID, "games-imported").text)
+    if len(rows(driver)) != before + 3:
+        fail("a file imported twice shows %d games" % len(rows(driver)))
+    # A game opens into the game view with its analysis.
+    [r for r in rows(driver) if "Bob" in r.text][0].find_element(By.CSS_SELECTOR, ".games-open-game").click()
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed()
+               and d.execute_script("return kzState && kzState.names[1] === 'Bob' && kzState.moves.length === 6"))
+    wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
+    print("web_test: Your games: a game played here kept, 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
+          "opened into the analysis, %.1f s" % (rating, time.time() - started))
+
+
+def your_games_phone(driver, wait, By, Select, url, lang, english, folder, screenshots):
+    """The Your games view on a phone in `lang`: a file imported, the rating line shown,
+    nothing scrolls sideways and no English is left."""
+    driver.get(url)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    choose_language(driver, wait, Select, By, lang)
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.find_element(By.ID, "games-import").send_keys(os.path.join(folder, "your-games.pgn"))
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#games-rows tr")) == 3
+               and "PlayOK" in d.find_element(By.ID, "games-rating").text
+               and not d.find_element(By.ID, "games-progress").text)
+    phone_view_fits(driver, By, lang, "the Your games view", english)
+    if screenshots:
+        driver.execute_script("document.getElementById('games-rating').scrollIntoView()")
+        driver.save_screenshot(os.path.join(screenshots, "your-games-phone-%s.png" % lang))
+    print("web_test: phone, %s: Your games imported and rated (%r), no sideways scroll, no English left"
+          % (lang, driver.find_element(By.ID, "games-rating").text))
+
+
+def pass_timing(driver, By, path, name):
+    """Times the background rating pass over `name`'s games of `path` (imported first):
+    games a second, as the page measures it (each game's evidence with its accuracy at
+    100 visits, and the estimate over all every 10 games)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    if not driver.find_element(By.ID, "games").is_displayed():
+        driver.find_element(By.ID, "games-open").click()
+    driver.execute_script("document.getElementById('games').dataset.passRate = ''")
+    driver.find_element(By.ID, "games-import").send_keys(os.path.abspath(path))
+    WebDriverWait(driver, 30).until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+    driver.execute_script("const i = document.getElementById('games-player'); i.value = arguments[0];"
+                          "i.dispatchEvent(new Event('change'))", name)
+    started = time.time()
+    WebDriverWait(driver, 3600).until(lambda d: d.find_element(By.ID, "games").get_attribute("data-pass-rate"))
+    print("web_test: the rating pass over %s's games of %s: %s games/s (the page's count), %.1f s; %r"
+          % (name, path, driver.find_element(By.ID, "games").get_attribute("data-pass-rate"),
+             time.time() - started, driver.find_element(By.ID, "games-rating").text))
+
+
+def import_timing(driver, wait, By, path):
+    """Times importing `path` (a file of many games) in the Your games view: from the
+    choice of the file to the list drawn, as the page measures it."""
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.execute_script("document.getElementById('games').dataset.importSeconds = ''")
+    started = time.time()
+    driver.find_element(By.ID, "games-import").send_keys(os.path.abspath(path))
+    wait.until(lambda d: d.find_element(By.ID, "games").get_attribute("data-import-seconds"))
+    wall = time.time() - started
+    marks = driver.execute_script(
+        "return Object.fromEntries(performance.getEntriesByType('mark')"
+        ".filter((m) => m.name.startsWith('kz-import-')).map((m) => [m.name.slice(10), m.startTime]))")
+    print("web_test: import phases (ms): read %.0f, listed by the engine %.0f, stored %.0f, drawn %.0f"
+          % (0, marks["listed"] - marks["read"], marks["stored"] - marks["listed"], marks["drawn"] - marks["stored"]))
+    print("web_test: imported %s in %s s (the page's count), %.2f s (the test's); it says %r"
+          % (path, driver.find_element(By.ID, "games").get_attribute("data-import-seconds"), wall,
+             driver.find_element(By.ID, "games-imported").text[:200]))
 
 
 def server_down_check(driver, wait, By, Select, url, server):

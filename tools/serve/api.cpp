@@ -6,6 +6,7 @@
 #include "core/clock_control.h"
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "tools/serve/games_api.h"
 #include "tools/serve/lang_api.h"
 #include "tools/serve/openings_api.h"
 #include "tools/serve/puzzle_api.h"
@@ -71,9 +72,10 @@ void ServeApi::routes(ApiRouter& router) {
   router.add("POST", "/api/load", [this](const json& b) { return load(b); });
   router.add("GET", "/api/board", [this](const json& b) { return board_at(b); });
   router.add("POST", "/api/close", [this](const json& b) { return close(b); });
-  add_puzzle_routes(router);                       // tools/serve/puzzle_api.h
-  add_record_routes(router);                       // tools/serve/record_api.h
-  add_openings_routes(router, openings_engine());  // tools/serve/openings_api.h
+  add_puzzle_routes(router);                                    // tools/serve/puzzle_api.h
+  add_record_routes(router);                                    // tools/serve/record_api.h
+  add_games_routes(router, options_.engine.ratings, players_);  // tools/serve/games_api.h
+  add_openings_routes(router, openings_engine());               // tools/serve/openings_api.h
   router.add_raw("GET", "/api/record", [this](const ApiRequest& request, ApiResponse& response) {
     response.body = record(checked_params(request.params));
     response.content_type = "application/x-chess-pgn; charset=utf-8";

@@ -53,7 +53,8 @@ class ServeApi {
   json state_of(const Session& s) const;
 
   ServeApiOptions options_;
-  // The engine queue's players, which the Openings view's short searches use too.
+  // The engine's players: the queue's, the Openings view's short searches and the games
+  // calls' accuracy (tools/serve/games_api.h), which judge a game outside the queue.
   PlayerFactory players_;
   SessionTable sessions_;
   EngineQueue queue_;

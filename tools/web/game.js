@@ -63,6 +63,10 @@ function setState(s) {
   if (!s.engine.task && (!state || state.version !== s.version || state.session !== s.session))
     keepGame(s, () => state && state.session === s.session && state.version === s.version);
   const sown = state && state.session === s.session && s.moves.length > state.moves.length;
+  // A game played on to its end here (not one loaded already over): the Your games view
+  // keeps it (your_games.js).
+  if (state && state.session === s.session && !gameOver(state) && gameOver(s) && s.moves.length > 0)
+    document.dispatchEvent(new CustomEvent("kz-game-ended", { detail: s }));
   const hintArrived = s.hint && !(state && state.session === s.session && state.hint);
   state = s;
   render();
@@ -72,6 +76,11 @@ function setState(s) {
   // While a clock runs the server's numbers are asked for every second (its flag decides).
   if (s.engine.task) pollTimer = setTimeout(poll, 300);
   else if (s.clock && s.clock.running >= 0) pollTimer = setTimeout(poll, 1000);
+}
+
+// Whether the game of state `s` has ended: decided on the board, or a flag fell.
+function gameOver(s) {
+  return s.board.decided || !!(s.clock && s.clock.flagged >= 0);
 }
 
 async function poll() {
@@ -311,6 +320,13 @@ async function loadGame(text, index) {
   if (s) toast(trn("Loaded {n} ply. Both sides are yours; “Analyse the game” judges every move.",
                    "Loaded {n} plies. Both sides are yours; “Analyse the game” judges every move.", s.moves.length),
                5000, "info");
+}
+
+// Loads the record `text` (one game) into this tab's game and starts its analysis at the
+// engine chosen for hints and analysis: the Your games view opens a game so.
+export async function loadAndAnalyse(text) {
+  await loadGame(text, 1);
+  if (state) await act("POST", "/api/analyze", { session, level: $("hint-level").value });
 }
 
 // Wires the page's controls, sets the language and resumes this tab's game, or starts one.

@@ -347,7 +347,7 @@ function close() {
 }
 
 // Wires the Rules button: it opens the guide in place of the game, and closes it. The
-// game's own buttons (New game, Puzzles, Openings) close it first, so that what they show is seen.
+// game's own buttons (New game, Puzzles, Openings, Your games) close it first, so that what they show is seen.
 export function startGuide() {
   const button = el("guide-open");
   if (!button || !el("guide")) return;
@@ -355,7 +355,7 @@ export function startGuide() {
   const setup = el("setup");
   if (setup) {
     setup.addEventListener("click", (e) => {
-      if (e.target.closest("#new-game, #puzzles-open, #openings-open")) close();
+      if (e.target.closest("#new-game, #puzzles-open, #openings-open, #games-open")) close();
     }, true);
   }
   // A new language (i18n.js sets <html lang> once the catalog is in): the guide is drawn
