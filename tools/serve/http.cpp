@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <memory>
+#include <sstream>
 
 #include "core/i18n.h"
 #include "core/position.h"
@@ -73,6 +74,19 @@ void add_page_routes(httplib::Server& http, const std::string& site) {
   }
 }
 
+std::string without_brotli(const std::string& accept) {
+  std::string out;
+  std::istringstream items(accept);
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t first = item.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    item = item.substr(first, item.find_last_not_of(" \t") + 1 - first);
+    if (item.substr(0, item.find_first_of(" \t;")) == "br") continue;
+    out += (out.empty() ? "" : ", ") + item;
+  }
+  return out;
+}
+
 bool is_loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -96,6 +110,11 @@ void configure_http(httplib::Server& http, int threads, bool local_only) {
         return httplib::Server::HandlerResponse::Handled;
       }
     }
+    // The request is the server's own object, passed const to the handlers: its
+    // Accept-Encoding is the only thing changed, before the answer is compressed.
+    auto& headers = const_cast<httplib::Request&>(req).headers;
+    for (auto [it, end] = headers.equal_range("Accept-Encoding"); it != end; ++it)
+      it->second = without_brotli(it->second);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Content-Security-Policy",
                    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
