@@ -10,7 +10,7 @@ score and Elo of A with a 95 % interval over the pairs (pentanomial, as train/el
                         [--level expert] [--movetime 1000] [--threads 1] [--game togyz]
                         [--opening-plies 4] [--seed 7] [--a-option NAME=VALUE ...]
                         [--b-option NAME=VALUE ...] [--record match.jsonl] [--shard I/N]
-                        [--clock 10s+0.1]
+                        [--clock 10s+0.1 [--b-unclocked]]
 
 --clock plays on a clock instead of --movetime: each side starts with the base time and
 gets the increment after every move it makes in time (Fischer); the match keeps both
@@ -21,7 +21,10 @@ core/game_clock.h: the flagged side's kazan already holds half the stones). The 
 is kumalak play's: BASE[+INC], BASE in minutes unless it says h, m, s or ms, INC in
 seconds unless it says m, s or ms ("10s+0.1", "1+1", "5+3"). Each record line then has
 the time each engine used (a_ms, b_ms, over a_moves and b_moves moves) and `flag`, the
-engine whose time ran out (null: none), and the summary the losses on time.
+engine whose time ran out (null: none), and the summary the losses on time. With
+--b-unclocked only A plays on the clock and B thinks for --movetime a move (its time
+counted, never flagged): a level under a clock against the same level at its fixed
+budget (expert's is one second a move, the default --movetime).
 
 --record keeps one JSON line per finished game and resumes a stopped match: the games
 already in it are not played again (the openings come from --seed, so they are the
@@ -207,6 +210,9 @@ def main():
     ap.add_argument("--clock", metavar="BASE+INC",
                     help="play on a clock kept by the match (replaces --movetime): "
                          "e.g. 10s+0.1, 1+1 (minutes+seconds)")
+    ap.add_argument("--b-unclocked", action="store_true",
+                    help="with --clock: B plays at --movetime, off the clock (a level on a "
+                         "clock against the same level at its fixed budget)")
     ap.add_argument("--shard", default="0/1", metavar="I/N",
                     help="play only the pairs whose number is I modulo N, so that N processes "
                          "sharing one --record play one match on N cores; the others' "
@@ -226,6 +232,8 @@ def main():
             clock = parse_clock(a.clock)
         except ValueError as e:
             ap.error(str(e))
+    if a.b_unclocked and not clock:
+        ap.error("--b-unclocked needs --clock: A's clock")
     if shards > 1 and not a.record:
         ap.error("--shard needs --record: the shards' games meet only in the record")
 
@@ -242,6 +250,9 @@ def main():
     header = {"seed": a.seed, "opening_plies": a.opening_plies, "game": a.game}
     if clock:
         header["clock"] = a.clock
+    if a.b_unclocked:
+        header["b_unclocked"] = True
+    clocked = {"A": bool(clock), "B": bool(clock) and not a.b_unclocked}
     done = read_record(a.record, header)
     quiet = subprocess.DEVNULL
     engines = {"A": MatchEngine(a.a, a.level, a.threads, a.game, a_options, quiet),
@@ -285,13 +296,13 @@ def main():
                     mover = engines[name]
                     white_name, black_name = ("A", "B") if a_white else ("B", "A")
                     go_clock = ((left[white_name], left[black_name], clock[1], clock[1])
-                                if clock else None)
+                                if clocked[name] else None)
                     t0 = time.monotonic()
                     move = mover.best_move(moves, a.movetime, go_clock)
                     spent = (time.monotonic() - t0) * 1000  # ms, not rounded per move
                     used[name] += spent
                     counted[name] += 1
-                    if clock:
+                    if clocked[name]:
                         left[name] -= spent
                         if left[name] < 0:  # the move that took the last ms is in time
                             flag = name
@@ -339,7 +350,8 @@ def main():
         print(f"no complete pair: {w}-{d}-{l} (W-D-L) in {len(pair_points)} games' pairs")
         return
     score, e, lo, hi = est
-    budget = f"on a clock of {a.clock}" if clock else f"at {a.movetime} ms"
+    budget = (f"A on a clock of {a.clock}, B at {a.movetime} ms" if a.b_unclocked
+              else f"on a clock of {a.clock}" if clock else f"at {a.movetime} ms")
     print(f"A ({a.a}) against B ({a.b}), {a.level} {budget}, Threads {a.threads}: "
           f"{w}-{d}-{l} (W-D-L) in {len(complete)} pairs, score {100 * score:.1f} %, "
           f"Elo {e:+.0f} [{lo:+.0f}, {hi:+.0f}] (95 %, pentanomial)")
@@ -349,7 +361,8 @@ def main():
         for side in "AB":
             ms = sum(r[side.lower() + "_ms"] for r in rows)
             moves = sum(r[side.lower() + "_moves"] for r in rows)
-            print(f"{side}: lost on time {flags[side]} of {len(rows)} games; used "
+            lost = f"lost on time {flags[side]} of {len(rows)} games" if clocked[side] else "off the clock"
+            print(f"{side}: {lost}; used "
                   f"{ms / max(len(rows), 1) / 1000:.2f} s a game, "
                   f"{ms / max(moves, 1):.0f} ms a move")
 
