@@ -123,13 +123,7 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
       print_command_error("kumalak human-train", e);
       return false;
     }
-    std::string line = "kumalak human-train: the levels play " + std::string(kind->value);
-    for (int r : human_rating_knots(model.meta.human)) {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, " %d: %.4f", r, kind->at(model.meta.human, r));
-      line += buf;
-    }
-    std::cerr << line << "\n";
+    say(play_knots_line(model.meta.human, *kind));
   }
   if (!model.meta.human.search_filter_play_weights.empty())
     std::cerr << "kumalak human-train: the levels play the search filter (its tau), not the "
