@@ -6,11 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <iostream>
-#include <map>
-#include <sstream>
 #include <string>
 
 #include "core/notation.h"
@@ -77,8 +73,8 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
     drop_search_mix(model.meta.human);
-    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
-                 "on top of the value term fitted again now)\n";
+    say("the --init model's search mixture is dropped (fitted on top of the value term "
+        "fitted again now)");
   }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
@@ -126,8 +122,7 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
     say(play_knots_line(model.meta.human, *kind));
   }
   if (!model.meta.human.search_filter_play_weights.empty())
-    std::cerr << "kumalak human-train: the levels play the search filter (its tau), not the "
-                 "mixture\n";
+    say("the levels play the search filter (its tau), not the mixture");
   save_model(opt.out, model);
   say("wrote " + opt.out + " (no training: --epochs 0)");
   return true;
@@ -177,12 +172,12 @@ int train_and_write(Model& model, const HumanData& train, const HumanData& valid
   // trained head's.
   const StaleHumanTerms dropped = drop_stale_human_terms(model.meta.human);
   if (dropped.search_mix)
-    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
-                 "to its head before this training)\n";
+    say("the --init model's search mixture is dropped (fitted to its head before this "
+        "training)");
   if (dropped.value_weights)
-    std::cerr << "kumalak human-train: the --init model's value weights are dropped (they "
-                 "were fitted to its head before this training"
-              << (opt.fit_value_weights ? "; fitted again after it" : "") << ")\n";
+    say(std::string("the --init model's value weights are dropped (they were fitted to its head "
+                    "before this training") +
+        (opt.fit_value_weights ? "; fitted again after it" : "") + ")");
   HumanTrainOptions to;
   to.epochs = opt.epochs;
   to.batch = opt.batch;
@@ -280,15 +275,15 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   const int64_t paired_games = head.paired_games;
   if (model.meta.note.empty() || opt.epochs > 0)
     model.meta.note = "human policy head: kumalak human-train from " + init;
-  std::cerr << "kumalak human-train: " << train.samples.size() << " train positions ("
-            << train.games << " games, " << head.titled_positions << " of titled players), "
-            << validation.samples.size() << " validation positions (" << validation.games
-            << " games); ratings " << info.rating_min << ".." << info.rating_max << ", mean "
-            << info.rating_mean << "\n";
+  say(std::to_string(train.samples.size()) + " train positions (" + std::to_string(train.games) +
+      " games, " + std::to_string(head.titled_positions) + " of titled players), " +
+      std::to_string(validation.samples.size()) + " validation positions (" +
+      std::to_string(validation.games) + " games); ratings " + std::to_string(info.rating_min) +
+      ".." + std::to_string(info.rating_max) + ", mean " + std::to_string(info.rating_mean));
   if (opt.pair_prior)
-    std::cerr << "kumalak human-train: rating pair prior: " << paired_games
-              << " train games with both sides rated"
-              << (paired_games == 0 ? " (none: no pair prior written)" : "") << "\n";
+    say("rating pair prior: " + std::to_string(paired_games) +
+        " train games with both sides rated" +
+        (paired_games == 0 ? " (none: no pair prior written)" : ""));
   report("before training", model, validation);
   if (opt.epochs == 0) return write_untrained(model, train, validation, spec, opt);
   return train_and_write(model, train, validation, spec, opt);
