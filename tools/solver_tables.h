@@ -1,8 +1,8 @@
-// What `kumalak solve`, `egtb` and `perfect-check` (tools/cmd_solve.cpp) do before and
-// around the solving, apart from their options and printing: the position asked about,
-// the endgame database a command asked for (loaded or built, and how long that took),
-// an endgame database file built or read back by its seeds, and the process's peak
-// memory that the benchmark lines report.
+// What `kumalak solve`, `egtb` (tools/cmd_solve.cpp) and `perfect-check`
+// (tools/cmd_perfect_check.cpp) do before and around the solving, apart from their
+// options and printing: the position asked about, the endgame database a command asked
+// for (loaded or built, and how long that took), an endgame database file built or read
+// back by its seeds, and the process's peak memory that the benchmark lines report.
 #pragma once
 
 #include <functional>
