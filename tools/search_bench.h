@@ -1,9 +1,8 @@
 // The search half of `kumalak bench`, without LibTorch (tools/cmd_bench.cpp keeps the
 // options, the model and the order of the measurements; nn/network_peak.h times the
-// network): random positions to search from, games that
-// search until a time is up through the game runner (mcts/game_runner.h), one round at a
-// time or pipelined, what they did, `bench --tree-only`'s figures, and bench's JSON object
-// from what was measured.
+// network): random positions to search from, games that search until a time is up
+// through the game runner (mcts/game_runner.h), one round at a time or pipelined, what
+// they did, `bench --tree-only`'s figures, and bench's JSON object from what was measured.
 #pragma once
 
 #include <cstddef>
