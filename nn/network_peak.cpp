@@ -2,13 +2,16 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "nn/cpu_peak.h"
 #include "nn/direct_convolution.h"
+#include "nn/features.h"
 #include "nn/inference_network.h"
 #include "nn/network_flops.h"
 #include "nn/onednn_conv_timing.h"
@@ -40,6 +43,15 @@ double calls_per_second(F f, double seconds) {
     ++calls;
   }
   return double(calls) / since(t0);
+}
+
+// CPU seconds of the calling thread so far: on a machine shared with other work a
+// wall-clock rate measures the share of the cores this process got; a rate per CPU
+// second measures the code.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 // `gflops` as a fraction of `peak` GFLOP/s, rounded; null where the peak is unknown.
@@ -259,6 +271,29 @@ nlohmann::ordered_json measure_network_peak(const Network& net, const torch::Ten
   add_convolution_rates(j, net, batch, L, device, onednn, seconds, peak);
   add_forward_rates(j, net, input, pits, device, onednn, seconds, fp32, bf16);
   return j;
+}
+
+ForwardTiming time_forward(const InferenceNetwork& inference, const std::vector<float>& features,
+                           int batch, int pits, const torch::Device& device, double seconds) {
+  ForwardTiming out;
+  std::thread t([&] {
+    c10::InferenceMode guard;
+    auto input = torch::from_blob(const_cast<float*>(features.data()),
+                                  {batch, kNumPlanes, 2 * pits}, torch::kFloat32)
+                     .to(device);
+    for (int w = 0; w < 3; ++w) inference.forward(input, pits);  // warm-up
+    const auto t0 = Clock::now();
+    const double cpu0 = thread_cpu_seconds();
+    while (since(t0) < seconds) {
+      auto result = inference.forward(input, pits);
+      result.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
+      out.positions += batch;
+    }
+    out.seconds = since(t0);
+    out.cpu_seconds = thread_cpu_seconds() - cpu0;
+  });
+  t.join();
+  return out;
 }
 
 }  // namespace kz

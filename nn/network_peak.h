@@ -3,13 +3,17 @@
 // the network's shape as a matrix product, through torch::conv1d and through oneDNN, and
 // the forward folded, unfolded and through oneDNN in each precision this CPU has, in
 // alternating rounds so that a change in the machine's load falls on all of them.
-// tools/cmd_bench.cpp lists the keys.
+// tools/cmd_bench.cpp lists the keys. And the forward alone at the bench's batch, timed
+// on a thread of its own (bench's net_evals_per_s).
 #pragma once
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "nn/inference_network.h"
 #include "nn/network.h"
 
 namespace kz {
@@ -26,5 +30,24 @@ double round_to(double x, int decimals);
 //            take about 2.5 s more)
 nlohmann::ordered_json measure_network_peak(const Network& net, const torch::Tensor& input,
                                             int pits, const torch::Device& device, double seconds);
+
+// What a forward timed alone did.
+struct ForwardTiming {
+  int64_t positions = 0;   // positions evaluated
+  double seconds = 0;      // wall time
+  double cpu_seconds = 0;  // its thread's CPU time
+};
+
+// `inference`'s forward of one batch, on a thread of its own (as the pipelined search
+// runs the network), three warm-up calls, then forward after forward for `seconds`, each
+// output brought back to the CPU as the evaluator does (which waits for the device).
+//   inference: the forward to time
+//   features: the batch's features, `batch` rows of [planes, 2 * pits] one after another
+//   batch: the positions in `features`
+//   pits: the pits of the network's game
+//   device: where the forwards run
+//   seconds: about how long to time them
+ForwardTiming time_forward(const InferenceNetwork& inference, const std::vector<float>& features,
+                           int batch, int pits, const torch::Device& device, double seconds);
 
 }  // namespace kz

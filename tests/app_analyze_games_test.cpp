@@ -65,6 +65,12 @@ TEST(AnalyzeGames, FilesAreJudgedAndTheirErrorsTold) {
   const std::string summary = analysis_summary_text(a);
   EXPECT_EQ(summary.rfind("Game 1 (" + good + "): Ann vs Bob, *, 6 plies\n", 0), 0u) << summary;
   EXPECT_NE(summary.find("All games, per player:\n  Ann: "), std::string::npos) << summary;
+  // Without --output: one PGN file, the summary after the games in comment lines.
+  const std::string printed = pgn_with_summary(a);
+  EXPECT_EQ(printed.rfind(a.pgn, 0), 0u);
+  EXPECT_EQ(printed.substr(a.pgn.size(), 9), "; Game 1 ");
+  EXPECT_NE(printed.find("\n; All games, per player:\n;   Ann: "), std::string::npos) << printed;
+  EXPECT_EQ(printed.back(), '\n');
   bool read_all = true;
   const std::vector<GameRecord> records = read_record_files(
       {good, empty}, [](const std::string&) {}, read_all);
@@ -99,6 +105,33 @@ TEST(AnalyzeGames, ReportLinesAndByPlayerVariants) {
   ASSERT_EQ(v.size(), 4u);
   EXPECT_FALSE(v[1].opponents);
   EXPECT_EQ(v[2].likelihood_scale, 0.5);
+}
+
+// The engines analyze judges with, and the workers of --player-report and --by-player.
+TEST(AnalyzeGames, EnginesAndWorkers) {
+  const GameSpec spec = GameSpec::kalah(4, 3);
+  EXPECT_EQ(games_engine(spec, Level::kHard, "", 3)->name(), "alphabeta-hard")
+      << "a depth asks for alpha-beta";
+  AnalysisWorkers judged;
+  load_analysis_workers(spec, "", {Level::kEasy, "", 40, 0}, 3, judged);
+  EXPECT_EQ(judged.human.head, nullptr) << "no human model given";
+  ASSERT_EQ(judged.workers.size(), 3u);
+  ASSERT_EQ(judged.engines.size(), 3u) << "an engine each: a search is not thread-safe";
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(judged.workers[i].engine, judged.engines[i].get());
+    EXPECT_EQ(judged.workers[i].limits.nodes, 40);
+  }
+  AnalysisWorkers timed;
+  load_analysis_workers(spec, "", {Level::kEasy, "", 40, 0.5}, 0, timed);
+  ASSERT_EQ(timed.workers.size(), 1u) << "at least one";
+  EXPECT_EQ(timed.workers[0].limits.movetime_s, 0.5);
+  EXPECT_EQ(timed.workers[0].limits.nodes, 0) << "a time instead of the visits";
+  AnalysisWorkers unjudged;
+  load_analysis_workers(spec, "", {}, 2, unjudged);
+  EXPECT_TRUE(unjudged.engines.empty());
+  EXPECT_EQ(unjudged.workers[1].engine, nullptr);
+  AnalysisWorkers missing;
+  EXPECT_ANY_THROW(load_analysis_workers(spec, "/nonexistent/human.pt", {}, 1, missing));
 }
 
 }  // namespace

@@ -42,6 +42,11 @@ TEST(HumanPlayKnots, NamedKnotsAreSetAndTheOthersKept) {
   set_play_knots(info, "1000:0.1", kPlayFilter);
   EXPECT_NEAR(human_play_filter(info, 1000), 0.1, 1e-6);
   EXPECT_NEAR(human_play_filter(info, 1700), 0.0, 1e-6);
+  EXPECT_EQ(play_knots_line(info, kPlayFilter),
+            "the levels play tau 1000: 0.1000 1100: 0.0000 1200: 0.0000 1300: 0.0000 1400: 0.0000 "
+            "1500: 0.0000 1600: 0.0000 1700: 0.0000");
+  EXPECT_EQ(play_knots_line(info, kPlayMix).rfind("the levels play lambda 1000: 0.0000 1100: ", 0),
+            0u);
 }
 
 TEST(HumanPlayKnots, MalformedOptionsAreRefused) {

@@ -1,6 +1,7 @@
 // What `kumalak levels-match` computes around its games, without the binary
 // (tools/levels_ladder.h): the pairs its options name, the paired openings, an earlier
-// sitting's games taken back from the record, and the score table.
+// sitting's games taken back from the record and the settings it is made with, the
+// openings still to play, a game's line, a pair's score, and the score table.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -111,6 +112,67 @@ TEST(LevelsLadder, AnEarlierSittingIsTakenBackAndTabled) {
   EXPECT_NE(table.text.find("(this sitting; earlier games from --record)"), std::string::npos);
   EXPECT_EQ(table.failures, 0) << "7 of 8 half points";
   std::filesystem::remove_all(dir);
+}
+
+TEST(LevelsLadder, TheRecordsSettingsNameWhatWasGiven) {
+  const GameSpec spec = GameSpec::kalah(4, 3);
+  LevelsMatchPlay play;
+  play.seed = 5;
+  const nlohmann::ordered_json plain = levels_record_settings(spec, 10, 4, only("hard"), play);
+  EXPECT_EQ(plain.dump(),
+            "{\"levels_match_record\":1,\"game\":\"" + spec.name() +
+                "\",\"games\":10,\"opening_plies\":4,\"seed\":5,\"time_scale\":1.0,"
+                "\"only\":\"hard\",\"max_plies\":1000,\"alphabeta\":false,\"model\":\"\","
+                "\"same_level\":false,\"lower_alphabeta\":false,\"lower_no_score_bounds\":false,"
+                "\"lower_model\":\"\"}")
+      << "a record made before --a/--b and adjudication existed still resumes";
+  LevelPairsChoice ab;
+  ab.a = "1400";
+  ab.b = "1200";
+  ab.human_model = "h.pt";
+  play.resign_score = 0.03;
+  const nlohmann::ordered_json both = levels_record_settings(spec, 10, 4, ab, play);
+  EXPECT_EQ(both["a"], "1400");
+  EXPECT_EQ(both["b"], "1200");
+  EXPECT_EQ(both["human_model"], "h.pt");
+  EXPECT_EQ(both["resign_score"], 0.03);
+  EXPECT_EQ(both["resign_moves"], 3);
+  EXPECT_EQ(both["resign_verify"], false);
+}
+
+TEST(LevelsLadder, OpeningsToPlayScoresAndGameLines) {
+  ResumedRecord resumed;
+  resumed.opening_done = {{true, false, true, false}, {true, true, true, true}};
+  EXPECT_EQ(openings_to_play(resumed, 0), (std::vector<int>{1, 3}));
+  EXPECT_TRUE(openings_to_play(resumed, 1).empty());
+  PairStats stats;
+  EXPECT_EQ(pair_score_text(stats), "0.0%");
+  stats.wins = 2;
+  stats.draws = 1;
+  stats.losses = 1;
+  EXPECT_EQ(pair_score_text(stats), "62.5%");
+
+  const MatchSide hard{Level::kHard}, rated{Level::kBeginner, 1400};
+  RecordedGame recorded;
+  recorded.opening = 2;
+  recorded.game = 1;
+  recorded.points = 2;
+  RunnerGame game;
+  game.pos = Position::start(GameSpec::kalah(4, 3));
+  game.pos.store[0] = 7;
+  game.pos.store[1] = 17;
+  game.plies = 30;
+  EXPECT_EQ(levels_game_line(hard, rated, recorded, game, false),
+            "hard (black) vs 1400, opening 3: win 7-17, 30 plies");
+  game.verdict_ply = 20;
+  EXPECT_EQ(levels_game_line(hard, rated, recorded, game, false),
+            "hard (black) vs 1400, opening 3: win 7-17, 30 plies (adjudicated)");
+  recorded.verdict_points = 0;
+  recorded.game = 0;
+  recorded.points = 1;
+  EXPECT_EQ(levels_game_line(hard, rated, recorded, game, true),
+            "hard (white) vs 1400, opening 3: draw 7-17, 30 plies (adjudication's verdict at ply "
+            "20: wrong)");
 }
 
 }  // namespace

@@ -41,5 +41,20 @@ TEST(NetworkPeak, EveryFigureOfATinyNetwork) {
   EXPECT_EQ(j.back().is_null() || j.back().is_number(), true);
 }
 
+// bench's network alone: forwards of one batch on a thread of their own, counted.
+TEST(NetworkPeak, TheForwardTimedAlone) {
+  const GameSpec spec = GameSpec::togyz();
+  Model m = make_random_model(spec, test::tiny_net_config(), 3);
+  m.net->eval();
+  const int batch = 4, L = ring_length(Position::start(spec));
+  const std::vector<float> features(size_t(batch) * kNumPlanes * L, 0.5f);
+  const InferenceNetwork inference(m.net, torch::kCPU, InferenceOptions{});
+  const ForwardTiming t = time_forward(inference, features, batch, spec.pits, torch::kCPU, 0.05);
+  EXPECT_GT(t.positions, 0);
+  EXPECT_EQ(t.positions % batch, 0) << "whole batches";
+  EXPECT_GE(t.seconds, 0.05);
+  EXPECT_GT(t.cpu_seconds, 0);
+}
+
 }  // namespace
 }  // namespace kz

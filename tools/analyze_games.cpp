@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "core/i18n.h"
+#include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "nn/plain_model.h"
 #include "tools/analysis_words.h"
 #include "train/progress.h"
@@ -158,6 +160,31 @@ std::vector<PlayerGamesTools> games_workers(const GameSpec& spec, const HumanToo
     }
   }
   return workers;
+}
+
+std::unique_ptr<Player> games_engine(const GameSpec& spec, Level level, const std::string& model,
+                                     int depth) {
+  LevelPlayerOptions lo;
+  lo.force_alphabeta = depth > 0;  // a depth in plies is an alpha-beta budget
+  lo.network = load_model_evaluator;
+  return make_analysis_player(spec, level, model, 0, lo);  // every move scored
+}
+
+void load_analysis_workers(const GameSpec& spec, const std::string& human_path,
+                           const WorkersEngine& engine, int threads, AnalysisWorkers& tools) {
+  tools.human = load_human_tools(spec, human_path);
+  std::function<std::unique_ptr<Player>()> make_engine;
+  if (engine.visits > 0)
+    make_engine = [&] {
+      LevelPlayerOptions lo;
+      lo.network = load_model_evaluator;
+      return make_analysis_player(spec, engine.level, engine.model, 0, lo);
+    };
+  tools.workers = games_workers(spec, tools.human, threads, make_engine, tools.engines);
+  for (PlayerGamesTools& w : tools.workers) {
+    w.limits.nodes = engine.visits;
+    if (engine.movetime > 0) w.limits = ThinkLimits{0, 0, engine.movetime, nullptr};
+  }
 }
 
 std::vector<GameRecord> read_record_files(const std::vector<std::string>& files,

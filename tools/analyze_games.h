@@ -21,6 +21,7 @@
 #include "mcts/analysis.h"
 #include "mcts/evaluator.h"
 #include "mcts/human_search.h"
+#include "mcts/levels.h"
 #include "mcts/player.h"
 #include "nn/human_head.h"
 #include "nn/player_games.h"
@@ -107,6 +108,35 @@ std::vector<PlayerGamesTools> games_workers(const GameSpec& spec, const HumanToo
                                             int threads,
                                             const std::function<std::unique_ptr<Player>()>& engine,
                                             std::vector<std::unique_ptr<Player>>& engines);
+
+// The engine that judges analyze's games: the analysis player of `level` with `model` ("" =
+// shipped), every move scored; `depth` plies above 0 ask for alpha-beta at that depth.
+// Throws what making the player throws.
+std::unique_ptr<Player> games_engine(const GameSpec& spec, Level level, const std::string& model,
+                                     int depth);
+
+// What --player-report and --by-player analyse with: the human model, one worker per
+// thread, and the workers' engines (kept alive here; none for --by-player).
+struct AnalysisWorkers {
+  HumanTools human;
+  std::vector<std::unique_ptr<Player>> engines;
+  std::vector<PlayerGamesTools> workers;
+};
+
+// How the workers' engine judges the moves for --player-report's accuracy.
+struct WorkersEngine {
+  Level level = Level::kHard;
+  std::string model;    // the network ("" = shipped)
+  int64_t visits = 0;   // visits a position (0: no engine, no accuracy)
+  double movetime = 0;  // seconds a position instead of the visits (0: the visits)
+};
+
+// Loads into `tools` the human model at `human_path` (analysis_human_path) and makes
+// `threads` workers (at least one), each with its own analysis player as `engine` says.
+// Throws what loading or making a player throws; what was loaded by then stays in
+// `tools` (its human model's path names the file in the error).
+void load_analysis_workers(const GameSpec& spec, const std::string& human_path,
+                           const WorkersEngine& engine, int threads, AnalysisWorkers& tools);
 
 // Every game of `files`, in order; a file that does not read, or holds no game, is told to
 // `on_error` (`ok` then turns false).

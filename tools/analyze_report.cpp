@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "core/i18n.h"
 #include "core/notation.h"
@@ -176,6 +177,13 @@ std::string analysis_summary_text(const GamesAnalysis& analysis) {
       summary += "  " + name + ": " + analysis_stats_line(analysis.by_player.at(name)) + "\n";
   }
   return summary + analysis_thresholds_text() + "\n";
+}
+
+std::string pgn_with_summary(const GamesAnalysis& analysis) {
+  std::string out = analysis.pgn;
+  std::istringstream ss(analysis_summary_text(analysis));
+  for (std::string line; std::getline(ss, line);) out += "; " + line + "\n";
+  return out;
 }
 
 std::string player_report_text(const std::string& player, const PlayerReport& report) {

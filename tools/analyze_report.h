@@ -18,6 +18,11 @@ namespace kz::cli {
 //   analysis: analyze_game_files's answer (at least one game)
 std::string analysis_summary_text(const GamesAnalysis& analysis);
 
+// The annotated games as one PGN file with the summary after them in ';' comment lines
+// (what analyze prints without --output).
+//   analysis: analyze_game_files's answer
+std::string pgn_with_summary(const GamesAnalysis& analysis);
+
 // The per-player report as a table: a line a game, the rating over all and the mean
 // accuracy.
 //   player: the player's name

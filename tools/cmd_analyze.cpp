@@ -6,12 +6,10 @@
 // computes is tools/analyze_games.h, what it shows tools/analyze_report.h.
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/i18n.h"
 #include "mcts/levels.h"
-#include "nn/model_evaluator.h"
 #include "tools/analyze_games.h"
 #include "tools/analyze_report.h"
 #include "tools/command_error.h"
@@ -72,28 +70,15 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
     print_error(tr("no game names its players"));
     return 1;
   }
-  HumanTools human;
-  std::vector<std::unique_ptr<Player>> engines;
-  std::vector<PlayerGamesTools> workers;
+  AnalysisWorkers tools;
   try {
-    human = load_human_tools(spec, analysis_human_path(spec, opt.human_model));
-    std::function<std::unique_ptr<Player>()> engine;
-    if (opt.visits > 0)
-      engine = [&] {
-        LevelPlayerOptions lo;
-        lo.network = load_model_evaluator;
-        return make_analysis_player(spec, level, opt.model, 0, lo);
-      };
-    workers = games_workers(spec, human, opt.threads, engine, engines);
+    load_analysis_workers(spec, analysis_human_path(spec, opt.human_model),
+                          {level, opt.model, opt.visits, opt.movetime}, opt.threads, tools);
   } catch (const std::exception& e) {
-    print_command_error("kumalak analyze", e, human.path);
+    print_command_error("kumalak analyze", e, tools.human.path);
     return 2;
   }
-  for (PlayerGamesTools& w : workers) {
-    w.limits.nodes = opt.visits;
-    if (opt.movetime > 0) w.limits = ThinkLimits{0, 0, opt.movetime, nullptr};
-  }
-  const TimedPlayerReport timed = timed_player_report(records, spec, player, workers);
+  const TimedPlayerReport timed = timed_player_report(records, spec, player, tools.workers);
   for (const SkippedGame& g : timed.report.skipped)
     print_error(tr("skipped: {reason}", {{"reason", g.reason}}));
   if (timed.report.games.empty()) {
@@ -102,8 +87,8 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
   }
   if (!timed.report.skipped.empty()) status = 1;
   if (opt.json)
-    std::cout << player_report_json(player, timed, engines.empty() ? 0 : opt.visits,
-                                    int(workers.size()), human.path)
+    std::cout << player_report_json(player, timed, tools.engines.empty() ? 0 : opt.visits,
+                                    int(tools.workers.size()), tools.human.path)
                      .dump()
               << "\n";
   else
@@ -116,24 +101,21 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
 int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   FoldSelection fold;
   std::vector<std::vector<GameRecord>> files;
-  HumanTools human;
-  std::vector<std::unique_ptr<Player>> no_engines;
-  std::vector<PlayerGamesTools> workers;
+  AnalysisWorkers tools;
   try {
     fold = parse_fold_selection(opt.fold);
     files = read_game_files(opt.files);
-    human = load_human_tools(spec, analysis_human_path(spec, opt.human_model));
-    workers = games_workers(spec, human, opt.threads, nullptr, no_engines);
+    load_analysis_workers(spec, analysis_human_path(spec, opt.human_model), {}, opt.threads, tools);
   } catch (const std::exception& e) {
     print_command_error("kumalak analyze", e);
     return 2;
   }
-  if (!human.head) {
+  if (!tools.human.head) {
     print_error("--by-player: " + i18n::tr("no human model for this game; give --human-model"));
     return 2;
   }
   const TimedByPlayer timed =
-      timed_by_player(std::move(files), fold, spec, opt.min_games, workers,
+      timed_by_player(std::move(files), fold, spec, opt.min_games, tools.workers,
                       by_player_variants(opt.likelihood_scales, opt.without_opponents));
   for (const SkippedGame& g : timed.skipped)
     print_error(i18n::tr("skipped: {reason}", {{"reason", g.reason}}));
@@ -145,9 +127,10 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   const ByPlayerSetup setup{
       .fold = opt.fold,
       .min_games = opt.min_games,
-      .human_model = human.path,
-      .search_mix_visits = human.search_engine ? human_search_visits(human.head->info(), false) : 0,
-      .threads = int(workers.size())};
+      .human_model = tools.human.path,
+      .search_mix_visits =
+          tools.human.search_engine ? human_search_visits(tools.human.head->info(), false) : 0,
+      .threads = int(tools.workers.size())};
   if (opt.json)
     std::cout << by_player_json(timed, setup).dump() << "\n";
   else
@@ -158,11 +141,8 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
 // The annotated records into `output` (or standard output, the summary then in ';'
 // comment lines, so that it stays one PGN file) and the summary.
 int write_analysis(const GamesAnalysis& analysis, const std::string& output) {
-  const std::string summary = analysis_summary_text(analysis);
   if (output.empty()) {
-    std::cout << analysis.pgn;
-    std::istringstream ss(summary);
-    for (std::string line; std::getline(ss, line);) std::cout << "; " << line << "\n";
+    std::cout << pgn_with_summary(analysis);
     return 0;
   }
   try {
@@ -171,7 +151,7 @@ int write_analysis(const GamesAnalysis& analysis, const std::string& output) {
     print_command_error("kumalak analyze", e);
     return 1;
   }
-  std::cout << summary;
+  std::cout << analysis_summary_text(analysis);
   return 0;
 }
 
@@ -196,10 +176,7 @@ int run_analyze(const AnalyzeOptions& opt) {
   if (opt.player_report || !opt.player.empty()) return run_player_report(opt, spec, level);
   std::unique_ptr<Player> engine;
   try {
-    LevelPlayerOptions lo;
-    lo.force_alphabeta = opt.depth > 0;  // a depth in plies is an alpha-beta budget
-    lo.network = load_model_evaluator;
-    engine = make_analysis_player(spec, level, opt.model, 0, lo);  // every move scored
+    engine = games_engine(spec, level, opt.model, opt.depth);
   } catch (const std::exception& e) {
     print_command_error("kumalak analyze", e);
     return 2;

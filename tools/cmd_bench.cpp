@@ -1,34 +1,5 @@
 // kumalak bench: how fast the network evaluates and how well the search keeps it busy.
-// Prints one JSON object:
-//   net_evals_per_s     forward passes per second at batch B on pre-computed features
-//                       (the network alone, nothing else)
-//   search_evals_per_s  positions the network evaluated per second of wall time while
-//                       many games searched at once, batch B (features, tree work, cache
-//                       and move making included), with the two-half pipeline of
-//                       SearchDriver::run_pipelined, as self-play runs
-//   search_visits_per_s tree visits per second in that search (cache hits and proven
-//                       nodes make it higher than search_evals_per_s)
-//   busy_ratio          search_evals_per_s / net_evals_per_s
-//   net_evals_per_cpu_s, search_evals_per_cpu_s, search_cpu_share  the same per CPU
-//                       second (the network thread's; the whole process's during the
-//                       pipelined search) and the search's CPU seconds per wall second:
-//                       on a machine loaded by other work these measure the code, the
-//                       wall-clock rates the share of the cores it got
-//   search_threads      threads of that search (--search-threads): each plays its share
-//                       of the games, one batching front forms the network's batches
-//   serial_*            the same search one round at a time (SearchDriver::step): the
-//                       network waits while the tree works
-//   eval_time_share     share of the search's wall time spent inside the network
-//   avg_batch           average positions per network call during the search
-//   cache_hit_rate      share of leaves answered by the evaluation cache
-//   bytes_per_node      size of one tree node; bytes_per_visit = tree bytes / visits
-//   fold_batch_norm     whether the network ran with its batch norms folded into the
-//                       convolutions (nn/inference_network.h; --no-fold: unfolded)
-//   inference           the forward that ran: backend, precision and oneDNN's kernel
-//                       ("onednn bf16 (jit:avx512_core_bf16)"; --backend, --precision)
-//   precision           the precision that ran, auto resolved: "fp32", "bf16" or "int8"
-//   net_flops_per_position  FLOPs of one position's forward (nn/network_flops.h)
-//   net_gflops          net_evals_per_s x net_flops_per_position / 1e9
+// Prints one JSON object: bench_json's keys (tools/search_bench.h), measured here.
 // With --tree-only, only the tree's own speed (run_tree_bench() lists its keys).
 // With --peak, first the CPU's limit and the network against it, one thread each
 // (docs/performance.md, "CPU peak and the network"):
@@ -65,16 +36,12 @@
 //   *_of_peak           each GFLOP/s figure as a fraction of fp32_peak_gflops
 #include <torch/torch.h>
 
-#include <chrono>
-#include <cmath>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 #include <string>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include "mcts/driver.h"
@@ -127,19 +94,6 @@ struct BenchOptions {
   bool tree_only = false;
 };
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// CPU seconds of the calling thread so far (tools/search_bench.h has the process's): on a
-// machine shared with other work a wall-clock rate measures the share of the cores this
-// process got; a rate per CPU second measures the code.
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
 // How the searching games are set up, from the options.
 SearchBenchSettings search_settings(const BenchOptions& o) {
   return {o.batch, o.leaves_per_search, o.visits};
@@ -149,76 +103,6 @@ int run_tree_bench(const BenchOptions& o) {
   const GameSpec spec = GameSpec::parse(o.game);
   std::cout << tree_bench(spec, search_settings(o), o.score_bounds, o.seconds).dump() << std::endl;
   return 0;
-}
-
-// What the network did alone, on a thread of its own.
-struct NetFigures {
-  int64_t evals = 0;       // positions evaluated
-  double seconds = 0;      // wall time
-  double cpu_seconds = 0;  // its thread's CPU time
-};
-
-// bench's JSON object (the keys at the top of this file, --peak's aside) from what was
-// measured: the network alone (`net`), the search one round at a time (`serial`) and
-// pipelined (`piped`, on `search_threads` threads).
-nlohmann::ordered_json bench_json(const BenchOptions& o, const GameSpec& spec, const Model& model,
-                                  const NnEvaluator& evaluator, const InferenceNetwork& inference,
-                                  int search_threads, const NetFigures& net,
-                                  const SearchFigures& serial, const SearchFigures& piped) {
-  const int games_per_batch = std::max(1, o.batch / std::max(1, o.leaves_per_search));
-  const int L = 2 * spec.pits;
-  const double net_rate = double(net.evals) / net.seconds;
-  const DriverStats& st = piped.stats;
-  const double elapsed = piped.seconds;
-  const double serial_rate = double(serial.stats.evaluated) / serial.seconds;
-  const size_t peak_nodes = std::max(piped.peak_nodes, serial.peak_nodes);
-  const size_t node_visits_at_peak =
-      piped.peak_nodes >= serial.peak_nodes ? piped.visits_at_peak : serial.visits_at_peak;
-  const int games = 2 * games_per_batch;
-  const int64_t visits = piped.visits;
-  nlohmann::ordered_json j;
-  j["game"] = spec.name();
-  j["evaluator"] = evaluator.describe();
-  j["parameters"] = model.net->parameter_count();
-  j["batch"] = o.batch;
-  j["threads"] = o.threads;
-  j["search_threads"] = std::min(search_threads, 2 * games_per_batch);
-  j["games_in_parallel"] = games;
-  j["leaves_per_search"] = o.leaves_per_search;
-  j["score_bounds"] = o.score_bounds;
-  j["net_evals_per_s"] = std::round(net_rate);
-  j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
-  j["search_visits_per_s"] = std::round(double(visits) / elapsed);
-  j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
-  // The same per CPU second (robust to other processes' load): the network alone on its
-  // one thread, and the pipelined search's evaluations per CPU second of the whole
-  // process (tree and network threads together); cpu_share is that process's CPU
-  // seconds per wall second (up to the core count).
-  j["net_evals_per_cpu_s"] =
-      net.cpu_seconds > 0 ? std::round(double(net.evals) / net.cpu_seconds) : 0;
-  j["search_evals_per_cpu_s"] =
-      piped.cpu_seconds > 0 ? std::round(double(st.evaluated) / piped.cpu_seconds) : 0;
-  j["search_cpu_share"] = round_to(piped.cpu_seconds / elapsed, 2);
-  j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
-  j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
-  j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
-  j["serial_search_evals_per_s"] = std::round(serial_rate);
-  j["serial_busy_ratio"] = std::round(serial_rate / net_rate * 1000) / 1000;
-  j["serial_eval_time_share"] =
-      std::round(serial.stats.eval_seconds / serial.seconds * 1000) / 1000;
-  j["bytes_per_node"] = Search::bytes_per_node();
-  j["bytes_per_visit"] =
-      node_visits_at_peak
-          ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
-          : 0;
-  j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
-  const double flops = double(forward_flops_per_position(model.net->config, L));
-  j["fold_batch_norm"] = inference.folded();
-  j["inference"] = evaluator.inference().describe();
-  j["precision"] = to_string(evaluator.inference().precision());
-  j["net_flops_per_position"] = int64_t(flops);
-  j["net_gflops"] = round_to(net_rate * flops / 1e9, 2);
-  return j;
 }
 
 int run_bench(const BenchOptions& o) {
@@ -257,25 +141,12 @@ int run_bench(const BenchOptions& o) {
   // Measured twice, before and after the searches, and on a thread of its own as the
   // pipelined search runs the network, so that neither a change in the machine's load
   // nor the thread the network runs on favours one side of busy_ratio.
-  int64_t net_evals = 0;
-  double net_seconds = 0, net_cpu_seconds = 0;
+  NetFigures net;
   auto measure_net = [&](double seconds) {
-    std::thread t([&] {
-      c10::InferenceMode guard;
-      auto input =
-          torch::from_blob(features.data(), {o.batch, kNumPlanes, L}, torch::kFloat32).to(device);
-      for (int w = 0; w < 3; ++w) inference.forward(input, spec.pits);  // warm-up
-      const auto t0 = Clock::now();
-      const double cpu0 = thread_cpu_seconds();
-      while (since(t0) < seconds) {
-        auto out = inference.forward(input, spec.pits);
-        out.policy_logits.to(torch::kCPU);  // wait for the device, as the evaluator does
-        net_evals += o.batch;
-      }
-      net_seconds += since(t0);
-      net_cpu_seconds += thread_cpu_seconds() - cpu0;
-    });
-    t.join();
+    const ForwardTiming t = time_forward(inference, features, o.batch, spec.pits, device, seconds);
+    net.evals += t.positions;
+    net.seconds += t.seconds;
+    net.cpu_seconds += t.cpu_seconds;
   };
   measure_net(o.seconds / 6);
 
@@ -296,8 +167,15 @@ int run_bench(const BenchOptions& o) {
   const SearchFigures serial = measure(false, o.seconds / 3);
   const SearchFigures piped = measure(true, o.seconds / 3);
   measure_net(o.seconds / 6);
-  nlohmann::ordered_json j = bench_json(o, spec, model, evaluator, inference, search_threads,
-                                        {net_evals, net_seconds, net_cpu_seconds}, serial, piped);
+  const BenchNetwork network{evaluator.describe(),
+                             evaluator.inference().describe(),
+                             to_string(evaluator.inference().precision()),
+                             inference.folded(),
+                             model.net->parameter_count(),
+                             forward_flops_per_position(model.net->config, L)};
+  nlohmann::ordered_json j =
+      bench_json(spec, {search_settings(o), o.threads, search_threads, o.score_bounds}, network,
+                 net, serial, piped);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
   std::cout << j.dump() << std::endl;
   return 0;

@@ -6,11 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <iostream>
-#include <map>
-#include <sstream>
 #include <string>
 
 #include "core/notation.h"
@@ -24,7 +20,9 @@
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "tools/human_play_knots.h"
+#include "train/human_fit_lines.h"
 #include "train/human_fits.h"
+#include "train/human_head_setup.h"
 #include "train/progress.h"
 
 namespace kz::cli {
@@ -64,17 +62,9 @@ struct HumanTrainCliOptions {
   std::string play_filter;
 };
 
-// The value term's beta(R) at these ratings, for the log and docs/human.md.
-void print_betas(const HumanHeadInfo& info) {
-  std::string line = "kumalak human-train: value term beta(R):";
-  for (int r = 800; r <= 2200; r += 200) {
-    char part[48];
-    std::snprintf(part, sizeof part, " %d: %.3f", r, human_value_beta(info, r));
-    line += part;
-  }
-  char part[48];
-  std::snprintf(part, sizeof part, "; titled: %.3f", human_value_beta(info, 0, true));
-  std::cerr << line << part << "\n";
+// A line on stderr, after the command's name.
+void say(const std::string& line) {
+  std::cerr << "kumalak human-train: " << line << "\n";
 }
 
 // Fits the value weights of `model` on `train` and reports the validation fit with them.
@@ -83,35 +73,24 @@ void fit_value_term(Model& model, const HumanData& train, const HumanData& valid
   // A search mixture was fitted on top of the old term: it goes with it.
   if (!model.meta.human.search_mix_weights.empty()) {
     drop_search_mix(model.meta.human);
-    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
-                 "on top of the value term fitted again now)\n";
+    say("the --init model's search mixture is dropped (fitted on top of the value term "
+        "fitted again now)");
   }
   // Which value the term can trust: the human model's own head against the shipped
   // model's, on the validation games' results.
   model.meta.human.value_weights.clear();
-  const ValueHeadComparison heads = compare_value_heads(model, validation, spec);
-  char line[240];
-  std::snprintf(line, sizeof line,
-                "value head vs the validation games' results: this model's Brier %.4f, "
-                "winner's side %.2f %% (%lld positions)",
-                heads.own.brier, 100 * heads.own.right, (long long)heads.own.positions);
-  std::cerr << "kumalak human-train: " << line;
-  if (heads.reference) {
-    std::snprintf(line, sizeof line, "; %s's Brier %.4f, winner's side %.2f %%",
-                  heads.reference_path.c_str(), heads.reference->brier,
-                  100 * heads.reference->right);
-    std::cerr << line;
-  } else if (!heads.reference_path.empty()) {
-    std::cerr << "; " << heads.reference_error;
-  }
-  std::cerr << "\n";
-  const ValueWeightsFit fit = fit_value_term(model, train);
-  std::snprintf(line, sizeof line,
-                "value weights fitted on %lld train positions in %d Newton steps: train "
-                "log-likelihood %.4f -> %.4f",
-                (long long)fit.positions, fit.iterations, fit.loglik_before, fit.loglik_after);
-  std::cerr << "kumalak human-train: " << line << "\n";
-  print_betas(model.meta.human);
+  say(value_heads_line(compare_value_heads(model, validation, spec)));
+  say(value_fit_line(fit_value_term(model, train)));
+  // The value term's beta(R) at these ratings, for the log and docs/human.md.
+  say(value_beta_line(model.meta.human));
+}
+
+// One of the search mixtures fitted (best move or visit shares) and its validation bins.
+void print_search_mix(const SearchMixReport& report, bool shares, int64_t visits) {
+  const SearchMixLines lines = search_mix_lines(report, shares, visits);
+  say(lines.fit);
+  say(lines.header);
+  for (const std::string& bin : lines.bins) std::cerr << bin << "\n";
 }
 
 // Fits the search mixture on every K-th train position and measures the validation
@@ -122,60 +101,10 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
   const std::string engine_path =
       opt.engine_model.empty() ? shipped_model_path(spec) : opt.engine_model;
   if (engine_path.empty()) throw std::runtime_error("no engine model to search with");
-  HumanSearch search(spec, load_model_evaluator(spec, engine_path, 1), opt.search_mix_visits);
-  // The levels' calibrated play weights or filter stay, with the search they were
-  // calibrated with (HumanHeadInfo::search_play_visits).
-  const int play_visits = human_search_visits(model.meta.human, true);
-  const bool calibrated = !model.meta.human.search_mix_play_weights.empty() ||
-                          !model.meta.human.search_filter_play_weights.empty();
-  // The mixture is fitted on top of the policy without one.
-  model.meta.human.search_mix_weights.clear();
-  model.meta.human.search_mix_visits = 0;
-  HumanPolicy policy(model);
-  const auto train_rows = search_mix_rows(policy, search, train.samples, opt.search_every, "train");
-  const auto val_rows = search_mix_rows(policy, search, validation.samples, 1, "validation");
-  for (bool shares : {false, true}) {
-    const SearchMixReport report =
-        fit_search_mix_rows(model.meta.human, train_rows, val_rows, shares, opt.search_mix_visits);
-    const SearchMixFit& fit = report.fit;
-    const HumanHeadInfo& info = report.info;
-    // The model plays the best move's mixture (human_moves); the visit shares' fit is
-    // measured beside it only.
-    if (!shares) {
-      model.meta.human.search_mix_weights = info.search_mix_weights;
-      model.meta.human.search_mix_visits = info.search_mix_visits;
-      model.meta.human.search_play_visits =
-          calibrated && play_visits != info.search_mix_visits ? play_visits : 0;
-    }
-    char line[300];
-    std::snprintf(line, sizeof line,
-                  "search mixture (%s, %lld visits) fitted on %lld train positions in %d "
-                  "sweeps: train log-likelihood %.4f -> %.4f; lambda(R):",
-                  shares ? "visit shares" : "best move", (long long)opt.search_mix_visits,
-                  (long long)fit.positions, fit.sweeps, fit.loglik_before, fit.loglik_after);
-    std::cerr << "kumalak human-train: " << line;
-    for (int r = 800; r <= 2200; r += 200) {
-      std::snprintf(line, sizeof line, " %d: %.4f", r, human_search_mix(info, r));
-      std::cerr << line;
-    }
-    std::snprintf(line, sizeof line, "; titled: %.4f\n", human_search_mix(info, 0, true));
-    std::cerr << line;
-    std::cerr << "kumalak human-train: validation, " << (shares ? "visit shares" : "best move")
-              << ": bin | positions | lambda | top-1 before / after | loglik before / after\n";
-    for (const auto& [key, b] : report.bins) {
-      const double lambda = key == -1   ? human_search_mix(info, 0, true)
-                            : key == -2 ? 0.0
-                                        : human_search_mix(info, key + 50);
-      std::snprintf(line, sizeof line, "  %s | %lld | %.4f | %.2f / %.2f %% | %.4f / %.4f\n",
-                    key == -1   ? "titled"
-                    : key == -2 ? "all"
-                                : (std::to_string(key) + "-" + std::to_string(key + 99)).c_str(),
-                    (long long)b.n, lambda, 100.0 * double(b.top1_before) / double(b.n),
-                    100.0 * double(b.top1_after) / double(b.n), b.ll_before / double(b.n),
-                    b.ll_after / double(b.n));
-      std::cerr << line;
-    }
-  }
+  const SearchMixFits fits = fit_search_mixtures(model, train, validation, spec, engine_path,
+                                                 opt.search_mix_visits, opt.search_every);
+  print_search_mix(fits.best_move, false, opt.search_mix_visits);
+  print_search_mix(fits.shares, true, opt.search_mix_visits);
 }
 
 // --play-mix, --play-filter: sets what the levels play in `model` and writes it to --out;
@@ -190,20 +119,96 @@ bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
       print_command_error("kumalak human-train", e);
       return false;
     }
-    std::string line = "kumalak human-train: the levels play " + std::string(kind->value);
-    for (int r : human_rating_knots(model.meta.human)) {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, " %d: %.4f", r, kind->at(model.meta.human, r));
-      line += buf;
-    }
-    std::cerr << line << "\n";
+    say(play_knots_line(model.meta.human, *kind));
   }
   if (!model.meta.human.search_filter_play_weights.empty())
-    std::cerr << "kumalak human-train: the levels play the search filter (its tau), not the "
-                 "mixture\n";
+    say("the levels play the search filter (its tau), not the mixture");
   save_model(opt.out, model);
-  std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
+  say("wrote " + opt.out + " (no training: --epochs 0)");
   return true;
+}
+
+// The validation fold's fit of `model`'s head, on stderr after `when`.
+void report(const std::string& when, Model& model, const HumanData& validation) {
+  HumanPolicy policy(model);
+  say(validation_fit_line(when, human_fit(policy, validation.samples)));
+}
+
+// --epochs 0: only the prior of the rating estimate (nn/human_rating.h) written into the
+// model, with --fit-value-weights the value term fitted to the head as it is, with
+// --fit-search-mix the search mixture, and with --play-mix or --play-filter what the
+// levels play. Returns the exit status.
+int write_untrained(Model& model, const HumanData& train, const HumanData& validation,
+                    const GameSpec& spec, const HumanTrainCliOptions& opt) {
+  if (opt.fit_value_weights) {
+    try {
+      fit_value_term(model, train, validation, spec);
+    } catch (const std::exception& e) {
+      print_command_error("kumalak human-train", e);
+      return 1;
+    }
+    report("with the value term", model, validation);
+  }
+  if (opt.search_mix_visits > 0) {
+    try {
+      fit_search_term(model, train, validation, spec, opt);
+    } catch (const std::exception& e) {
+      print_command_error("kumalak human-train", e);
+      return 1;
+    }
+  }
+  if (!opt.play_mix.empty() || !opt.play_filter.empty())
+    return write_play_knots(model, opt) ? 0 : 2;
+  save_model(opt.out, model);
+  say("wrote " + opt.out + " (no training: --epochs 0)");
+  return 0;
+}
+
+// Trains the head (--epochs above 0), writing the model after every epoch, then with
+// --fit-value-weights fits the value term and writes it again. Returns the exit status.
+int train_and_write(Model& model, const HumanData& train, const HumanData& validation,
+                    const GameSpec& spec, const HumanTrainCliOptions& opt) {
+  // Value weights and a search mixture fitted to the head's old answers would not fit the
+  // trained head's.
+  const StaleHumanTerms dropped = drop_stale_human_terms(model.meta.human);
+  if (dropped.search_mix)
+    say("the --init model's search mixture is dropped (fitted to its head before this "
+        "training)");
+  if (dropped.value_weights)
+    say(std::string("the --init model's value weights are dropped (they were fitted to its head "
+                    "before this training") +
+        (opt.fit_value_weights ? "; fitted again after it" : "") + ")");
+  HumanTrainOptions to;
+  to.epochs = opt.epochs;
+  to.batch = opt.batch;
+  to.learning_rate = opt.learning_rate;
+  to.seed = opt.seed;
+  to.head_only = !opt.fine_tune;
+  to.positions_per_epoch = opt.positions_per_epoch;
+  HumanTrainProgress progress(opt.epochs, int64_t(train.samples.size()), opt.positions_per_epoch,
+                              {.line_interval_s = 10});
+  to.after_batch = [&](int epoch, int64_t done, double loss) {
+    progress.after_batch(epoch, done, loss);
+  };
+  to.after_epoch = [&](int epoch, Model& m) {
+    progress.finish_epoch();
+    report("epoch " + std::to_string(epoch), m, validation);
+    save_model(opt.out, m);
+    say("wrote " + opt.out);
+  };
+  try {
+    train_human_policy(model, train.samples, to);
+    if (opt.fit_value_weights) {
+      fit_value_term(model, train, validation, spec);
+      report("with the value term", model, validation);
+      save_model(opt.out, model);
+      say("wrote " + opt.out);
+    }
+  } catch (const std::exception& e) {
+    print_command_error("kumalak human-train", e);
+    return 1;
+  }
+  return 0;
 }
 
 int run_human_train(const HumanTrainCliOptions& opt) {
@@ -252,149 +257,36 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   }
   const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled);
   const HumanData validation = read_human_data(files, spec, FoldSelection::kValidation, opt.titled);
-  for (const auto& why : train.skipped)
-    std::cerr << "kumalak human-train: skipped: " << why << "\n";
+  for (const auto& why : train.skipped) say("skipped: " + why);
   if (train.samples.empty()) {
     print_command_error("kumalak human-train",
                         "no move of a rated or titled player in the train fold");
     return 1;
   }
   // The head's range: the train fold's ratings, widened to whole hundreds.
-  HumanHeadInfo info;
-  int lo = kMaxPlausibleRating, hi = kMinPlausibleRating;
-  for (const auto& s : train.samples)
-    if (!s.titled) lo = std::min(lo, s.rating), hi = std::max(hi, s.rating);
-  if (lo > hi) {
+  const std::optional<HumanHeadInfo> range = human_head_range(train.samples);
+  if (!range) {
     print_command_error("kumalak human-train", "no rated player in the train fold");
     return 1;
   }
-  info.rating_min = rating_bin_from(lo);
-  info.rating_max = rating_bin_from(hi) + kRatingBinWidth;
-  info.rating_mean = mean_rating(train.samples);
-  // A model that already has a head (--init of a human model) keeps its range: the head's
-  // weights were trained for it.
-  if (model.meta.network.human_policy_head) info = model.meta.human;
-  info.rating_prior = rating_prior_counts(train.sides, info);
-  info.rating_pair_prior.clear();
-  int64_t paired_games = 0;
-  if (opt.pair_prior) {
-    info.rating_pair_prior = rating_pair_prior_counts(train.sides, info);
-    for (int c : info.rating_pair_prior) paired_games += c;
-    // A fold without a game of two rated players has no pair prior to give (and an
-    // all-zero one would be refused on loading).
-    if (paired_games == 0) info.rating_pair_prior.clear();
-  }
-  model = with_human_policy_head(model, info);
-  model.meta.human.rating_prior = info.rating_prior;
-  model.meta.human.rating_pair_prior = info.rating_pair_prior;
-  if (opt.rating_temperature) model = with_human_rating_temperature(model);
+  const HumanHeadSetup head =
+      set_up_human_head(model, train, *range, opt.pair_prior, opt.rating_temperature);
+  const HumanHeadInfo& info = head.info;
+  const int64_t paired_games = head.paired_games;
   if (model.meta.note.empty() || opt.epochs > 0)
     model.meta.note = "human policy head: kumalak human-train from " + init;
-  int64_t titled = 0;
-  for (const auto& s : train.samples) titled += s.titled;
-  std::cerr << "kumalak human-train: " << train.samples.size() << " train positions ("
-            << train.games << " games, " << titled << " of titled players), "
-            << validation.samples.size() << " validation positions (" << validation.games
-            << " games); ratings " << info.rating_min << ".." << info.rating_max << ", mean "
-            << info.rating_mean << "\n";
+  say(std::to_string(train.samples.size()) + " train positions (" + std::to_string(train.games) +
+      " games, " + std::to_string(head.titled_positions) + " of titled players), " +
+      std::to_string(validation.samples.size()) + " validation positions (" +
+      std::to_string(validation.games) + " games); ratings " + std::to_string(info.rating_min) +
+      ".." + std::to_string(info.rating_max) + ", mean " + std::to_string(info.rating_mean));
   if (opt.pair_prior)
-    std::cerr << "kumalak human-train: rating pair prior: " << paired_games
-              << " train games with both sides rated"
-              << (paired_games == 0 ? " (none: no pair prior written)" : "") << "\n";
-  auto report = [&](const std::string& when, Model& m) {
-    HumanPolicy policy(m);
-    const HumanFit fit = human_fit(policy, validation.samples);
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "%s: validation top-1 %.2f %%, log-likelihood %.4f (%lld positions)",
-                  when.c_str(), 100 * fit.top1, fit.loglik, (long long)fit.positions);
-    std::cerr << "kumalak human-train: " << line << "\n";
-  };
-  report("before training", model);
-  if (opt.epochs == 0) {
-    // Only the prior of the rating estimate (nn/human_rating.h) written into the model,
-    // and with --fit-value-weights the value term fitted to the head as it is.
-    if (opt.fit_value_weights) {
-      try {
-        fit_value_term(model, train, validation, spec);
-      } catch (const std::exception& e) {
-        print_command_error("kumalak human-train", e);
-        return 1;
-      }
-      report("with the value term", model);
-    }
-    if (opt.search_mix_visits > 0) {
-      try {
-        fit_search_term(model, train, validation, spec, opt);
-      } catch (const std::exception& e) {
-        print_command_error("kumalak human-train", e);
-        return 1;
-      }
-    }
-    if (play_knots) return write_play_knots(model, opt) ? 0 : 2;
-    save_model(opt.out, model);
-    std::cerr << "kumalak human-train: wrote " << opt.out << " (no training: --epochs 0)\n";
-    return 0;
-  }
-  // Value weights and a search mixture fitted to the head's old answers would not fit the
-  // trained head's.
-  if (!model.meta.human.search_mix_weights.empty()) {
-    drop_search_mix(model.meta.human);
-    std::cerr << "kumalak human-train: the --init model's search mixture is dropped (fitted "
-                 "to its head before this training)\n";
-  }
-  if (!model.meta.human.value_weights.empty()) {
-    model.meta.human.value_weights.clear();
-    std::cerr << "kumalak human-train: the --init model's value weights are dropped (they "
-                 "were fitted to its head before this training"
-              << (opt.fit_value_weights ? "; fitted again after it" : "") << ")\n";
-  }
-  HumanTrainOptions to;
-  to.epochs = opt.epochs;
-  to.batch = opt.batch;
-  to.learning_rate = opt.learning_rate;
-  to.seed = opt.seed;
-  to.head_only = !opt.fine_tune;
-  to.positions_per_epoch = opt.positions_per_epoch;
-  std::unique_ptr<Progress> progress;
-  int progress_epoch = -1;
-  to.after_batch = [&](int epoch, int64_t done, double loss) {
-    if (epoch != progress_epoch) {
-      Progress::Options po;
-      po.unit = "positions";
-      po.line_interval_s = 10;
-      progress = std::make_unique<Progress>(
-          epoch == 0
-              ? std::string("human-train: the tower's output")
-              : "human-train epoch " + std::to_string(epoch) + "/" + std::to_string(opt.epochs),
-          epoch == 0 || opt.positions_per_epoch == 0
-              ? int64_t(train.samples.size())
-              : std::min(int64_t(train.samples.size()), opt.positions_per_epoch),
-          po);
-      progress_epoch = epoch;
-    }
-    if (epoch > 0) progress->set_field("loss", loss);
-    progress->set_done(done);
-  };
-  to.after_epoch = [&](int epoch, Model& m) {
-    if (progress) progress->finish();
-    report("epoch " + std::to_string(epoch), m);
-    save_model(opt.out, m);
-    std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
-  };
-  try {
-    train_human_policy(model, train.samples, to);
-    if (opt.fit_value_weights) {
-      fit_value_term(model, train, validation, spec);
-      report("with the value term", model);
-      save_model(opt.out, model);
-      std::cerr << "kumalak human-train: wrote " << opt.out << "\n";
-    }
-  } catch (const std::exception& e) {
-    print_command_error("kumalak human-train", e);
-    return 1;
-  }
-  return 0;
+    say("rating pair prior: " + std::to_string(paired_games) +
+        " train games with both sides rated" +
+        (paired_games == 0 ? " (none: no pair prior written)" : ""));
+  report("before training", model, validation);
+  if (opt.epochs == 0) return write_untrained(model, train, validation, spec, opt);
+  return train_and_write(model, train, validation, spec, opt);
 }
 
 }  // namespace

@@ -2,33 +2,20 @@
 // table that docs/levels.md records. Openings are paired: a few random plies from the
 // start, then the same opening is played twice with the colours swapped, so neither
 // side profits from a lucky opening or from moving first. The games are
-// tools/levels_match.h's, the pairs, openings, record and table tools/levels_ladder.h's.
-#include <algorithm>
+// tools/levels_match.h's; the pairs, openings, record, game lines and table
+// tools/levels_ladder.h's.
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <random>
-#include <sstream>
 
 #include "core/atomic_file.h"
-#include "core/notation.h"
-#include "mcts/game_runner.h"
-#include "mcts/levels.h"
 #include "nn/folded_network.h"
-#include "nn/model_evaluator.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
-#include "tools/human_level.h"
 #include "tools/levels_ladder.h"
 #include "tools/levels_match.h"
-#include "train/elo.h"
 #include "train/progress.h"
 
 namespace kz::cli {
@@ -77,36 +64,9 @@ struct LevelsMatchOptions {
   bool resign_verify = false;
 };
 
-// The settings a record was made with: a resumed match must use the same ones, or its
-// games would not be one match. Adjudication's keys are there only when it is on, so
-// records made before it existed (every game played out) still resume.
-nlohmann::ordered_json record_settings(const LevelsMatchOptions& o, const GameSpec& spec) {
-  nlohmann::ordered_json j = {{"levels_match_record", 1},
-                              {"game", spec.name()},
-                              {"games", o.games},
-                              {"opening_plies", o.opening_plies},
-                              {"seed", o.seed},
-                              {"time_scale", o.time_scale},
-                              {"only", o.only},
-                              {"max_plies", o.max_plies},
-                              {"alphabeta", o.alphabeta_only},
-                              {"model", o.model},
-                              {"same_level", o.same_level},
-                              {"lower_alphabeta", o.lower_alphabeta},
-                              {"lower_no_score_bounds", o.lower_no_score_bounds},
-                              {"lower_model", o.lower_model}};
-  // Only when set, so records made before --a/--b existed still resume.
-  if (!o.a.empty()) {
-    j["a"] = o.a;
-    j["b"] = o.b;
-    j["human_model"] = o.human_model;
-  }
-  if (o.resign_score > 0) {
-    j["resign_score"] = o.resign_score;
-    j["resign_moves"] = o.resign_moves;
-    j["resign_verify"] = o.resign_verify;
-  }
-  return j;
+// The pairs the command line names.
+LevelPairsChoice pairs_choice(const LevelsMatchOptions& o) {
+  return {o.a, o.b, o.only, o.same_level, o.human_model};
 }
 
 // How the levels play, from the command line.
@@ -137,7 +97,10 @@ int open_record(const LevelsMatchOptions& opt, const GameSpec& spec, int n_openi
   resumed.opening_done.assign(level_pairs.size(), std::vector<bool>(size_t(n_openings), false));
   if (opt.record.empty()) return 0;
   try {
-    resumed = resume_record(opt.record, record_settings(opt, spec), n_openings, level_pairs, stats);
+    resumed = resume_record(opt.record,
+                            levels_record_settings(spec, opt.games, opt.opening_plies,
+                                                   pairs_choice(opt), level_play(opt)),
+                            n_openings, level_pairs, stats);
   } catch (const std::exception& e) {
     print_command_error("kumalak levels-match", e);
     return 2;
@@ -159,31 +122,12 @@ int open_record(const LevelsMatchOptions& opt, const GameSpec& spec, int n_openi
   return 0;
 }
 
-// A finished game on stderr (--verbose).
-void print_game(const LevelsMatchOptions& opt, const MatchSide& upper, const MatchSide& lower,
-                const RecordedGame& rg, const RunnerGame& g) {
-  const int upper_points = rg.points;
-  std::cerr << upper.name() << (rg.game == 0 ? " (white)" : " (black)") << " vs " << lower.name()
-            << ", opening " << rg.opening + 1 << ": "
-            << (upper_points == 2   ? "win"
-                : upper_points == 0 ? "loss"
-                                    : "draw")
-            << " " << int(g.pos.store[0]) << "-" << int(g.pos.store[1]) << ", " << g.plies
-            << " plies"
-            << (g.verdict_ply < 0 ? ""
-                : opt.resign_verify
-                    ? " (adjudication's verdict at ply " + std::to_string(g.verdict_ply) + ": " +
-                          (rg.verdict_points == upper_points ? "right)" : "wrong)")
-                    : " (adjudicated)")
-            << "\n";
-}
-
 int run_levels_match(const LevelsMatchOptions& opt) {
   GameSpec spec;
   std::vector<LevelPair> level_pairs;
   try {
     spec = GameSpec::parse(opt.game);
-    level_pairs = level_pairs_of({opt.a, opt.b, opt.only, opt.same_level, opt.human_model}, spec);
+    level_pairs = level_pairs_of(pairs_choice(opt), spec);
   } catch (const ParseError& e) {
     print_command_error("kumalak levels-match", e);
     return 2;
@@ -211,21 +155,15 @@ int run_levels_match(const LevelsMatchOptions& opt) {
   for (size_t p = 0; p < level_pairs.size(); ++p) {
     const MatchSide upper = level_pairs[p].upper, lower = level_pairs[p].lower;
     PairStats& s = stats[p];
-    // The openings still to play (all of them without a record).
-    std::vector<int> todo;
-    for (int i = 0; i < n_openings; ++i)
-      if (!resumed.opening_done[p][size_t(i)]) todo.push_back(i);
+    const std::vector<int> todo = openings_to_play(resumed, p);
     if (todo.empty()) continue;
     auto on_game = [&](const RecordedGame& rg, const RunnerGame& g) {
       s.add(rg);
       if (record) *record << record_line(rg).dump() << "\n" << std::flush;
-      const int played = s.wins + s.draws + s.losses;
-      char score[32];
-      std::snprintf(score, sizeof score, "%.1f%%",
-                    100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
-      progress.set_field("score", score);
+      progress.set_field("score", pair_score_text(s));
       progress.add();  // after the score, so the line it may print shows this game
-      if (opt.verbose) print_game(opt, upper, lower, rg, g);
+      if (opt.verbose)
+        std::cerr << levels_game_line(upper, lower, rg, g, opt.resign_verify) << "\n";
     };
     try {
       // Game k of the whole run (level pair, opening, colour) seeds its players' noise.

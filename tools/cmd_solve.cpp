@@ -1,55 +1,24 @@
-// kumalak solve / egtb / perfect-check: perfect play for Kalah (mcts/kalah_solver.h).
+// kumalak solve / egtb: perfect play for Kalah (mcts/kalah_solver.h).
 //   solve          the exact final margin of a position, its perfect move and line, with
 //                  time, nodes and peak memory (the benchmark of docs/levels.md)
 //   egtb build     builds an endgame database into the cache folder; egtb info checks one
-//   perfect-check  how often a level's moves keep the perfect-play margin, on positions
-//                  from the level's own games, and whole games against perfect play
-//                  (computed by tools/perfect_check.h)
-#include <sys/resource.h>
-
-#include <algorithm>
-#include <chrono>
+// The position, the tables and the peak memory are tools/solver_tables.h's. perfect-check
+// (tools/cmd_perfect_check.cpp) is registered after them, as before.
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
-#include <random>
 
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/advice.h"
-#include "mcts/levels.h"
-#include "mcts/perfect_player.h"
-#include "nn/model_evaluator.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/exact_result_words.h"
-#include "tools/perfect_check.h"
+#include "tools/solver_options.h"
+#include "tools/solver_tables.h"
 
 namespace kz::cli {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;  // Linux: KiB
-}
-
-// The table a command asked for: --egtb-seeds N (0 = none, -1 = the largest cached or the default).
-std::shared_ptr<const KalahEndgameDb> command_db(const GameSpec& spec, int seeds,
-                                                 const std::string& dir, double& seconds) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::shared_ptr<const KalahEndgameDb> db;
-  const std::string folder = dir.empty() ? default_egtb_dir() : dir;
-  if (seeds < 0) seeds = cached_or_default_egtb_seeds(spec, folder);
-  if (seeds > 0) db = load_or_build_egtb(spec, seeds, folder, &std::cerr);
-  seconds = seconds_since(t0);
-  return db;
-}
 
 struct SolveOptions {
   std::string game = "kalah";
@@ -66,24 +35,19 @@ int run_solve(const SolveOptions& opt) {
   Position pos;
   try {
     spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
-    if (!opt.position.empty() && !opt.moves.empty())
-      throw ParseError("give --position or --moves, not both");
-    pos = !opt.moves.empty()
-              ? replay_moves(parse_move_list(opt.moves), Position::start(spec)).final_position
-          : !opt.position.empty() ? Position::parse(opt.position, spec)
-                                  : Position::start(spec);
+    pos = position_to_solve(spec, opt.moves, opt.position);
   } catch (const ParseError& e) {
     print_command_error("kumalak solve", e);
     return 2;
   }
-  double db_s = 0;
-  std::shared_ptr<const KalahEndgameDb> db;
+  CommandEgtb egtb;
   try {
-    db = command_db(spec, opt.egtb_seeds, opt.egtb_dir, db_s);
+    egtb = command_egtb(spec, opt.egtb_seeds, opt.egtb_dir, &std::cerr);
   } catch (const std::exception& e) {
     print_command_error("kumalak solve", e);
     return 1;
   }
+  const std::shared_ptr<const KalahEndgameDb>& db = egtb.db;
   KalahSolver solver(opt.hash_mib, db);
   SolveLimits limits;
   limits.movetime_s = opt.movetime;
@@ -94,7 +58,7 @@ int run_solve(const SolveOptions& opt) {
                     " positions")
                        .c_str()
                  : "none",
-              db_s);
+              egtb.seconds);
   if (!r.solved) {
     std::printf("not solved within %.1f s (%lld nodes)\n", opt.movetime, (long long)r.nodes);
     return 1;
@@ -125,27 +89,20 @@ int run_egtb(const EgtbOptions& opt, bool build) {
     print_command_error(who, e);
     return 2;
   }
-  const int seeds = opt.seeds < 0 ? default_egtb_seeds(spec) : opt.seeds;
-  const std::string dir = opt.dir.empty() ? default_egtb_dir() : opt.dir;
-  const std::string path =
-      (std::filesystem::path(dir) / egtb_file_name(spec.variant, spec.pits, seeds)).string();
   try {
-    const auto t0 = std::chrono::steady_clock::now();
     if (build) {
-      const KalahEndgameDb db =
-          KalahEndgameDb::build(spec.variant, spec.pits, seeds, [](int level, double s) {
-            std::fprintf(stderr, "  %2d seeds done, %.1f s\n", level, s);
-          });
-      const double built_s = seconds_since(t0);
-      std::filesystem::create_directories(dir);
-      db.save(path);
+      const EgtbFile built = build_egtb_file(spec, opt.seeds, opt.dir, [](int level, double s) {
+        std::fprintf(stderr, "  %2d seeds done, %.1f s\n", level, s);
+      });
+      const KalahEndgameDb& db = built.db;
       std::printf("built %s: %llu positions, %llu bytes, crc32 %08x, %.1f s, peak_rss_mib %.0f\n",
-                  path.c_str(), (unsigned long long)db.size(), (unsigned long long)db.size(),
-                  db.checksum(), built_s, peak_rss_mib());
+                  built.path.c_str(), (unsigned long long)db.size(), (unsigned long long)db.size(),
+                  db.checksum(), built.seconds, peak_rss_mib());
     } else {
-      const KalahEndgameDb db = KalahEndgameDb::load(path, spec.variant, spec.pits, seeds);
+      const EgtbFile read = read_egtb_file(spec, opt.seeds, opt.dir);
+      const KalahEndgameDb& db = read.db;
       std::printf("%s: %d pits, %s capture, up to %d seeds, %llu positions, crc32 %08x (checked)\n",
-                  path.c_str(), db.pits(),
+                  read.path.c_str(), db.pits(),
                   db.variant() == Variant::kKalahEmpty ? "empty" : "standard", db.max_seeds(),
                   (unsigned long long)db.size(), db.checksum());
     }
@@ -154,100 +111,6 @@ int run_egtb(const EgtbOptions& opt, bool build) {
     return 1;
   }
   return 0;
-}
-
-struct CheckOptions {
-  std::string game = "kalah";
-  std::string level = "expert";
-  std::string model;
-  int positions = 300;
-  int games = 0;  // whole games against perfect play, each colour
-  uint64_t seed = 1;
-  double time_scale = 1.0;
-  double solve_s = 120;  // the reference solver's limit per position
-  int egtb_seeds = -1;
-  std::string egtb_dir;
-  int hash_mib = 256;
-};
-
-int run_check(const CheckOptions& opt) {
-  GameSpec spec;
-  Level level;
-  try {
-    spec = GameSpec::parse(opt.game);  // a Kalah game: add_kalah_game_option
-    level = parse_level(opt.level);
-  } catch (const ParseError& e) {
-    print_command_error("kumalak perfect-check", e);
-    return 2;
-  }
-  double db_s = 0;
-  std::shared_ptr<const KalahEndgameDb> db;
-  std::unique_ptr<Player> player;
-  try {
-    db = command_db(spec, opt.egtb_seeds, opt.egtb_dir, db_s);
-    LevelPlayerOptions lo;
-    lo.time_scale = opt.time_scale;
-    lo.seed = opt.seed;
-    lo.network = load_model_evaluator;
-    player = make_level_player(spec, level, opt.model, lo);
-  } catch (const std::exception& e) {
-    print_command_error("kumalak perfect-check", e);
-    return 2;
-  }
-  KalahSolver referee(opt.hash_mib, db);
-  SolveLimits sl;
-  sl.movetime_s = opt.solve_s;
-  std::printf("%s, level %s (%s), reference solver: egtb %d seeds, %.0f s limit a position\n",
-              spec.name().c_str(), level_name(level), player->name().c_str(),
-              db ? db->max_seeds() : 0, opt.solve_s);
-  std::fflush(stdout);
-  const auto t0 = std::chrono::steady_clock::now();
-  // Running totals after each game, so that a run stopped early still tells what it found.
-  const PositionsCheck check = check_positions(
-      spec, *player, referee, sl, opt.positions, opt.seed, [&](const PositionsCheck& c) {
-        std::fprintf(stderr,
-                     "  game %d: %d positions judged (result kept %d, margin kept %d, worst loss "
-                     "%d), %d left out, %.0f s\n",
-                     c.games, c.all.n, c.all.keep_result, c.all.keep_margin, c.all.worst,
-                     c.unsolved, seconds_since(t0));
-      });
-  std::fputs(check.all.text("all positions").c_str(), stdout);
-  std::fputs(check.decided.text("positions where a store holds more than half").c_str(), stdout);
-  std::printf("unsolved by the reference (left out): %d; %d games; level %.2f s a move\n",
-              check.unsolved, check.games, check.think_n ? check.think_s / check.think_n : 0.0);
-  // Whole games from the start against perfect play, the level on each side.
-  if (opt.games > 0) {
-    const std::optional<int> start = perfect_start_margin(spec, referee, sl);
-    if (!start) {
-      std::printf("whole games: the start is not solved within %.0f s\n", opt.solve_s);
-      return 1;
-    }
-    for (int g = 0; g < opt.games; ++g)
-      for (int side = 0; side < 2; ++side) {
-        const int got = play_against_perfect(spec, *player, referee, side);
-        const int perfect = side == 0 ? *start : -*start;
-        std::printf("whole game %d as %s: %+d (perfect play %+d)%s\n", g + 1,
-                    side == 0 ? "first player" : "second player", got, perfect,
-                    got == perfect ? "" : "  <- differs");
-        std::fflush(stdout);
-      }
-  }
-  std::printf("time %.0f s, peak_rss_mib %.0f\n", seconds_since(t0), peak_rss_mib());
-  return 0;
-}
-
-// The most seeds on the pits an endgame database covers (mcts/kalah_solver.cpp).
-constexpr int kMaxEgtbSeeds = 40;
-
-// The endgame database and the transposition table of the solver, in solve and in
-// perfect-check's reference solver.
-void add_solver_options(CLI::App* cmd, int& egtb_seeds, std::string& egtb_dir, int& hash_mib) {
-  cmd->add_option("--egtb-seeds", egtb_seeds,
-                  "endgame database size in seeds on the pits (0: none; default: the largest in "
-                  "the folder, else by size)")
-      ->check(in_range(-1, kMaxEgtbSeeds));
-  cmd->add_option("--egtb-dir", egtb_dir, "endgame database folder (default: the cache)");
-  cmd->add_option("--hash", hash_mib, "transposition table MiB")->check(in_range(1, 65536));
 }
 
 }  // namespace
@@ -280,24 +143,7 @@ void register_solve(CLI::App& app, int& exit_code) {
     build->callback([opt, &exit_code] { exit_code = run_egtb(*opt, true); });
     info->callback([opt, &exit_code] { exit_code = run_egtb(*opt, false); });
   }
-  {
-    auto opt = std::make_shared<CheckOptions>();
-    auto* cmd = app.add_subcommand(
-        "perfect-check", "Kalah: how often a level keeps the perfect-play margin (benchmark)");
-    add_kalah_game_option(cmd, opt->game);
-    add_level_option(cmd, opt->level);  // the level to judge
-    add_model_option(cmd, opt->model);
-    cmd->add_option("--positions", opt->positions, "positions to judge")
-        ->check(in_range(1, 100000));
-    cmd->add_option("--games", opt->games, "whole games against perfect play, per colour")
-        ->check(in_range(0, 100000));
-    add_seed_option(cmd, opt->seed);
-    add_time_scale_option(cmd, opt->time_scale);
-    cmd->add_option("--solve-seconds", opt->solve_s, "reference solver's limit per position")
-        ->check(in_range(0.0, kMaxMoveTimeSeconds));
-    add_solver_options(cmd, opt->egtb_seeds, opt->egtb_dir, opt->hash_mib);
-    cmd->callback([opt, &exit_code] { exit_code = run_check(*opt); });
-  }
+  register_perfect_check(app, exit_code);
 }
 
 }  // namespace kz::cli

@@ -24,7 +24,9 @@ void register_hint(CLI::App& app, int& exit_code);
 void register_analyze(CLI::App& app, int& exit_code);
 void register_engine(CLI::App& app, int& exit_code);
 void register_serve(CLI::App& app, int& exit_code);
-void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, perfect-check
+void register_solve(CLI::App& app, int& exit_code);  // solve, egtb, then perfect-check
+// perfect-check (tools/cmd_perfect_check.cpp), registered by register_solve after egtb.
+void register_perfect_check(CLI::App& app, int& exit_code);
 void register_human_eval(CLI::App& app, int& exit_code);
 void register_puzzles(CLI::App& app, int& exit_code);  // puzzles build, then puzzle
 // puzzle (tools/cmd_puzzle.cpp), registered by register_puzzles after `puzzles`.

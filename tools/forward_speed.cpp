@@ -18,6 +18,7 @@
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
 #include "nn/plain_model.h"
+#include "tools/command_error.h"
 
 int main(int argc, char** argv) {
   using namespace kz;
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
               << to_string(default_inference_precision()) << std::endl;
     return 0;
   } catch (const std::exception& e) {
-    std::cerr << "kz-forward-speed: " << e.what() << std::endl;
+    kz::cli::print_command_error("kz-forward-speed", e);
     return 1;
   }
 }

@@ -1,6 +1,7 @@
 #include "tools/human_play_knots.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -48,6 +49,16 @@ void set_play_knots(HumanHeadInfo& info, const std::string& spec, const PlayKnot
   std::vector<float>& weights = info.*kind.weights;
   weights.assign(size_t(kHumanRatingInputs), 0.f);
   for (size_t k = 0; k < knots.size(); ++k) weights[1 + k] = float(values[k]);
+}
+
+std::string play_knots_line(const HumanHeadInfo& info, const PlayKnots& kind) {
+  std::string line = "the levels play " + std::string(kind.value);
+  for (int r : human_rating_knots(info)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, " %d: %.4f", r, kind.at(info, r));
+    line += buf;
+  }
+  return line;
 }
 
 }  // namespace kz::cli

@@ -33,4 +33,8 @@ inline constexpr PlayKnots kPlayFilter{"--play-filter", "tau", "RATING:TAU", hum
 // value outside 0..1.
 void set_play_knots(HumanHeadInfo& info, const std::string& spec, const PlayKnots& kind);
 
+// What the levels play of `kind` at every knot of `info`, for human-train's log: "the
+// levels play lambda 800: 0.0000 1000: 0.2000 ...".
+std::string play_knots_line(const HumanHeadInfo& info, const PlayKnots& kind);
+
 }  // namespace kz::cli

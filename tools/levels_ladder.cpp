@@ -1,5 +1,6 @@
 #include "tools/levels_ladder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -157,6 +158,71 @@ LevelsTable levels_table(const LevelsTableSetup& setup, const std::vector<LevelP
   t.text += printed("wall time %.0f s with %d threads%s\n", setup.seconds, setup.threads,
                     setup.recorded_games > 0 ? " (this sitting; earlier games from --record)" : "");
   return t;
+}
+
+nlohmann::ordered_json levels_record_settings(const GameSpec& spec, int games, int opening_plies,
+                                              const LevelPairsChoice& choice,
+                                              const LevelsMatchPlay& play) {
+  nlohmann::ordered_json j = {{"levels_match_record", 1},
+                              {"game", spec.name()},
+                              {"games", games},
+                              {"opening_plies", opening_plies},
+                              {"seed", play.seed},
+                              {"time_scale", play.time_scale},
+                              {"only", choice.only},
+                              {"max_plies", play.max_plies},
+                              {"alphabeta", play.alphabeta_only},
+                              {"model", play.model},
+                              {"same_level", choice.same_level},
+                              {"lower_alphabeta", play.lower_alphabeta},
+                              {"lower_no_score_bounds", play.lower_no_score_bounds},
+                              {"lower_model", play.lower_model}};
+  if (!choice.a.empty()) {
+    j["a"] = choice.a;
+    j["b"] = choice.b;
+    j["human_model"] = choice.human_model;
+  }
+  if (play.resign_score > 0) {
+    j["resign_score"] = play.resign_score;
+    j["resign_moves"] = play.resign_moves;
+    j["resign_verify"] = play.resign_verify;
+  }
+  return j;
+}
+
+std::vector<int> openings_to_play(const ResumedRecord& resumed, size_t pair) {
+  std::vector<int> todo;
+  const std::vector<bool>& done = resumed.opening_done[pair];
+  for (size_t i = 0; i < done.size(); ++i)
+    if (!done[i]) todo.push_back(int(i));
+  return todo;
+}
+
+std::string pair_score_text(const PairStats& s) {
+  const int played = s.wins + s.draws + s.losses;
+  char score[32];
+  std::snprintf(score, sizeof score, "%.1f%%",
+                100.0 * (s.wins + 0.5 * s.draws) / std::max(1, played));
+  return score;
+}
+
+std::string levels_game_line(const MatchSide& upper, const MatchSide& lower,
+                             const RecordedGame& recorded, const RunnerGame& game,
+                             bool resign_verify) {
+  const int points = recorded.points;
+  const std::string verdict =
+      game.verdict_ply < 0 ? ""
+      : resign_verify      ? " (adjudication's verdict at ply " + std::to_string(game.verdict_ply) +
+                            ": " + (recorded.verdict_points == points ? "right)" : "wrong)")
+                      : " (adjudicated)";
+  return upper.name() + (recorded.game == 0 ? " (white)" : " (black)") + " vs " + lower.name() +
+         ", opening " + std::to_string(recorded.opening + 1) + ": " +
+         (points == 2   ? "win"
+          : points == 0 ? "loss"
+                        : "draw") +
+         " " + std::to_string(int(game.pos.store[0])) + "-" +
+         std::to_string(int(game.pos.store[1])) + ", " + std::to_string(game.plies) + " plies" +
+         verdict;
 }
 
 }  // namespace kz

@@ -2,7 +2,9 @@
 // from its options and printing (tools/cmd_levels_match.cpp): the pairs it plays (the
 // ladder of levels, one level and the one below, or two sides named by --a and --b) with
 // the score each must reach, the paired openings, the games of an earlier sitting taken
-// back from its record, and the score table with each pair's Elo and SPRT.
+// back from its record with the settings it was made with, the openings still to play,
+// a finished game's line and a pair's score so far, and the score table with each
+// pair's Elo and SPRT.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,34 @@ struct ResumedRecord {
 ResumedRecord resume_record(const std::string& path, const nlohmann::ordered_json& settings,
                             int openings, const std::vector<LevelPair>& pairs,
                             std::vector<PairStats>& stats);
+
+// The settings a record is made with: a resumed match must use the same ones, or its
+// games would not be one match. --a/--b's keys are there only when given and
+// adjudication's only when it is on, so records made before either existed still resume.
+//   spec: the game
+//   games: games per pair, as asked
+//   opening_plies: random plies of each opening
+//   choice: the pairs played
+//   play: how the levels play
+nlohmann::ordered_json levels_record_settings(const GameSpec& spec, int games, int opening_plies,
+                                              const LevelPairsChoice& choice,
+                                              const LevelsMatchPlay& play);
+
+// The openings of pair `pair` still to play, by index (every one without a record).
+std::vector<int> openings_to_play(const ResumedRecord& resumed, size_t pair);
+
+// A pair's score so far from the upper side, as the progress line shows it ("62.5%").
+std::string pair_score_text(const PairStats& stats);
+
+// A finished game in a line (--verbose): "hard (white) vs medium, opening 3: win 50-31, 84
+// plies", and adjudication's verdict where there was one.
+//   upper, lower: the pair's sides
+//   recorded: the game's record
+//   game: the runner's game (the stores, the plies, the verdict's ply)
+//   resign_verify: the games were played on after the verdict (which is then judged)
+std::string levels_game_line(const MatchSide& upper, const MatchSide& lower,
+                             const RecordedGame& recorded, const RunnerGame& game,
+                             bool resign_verify);
 
 // What the score table shows besides the pairs' counts.
 struct LevelsTableSetup {

@@ -1,6 +1,6 @@
 // What `kumalak perfect-check` computes, apart from its options and printing
-// (tools/cmd_solve.cpp): how often a level's moves keep the perfect-play result and
-// margin of Kalah (mcts/kalah_solver.h) on the positions of the level's own games, and
+// (tools/cmd_perfect_check.cpp): how often a level's moves keep the perfect-play result
+// and margin of Kalah (mcts/kalah_solver.h) on the positions of the level's own games, and
 // whole games of the level against perfect play.
 #pragma once
 

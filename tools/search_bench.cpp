@@ -131,4 +131,63 @@ nlohmann::ordered_json tree_bench(const GameSpec& spec, const SearchBenchSetting
   return j;
 }
 
+nlohmann::ordered_json bench_json(const GameSpec& spec, const BenchRun& run,
+                                  const BenchNetwork& network, const NetFigures& net,
+                                  const SearchFigures& serial, const SearchFigures& piped) {
+  const int games_per_batch =
+      std::max(1, run.settings.batch / std::max(1, run.settings.leaves_per_search));
+  const double net_rate = double(net.evals) / net.seconds;
+  const DriverStats& st = piped.stats;
+  const double elapsed = piped.seconds;
+  const double serial_rate = double(serial.stats.evaluated) / serial.seconds;
+  const size_t peak_nodes = std::max(piped.peak_nodes, serial.peak_nodes);
+  const size_t node_visits_at_peak =
+      piped.peak_nodes >= serial.peak_nodes ? piped.visits_at_peak : serial.visits_at_peak;
+  const int games = 2 * games_per_batch;
+  const int64_t visits = piped.visits;
+  nlohmann::ordered_json j;
+  j["game"] = spec.name();
+  j["evaluator"] = network.evaluator;
+  j["parameters"] = network.parameters;
+  j["batch"] = run.settings.batch;
+  j["threads"] = run.threads;
+  j["search_threads"] = std::min(run.search_threads, 2 * games_per_batch);
+  j["games_in_parallel"] = games;
+  j["leaves_per_search"] = run.settings.leaves_per_search;
+  j["score_bounds"] = run.score_bounds;
+  j["net_evals_per_s"] = std::round(net_rate);
+  j["search_evals_per_s"] = std::round(double(st.evaluated) / elapsed);
+  j["search_visits_per_s"] = std::round(double(visits) / elapsed);
+  j["busy_ratio"] = std::round(double(st.evaluated) / elapsed / net_rate * 1000) / 1000;
+  // The same per CPU second (robust to other processes' load): the network alone on its
+  // one thread, and the pipelined search's evaluations per CPU second of the whole
+  // process (tree and network threads together); cpu_share is that process's CPU
+  // seconds per wall second (up to the core count).
+  j["net_evals_per_cpu_s"] =
+      net.cpu_seconds > 0 ? std::round(double(net.evals) / net.cpu_seconds) : 0;
+  j["search_evals_per_cpu_s"] =
+      piped.cpu_seconds > 0 ? std::round(double(st.evaluated) / piped.cpu_seconds) : 0;
+  j["search_cpu_share"] = rounded(piped.cpu_seconds / elapsed, 2);
+  j["avg_batch"] = st.batches ? std::round(double(st.evaluated) / double(st.batches) * 10) / 10 : 0;
+  j["cache_hit_rate"] = std::round(st.cache_hit_rate() * 1000) / 1000;
+  j["eval_time_share"] = std::round(st.eval_seconds / elapsed * 1000) / 1000;
+  j["serial_search_evals_per_s"] = std::round(serial_rate);
+  j["serial_busy_ratio"] = std::round(serial_rate / net_rate * 1000) / 1000;
+  j["serial_eval_time_share"] =
+      std::round(serial.stats.eval_seconds / serial.seconds * 1000) / 1000;
+  j["bytes_per_node"] = Search::bytes_per_node();
+  j["bytes_per_visit"] =
+      node_visits_at_peak
+          ? std::round(double(peak_nodes * Search::bytes_per_node()) / double(node_visits_at_peak))
+          : 0;
+  j["nodes_per_gib"] = (1ull << 30) / Search::bytes_per_node();
+  const double flops = double(network.flops_per_position);
+  j["fold_batch_norm"] = network.folded;
+  j["inference"] = network.inference;
+  j["precision"] = network.precision;
+  j["net_flops_per_position"] = int64_t(flops);
+  j["net_gflops"] = rounded(net_rate * flops / 1e9, 2);
+  return j;
+}
+
 }  // namespace kz::cli

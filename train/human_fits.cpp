@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mcts/levels.h"
+#include "nn/model_evaluator.h"
 #include "nn/search_mixture.h"
 #include "train/progress.h"
 
@@ -115,6 +116,30 @@ SearchMixReport fit_search_mix_rows(const HumanHeadInfo& info,
     }
   }
   return report;
+}
+
+SearchMixFits fit_search_mixtures(Model& model, const HumanData& train, const HumanData& validation,
+                                  const GameSpec& spec, const std::string& engine_path,
+                                  int64_t visits, int every) {
+  HumanSearch search(spec, load_model_evaluator(spec, engine_path, 1), visits);
+  const int play_visits = human_search_visits(model.meta.human, true);
+  const bool calibrated = !model.meta.human.search_mix_play_weights.empty() ||
+                          !model.meta.human.search_filter_play_weights.empty();
+  model.meta.human.search_mix_weights.clear();
+  model.meta.human.search_mix_visits = 0;
+  HumanPolicy policy(model);
+  const auto train_rows = search_mix_rows(policy, search, train.samples, every, "train");
+  const auto val_rows = search_mix_rows(policy, search, validation.samples, 1, "validation");
+  SearchMixFits fits;
+  fits.best_move = fit_search_mix_rows(model.meta.human, train_rows, val_rows, false, visits);
+  const HumanHeadInfo& info = fits.best_move.info;
+  model.meta.human.search_mix_weights = info.search_mix_weights;
+  model.meta.human.search_mix_visits = info.search_mix_visits;
+  model.meta.human.search_play_visits =
+      calibrated && play_visits != info.search_mix_visits ? play_visits : 0;
+  // Measured from the model as it now is, as the command always did.
+  fits.shares = fit_search_mix_rows(model.meta.human, train_rows, val_rows, true, visits);
+  return fits;
 }
 
 }  // namespace kz

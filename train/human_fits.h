@@ -80,4 +80,19 @@ SearchMixReport fit_search_mix_rows(const HumanHeadInfo& info,
                                     const std::vector<MixRow>& validation_rows, bool shares,
                                     int64_t visits);
 
+// Both of human-train's search mixtures of `model`'s head, with a search of `visits`
+// visits of the network at `engine_path`: fitted on every `every`-th train position on top
+// of the policy without a mixture, measured on every validation position, for the
+// search's best move alone and for its visit shares. The model takes the best move's (the
+// one human_moves plays), and keeps the levels' calibrated play weights or filter with
+// the search they were calibrated with (HumanHeadInfo::search_play_visits). Throws what
+// loading the engine throws.
+struct SearchMixFits {
+  SearchMixReport best_move;  // the one the model now holds
+  SearchMixReport shares;     // measured beside it only
+};
+SearchMixFits fit_search_mixtures(Model& model, const HumanData& train, const HumanData& validation,
+                                  const GameSpec& spec, const std::string& engine_path,
+                                  int64_t visits, int every);
+
 }  // namespace kz

@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "tools/command_error.h"
 #include "tools/hint_json.h"
 #include "tools/serve/views.h"
 
@@ -230,7 +231,7 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
     if (job.task == Task::kAnalysis && in.game.plies() > 0)
       out.played_like = options_.ratings->played_like(in.spec, in.game.start(), in.game.moves());
   } catch (const std::exception& e) {
-    std::cerr << "kumalak serve: the human model failed: " << e.what() << std::endl;
+    cli::print_command_error("kumalak serve", e, "the human model failed");
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/analysis_words.h"
+#include "tools/command_error.h"
 #include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
@@ -124,8 +125,8 @@ bool Session::play_engine_move(int move, const std::string& engine) {
     internal_error = "the engine (" + engine + ") answered " +
                      (move >= 0 ? "pit " + std::to_string(move + 1) : std::string("no move")) +
                      ", not a legal move in " + p.to_string() + "; undo or start a new game";
-    std::cerr << "kumalak serve: internal error in session " << id << ": " << internal_error
-              << std::endl;
+    cli::print_command_error("kumalak serve",
+                             "internal error in session " + id + ": " + internal_error);
     message = "internal error";
     ++version;
     return false;

@@ -1,7 +1,6 @@
 // `serve` in the WebAssembly build: a server needs sockets, which neither Node's nor the
 // browser's WebAssembly has; the page runs this build itself instead (docs/browser.md).
-#include <iostream>
-
+#include "tools/command_error.h"
 #include "tools/commands.h"
 
 namespace kz::cli {
@@ -11,8 +10,9 @@ void register_serve(CLI::App& app, int& exit_code) {
       app.add_subcommand("serve", "Serve the page and the JSON API (the native build only)");
   cmd->allow_extras();
   cmd->callback([&exit_code] {
-    std::cerr << "kumalak serve: this is the WebAssembly build, which cannot open sockets; "
-                 "serve the page with the native build (docs/serve.md)\n";
+    print_command_error("kumalak serve",
+                        "this is the WebAssembly build, which cannot open sockets; serve the "
+                        "page with the native build (docs/serve.md)");
     exit_code = 2;
   });
 }

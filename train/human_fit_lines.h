@@ -1,0 +1,45 @@
+// The lines `kumalak human-train` (tools/cmd_human_train.cpp) writes on stderr about what
+// it fitted and measured, built apart from the command so that they are tested directly:
+// the validation fold's fit, the value head's comparison and the value term's fit with
+// its beta(R), and a search mixture's fit with its validation bins. Each line is without
+// the command's "kumalak human-train: " and without a line break.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nn/human_training.h"
+#include "train/human_fits.h"
+
+namespace kz {
+
+// "WHEN: validation top-1 T %, log-likelihood L (N positions)".
+//   when: what the model is ("before training", "epoch 2")
+//   fit: human_fit's over the validation fold
+std::string validation_fit_line(const std::string& when, const HumanFit& fit);
+
+// The value head's Brier score and winner's side on the validation games' results, beside
+// the shipped model's (or why that did not load).
+std::string value_heads_line(const ValueHeadComparison& heads);
+
+// The value term's fit: its positions, Newton steps and the train log-likelihood before
+// and after.
+std::string value_fit_line(const ValueWeightsFit& fit);
+
+// "value term beta(R): 800: b ... 2200: b; titled: b", every 200 points.
+std::string value_beta_line(const HumanHeadInfo& info);
+
+// A search mixture's fit (`fit`: its weights and lambda(R) every 200 points), the header
+// of its validation table (`header`) and a row a bin (`bins`, each starting with two
+// spaces: the 100-point bins, then "titled" and "all").
+struct SearchMixLines {
+  std::string fit, header;
+  std::vector<std::string> bins;
+};
+//   report: fit_search_mix_rows's
+//   shares: the fit is of the search's visit shares (else of its best move)
+//   visits: the search's visits
+SearchMixLines search_mix_lines(const SearchMixReport& report, bool shares, int64_t visits);
+
+}  // namespace kz
