@@ -505,26 +505,35 @@ ExplorerLabel parse_explorer_label(std::string_view text) {
   throw ParseError("unknown source label '" + std::string(text) + "': auto, titled or engine");
 }
 
+std::optional<ExplorerGame> replay_for_explorer(const GameRecord& record, const GameSpec& game,
+                                                std::vector<std::string>& skipped) {
+  ExplorerGame g;
+  try {
+    g.start = record_start(record, game);
+    g.replay = replay_record(record, g.start);
+  } catch (const ParseError& e) {
+    // replay_record's message names the game, its file and line; a FEN tag's does not.
+    std::string why = e.what();
+    if (why.find(record.describe()) == std::string::npos) why = record.describe() + ": " + why;
+    skipped.push_back(why);
+    return std::nullopt;
+  }
+  g.result = record.result == "1-0"       ? Outcome::kWhiteWins
+             : record.result == "0-1"     ? Outcome::kBlackWins
+             : record.result == "1/2-1/2" ? Outcome::kDraw
+                                          : Outcome::kOngoing;
+  return g;
+}
+
 void add_records(OpeningTreeBuilder& builder, const std::vector<GameRecord>& records,
                  const GameSpec& game, ExplorerLabel label, ExplorerSourceReport& report) {
   for (const GameRecord& record : records) {
     ++report.games;
-    ReplayResult replay;
-    Position start;
-    try {
-      start = record_start(record, game);
-      replay = replay_record(record, start);
-    } catch (const ParseError& e) {
-      // replay_record's message names the game, its file and line; a FEN tag's does not.
-      std::string why = e.what();
-      if (why.find(record.describe()) == std::string::npos) why = record.describe() + ": " + why;
-      report.skipped.push_back(why);
-      continue;
-    }
-    const Outcome result = record.result == "1-0"       ? Outcome::kWhiteWins
-                           : record.result == "0-1"     ? Outcome::kBlackWins
-                           : record.result == "1/2-1/2" ? Outcome::kDraw
-                                                        : Outcome::kOngoing;
+    const std::optional<ExplorerGame> replayed = replay_for_explorer(record, game, report.skipped);
+    if (!replayed) continue;
+    const Position& start = replayed->start;
+    const ReplayResult& replay = replayed->replay;
+    const Outcome result = replayed->result;
     std::array<ExplorerBucket, 2> buckets{};
     std::array<int, 2> ratings{0, 0};
     const bool online_clock = !record.tag("TimeControl", "\x01").starts_with('\x01');

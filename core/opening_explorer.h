@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -217,6 +218,18 @@ struct ExplorerSourceReport {
   // "FILE game N (White vs Black, line L): reason", one per game left out.
   std::vector<std::string> skipped;
 };
+
+// A record as an explorer counts it: its start (its FEN tag's position, or the game's
+// start), its moves replayed under the rules and its result (kOngoing without one).
+struct ExplorerGame {
+  Position start;
+  ReplayResult replay;
+  Outcome result = Outcome::kOngoing;
+};
+// `record` replayed for an explorer; nullopt when it does not replay, its reason (naming
+// the game, its line and ply) appended to `skipped`.
+std::optional<ExplorerGame> replay_for_explorer(const GameRecord& record, const GameSpec& game,
+                                                std::vector<std::string>& skipped);
 
 // Adds every game of `records` (one file, read_pgn) that replays under the rules (from
 // its FEN tag where it has one); a game that does not is left out and its reason kept

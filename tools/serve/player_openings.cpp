@@ -90,22 +90,11 @@ PlayerOpenings build_player_openings(const std::vector<GameRecord>& records, con
       continue;
     }
     if (out.player.empty()) out.player = record.tag(side == 0 ? "White" : "Black");
-    ReplayResult replay;
-    Position start;
-    try {
-      start = record_start(record, game);
-      replay = replay_record(record, start);
-    } catch (const ParseError& e) {
-      // replay_record's message names the game, its line and ply; a FEN tag's does not.
-      std::string why = e.what();
-      if (why.find(record.describe()) == std::string::npos) why = record.describe() + ": " + why;
-      out.skipped.push_back(why);
-      continue;
-    }
-    const Outcome result = record.result == "1-0"       ? Outcome::kWhiteWins
-                           : record.result == "0-1"     ? Outcome::kBlackWins
-                           : record.result == "1/2-1/2" ? Outcome::kDraw
-                                                        : Outcome::kOngoing;
+    const std::optional<ExplorerGame> replayed = replay_for_explorer(record, game, out.skipped);
+    if (!replayed) continue;
+    const Position& start = replayed->start;
+    const ReplayResult& replay = replayed->replay;
+    const Outcome result = replayed->result;
     std::array<ExplorerBucket, 2> buckets{};
     buckets[size_t(side)] = side == 0 ? kPlayerAsWhite : kPlayerAsBlack;
     buckets[size_t(1 - side)] = side == 0 ? kOpponentOfWhite : kOpponentOfBlack;
