@@ -16,6 +16,7 @@ import { boardGrid } from "./board.js";
 import { tr } from "./i18n.js";
 import { sowingPath } from "./sowing.js";
 import { closePuzzles } from "./puzzles.js";
+import { coverGame, uncoverGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
 const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -328,9 +329,7 @@ async function open() {
   // The Puzzles view closes (its own way: it hides the game by a class of the body);
   // the guide covers the game and comes back to it.
   closePuzzles();
-  covered = ["play"].map((id) => el(id)).concat([...document.querySelectorAll("main > aside")])
-    .filter(Boolean).map((view) => ({ view, hidden: view.hidden }));
-  for (const c of covered) c.view.hidden = true;
+  covered = coverGame();
   build();
   section.hidden = false;
   show();
@@ -342,7 +341,7 @@ function close() {
   const section = el("guide");
   if (section.hidden) return;
   section.hidden = true;
-  for (const c of covered || []) c.view.hidden = c.hidden;
+  uncoverGame(covered);
   covered = null;
 }
 

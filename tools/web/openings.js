@@ -26,6 +26,7 @@ import { boardGrid, boardSideName } from "./board.js";
 import { gameName, shownPosition } from "./game.js";
 import { tr, trn } from "./i18n.js";
 import { closePuzzles } from "./puzzles.js";
+import { coverGame, uncoverGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
 // A message id marked for tools/po/extract.sh, translated where it is shown.
@@ -446,9 +447,7 @@ function open(position) {
   shown = null;
   if (!isOpen()) {
     closePuzzles();
-    covered = ["play"].map((id) => el(id)).concat([...document.querySelectorAll("main > aside")])
-      .filter(Boolean).map((view) => ({ view, hidden: view.hidden }));
-    for (const c of covered) c.view.hidden = true;
+    covered = coverGame();
     el("openings").hidden = false;
     document.body.classList.add("openings-shown");
     el("openings-open").setAttribute("aria-pressed", "true");
@@ -462,7 +461,7 @@ function close() {
   el("openings").hidden = true;
   document.body.classList.remove("openings-shown");
   el("openings-open").setAttribute("aria-pressed", "false");
-  for (const c of covered || []) c.view.hidden = c.hidden;
+  uncoverGame(covered);
   covered = null;
   window.scrollTo(0, 0);
 }

@@ -21,6 +21,7 @@ import { currentLanguage, tr, trn } from "./i18n.js";
 import { showOpeningsOfGames } from "./openings.js";
 import { closePuzzles } from "./puzzles.js";
 import { SITE } from "./site.js";
+import { coverGame, uncoverGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
 // A message id marked for tools/po/extract.sh, translated where it is shown.
@@ -532,9 +533,7 @@ async function open() {
       const b = el(id);
       if (b && b.offsetParent !== null) b.click();
     }
-    covered = ["play"].map((id) => el(id)).concat([...document.querySelectorAll("main > aside")])
-      .filter(Boolean).map((view) => ({ view, hidden: view.hidden }));
-    for (const c of covered) c.view.hidden = true;
+    covered = coverGame();
     el("games").hidden = false;
     document.body.classList.add("games-shown");
     el("games-open").setAttribute("aria-pressed", "true");
@@ -553,7 +552,7 @@ function close() {
   el("games").hidden = true;
   document.body.classList.remove("games-shown");
   el("games-open").setAttribute("aria-pressed", "false");
-  for (const c of covered || []) c.view.hidden = c.hidden;
+  uncoverGame(covered);
   covered = null;
   window.scrollTo(0, 0);
 }
