@@ -8,13 +8,10 @@
 #include <mutex>
 #include <stdexcept>
 
-// The catalogs compiled from tools/po/*.po at build time (tools/po/catalogs.cmake): an
-// array kz::i18n::compiled::kCatalogs of {code, .mo bytes}. A build without them (the
-// fuzz targets compile core/ alone) speaks English only.
-#if __has_include("i18n_catalogs.inc")
-#include "i18n_catalogs.inc"
-#define KZ_HAVE_CATALOGS 1
-#endif
+// The catalogs of the program, defined by the object library kz_catalogs that its
+// executable links (tools/po/catalogs.cmake); weak, so that a program without it (the
+// fuzz targets) links and speaks English only.
+extern "C" const kz::i18n::CompiledCatalogs kz_compiled_catalogs __attribute__((weak));
 
 namespace kz::i18n {
 
@@ -265,11 +262,12 @@ namespace {
 const std::vector<std::unique_ptr<Catalog>>& all_catalogs() {
   static const std::vector<std::unique_ptr<Catalog>> catalogs = [] {
     std::vector<std::unique_ptr<Catalog>> out;
-#ifdef KZ_HAVE_CATALOGS
-    for (const auto& c : compiled::kCatalogs)
+    if (&kz_compiled_catalogs == nullptr) return out;
+    for (size_t i = 0; i < kz_compiled_catalogs.count; ++i) {
+      const CompiledCatalog& c = kz_compiled_catalogs.list[i];
       out.push_back(std::make_unique<Catalog>(
           c.code, std::string_view(reinterpret_cast<const char*>(c.bytes), c.size)));
-#endif
+    }
     return out;
   }();
   return catalogs;

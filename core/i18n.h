@@ -10,6 +10,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -85,6 +86,20 @@ class Catalog {
 // ?:, ||, &&, comparisons, + - * / %, !, parentheses) for count n; throws
 // std::runtime_error on a syntax error.
 long long eval_plural(std::string_view expression, long long n);
+
+// The catalogs a program is built with: the .mo files of tools/po, compiled into the
+// object library kz_catalogs (tools/po/catalogs.cmake) that each executable links, as
+// one definition of `kz_compiled_catalogs` (below). core/ does not build them: a program
+// without that library (the fuzz targets) speaks English only.
+struct CompiledCatalog {
+  const char* code;            // "kk", "ru", "ky"
+  const unsigned char* bytes;  // the .mo file
+  size_t size;
+};
+struct CompiledCatalogs {
+  const CompiledCatalog* list;
+  size_t count;
+};
 
 // The compiled-in catalog of a language code ("kk", "ru", "ky"), null when none.
 const Catalog* catalog(std::string_view code);

@@ -1,10 +1,12 @@
 # The translations: GNU gettext catalogs tools/po/<code>.po (one per language; English is
-# the source, so it has none). Included by the top-level CMakeLists.txt after kz_core:
+# the source, so it has none). Included by the top-level CMakeLists.txt:
 #  - msgfmt --check compiles each .po into a .mo (a malformed catalog, a bad header or a
 #    plural entry without every form fails the build);
-#  - the .mo files are embedded into kz_core as byte arrays (embed_catalogs.cmake ->
-#    i18n_catalogs.inc, read by core/i18n.cpp), so that every executable speaks every
-#    language without installed locales;
+#  - the .mo files become byte arrays in the object library kz_catalogs
+#    (embed_catalogs.cmake -> i18n_catalogs.cpp, defining kz_compiled_catalogs of
+#    core/i18n.h), which every executable and test links (kz_catalogs below, tools/,
+#    tests/), so that each speaks every language without installed locales; core/ itself
+#    is built without them;
 #  - kz_pot extracts the template of every message id from the sources (extract.sh) into
 #    the build folder, which tests/core_i18n_catalogs_test.cpp compares with the catalogs.
 find_program(KZ_MSGFMT msgfmt)
@@ -26,13 +28,15 @@ foreach(po IN LISTS KZ_PO_FILES)
   list(APPEND KZ_MO_FILES ${KZ_I18N_DIR}/${code}.mo)
 endforeach()
 add_custom_command(
-  OUTPUT ${KZ_I18N_DIR}/i18n_catalogs.inc
-  COMMAND ${CMAKE_COMMAND} -DMO_DIR=${KZ_I18N_DIR} -DOUT=${KZ_I18N_DIR}/i18n_catalogs.inc
+  OUTPUT ${KZ_I18N_DIR}/i18n_catalogs.cpp
+  COMMAND ${CMAKE_COMMAND} -DMO_DIR=${KZ_I18N_DIR} -DOUT=${KZ_I18N_DIR}/i18n_catalogs.cpp
           -P ${CMAKE_SOURCE_DIR}/tools/po/embed_catalogs.cmake
   DEPENDS ${KZ_MO_FILES} ${CMAKE_SOURCE_DIR}/tools/po/embed_catalogs.cmake
   COMMENT "Embedding the translation catalogs")
-target_sources(kz_core PRIVATE ${KZ_I18N_DIR}/i18n_catalogs.inc)
-target_include_directories(kz_core PRIVATE ${KZ_I18N_DIR})
+# An object library, so that its one definition is in every executable that links it
+# (core/i18n.cpp refers to it weakly, which would not pull it out of an archive).
+add_library(kz_catalogs OBJECT ${KZ_I18N_DIR}/i18n_catalogs.cpp)
+target_include_directories(kz_catalogs PRIVATE ${CMAKE_SOURCE_DIR})
 
 # The template of every message id in the sources, rebuilt whenever a source changes.
 file(GLOB_RECURSE KZ_MESSAGE_SOURCES CONFIGURE_DEPENDS
