@@ -499,6 +499,10 @@ function startPass() {
       if (mine.stop) return;
       g.evidence = evidence;
       await putGame(g);
+      // The view may have read the games again meanwhile (closed and opened): the list it
+      // holds now gets the evidence too, or the estimate would leave this game out.
+      const current = games.find((x) => x.id === g.id);
+      if (current) current.evidence = evidence;
       ++done;
       if (isOpen()) {
         const row = el("games-rows") && el("games-rows").querySelector(`tr[data-id="${g.id}"]`);
