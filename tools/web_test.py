@@ -1346,12 +1346,23 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     with open(path, "w") as f:
         f.write(YOUR_GAMES)
     started = time.time()
+    # A page of its own, as a player opening it (nothing left of the checks before).
+    driver.get(driver.current_url)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
     # A game played here to its end is kept: White's 91 captures 2 and reaches 82.
     Select(driver.find_element(By.ID, "human")).select_by_value("0")
     field = driver.find_element(By.ID, "position")
     field.clear()
     field.send_keys(LAST_MOVE_WINS)
     driver.find_element(By.CSS_SELECTOR, "#position-form button").click()
+    try:
+        wait.until(lambda d: d.execute_script(
+            "return kzState && kzState.board && kzState.board.position === arguments[0] "
+            "&& kzState.human === 'white'", LAST_MOVE_WINS))
+    except Exception:
+        fail("Your games: the position set up is not on the board: %r, the page says %r"
+             % (driver.execute_script("return kzState && [kzState.board.position, kzState.human]"),
+                driver.find_element(By.ID, "toast").text))
     click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
     wait.until(lambda d: d.execute_script("return kzState.board.decided"))
     driver.find_element(By.ID, "games-open").click()
