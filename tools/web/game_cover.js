@@ -14,3 +14,31 @@ export function coverGame() {
 export function uncoverGame(covered) {
   for (const c of covered || []) c.view.hidden = c.hidden;
 }
+
+// A view shown in the game's place and named `name`: the section #name, its header button
+// #name-open (aria-pressed says whether the view is shown) and the body's class
+// name-shown for the styles. show() and hide() do nothing when it already is so.
+export function viewInPlaceOfGame(name) {
+  let covered = null;
+  const section = () => document.getElementById(name);
+  const button = () => document.getElementById(name + "-open");
+  const view = {
+    isOpen: () => !section().hidden,
+    show() {
+      if (view.isOpen()) return;
+      covered = coverGame();
+      section().hidden = false;
+      document.body.classList.add(name + "-shown");
+      button().setAttribute("aria-pressed", "true");
+    },
+    hide() {
+      if (!view.isOpen()) return;
+      section().hidden = true;
+      document.body.classList.remove(name + "-shown");
+      button().setAttribute("aria-pressed", "false");
+      uncoverGame(covered);
+      covered = null;
+    },
+  };
+  return view;
+}

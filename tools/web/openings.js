@@ -26,7 +26,7 @@ import { boardGrid, boardSideName } from "./board.js";
 import { gameName, shownPosition } from "./game.js";
 import { tr, trn } from "./i18n.js";
 import { closePuzzles } from "./puzzles.js";
-import { coverGame, uncoverGame } from "./game_cover.js";
+import { viewInPlaceOfGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
 // A message id marked for tools/po/extract.sh, translated where it is shown.
@@ -56,14 +56,14 @@ const kDefaultRating = 1500;
 let line = [];        // the positions explored: [{position, move (notation leading here)}]
 let at = 0;           // the index in `line` shown
 let shown = null;     // the API's last answer, null while none
-let covered = null;   // while open: the views it hides, each with whether it was hidden
+const view = viewInPlaceOfGame("openings");  // in the game's place while open
 let asked = 0;        // the number of the last request: an older answer is dropped
 let mine = null;      // the player's games shown under "My games": {game, pgn, player}
 let rating = null;    // the rating the player chose for the human model; null: the source's
 let columns = null;   // the engine's and the human model's answer for `shown`, null until it comes
 
 function isOpen() {
-  return !el("openings").hidden;
+  return view.isOpen();
 }
 
 function make(tag, id, cls, text) {
@@ -447,10 +447,7 @@ function open(position) {
   shown = null;
   if (!isOpen()) {
     closePuzzles();
-    covered = coverGame();
-    el("openings").hidden = false;
-    document.body.classList.add("openings-shown");
-    el("openings-open").setAttribute("aria-pressed", "true");
+    view.show();
   }
   window.scrollTo(0, 0);
   ask();
@@ -458,11 +455,7 @@ function open(position) {
 
 function close() {
   if (!isOpen()) return;
-  el("openings").hidden = true;
-  document.body.classList.remove("openings-shown");
-  el("openings-open").setAttribute("aria-pressed", "false");
-  uncoverGame(covered);
-  covered = null;
+  view.hide();
   window.scrollTo(0, 0);
 }
 

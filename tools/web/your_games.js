@@ -21,7 +21,7 @@ import { currentLanguage, tr, trn } from "./i18n.js";
 import { showOpeningsOfGames } from "./openings.js";
 import { closePuzzles } from "./puzzles.js";
 import { SITE } from "./site.js";
-import { coverGame, uncoverGame } from "./game_cover.js";
+import { viewInPlaceOfGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
 // A message id marked for tools/po/extract.sh, translated where it is shown.
@@ -34,12 +34,12 @@ const ratingEveryGames = 10;
 
 let games = [];        // every game kept, oldest first
 let player = "";       // the player's name: the side each game is seen from
-let covered = null;    // while open: the views it hides, each with whether it was hidden
+const view = viewInPlaceOfGame("games");  // in the game's place while open
 let pass = null;       // the background rating pass while it runs: {stop}
 let lastRating = null; // the last estimate over all games {player, rating, low, high, games}
 
 function isOpen() {
-  return !el("games").hidden;
+  return view.isOpen();
 }
 
 function make(tag, id, cls, text) {
@@ -537,10 +537,7 @@ async function open() {
       const b = el(id);
       if (b && b.offsetParent !== null) b.click();
     }
-    covered = coverGame();
-    el("games").hidden = false;
-    document.body.classList.add("games-shown");
-    el("games-open").setAttribute("aria-pressed", "true");
+    view.show();
   }
   window.scrollTo(0, 0);
   games = await allGames();
@@ -553,11 +550,7 @@ async function open() {
 
 function close() {
   if (!isOpen()) return;
-  el("games").hidden = true;
-  document.body.classList.remove("games-shown");
-  el("games-open").setAttribute("aria-pressed", "false");
-  uncoverGame(covered);
-  covered = null;
+  view.hide();
   window.scrollTo(0, 0);
 }
 
