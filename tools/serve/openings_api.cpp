@@ -98,6 +98,41 @@ json counts_json(const ExplorerCounts& c) {
           {"rated_games", c.rated}};
 }
 
+// A move's answer over `selection` (its counts, number, notation, share of the position's
+// `games` and where it leads, so that the page plays it by asking for that position);
+// the caller adds its `by_source`.
+json explorer_move_json(const Position& pos, const ExplorerMove& m, ExplorerBuckets selection,
+                        uint64_t games) {
+  const ExplorerCounts c = m.total(selection);
+  json jm = counts_json(c);
+  jm["move"] = m.move + 1;
+  jm["notation"] = format_move(pos, m.move);
+  jm["share"] = games ? double(c.games()) / double(games) : 0.0;
+  Position after = pos;
+  after.play(m.move);
+  jm["after"] = after.to_string();
+  return jm;
+}
+
+// The fields every explorer's answer has: the position, its board, whether the explorer
+// knows it, its games over the selection, the moves, the games per source and the
+// explorer's limits.
+json explorer_answer_json(const OpeningExplorer& explorer, const Position& pos,
+                          const ExplorerPosition* entry, uint64_t games, json moves,
+                          json games_by_source, json selection) {
+  return {{"game", explorer.game().name()},
+          {"position", pos.to_string()},
+          {"to_move", side_to_move_word(pos)},
+          {"board", board_json(pos)},
+          {"selection", std::move(selection)},
+          {"known", entry != nullptr},
+          {"games", games},
+          {"moves", std::move(moves)},
+          {"games_by_source", std::move(games_by_source)},
+          {"max_plies", explorer.max_plies()},
+          {"min_games", explorer.min_games()}};
+}
+
 json openings_json(const ExplorerFile& file, const Position& pos, const std::string& source,
                    const std::string& band, ExplorerBuckets selection) {
   const ExplorerPosition* entry = file.explorer.find(pos);
@@ -114,11 +149,7 @@ json openings_json(const ExplorerFile& file, const Position& pos, const std::str
   }
   json list = json::array();
   for (const ExplorerMove* m : moves) {
-    const ExplorerCounts c = m->total(selection);
-    json jm = counts_json(c);
-    jm["move"] = m->move + 1;
-    jm["notation"] = format_move(pos, m->move);
-    jm["share"] = games ? double(c.games()) / double(games) : 0.0;
+    json jm = explorer_move_json(pos, *m, selection, games);
     json per = json::object();
     for (int b = 0; b < kExplorerBuckets; ++b) {
       const ExplorerCounts& bc = m->by_bucket[size_t(b)];
@@ -126,24 +157,13 @@ json openings_json(const ExplorerFile& file, const Position& pos, const std::str
         per[explorer_bucket_name(ExplorerBucket(b))] = counts_json(bc);
     }
     jm["by_source"] = per;
-    // Where the move leads, so that the page plays it by asking for that position.
-    Position after = pos;
-    after.play(m->move);
-    jm["after"] = after.to_string();
     list.push_back(jm);
   }
-  return {{"game", file.explorer.game().name()},
-          {"position", pos.to_string()},
-          {"to_move", side_to_move_word(pos)},
-          {"board", board_json(pos)},
-          {"selection", {{"source", source}, {"rating_band", band.empty() ? json() : json(band)}}},
-          {"known", entry != nullptr},
-          {"games", games},
-          {"moves", list},
-          {"games_by_source", by_source},
-          {"max_plies", file.explorer.max_plies()},
-          {"min_games", file.explorer.min_games()},
-          {"about", file.about}};
+  json answer = explorer_answer_json(
+      file.explorer, pos, entry, games, std::move(list), std::move(by_source),
+      {{"source", source}, {"rating_band", band.empty() ? json() : json(band)}});
+  answer["about"] = file.about;
+  return answer;
 }
 
 // The engine's and the human model's view of explored positions, each position's kept:
@@ -370,11 +390,7 @@ json player_openings_json(const PlayerOpenings& p, const Position& pos, const st
   }
   json list = json::array();
   for (const ExplorerMove* m : moves) {
-    const ExplorerCounts c = m->total(selection);
-    json jm = counts_json(c);
-    jm["move"] = m->move + 1;
-    jm["notation"] = format_move(pos, m->move);
-    jm["share"] = games ? double(c.games()) / double(games) : 0.0;
+    json jm = explorer_move_json(pos, *m, selection, games);
     json per = json::object();
     bool mine = false, theirs = false;
     for (ExplorerBucket b : buckets) {
@@ -387,30 +403,16 @@ json player_openings_json(const PlayerOpenings& p, const Position& pos, const st
     // Who chose it here, and how the player fared after it.
     jm["by"] = mine && theirs ? "both" : mine ? "player" : "opponents";
     jm["player"] = counts_json(player_view(*m, selection));
-    Position after = pos;
-    after.play(m->move);
-    jm["after"] = after.to_string();
     list.push_back(jm);
   }
-  return {{"game", p.explorer.game().name()},
-          {"position", pos.to_string()},
-          {"to_move", side_to_move_word(pos)},
-          {"board", board_json(pos)},
-          {"selection", {{"source", "player"}, {"colour", colour}}},
-          {"known", entry != nullptr},
-          {"games", games},
-          {"moves", list},
-          {"games_by_source", by_source},
-          {"max_plies", p.explorer.max_plies()},
-          {"min_games", p.explorer.min_games()},
-          {"about",
-           {{"player", p.player},
-            {"rating", p.rating ? json(*p.rating) : json()},
-            {"records", p.records},
-            {"as_white", p.as_white},
-            {"as_black", p.as_black},
-            {"without_player", p.without_player},
-            {"skipped", p.skipped}}}};
+  json answer =
+      explorer_answer_json(p.explorer, pos, entry, games, std::move(list), std::move(by_source),
+                           {{"source", "player"}, {"colour", colour}});
+  answer["about"] = {{"player", p.player},     {"rating", p.rating ? json(*p.rating) : json()},
+                     {"records", p.records},   {"as_white", p.as_white},
+                     {"as_black", p.as_black}, {"without_player", p.without_player},
+                     {"skipped", p.skipped}};
+  return answer;
 }
 
 Position position_field(const json& b, const GameSpec& spec) {
