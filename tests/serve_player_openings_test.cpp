@@ -51,8 +51,9 @@ const char* kFile = R"([White "Alice"]
 class PlayerOpeningsApi {
  public:
   PlayerOpeningsApi() { add_openings_routes(router_); }
+  // `body` with the file of games added unless it names them some other way.
   std::pair<int, json> post(json body, const std::string& lang = "") {
-    if (!body.contains("pgn")) body["pgn"] = kFile;
+    if (!body.contains("pgn") && !body.contains("games_key")) body["pgn"] = kFile;
     ApiRequest r;
     r.method = "POST";
     r.path = "/api/openings/games";
@@ -157,6 +158,34 @@ TEST(ServePlayerOpenings, ANamedPlayerLetterCaseIgnored) {
   ASSERT_EQ(j2["moves"].size(), 1u);
   EXPECT_EQ(j2["moves"][0]["notation"], "21");
   EXPECT_EQ(j2["moves"][0]["player"]["losses"], 1);
+}
+
+TEST(ServePlayerOpenings, TheFileIsSentOnceAndThenNamedByItsKey) {
+  PlayerOpeningsApi api;
+  auto [s1, first] = api.post({{"game", "togyz"}});
+  ASSERT_EQ(s1, 200) << first.dump();
+  const std::string key = first["games_key"];
+  EXPECT_EQ(key.size(), 16u);
+  // The next step names the games by the key alone: the same tree, one move further.
+  auto [s2, step] = api.post({{"games_key", key}, {"position", after_76()}});
+  ASSERT_EQ(s2, 200) << step.dump();
+  EXPECT_EQ(step["games_key"], key);
+  EXPECT_EQ(step["about"], first["about"]);
+  auto [s3, full] = api.post({{"position", after_76()}});
+  ASSERT_EQ(s3, 200);
+  EXPECT_EQ(step["moves"], full["moves"]);
+  // Another player's tree is another key, and replaces the one kept.
+  auto [s4, carol] = api.post({{"player", "Carol"}});
+  ASSERT_EQ(s4, 200);
+  EXPECT_NE(carol["games_key"], key);
+  auto [s5, gone] = api.post({{"games_key", key}});
+  EXPECT_EQ(s5, 409) << gone.dump();
+  EXPECT_FALSE(gone["error"].get<std::string>().empty());
+  // A key of another game, or of nothing kept, is the same refusal.
+  auto [s6, kalah] = api.post({{"games_key", carol["games_key"]}, {"game", "kalah"}});
+  EXPECT_EQ(s6, 409) << kalah.dump();
+  PlayerOpeningsApi fresh;
+  EXPECT_EQ(fresh.post({{"games_key", key}}).first, 409);
 }
 
 TEST(ServePlayerOpenings, FilesWithoutThePlayersGamesAreRefusedSayingWhy) {

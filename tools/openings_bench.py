@@ -3,7 +3,8 @@
 (docs/openings.md, "Figures"): GET /api/openings/engine for every position of the first
 two plies, the first time (the engine's search and the human model) and again (kept), and
 POST /api/openings/games over a file of games (--pgn), the first time (read and built) and
-while walking its tree (kept).
+while walking its tree (kept), with the file sent each step and, as the page does, named by
+the key of the first answer.
 
   tools/openings_bench.py --kumalak build-player/tools/kumalak --pgn GAMES.pgn
 
@@ -53,6 +54,9 @@ const [pgn, rating] = [arguments[0], arguments[1]];
     t = performance.now();
     await m.api("POST", "/api/openings/games", {game: "togyz", pgn, player: "", position: g.moves[0].after});
     out.walk = (performance.now() - t) / 1000;
+    t = performance.now();
+    await m.api("POST", "/api/openings/games", {game: "togyz", games_key: g.games_key, position: g.moves[0].after});
+    out.walk_keyed = (performance.now() - t) / 1000;
     out.about = g.about;
   }
   return out;
@@ -83,7 +87,8 @@ def site(args):
         if pgn:
             print("site: games: %s, %.0f KB" % (got["about"]["player"], len(pgn) / 1000))
             summary("site: games, first call (read and build)", [got["build"]])
-            summary("site: games, one step of walking (kept)", [got["walk"]])
+            summary("site: games, one step of walking, the file sent again", [got["walk"]])
+            summary("site: games, one step of walking, the file named by its key", [got["walk_keyed"]])
     finally:
         driver.quit()
         stop_server(server)
@@ -168,7 +173,17 @@ def main():
                 body["position"] = answer["moves"][0]["after"]
                 answer, t = call(base, "POST", "/api/openings/games", body)
                 walk.append(t)
-            summary("games, walking the tree (kept)", walk)
+            summary("games, walking the tree, the file sent each step", walk)
+            # What the page does: the file once, then its key.
+            walk, answer = [], built
+            for _ in range(12):
+                if not answer["moves"]:
+                    break
+                keyed = {"game": "togyz", "games_key": built["games_key"],
+                         "position": answer["moves"][0]["after"]}
+                answer, t = call(base, "POST", "/api/openings/games", keyed)
+                walk.append(t)
+            summary("games, walking the tree, the file named by its key", walk)
     finally:
         stop_server(server)
     return 0

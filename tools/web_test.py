@@ -31,7 +31,10 @@ With --screenshots it also saves the pictures used in the README (game, hint, an
 docs/img/phone-{kk,ru,ky,en}.png, the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png,
 and the Rules guide's tuzdyk step on a phone, docs/img/phone-guide-{kk,ru,ky,en}.png.
 With --guide-only it checks the Rules guide alone (desktop and phone, four languages),
-which needs no engine and takes well under a minute.
+which needs no engine and takes well under a minute. With --storage-only it checks the page
+where the browser's storage is full (every write failing: the game, Your games and a puzzle
+go on, each saying once that nothing is kept) and a kept game that does not read (said and
+replaced), and that a game deleted from Your games stays deleted after a reload.
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
 import argparse
@@ -138,6 +141,9 @@ def main():
                     help="check only the Openings view (desktop, and phone in every language)")
     ap.add_argument("--your-games-only", action="store_true",
                     help="check only the Your games view (desktop)")
+    ap.add_argument("--storage-only", action="store_true",
+                    help="check only the page where the browser's storage is full, and a kept "
+                         "game that does not read (desktop)")
     ap.add_argument("--import-timing", default=None,
                     help="with --your-games-only: also time importing this file of many games")
     ap.add_argument("--pass-timing", default=None, nargs=2, metavar=("FILE", "NAME"),
@@ -179,6 +185,12 @@ def main():
             driver = phone_driver(profile + "-games")
             your_games_phone(driver, WebDriverWait(driver, args.timeout), By, Select, url, "kk",
                              english, profile, args.screenshots)
+            return 0
+        if args.storage_only:
+            driver.quit()
+            driver = None
+            storage_full_check(url, profile, args.timeout)
+            storage_damaged_check(url, profile, args.timeout)
             return 0
         if args.guide_only:
             desktop_guide_checks(driver, wait, By, Select, url, english)
@@ -520,12 +532,18 @@ def js_round(x):
     return int(math.floor(x + 0.5))
 
 
+def keep_numbers_with_endings(text):
+    """`text` as the page shows it: a number's ending after a non-breaking hyphen
+    (tools/web/i18n.js keepNumbersWithEndings)."""
+    return re.sub(r"(\d)-(?=[^\W\d_])", "\\1\u2011", text)
+
+
 def say(catalog, msgid, **params):
     """The message `msgid` as the page says it in the catalog's language."""
     text = catalog.get(msgid) or msgid
     for k, v in params.items():
         text = text.replace("{%s}" % k, str(v))
-    return text
+    return keep_numbers_with_endings(text)
 
 
 # The game's parts a person could still see or touch: its board, buttons, moves and
@@ -552,7 +570,7 @@ def puzzle_words_check(driver, By, lang, puzzle, catalog):
     player's start in the language."""
     text = driver.find_element(By.ID, "puzzles").text
     title = driver.find_element(By.ID, "puzzle-title").text
-    if title != puzzle["title"]:
+    if title != keep_numbers_with_endings(puzzle["title"]):
         fail("%s: the puzzle's title reads %r, not %r" % (lang, title, puzzle["title"]))
     for internal in (puzzle["id"], ".pgn", ".txt", "playok", "self-play", "models/"):
         if internal in text:
@@ -1444,6 +1462,169 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
           "opened into the analysis, %.1f s" % (rating, time.time() - started))
 
 
+# Run before the page's scripts: every write to localStorage and every IndexedDB write fails
+# as on a browser whose storage is full (QuotaExceededError), and the page's toasts are
+# counted in window.kzToasts.
+STORAGE_FULL_JS = """
+(() => {
+  const full = () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); };
+  Storage.prototype.setItem = full;
+  IDBObjectStore.prototype.put = full;
+  IDBObjectStore.prototype.add = full;
+  window.kzToasts = [];
+  document.addEventListener('DOMContentLoaded', () => {
+    const t = document.getElementById('toast');
+    new MutationObserver(() => { if (!t.hidden) window.kzToasts.push(t.textContent); })
+      .observe(t, {childList: true, characterData: true, subtree: true, attributes: true});
+  });
+})();
+"""
+# The rows of the Your games list, as text (read at once: the list is redrawn as the rating
+# pass goes on); and a click on the Delete of the row naming arguments[0].
+GAME_ROWS_JS = "return [...document.querySelectorAll('#games-rows tr')].map((r) => r.textContent)"
+DELETE_GAME_JS = ("[...document.querySelectorAll('#games-rows tr')].find((r) => "
+                  "r.textContent.includes(arguments[0])).querySelector('.games-delete').click()")
+GAME_NOT_KEPT = ("This browser does not let the page keep your game (its storage is full or turned "
+                 "off); it will be lost when the page closes.")
+GAMES_NOT_KEPT = ("This browser does not let the page keep your games (its storage is full or turned "
+                  "off); they stay until the page closes.")
+
+
+def storage_full_check(url, folder, timeout):
+    """A browser whose storage is full: the game goes on and says once that it is not kept;
+    Your games imports a file and lists, deletes and keeps its games in the page's memory,
+    saying once that they are not kept."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    started = time.time()
+    driver = desktop_driver(1280, 900, folder + "-full", lang="en-US")
+    try:
+        wait = WebDriverWait(driver, timeout)
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STORAGE_FULL_JS})
+        driver.get(url)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+        Select(driver.find_element(By.ID, "human")).select_by_value("0")
+        driver.find_element(By.ID, "new-game").click()
+        playable = '#board .pit.playable[data-player="0"]'
+        for moves in (2, 4):
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, playable))
+            click_fresh(driver, wait, By.CSS_SELECTOR, playable)
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= moves)
+        try:
+            wait.until(lambda d: GAME_NOT_KEPT in d.execute_script("return window.kzToasts"))
+        except Exception:
+            fail("storage full: the game does not say it is not kept; the page said %r"
+                 % driver.execute_script("return window.kzToasts"))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, playable))
+        toasts = driver.execute_script("return window.kzToasts")
+        if toasts.count(GAME_NOT_KEPT) != 1:
+            fail("storage full: the game's message said %d times over two moves: %r"
+                 % (toasts.count(GAME_NOT_KEPT), toasts))
+
+        path = os.path.join(folder, "your-games-full.pgn")
+        with open(path, "w") as f:
+            f.write(YOUR_GAMES)
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+        driver.find_element(By.ID, "games-import").send_keys(path)
+        wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+        rows = lambda d: d.execute_script(GAME_ROWS_JS)
+        names = lambda: sorted(n for r in rows(driver) for n in ("Bob", "Cem", "Dana") if n in r)
+        if names() != ["Bob", "Cem", "Dana"]:
+            fail("storage full: the imported games are not listed: %r" % rows(driver))
+        toasts = driver.execute_script("return window.kzToasts")
+        if toasts.count(GAMES_NOT_KEPT) != 1:
+            fail("storage full: Your games said %d times that the games are not kept: %r"
+                 % (toasts.count(GAMES_NOT_KEPT), toasts))
+        driver.execute_script(DELETE_GAME_JS, "Bob")
+        wait.until(lambda d: names() == ["Cem", "Dana"])
+        # Closed and opened again, the view lists the games kept in memory, Bob's still gone.
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: not d.find_element(By.ID, "games").is_displayed())
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed() and rows(d))
+        if names() != ["Cem", "Dana"]:
+            fail("storage full: after reopening, the games in memory are %r" % names())
+        toasts = driver.execute_script("return window.kzToasts")
+        if toasts.count(GAMES_NOT_KEPT) != 1:
+            fail("storage full: the games' message said again: %r" % toasts)
+
+        # A puzzle solved: the rating moves, kept in memory, said once not to be kept.
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: not d.find_element(By.ID, "games").is_displayed())
+        driver.find_element(By.ID, "puzzles-open").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#puzzle-board .pit.playable")
+                   and d.find_element(By.ID, "puzzles").get_attribute("data-game") == "togyz")
+        daily = api_get(url, "api/puzzle?game=togyz")
+        req = urllib.request.Request(url + "api/puzzle/check", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"game": "togyz", "id": daily["id"],
+                                                      "move": daily["board"]["legal"][0]}).encode())
+        check = json.load(urllib.request.urlopen(req))
+        to_move = driver.execute_script(
+            "return document.querySelector('#puzzle-board .pit.playable').dataset.player")
+        click_fresh(driver, wait, By.CSS_SELECTOR, '#puzzle-board .pit.playable[data-player="%s"][data-pit="%d"]'
+                    % (to_move, check["solution"]))
+        wait.until(lambda d: d.find_element(By.ID, "puzzle-result").get_attribute("data-correct") == "yes")
+        if not re.search(r"Your puzzle rating: \d+ -> \d+ ", driver.find_element(By.ID, "puzzle-result").text):
+            fail("storage full: a solved puzzle reads %r" % driver.find_element(By.ID, "puzzle-result").text)
+        puzzle_not_kept = ("This browser does not let the page keep your puzzle rating (its storage is "
+                           "full or turned off); it lasts until the page closes.")
+        wait.until(lambda d: puzzle_not_kept in d.execute_script("return window.kzToasts"))
+    finally:
+        driver.quit()
+    print("web_test: storage full: the game and Your games go on, each saying once that nothing "
+          "is kept; a game deleted from memory, %.1f s" % (time.time() - started))
+
+
+def storage_damaged_check(url, folder, timeout):
+    """A kept game that does not read is said, dropped and replaced by a new game; a game
+    deleted from Your games stays deleted after a reload."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    started = time.time()
+    driver = desktop_driver(1280, 900, folder + "-damaged", lang="en-US")
+    try:
+        wait = WebDriverWait(driver, timeout)
+        driver.get(url)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        driver.execute_script("localStorage.setItem('kz-game', '{\"game\": \"togyz\", \"pgn\"');"
+                              "sessionStorage.clear()")
+        driver.refresh()
+        said = "The game kept in this browser could not be read and was discarded."
+        try:
+            wait.until(lambda d: said in d.find_element(By.ID, "toast").get_attribute("textContent"))
+        except Exception:
+            fail("a damaged kept game is not said: the page says %r"
+                 % driver.find_element(By.ID, "toast").get_attribute("textContent"))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        if driver.find_elements(By.CSS_SELECTOR, "#moves li"):
+            fail("a damaged kept game left moves on the board")
+
+        path = os.path.join(folder, "your-games-delete.pgn")
+        with open(path, "w") as f:
+            f.write(YOUR_GAMES)
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+        driver.find_element(By.ID, "games-import").send_keys(path)
+        wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+        rows = lambda d: d.execute_script(GAME_ROWS_JS)
+        names = lambda d: sorted(n for r in rows(d) for n in ("Bob", "Cem", "Dana") if n in r)
+        driver.execute_script(DELETE_GAME_JS, "Cem")
+        wait.until(lambda d: names(d) == ["Bob", "Dana"])
+        driver.refresh()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+        driver.find_element(By.ID, "games-open").click()
+        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed() and rows(d))
+        if names(driver) != ["Bob", "Dana"]:
+            fail("a game deleted from Your games is back after a reload: %r" % names(driver))
+    finally:
+        driver.quit()
+    print("web_test: a damaged kept game said and replaced; a deleted game stays deleted after a "
+          "reload, %.1f s" % (time.time() - started))
+
+
 def your_games_phone(driver, wait, By, Select, url, lang, english, folder, screenshots):
     """The Your games view on a phone in `lang`: a file imported, the rating line shown,
     nothing scrolls sideways and no English is left."""
@@ -1644,6 +1825,13 @@ def no_english_left(driver, lang, view, english):
                     left.append((w, text))
     if left:
         fail("%s, %s: English left on the page: %s" % (lang, view, left[:8]))
+    # A number's ending after a plain hyphen ("2-отау") may be broken from it at a line's
+    # end; the page writes the non-breaking hyphen there.
+    breakable = [t for t in driver.execute_script(VISIBLE_TEXT_JS)
+                 if re.search(r"\d-[\u0400-\u04FF]", t)]
+    if breakable:
+        fail("%s, %s: a number and its ending joined by a breakable hyphen: %s"
+             % (lang, view, breakable[:4]))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <functional>
 #include <map>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "core/opening_explorer.h"
@@ -343,12 +345,17 @@ class EngineColumns {
 // The explorer over the last file of a player's games, kept while the page walks it.
 class PlayerLibrary {
  public:
-  std::shared_ptr<const PlayerOpenings> openings(const GameSpec& spec, const std::string& pgn,
-                                                 const std::string& player) {
-    const size_t key = std::hash<std::string>{}(spec.name() + '\n' + player + '\n' + pgn);
+  struct Kept {
+    std::shared_ptr<const PlayerOpenings> openings;
+    std::string key;  // names these games in later requests (games_key)
+  };
+
+  // The explorer of `player`'s games in `pgn`, built unless it is the one kept.
+  Kept openings(const GameSpec& spec, const std::string& pgn, const std::string& player) {
+    const std::string key = games_key(spec, pgn, player);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (last_ && key == last_key_) return last_;
+      if (last_.openings && key == last_.key) return last_;
     }
     std::istringstream in(pgn);
     const std::vector<GameRecord> records = read_pgn(in, "pgn");  // ParseError: 400
@@ -356,15 +363,35 @@ class PlayerLibrary {
     auto built =
         std::make_shared<const PlayerOpenings>(build_player_openings(records, spec, player));
     std::lock_guard<std::mutex> lock(mutex_);
-    last_ = built;
-    last_key_ = key;
-    return built;
+    last_ = {built, key};
+    last_game_ = spec.name();
+    return last_;
+  }
+
+  // The explorer of `spec` kept under `key`. 409 when another file's (or none) is kept
+  // now: the caller sends its games again.
+  Kept kept(const GameSpec& spec, const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!last_.openings || key != last_.key || spec.name() != last_game_)
+      throw ApiError(409, i18n::tr("those games are no longer kept here: send them again"));
+    return last_;
   }
 
  private:
+  static std::string games_key(const GameSpec& spec, const std::string& pgn,
+                               const std::string& player) {
+    uint64_t h = fnv1a64(spec.name());
+    h = fnv1a64_value(player.size(), h);
+    h = fnv1a64(player, h);
+    h = fnv1a64(pgn, h);
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+  }
+
   std::mutex mutex_;
-  std::shared_ptr<const PlayerOpenings> last_;
-  size_t last_key_ = 0;
+  Kept last_;
+  std::string last_game_;
 };
 
 // The names of the player explorer's buckets in by_source and games_by_source.
@@ -453,10 +480,17 @@ void add_openings_routes(ApiRouter& router, OpeningsEngine engine) {
     const std::string colour = str_field(b, "colour", "both", 20);
     const ExplorerBuckets selection = player_colour_selection(colour);
     const Position pos = position_field(b, spec);
-    const std::string pgn = str_field(b, "pgn", "", kMaxBodyBytes);
-    const std::string player = str_field(b, "player", "", 200);
-    return player_openings_json(*players->openings(spec, pgn, player), pos,
-                                colour.empty() ? "both" : colour, selection);
+    // The file once, then its key: walking the tree does not send a large file each step.
+    const std::string key = str_field(b, "games_key", "", 16);
+    const PlayerLibrary::Kept games =
+        !key.empty() && !b.contains("pgn")
+            ? players->kept(spec, key)
+            : players->openings(spec, str_field(b, "pgn", "", kMaxBodyBytes),
+                                str_field(b, "player", "", 200));
+    json answer =
+        player_openings_json(*games.openings, pos, colour.empty() ? "both" : colour, selection);
+    answer["games_key"] = games.key;
+    return answer;
   });
 }
 

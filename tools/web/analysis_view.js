@@ -2,7 +2,7 @@
 // each move with the marked mistakes, each side's summary and estimated rating, and the
 // list of marks, from the state's `analysis` (docs/serve.md). A click on the chart or a
 // mark shows that position.
-import { tr, trn } from "./i18n.js";
+import { keepNumbersWithEndings, tr, trn } from "./i18n.js";
 import { levelTitle, markSymbol, markTitle, sideTitle } from "./game_words.js";
 
 // Draws the analysis of the state `s` into #analysis; `reviewPly`: the ply the board
@@ -73,7 +73,8 @@ export function drawAnalysis(s, reviewPly, showPly) {
     : tr("Judging ply {ply} of {total} ({level})…", { ply: a.done + 1, total: a.total, level: levelTitle(a.level) });
   const summary = document.createElement("div");
   summary.className = "summary";
-  summary.textContent = `${sideTitle(s, 0)}: ${a.summary[0].trim()}\n${sideTitle(s, 1)}: ${a.summary[1].trim()}\n${a.thresholds}`;
+  summary.textContent = keepNumbersWithEndings(
+    `${sideTitle(s, 0)}: ${a.summary[0].trim()}\n${sideTitle(s, 1)}: ${a.summary[1].trim()}\n${a.thresholds}`);
   // Each side's rating as the human model estimates it from the moves (Togyz).
   const playedLike = [];
   (a.played_like || []).forEach((like, p) => {

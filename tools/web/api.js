@@ -5,7 +5,7 @@
 // answers, from the same C++ (tools/serve/api_router.h). It says its errors, the hints'
 // reasons and the analysis' comments in the language of the page's menu, so every
 // request carries it.
-import { currentLanguage, tr } from "./i18n.js";
+import { currentLanguage, keepNumbersWithEndings, tr } from "./i18n.js";
 import { SITE } from "./site.js";
 
 // The page's engine worker (tools/wasm/page_worker.js), started on the first call, and
@@ -120,7 +120,7 @@ export async function api(method, path, body) {
   }
   const data = await res.json().catch(() => ({ error: res.statusText }));
   if (!res.ok) {
-    const err = new Error(data.error || res.statusText || String(res.status));
+    const err = new Error(keepNumbersWithEndings(data.error || res.statusText || String(res.status)));
     err.status = res.status;
     throw err;
   }

@@ -5,7 +5,7 @@
 // says the result. The settings form's Clock menu (none, presets, or minutes + seconds
 // of increment) gives POST /api/new its `clock`.
 import { sideTitle } from "./game_words.js";
-import { tr } from "./i18n.js";
+import { keepNumbersWithEndings, tr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let shown = null;      // {clock, at}: the last state's clock and when it came (performance.now())
@@ -68,7 +68,7 @@ function drawFaces(s) {
     if (s.clock_note) {
       const note = document.createElement("p");
       note.className = "muted small clock-note";
-      note.textContent = s.clock_note;
+      note.textContent = keepNumbersWithEndings(s.clock_note);
       box.append(note);
     }
     box.hidden = !s.clock_note;

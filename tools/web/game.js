@@ -59,7 +59,11 @@ async function sessionLost() {
 
 function setState(s) {
   session = s.session;
-  sessionStorage.setItem("kz-session", session);
+  try {
+    sessionStorage.setItem("kz-session", session);
+  } catch (e) {
+    // Storage turned off: a reload starts another game (the kept game is then said lost).
+  }
   if (!s.engine.task && (!state || state.version !== s.version || state.session !== s.session))
     keepGame(s, () => state && state.session === s.session && state.version === s.version);
   const sown = state && state.session === s.session && s.moves.length > state.moves.length;

@@ -149,12 +149,16 @@ export async function addGames(games) {
   return counts;
 }
 
-// Writes `game` back (the rating pass's findings).
+// Writes `game` back (the rating pass's findings) if it is still kept: a game deleted
+// while the pass worked on it stays deleted.
 export async function putGame(game) {
   const db = await openDb();
   if (db && !memory) {
     try {
-      await transaction(db, [gamesStore], "readwrite", (s) => s.put(game));
+      await transaction(db, [gamesStore], "readwrite", (s) => {
+        const req = s.get(game.id);
+        req.onsuccess = () => { if (req.result) s.put(game); };
+      });
       return;
     } catch (e) {
       const kept = await allGames();
@@ -162,7 +166,7 @@ export async function putGame(game) {
       for (const g of kept) memory.set(g.id, g);
     }
   }
-  memory.set(game.id, game);
+  if (memory.has(game.id)) memory.set(game.id, game);
 }
 
 // Forgets the games of `ids`.

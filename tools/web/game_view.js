@@ -4,7 +4,7 @@
 // pits last drawn (to flash the ones that changed) and the hole a hint points at
 // points at.
 import { boardGrid } from "./board.js";
-import { tr, trn } from "./i18n.js";
+import { keepNumbersWithEndings, tr, trn } from "./i18n.js";
 import { describeMove, engineTitle, levelTitle, markSymbol, pct, sideTitle, signed } from "./game_words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -86,8 +86,7 @@ export function drawStatus(s) {
       : tr("{side} to move: tap a pit.", { side: sideTitle(s, b.to_move) }));
   }
   if (s.engine_failed) parts.push(s.message);
-  const text = parts.join(" ");
-  $("status").textContent = text;
+  $("status").textContent = keepNumbersWithEndings(parts.join(" "));
 }
 
 // The engine's task in progress, under the board.
@@ -146,7 +145,7 @@ export function drawHint(s, reviewing) {
       { win: pct(mv.win), draw: pct(mv.draw), margin: signed(mv.margin) }) + proven);
     const reason = document.createElement("div");
     reason.className = "hint-reason";
-    reason.textContent = mv.reason;
+    reason.textContent = keepNumbersWithEndings(mv.reason);
     const line = document.createElement("div");
     line.className = "hint-line";
     line.textContent = tr("expected line: {line}", { line: mv.line.join(" ") });

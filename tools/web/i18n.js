@@ -21,11 +21,19 @@ const i18nState = {lang: 'en', messages: {}, plural: null};
 // text with each {name} replaced by params[name]; a placeholder without a value stays as
 // written, so a lost parameter shows.
 function fillPlaceholders(text, params) {
-  return text.replace(/\{\{|\}\}|\{(\w+)\}/g, (match, name) => {
+  return keepNumbersWithEndings(text.replace(/\{\{|\}\}|\{(\w+)\}/g, (match, name) => {
     if (match === '{{') return '{';
     if (match === '}}') return '}';
     return Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : match;
-  });
+  }));
+}
+
+// Kazakh and Kyrgyz write a number's ending after a hyphen ("2-отау", "14-жүріс"); a
+// browser may break a line after any hyphen, which leaves "2-" at a line's end on a
+// phone. The non-breaking hyphen (U+2011) looks the same and keeps the two together. For
+// the words the page shows (its own and the engine's), never for text it sends back.
+export function keepNumbersWithEndings(text) {
+  return typeof text === 'string' ? text.replace(/(\d)-(?=\p{L})/gu, '$1\u2011') : text;
 }
 
 // Evaluates a gettext Plural-Forms expression (C syntax: n, numbers, ?:, ||, &&,
@@ -178,7 +186,7 @@ export function startLanguageMenu(onChange) {
   holder.replaceChildren(label, menu);
   menu.value = initialLanguage();
   menu.addEventListener('change', async () => {
-    localStorage.setItem('kz-lang', menu.value);
+    try { localStorage.setItem('kz-lang', menu.value); } catch (e) { /* storage full: not kept */ }
     await setLanguage(menu.value);
     await onChange();
   });

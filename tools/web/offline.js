@@ -28,7 +28,11 @@ export async function prepareSite() {
   if (sessionStorage.getItem("kz-isolation-reload")) return;  // reloaded once already
   if (!navigator.serviceWorker.controller)
     await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-  sessionStorage.setItem("kz-isolation-reload", "1");
+  try {
+    sessionStorage.setItem("kz-isolation-reload", "1");
+  } catch (e) {
+    return;  // a reload could not know it had happened: never a loop of reloads
+  }
   location.reload();
   await new Promise(() => {});
 }

@@ -58,7 +58,7 @@ let at = 0;           // the index in `line` shown
 let shown = null;     // the API's last answer, null while none
 const view = viewInPlaceOfGame("openings");  // in the game's place while open
 let asked = 0;        // the number of the last request: an older answer is dropped
-let mine = null;      // the player's games shown under "My games": {game, pgn, player}
+let mine = null;      // the player's games shown under "My games": {game, pgn, player, key}
 let rating = null;    // the rating the player chose for the human model; null: the source's
 let columns = null;   // the engine's and the human model's answer for `shown`, null until it comes
 
@@ -370,9 +370,25 @@ async function ask() {
   const position = line.length ? line[at].position : "";
   const query = `/api/openings?game=${encodeURIComponent(game)}&source=${s.source}` +
     (s.band ? `&band=${s.band}` : "") + (position ? `&position=${encodeURIComponent(position)}` : "");
-  const mineQuery = () => api("POST", "/api/openings/games", {
-    game, pgn: mine.pgn, player: mine.player || "", colour: el("openings-colour").value, position,
-  });
+  // The games go once; later steps name them by the key the engine answered with, and
+  // send them again only when the engine no longer keeps them (409).
+  const mineQuery = async () => {
+    const games = mine;
+    const ask = (named) => api("POST", "/api/openings/games", {
+      game, colour: el("openings-colour").value, position,
+      ...(named ? { games_key: games.key } : { pgn: games.pgn, player: games.player || "" }),
+    });
+    let a;
+    try {
+      a = await ask(Boolean(games.key));
+    } catch (e) {
+      if (!games.key || e.status !== 409) throw e;
+      games.key = null;
+      a = await ask(false);
+    }
+    games.key = a.games_key;
+    return a;
+  };
   const me = ++asked;
   el("openings").dataset.game = game;
   try {
@@ -486,7 +502,7 @@ export function startOpenings() {
 // the API's game names), `player` the name whose moves they are ("" or absent: the name
 // playing most of them). The source chooser then offers "My games", chosen now.
 export function showOpeningsOfGames({ game, pgn, player }) {
-  mine = { game: game || "togyz", pgn, player: player || "" };
+  mine = { game: game || "togyz", pgn, player: player || "", key: null };
   if (!el("openings-board")) build();
   offerMine();
   el("openings-source").value = kMine;

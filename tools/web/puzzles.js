@@ -9,11 +9,11 @@
 // mistakes and blunders as puzzles (POST /api/puzzle/try), judged but not rated, reached
 // from here or from the analysis (its button sends "kz-learn-mistakes"). index.html only
 // gives it a button and an empty section; the analysed game is game.js's.
-import { api } from "./api.js";
+import { api, toast } from "./api.js";
 import { boardGrid, boardSideName } from "./board.js";
 import { currentGame, gameName } from "./game.js";
 import { humanSide } from "./game_view.js";
-import { tr } from "./i18n.js";
+import { keepNumbersWithEndings, tr } from "./i18n.js";
 
 const el = (id) => document.getElementById(id);
 const kRatingKey = "kz-puzzle-rating";  // {game: {rating, deviation, volatility}}
@@ -23,8 +23,26 @@ let current = null;   // the puzzle shown
 let answered = false;
 let lastQuery = "";   // how the puzzle shown was asked for (redrawn in a new language)
 
+// What this page keeps in memory where the browser's storage takes nothing (full or
+// turned off): the rating and the tried puzzles then last until the page closes.
+const unkept = new Map();
+let notKeptSaid = false;
+
 function load(key) {
+  if (unkept.has(key)) return JSON.parse(unkept.get(key));
   try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch (e) { return {}; }
+}
+function keep(key, value) {
+  const text = JSON.stringify(value);
+  try {
+    localStorage.setItem(key, text);
+    unkept.delete(key);
+  } catch (e) {
+    unkept.set(key, text);
+    if (!notKeptSaid)
+      toast(tr("This browser does not let the page keep your puzzle rating (its storage is full or turned off); it lasts until the page closes."), 8000);
+    notKeptSaid = true;
+  }
 }
 // The player's rating in `game` as this browser keeps it, else null (a new player).
 function keptRating(game) {
@@ -168,7 +186,7 @@ async function show(query) {
 // The title in a player's words (the server's, in the page's language: "Puzzle of the
 // day, 6 December", "Puzzle 12 of 180"), the puzzle's rating and whose move it is.
 function drawTitle(p) {
-  el("puzzle-title").textContent = p.title;
+  el("puzzle-title").textContent = keepNumbersWithEndings(p.title);
   el("puzzle-about").textContent = tr("This puzzle is rated {rating}.", { rating: p.rating });
   el("puzzle-task").textContent = tr("{side} to move: find the best move.", { side: side(p, p.board.to_move) });
 }
@@ -215,8 +233,8 @@ async function answer(pit) {
     const ratings = load(kRatingKey);
     ratings[p.game] = r.player_after;
     tried[p.game][p.id] = r.correct ? 1 : 0;
-    localStorage.setItem(kRatingKey, JSON.stringify(ratings));
-    localStorage.setItem(kTriedKey, JSON.stringify(tried));
+    keep(kRatingKey, ratings);
+    keep(kTriedKey, tried);
     lines.push(tr("Your puzzle rating: {before} -> {after} (give or take {deviation}).", {
       before: Math.round(before.rating), after: Math.round(ratings[p.game].rating),
       deviation: Math.round(2 * ratings[p.game].deviation) }));
