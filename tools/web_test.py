@@ -1490,6 +1490,21 @@ GAMES_NOT_KEPT = ("This browser does not let the page keep your games (its stora
                   "off); they stay until the page closes.")
 
 
+def import_your_games(driver, wait, By, path):
+    """Opens Your games and imports YOUR_GAMES, written to `path`."""
+    with open(path, "w") as f:
+        f.write(YOUR_GAMES)
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+
+
+def imported_names(driver):
+    """The opponents of YOUR_GAMES listed in Your games, sorted."""
+    return sorted(n for r in driver.execute_script(GAME_ROWS_JS) for n in ("Bob", "Cem", "Dana") if n in r)
+
+
 def storage_full_check(url, folder, timeout):
     """A browser whose storage is full: the game goes on and says once that it is not kept;
     Your games imports a file and lists, deletes and keeps its games in the page's memory,
@@ -1522,15 +1537,9 @@ def storage_full_check(url, folder, timeout):
             fail("storage full: the game's message said %d times over two moves: %r"
                  % (toasts.count(GAME_NOT_KEPT), toasts))
 
-        path = os.path.join(folder, "your-games-full.pgn")
-        with open(path, "w") as f:
-            f.write(YOUR_GAMES)
-        driver.find_element(By.ID, "games-open").click()
-        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
-        driver.find_element(By.ID, "games-import").send_keys(path)
-        wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+        import_your_games(driver, wait, By, os.path.join(folder, "your-games-full.pgn"))
         rows = lambda d: d.execute_script(GAME_ROWS_JS)
-        names = lambda: sorted(n for r in rows(driver) for n in ("Bob", "Cem", "Dana") if n in r)
+        names = lambda: imported_names(driver)
         if names() != ["Bob", "Cem", "Dana"]:
             fail("storage full: the imported games are not listed: %r" % rows(driver))
         toasts = driver.execute_script("return window.kzToasts")
@@ -1602,15 +1611,9 @@ def storage_damaged_check(url, folder, timeout):
         if driver.find_elements(By.CSS_SELECTOR, "#moves li"):
             fail("a damaged kept game left moves on the board")
 
-        path = os.path.join(folder, "your-games-delete.pgn")
-        with open(path, "w") as f:
-            f.write(YOUR_GAMES)
-        driver.find_element(By.ID, "games-open").click()
-        wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
-        driver.find_element(By.ID, "games-import").send_keys(path)
-        wait.until(lambda d: "imported" in d.find_element(By.ID, "games-imported").text)
+        import_your_games(driver, wait, By, os.path.join(folder, "your-games-delete.pgn"))
         rows = lambda d: d.execute_script(GAME_ROWS_JS)
-        names = lambda d: sorted(n for r in rows(d) for n in ("Bob", "Cem", "Dana") if n in r)
+        names = imported_names
         driver.execute_script(DELETE_GAME_JS, "Cem")
         wait.until(lambda d: names(d) == ["Bob", "Dana"])
         driver.refresh()

@@ -19,13 +19,12 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import web_browser  # noqa: E402
-from web_site_test import StaticHost  # noqa: E402
+from web_site_test import site_on_static_host  # noqa: E402
 
 PERIOD_US = 100000
 
@@ -104,11 +103,7 @@ def main():
     from selenium.webdriver.support.ui import WebDriverWait
 
     share = CpuShare(args.cpu_share)
-    work = tempfile.mkdtemp(prefix="kz-phone-")
-    site = os.path.join(work, "site")
-    shutil.copytree(os.path.abspath(args.site), site)
-    host = StaticHost(site)
-    url = "http://127.0.0.1:%d/" % host.port
+    work, _, host, url = site_on_static_host(args.site, "kz-phone-")
     driver = web_browser.phone_driver(os.path.join(work, "profile"))
     try:
         driver.set_page_load_timeout(args.timeout)

@@ -79,6 +79,16 @@ class StaticHost:
         self.server.server_close()
 
 
+def site_on_static_host(folder, prefix):
+    """A copy of the site `folder` in a new temporary folder (the checks change and remove
+    files of it) served by a StaticHost: (the temporary folder, the copy, the host, its URL)."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    site = os.path.join(work, "site")
+    shutil.copytree(os.path.abspath(folder), site)
+    host = StaticHost(site)
+    return work, site, host, "http://127.0.0.1:%d/" % host.port
+
+
 def english_words(po):
     """Every Latin word of three or more letters in the catalog's English message ids,
     placeholders left out (what web_test.english_words reads from a server)."""
@@ -123,11 +133,7 @@ def main():
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    work = tempfile.mkdtemp(prefix="kz-site-")
-    site = os.path.join(work, "site")
-    shutil.copytree(os.path.abspath(args.site), site)
-    host = StaticHost(site)
-    url = "http://127.0.0.1:%d/" % host.port
+    work, site, host, url = site_on_static_host(args.site, "kz-site-")
     driver = web_browser.phone_driver(os.path.join(work, "profile"))
     try:
         driver.set_page_load_timeout(args.timeout)
