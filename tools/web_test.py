@@ -937,6 +937,23 @@ def openings_mine_check(driver, wait, By, Select, lang, catalog, screenshots=Non
     # As Black: Tester's one Black game, where Erlan made the first move.
     Select(driver.find_element(By.ID, "openings-colour")).select_by_value("black")
     wait.until(lambda d: d.execute_script(OPENINGS_SHOWN_JS) == [[first["notation"], 1]])
+    # A Kalah player's games: the same view under Kalah's rules (pit 3 sows into the store
+    # and moves again: the position after it is still South's).
+    kalah = "".join('[White "%s"]\n[Black "%s"]\n[Result "%s"]\n\n1. 3 %s\n\n' % (w, b, r, r)
+                    for w, b, r in games)
+    Select(driver.find_element(By.ID, "openings-colour")).select_by_value("both")
+    got = driver.execute_async_script(SHOW_GAMES_JS, {"game": "kalah", "pgn": kalah})
+    if got is not True:
+        fail("%s, openings, my games in Kalah: showOpeningsOfGames failed: %r" % (lang, got))
+    try:
+        wait.until(lambda d: d.find_element(By.ID, "openings").get_attribute("data-game") == "kalah"
+                   and d.execute_script(OPENINGS_SHOWN_JS) == [["3", 3]])
+    except Exception:
+        fail("%s, openings, my games in Kalah: the view shows %r" % (lang, driver.execute_script(OPENINGS_SHOWN_JS)))
+    mine = page_api(driver, "/api/openings/engine?game=kalah")  # the page's engine answers Kalah
+    if len(mine["moves"]) != 6 or len(driver.find_elements(By.CSS_SELECTOR, "#openings-board .pit")) != 12:
+        fail("%s, openings, my games in Kalah: not Kalah's board (%d moves, %d pits)"
+             % (lang, len(mine["moves"]), len(driver.find_elements(By.CSS_SELECTOR, "#openings-board .pit"))))
     Select(driver.find_element(By.ID, "openings-source")).select_by_value("players")
 
 

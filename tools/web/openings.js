@@ -102,6 +102,13 @@ function build() {
   }
   select.addEventListener("change", () => {
     rating = null;  // a new source: its own players' rating
+    // My games keeps the game of the player's games, which may not be the page's: a
+    // source of another game starts from that game's start.
+    const game = mineChosen() ? mine.game : gameName();
+    if (el("openings").dataset.game !== game) {
+      line = [];
+      at = 0;
+    }
     ask();
   });
   chooser.append(words, select);
