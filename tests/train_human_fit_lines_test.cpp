@@ -63,5 +63,36 @@ TEST(HumanFitLines, ASearchMixtureAndItsBins) {
   EXPECT_EQ(search_mix_lines(report, false, 64).fit.substr(0, 28), "search mixture (best move, 6");
 }
 
+TEST(HumanFitLines, WhatTheTrainingReadsAndDrops) {
+  HumanData train, validation;
+  train.samples.resize(30);
+  train.games = 3;
+  validation.samples.resize(12);
+  validation.games = 1;
+  HumanHeadSetup head;
+  head.info = test::human_range(1000, 1800, 1425);
+  head.titled_positions = 7;
+  EXPECT_EQ(human_data_line(train, validation, head),
+            "30 train positions (3 games, 7 of titled players), 12 validation positions (1 "
+            "games); ratings 1000..1800, mean 1425");
+  EXPECT_EQ(pair_prior_line(5), "rating pair prior: 5 train games with both sides rated");
+  EXPECT_EQ(pair_prior_line(0),
+            "rating pair prior: 0 train games with both sides rated (none: no pair prior "
+            "written)");
+  EXPECT_TRUE(stale_terms_lines({}, true).empty());
+  const std::vector<std::string> both = stale_terms_lines({true, true}, false);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0],
+            "the --init model's search mixture is dropped (fitted to its head before this "
+            "training)");
+  EXPECT_EQ(both[1],
+            "the --init model's value weights are dropped (they were fitted to its head before "
+            "this training)");
+  EXPECT_EQ(stale_terms_lines({false, true}, true),
+            std::vector<std::string>{"the --init model's value weights are dropped (they were "
+                                     "fitted to its head before this training; fitted again "
+                                     "after it)"});
+}
+
 }  // namespace
 }  // namespace kz

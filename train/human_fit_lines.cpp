@@ -4,6 +4,36 @@
 
 namespace kz {
 
+std::string human_data_line(const HumanData& train, const HumanData& validation,
+                            const HumanHeadSetup& head) {
+  const HumanHeadInfo& info = head.info;
+  return std::to_string(train.samples.size()) + " train positions (" + std::to_string(train.games) +
+         " games, " + std::to_string(head.titled_positions) + " of titled players), " +
+         std::to_string(validation.samples.size()) + " validation positions (" +
+         std::to_string(validation.games) + " games); ratings " + std::to_string(info.rating_min) +
+         ".." + std::to_string(info.rating_max) + ", mean " + std::to_string(info.rating_mean);
+}
+
+std::string pair_prior_line(int64_t paired_games) {
+  return "rating pair prior: " + std::to_string(paired_games) +
+         " train games with both sides rated" +
+         (paired_games == 0 ? " (none: no pair prior written)" : "");
+}
+
+std::vector<std::string> stale_terms_lines(const StaleHumanTerms& dropped, bool refit) {
+  std::vector<std::string> lines;
+  if (dropped.search_mix)
+    lines.push_back(
+        "the --init model's search mixture is dropped (fitted to its head before this "
+        "training)");
+  if (dropped.value_weights)
+    lines.push_back(
+        std::string("the --init model's value weights are dropped (they were fitted to its "
+                    "head before this training") +
+        (refit ? "; fitted again after it" : "") + ")");
+  return lines;
+}
+
 std::string validation_fit_line(const std::string& when, const HumanFit& fit) {
   char line[200];
   std::snprintf(line, sizeof line,

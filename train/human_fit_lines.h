@@ -9,10 +9,31 @@
 #include <string>
 #include <vector>
 
+#include "core/human_games.h"
 #include "nn/human_training.h"
 #include "train/human_fits.h"
+#include "train/human_head_setup.h"
 
 namespace kz {
+
+// What the training reads: "N train positions (G games, T of titled players), V
+// validation positions (W games); ratings LO..HI, mean M".
+//   train, validation: the two folds' samples
+//   head: set_up_human_head's answer (the head's range and the titled positions)
+std::string human_data_line(const HumanData& train, const HumanData& validation,
+                            const HumanHeadSetup& head);
+
+// "rating pair prior: N train games with both sides rated", and that none is written
+// when N is 0.
+//   paired_games: the train games with both sides rated
+std::string pair_prior_line(int64_t paired_games);
+
+// What training drops of an --init model's fitted terms (drop_stale_human_terms), a line
+// each: its search mixture, then its value weights (with "fitted again after it" when
+// `refit`).
+//   dropped: drop_stale_human_terms's answer
+//   refit: the value weights are fitted again after the training
+std::vector<std::string> stale_terms_lines(const StaleHumanTerms& dropped, bool refit);
 
 // "WHEN: validation top-1 T %, log-likelihood L (N positions)".
 //   when: what the model is ("before training", "epoch 2")
