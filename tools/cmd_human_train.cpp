@@ -35,24 +35,6 @@ void say(const std::string& line) {
   std::cerr << "kumalak human-train: " << line << "\n";
 }
 
-// Fits the value weights of `model` on `train` and reports the validation fit with them.
-void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
-                    const GameSpec& spec) {
-  // A search mixture was fitted on top of the old term: it goes with it.
-  if (!model.meta.human.search_mix_weights.empty()) {
-    drop_search_mix(model.meta.human);
-    say("the --init model's search mixture is dropped (fitted on top of the value term "
-        "fitted again now)");
-  }
-  // Which value the term can trust: the human model's own head against the shipped
-  // model's, on the validation games' results.
-  model.meta.human.value_weights.clear();
-  say(value_heads_line(compare_value_heads(model, validation, spec)));
-  say(value_fit_line(fit_value_term(model, train)));
-  // The value term's beta(R) at these ratings, for the log and docs/human.md.
-  say(value_beta_line(model.meta.human));
-}
-
 // One of the search mixtures fitted (best move or visit shares) and its validation bins.
 void print_search_mix(const SearchMixReport& report, bool shares, int64_t visits) {
   const SearchMixLines lines = search_mix_lines(report, shares, visits);
@@ -103,7 +85,7 @@ int write_untrained(Model& model, const HumanData& train, const HumanData& valid
                     const GameSpec& spec, const HumanTrainCliOptions& opt) {
   if (opt.fit_value_weights) {
     try {
-      fit_value_term(model, train, validation, spec);
+      refit_value_term(model, train, validation, spec, say);
     } catch (const std::exception& e) {
       print_command_error("kumalak human-train", e);
       return 1;
@@ -155,7 +137,7 @@ int train_and_write(Model& model, const HumanData& train, const HumanData& valid
   try {
     train_human_policy(model, train.samples, to);
     if (opt.fit_value_weights) {
-      fit_value_term(model, train, validation, spec);
+      refit_value_term(model, train, validation, spec, say);
       report("with the value term", model, validation);
       save_model(opt.out, model);
       say("wrote " + opt.out);

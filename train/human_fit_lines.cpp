@@ -34,6 +34,23 @@ std::vector<std::string> stale_terms_lines(const StaleHumanTerms& dropped, bool 
   return lines;
 }
 
+void refit_value_term(Model& model, const HumanData& train, const HumanData& validation,
+                      const GameSpec& spec, const std::function<void(const std::string&)>& say) {
+  // A search mixture was fitted on top of the old term: it goes with it.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    drop_search_mix(model.meta.human);
+    say("the --init model's search mixture is dropped (fitted on top of the value term "
+        "fitted again now)");
+  }
+  // Which value the term can trust: the human model's own head against the shipped
+  // model's, on the validation games' results.
+  model.meta.human.value_weights.clear();
+  say(value_heads_line(compare_value_heads(model, validation, spec)));
+  say(value_fit_line(fit_value_term(model, train)));
+  // The value term's beta(R) at these ratings, for the log and docs/human.md.
+  say(value_beta_line(model.meta.human));
+}
+
 std::string validation_fit_line(const std::string& when, const HumanFit& fit) {
   char line[200];
   std::snprintf(line, sizeof line,

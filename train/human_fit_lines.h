@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ std::string value_heads_line(const ValueHeadComparison& heads);
 // The value term's fit: its positions, Newton steps and the train log-likelihood before
 // and after.
 std::string value_fit_line(const ValueWeightsFit& fit);
+
+// Fits the value term of `model` again (train/human_fits.h) and says what it did, a line
+// each: that a search mixture fitted on top of the old term is dropped (when there was
+// one), the value heads compared on `validation` without the term (value_heads_line), the
+// fit on `train` (value_fit_line) and its beta(R) (value_beta_line). Throws what loading
+// the shipped model for the comparison or the fit throws.
+//   model: the human model, changed in place
+//   train, validation: the two folds
+//   spec: their game
+//   say: receives each line as it is known
+void refit_value_term(Model& model, const HumanData& train, const HumanData& validation,
+                      const GameSpec& spec, const std::function<void(const std::string&)>& say);
 
 // "value term beta(R): 800: b ... 2200: b; titled: b", every 200 points.
 std::string value_beta_line(const HumanHeadInfo& info);
