@@ -2,7 +2,7 @@
 // the moves of rated games of the TRAIN fold (core/rated_games.h), starting from a
 // model's own policy (the head alone by default, or the whole network), measured on the validation
 // fold after every epoch and saved (atomically) after every epoch. train/human_training.h has the
-// loop; docs/human.md the choices and figures.
+// loop, tools/human_train_options.h the options; docs/human.md the choices and figures.
 #include <torch/torch.h>
 
 #include <algorithm>
