@@ -61,5 +61,24 @@ TEST(HumanPlayKnots, MalformedOptionsAreRefused) {
   EXPECT_THROW(set_play_knots(no_mixture, "1200:0.2", kPlayMix), ParseError);
 }
 
+TEST(HumanPlayKnots, BothOptionsSetInTurnAndSaid) {
+  HumanHeadInfo info = head_with_mixture();
+  std::vector<std::string> said;
+  const auto say = [&](const std::string& line) { said.push_back(line); };
+  set_play_knots_saying(info, "1200:0.25", "", say);
+  ASSERT_EQ(said.size(), 1u) << "no filter: the levels play the mixture";
+  EXPECT_EQ(said[0], play_knots_line(info, kPlayMix));
+  said.clear();
+  set_play_knots_saying(info, "", "1000:0.1", say);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[0], play_knots_line(info, kPlayFilter));
+  EXPECT_EQ(said[1], "the levels play the search filter (its tau), not the mixture");
+  // The mixture's knots are set and said before the filter's malformed ones are refused.
+  said.clear();
+  EXPECT_THROW(set_play_knots_saying(info, "1400:0.5", "1400=1", say), ParseError);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NEAR(human_play_mix(info, 1400), 0.5, 1e-6);
+}
+
 }  // namespace
 }  // namespace kz::cli

@@ -135,6 +135,12 @@ TEST(PlaySession, HintAndEvalAnswerUntilTheGameEnds) {
   ASSERT_TRUE(hint);
   EXPECT_EQ(hint->moves.size(), 3u);
   EXPECT_NE(hint_text(session.position(), *hint).find("expected line: "), std::string::npos);
+  // What `hint` answers: the solved line, when there is one, before the moves.
+  const std::string answer = hint_answer_text(session.position(), hint);
+  const std::string moves = hint_text(session.position(), *hint);
+  ASSERT_GE(answer.size(), moves.size());
+  EXPECT_EQ(answer.substr(answer.size() - moves.size()), moves);
+  EXPECT_EQ(answer.size() > moves.size(), hint->solve.solved);
   ASSERT_TRUE(session.eval());
   EXPECT_TRUE(session.position().is_legal(session.eval()->best_move));
   // Both sides play their first legal move to the end.
@@ -147,7 +153,10 @@ TEST(PlaySession, HintAndEvalAnswerUntilTheGameEnds) {
   EXPECT_FALSE(session.engine_to_move());
   EXPECT_EQ(session.read_move("1").refusal, MoveRefusal::kGameOver);
   EXPECT_FALSE(session.hint());
+  EXPECT_EQ(hint_answer_text(session.position(), session.hint()), "The game is over.\n");
   EXPECT_FALSE(session.eval());
+  EXPECT_EQ(prompt_text(true), "Game over (undo, save FILE, quit)> ");
+  EXPECT_EQ(end_of_input_text(true), "End of input: bye.");
   EXPECT_EQ(game_result_text(session.game(), 0).rfind("Game over: South ", 0), 0u);
 }
 
@@ -177,6 +186,25 @@ TEST(PlaySession, OnAClockAFallenFlagEndsTheGameAndNothingIsTakenBack) {
   EXPECT_EQ(undo_text(session.undo()), "On a clock there is no taking moves back.\n");
   EXPECT_EQ(clock_text(9800), "0:09.8");
   EXPECT_EQ(clock_text(3723000), "1:02:03");
+}
+
+TEST(PlaySession, TheSidesAreNamedOnTheBoard) {
+  PlaySettings s = beginner();
+  s.human = 1;
+  const std::array<std::string, 2> names = side_names(s);
+  EXPECT_EQ(names[1], "you");
+  EXPECT_EQ(names[0], "engine, beginner");
+  s.rating = 1400;
+  EXPECT_EQ(side_names(s)[0], "engine, rated 1400");
+  EXPECT_EQ(board_labels(names, nullptr), names);
+  const GameClock clock(ClockControl{.base_ms = 300000, .increment_ms = 0},
+                        [] { return int64_t(0); });
+  EXPECT_EQ(board_labels(names, &clock),
+            (std::array<std::string, 2>{"engine, beginner, 5:00 left", "you, 5:00 left"}));
+  EXPECT_EQ(prompt_text(false), "Your move> ");
+  EXPECT_EQ(end_of_input_text(false), "End of input: leaving the game unfinished.");
+  EXPECT_EQ(moves_again_text(true), "The engine moves again.\n");
+  EXPECT_EQ(moves_again_text(false), "You move again.\n");
 }
 
 TEST(PlaySession, SavingSaysWhyNot) {

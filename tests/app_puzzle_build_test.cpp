@@ -97,6 +97,32 @@ TEST(PuzzleBuild, SortedByRatingAndCountedByTheme) {
   EXPECT_EQ(minutes_text(125.9), "2m05s");
 }
 
+TEST(PuzzleBuild, TheBuildsLinesAndItsFile) {
+  const PuzzleMiningProgress p{100, 400, 10, 5};
+  EXPECT_EQ(mining_line(p, 20, 10, 12, false),
+            "kumalak puzzles build: 100/400 positions filtered, 10 candidates, 5 puzzles, 0.50 "
+            "puzzles/s, ETA 0m30s\n");
+  EXPECT_EQ(mining_line(p, 20, 10, 125, true),
+            "kumalak puzzles build: 100/400 positions filtered, 10 candidates, 5 puzzles, 0.50 "
+            "puzzles/s, done in 2m05s\n");
+  EXPECT_EQ(mining_line({}, 20, 0, 0, false),
+            "kumalak puzzles build: 0/0 positions filtered, 0 candidates, 0 puzzles, 0.00 "
+            "puzzles/s, ETA unknown\n");
+  PuzzleSet set = three_puzzles();
+  for (Puzzle& z : set.puzzles) {  // what a written puzzle must have
+    z.gap = 0.5;
+    z.source = "test";
+  }
+  const std::string path = test::temp_dir("puzzle_build") + "/new/folder/p.txt";
+  write_puzzle_set(path, set);
+  EXPECT_EQ(read_puzzle_file(path).puzzles.size(), 3u);
+  EXPECT_EQ(written_puzzles_text(set, path),
+            "wrote 3 puzzles to " + path + " (capture 2, tuzdyk 1)\n");
+  EXPECT_TRUE(rates_by_human("human", "", GameSpec::kalah(6, 4)));
+  EXPECT_TRUE(rates_by_human("auto", "my-human.pt", GameSpec::kalah(6, 4)));
+  EXPECT_FALSE(rates_by_human("search", "my-human.pt", GameSpec::togyz()));
+}
+
 TEST(PuzzleBuild, APuzzleIsChosenAndItsAnswerRead) {
   const PuzzleSet set = three_puzzles();
   EXPECT_EQ(choose_puzzle(set, choice("c", 0, "")), 2u);

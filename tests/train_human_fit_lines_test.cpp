@@ -4,6 +4,7 @@
 
 #include "nn_test_util.h"
 #include "train/human_fit_lines.h"
+#include "train/human_head_setup.h"
 
 namespace kz {
 namespace {
@@ -61,6 +62,69 @@ TEST(HumanFitLines, ASearchMixtureAndItsBins) {
   EXPECT_EQ(lines.bins[1], "  titled | 4 | 0.0000 | 25.00 / 25.00 % | -2.0000 / -2.0000");
   EXPECT_EQ(lines.bins[2], "  1400-1499 | 10 | 0.0000 | 20.00 / 50.00 % | -2.0000 / -1.5000");
   EXPECT_EQ(search_mix_lines(report, false, 64).fit.substr(0, 28), "search mixture (best move, 6");
+}
+
+TEST(HumanFitLines, WhatTheTrainingReadsAndDrops) {
+  HumanData train, validation;
+  train.samples.resize(30);
+  train.games = 3;
+  validation.samples.resize(12);
+  validation.games = 1;
+  HumanHeadSetup head;
+  head.info = test::human_range(1000, 1800, 1425);
+  head.titled_positions = 7;
+  EXPECT_EQ(human_data_line(train, validation, head),
+            "30 train positions (3 games, 7 of titled players), 12 validation positions (1 "
+            "games); ratings 1000..1800, mean 1425");
+  EXPECT_EQ(pair_prior_line(5), "rating pair prior: 5 train games with both sides rated");
+  EXPECT_EQ(pair_prior_line(0),
+            "rating pair prior: 0 train games with both sides rated (none: no pair prior "
+            "written)");
+  EXPECT_TRUE(stale_terms_lines({}, true).empty());
+  const std::vector<std::string> both = stale_terms_lines({true, true}, false);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0],
+            "the --init model's search mixture is dropped (fitted to its head before this "
+            "training)");
+  EXPECT_EQ(both[1],
+            "the --init model's value weights are dropped (they were fitted to its head before "
+            "this training)");
+  EXPECT_EQ(stale_terms_lines({false, true}, true),
+            std::vector<std::string>{"the --init model's value weights are dropped (they were "
+                                     "fitted to its head before this training; fitted again "
+                                     "after it)"});
+}
+
+TEST(HumanFitLines, TheValueTermFittedAgainSaysEachStep) {
+  const GameSpec spec = GameSpec::togyz();
+  const Position start = Position::start(spec);
+  HumanData d;  // two games of two rated sides, a sample each
+  d.games = 2;
+  d.sides = {{1234, false, 1, 1, 0, 0},
+             {1456, false, 1, 0, 0, 1},
+             {1610, false, 1, 0.5, 1, 0},
+             {1350, false, 1, 0.5, 1, 1}};
+  d.samples = {{start, 0, 1234, false, 0},
+               {start, 1, 1456, false, 1},
+               {start, 2, 1610, false, 2},
+               {start, 3, 1350, false, 3}};
+  Model model = make_random_model(spec, test::tiny_net_config(), 1);
+  set_up_human_head(model, d, *human_head_range(d.samples), false, false);
+  model.meta.human.search_mix_weights.assign(size_t(kHumanRatingInputs), 0.f);
+  std::vector<std::string> said;
+  refit_value_term(model, d, d, spec, [&](const std::string& line) { said.push_back(line); });
+  ASSERT_EQ(said.size(), 4u);
+  EXPECT_EQ(said[0],
+            "the --init model's search mixture is dropped (fitted on top of the value term "
+            "fitted again now)");
+  EXPECT_EQ(said[1].rfind("value head vs the validation games' results: ", 0), 0u) << said[1];
+  EXPECT_EQ(said[2].rfind("value weights fitted on 4 train positions", 0), 0u) << said[2];
+  EXPECT_EQ(said[3], value_beta_line(model.meta.human));
+  EXPECT_TRUE(model.meta.human.search_mix_weights.empty());
+  EXPECT_FALSE(model.meta.human.value_weights.empty());
+  said.clear();
+  refit_value_term(model, d, d, spec, [&](const std::string& line) { said.push_back(line); });
+  EXPECT_EQ(said.size(), 3u) << "no mixture left to drop";
 }
 
 }  // namespace

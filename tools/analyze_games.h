@@ -29,6 +29,42 @@
 
 namespace kz::cli {
 
+// The report's default budget per position: 100 visits of the engine network, about
+// 4 ms a position on the build VM, enough to tell a blunder from a good move.
+constexpr int64_t kReportVisits = 100;
+
+// What `kumalak analyze` was asked for, as its options give it (unchecked text).
+struct AnalyzeOptions {
+  std::string game = "togyz";      // --game: togyz or kalah(m,n)
+  std::vector<std::string> files;  // the PGN files
+  std::string level = "hard";      // --level: the engine's level
+  std::string model;               // --model: the engine's network ("" = shipped)
+  std::string human_model;         // --human-model: the human policy for the rating estimate
+  double movetime = 0;             // --movetime: seconds per position (0: the level's)
+  int depth = 0;                   // --depth: the search depth (0: the level's)
+  std::string output;              // --output: the annotated PGN's file ("" = standard output)
+  std::string games;               // "1-3", "2", "1,4,7-9"; empty = all
+  std::string lang;                // --lang: the language of the summary and of the PGN comments
+  // --player-report / --player NAME: one player's games, a line each, and the rating
+  // estimate over all of them (NAME empty: the name playing most games in the files).
+  bool player_report = false;
+  std::string player;
+  // --visits: the engine's visits per position for the report's accuracy (0: no
+  // accuracy), instead of the level's budget: a file of 1,000 games must not take hours.
+  int64_t visits = kReportVisits;
+  bool json = false;  // --json: the report (or the evaluation) as one JSON object
+  // --by-player: measure the estimate over many games on the rated games of `fold`,
+  // players with `min_games` or more (docs/human.md); no engine analysis.
+  bool by_player = false;
+  std::string fold = "validation";
+  int min_games = 5;
+  // --likelihood-scales: the tempered likelihoods --by-player compares (the first one's
+  // estimates are listed per player); empty: the default (kPlayerLikelihoodScale).
+  std::vector<double> likelihood_scales;
+  bool without_opponents = false;  // --without-opponents: each row again, opponents left out
+  int threads = 1;  // --threads: games analysed at once (--player-report, --by-player)
+};
+
 // Receives one message about a file or a game that could not be read or replayed (the
 // command prints it as its error and goes on).
 using ErrorSink = std::function<void(const std::string& message)>;

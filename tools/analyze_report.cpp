@@ -296,4 +296,13 @@ nlohmann::json by_player_json(const TimedByPlayer& timed, const ByPlayerSetup& s
   return j;
 }
 
+ByPlayerSetup by_player_setup(const AnalyzeOptions& opt, const AnalysisWorkers& tools) {
+  return {.fold = opt.fold,
+          .min_games = opt.min_games,
+          .human_model = tools.human.path,
+          .search_mix_visits =
+              tools.human.search_engine ? human_search_visits(tools.human.head->info(), false) : 0,
+          .threads = int(tools.workers.size())};
+}
+
 }  // namespace kz::cli

@@ -47,6 +47,11 @@ struct ByPlayerSetup {
   int threads = 1;
 };
 
+// What the by-player measurement was run with, for its table and JSON.
+//   opt: the command's options (--fold, --min-games)
+//   tools: the workers it ran on and their human model
+ByPlayerSetup by_player_setup(const AnalyzeOptions& opt, const AnalysisWorkers& tools);
+
 // The by-player measurement as a table, a row per weighing and number of games.
 //   timed: timed_by_player's answer
 //   setup: what it was run with

@@ -19,41 +19,6 @@ namespace kz::cli {
 
 namespace {
 
-// The report's default budget per position: 100 visits of the engine network, about
-// 4 ms a position on the build VM, enough to tell a blunder from a good move.
-constexpr int64_t kReportVisits = 100;
-
-struct AnalyzeOptions {
-  std::string game = "togyz";
-  std::vector<std::string> files;
-  std::string level = "hard";
-  std::string model;
-  std::string human_model;  // --human-model: the human policy for the rating estimate
-  double movetime = 0;
-  int depth = 0;
-  std::string output;
-  std::string games;  // "1-3", "2", "1,4,7-9"; empty = all
-  std::string lang;   // --lang: the language of the summary and of the PGN comments
-  // --player-report / --player NAME: one player's games, a line each, and the rating
-  // estimate over all of them (NAME empty: the name playing most games in the files).
-  bool player_report = false;
-  std::string player;
-  // --visits: the engine's visits per position for the report's accuracy (0: no
-  // accuracy), instead of the level's budget: a file of 1,000 games must not take hours.
-  int64_t visits = kReportVisits;
-  bool json = false;  // --json: the report (or the evaluation) as one JSON object
-  // --by-player: measure the estimate over many games on the rated games of `fold`,
-  // players with `min_games` or more (docs/human.md); no engine analysis.
-  bool by_player = false;
-  std::string fold = "validation";
-  int min_games = 5;
-  // --likelihood-scales: the tempered likelihoods --by-player compares (the first one's
-  // estimates are listed per player); empty: the default (kPlayerLikelihoodScale).
-  std::vector<double> likelihood_scales;
-  bool without_opponents = false;  // --without-opponents: each row again, opponents left out
-  int threads = 1;  // --threads: games analysed at once (--player-report, --by-player)
-};
-
 // Each message as the command's error.
 void print_error(const std::string& message) {
   print_command_error("kumalak analyze", message);
@@ -124,13 +89,7 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
                 "+ rated games in the fold");
     return 1;
   }
-  const ByPlayerSetup setup{
-      .fold = opt.fold,
-      .min_games = opt.min_games,
-      .human_model = tools.human.path,
-      .search_mix_visits =
-          tools.human.search_engine ? human_search_visits(tools.human.head->info(), false) : 0,
-      .threads = int(tools.workers.size())};
+  const ByPlayerSetup setup = by_player_setup(opt, tools);
   if (opt.json)
     std::cout << by_player_json(timed, setup).dump() << "\n";
   else

@@ -2,7 +2,7 @@
 // the moves of rated games of the TRAIN fold (core/rated_games.h), starting from a
 // model's own policy (the head alone by default, or the whole network), measured on the validation
 // fold after every epoch and saved (atomically) after every epoch. train/human_training.h has the
-// loop; docs/human.md the choices and figures.
+// loop, tools/human_train_options.h the options; docs/human.md the choices and figures.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@
 #include "tools/commands.h"
 #include "tools/human_level.h"
 #include "tools/human_play_knots.h"
+#include "tools/human_train_options.h"
 #include "train/human_fit_lines.h"
 #include "train/human_fits.h"
 #include "train/human_head_setup.h"
@@ -29,60 +30,9 @@ namespace kz::cli {
 
 namespace {
 
-struct HumanTrainCliOptions {
-  std::string game = "togyz";
-  std::vector<std::string> files;
-  std::string init;  // empty: the game's shipped model
-  std::string out;
-  int epochs = 3;
-  int batch = 256;
-  double learning_rate = 1e-3;
-  int threads = 1;
-  uint64_t seed = 1;
-  bool titled = true;
-  bool fine_tune = false;
-  bool rating_temperature = false;
-  int64_t positions_per_epoch = 0;
-  // Fit the rating-dependent value term's weights (HumanHeadInfo::value_weights) on the
-  // train fold after training (or, with --epochs 0, on the --init model as it is).
-  bool fit_value_weights = false;
-  // Write the two-sided prior over a game's two ratings (HumanHeadInfo::rating_pair_prior).
-  bool pair_prior = true;
-  // Fit the search mixture (HumanHeadInfo::search_mix_weights) with a search of this many
-  // visits of the engine's network (0: no).
-  int64_t search_mix_visits = 0;
-  int search_every = 5;      // the fit reads every K-th train position
-  std::string engine_model;  // the searched network (empty: the game's shipped model)
-  // The rating levels' calibrated lambda at knots, "1400:0.2,1600:0.35"
-  // (HumanHeadInfo::search_mix_play_weights); knots not named keep their value.
-  std::string play_mix;
-  // The levels' search filter's tau at knots, "1400:0.1,1600:0.3"
-  // (HumanHeadInfo::search_filter_play_weights); where set, the levels play it instead of
-  // the mixture.
-  std::string play_filter;
-};
-
 // A line on stderr, after the command's name.
 void say(const std::string& line) {
   std::cerr << "kumalak human-train: " << line << "\n";
-}
-
-// Fits the value weights of `model` on `train` and reports the validation fit with them.
-void fit_value_term(Model& model, const HumanData& train, const HumanData& validation,
-                    const GameSpec& spec) {
-  // A search mixture was fitted on top of the old term: it goes with it.
-  if (!model.meta.human.search_mix_weights.empty()) {
-    drop_search_mix(model.meta.human);
-    say("the --init model's search mixture is dropped (fitted on top of the value term "
-        "fitted again now)");
-  }
-  // Which value the term can trust: the human model's own head against the shipped
-  // model's, on the validation games' results.
-  model.meta.human.value_weights.clear();
-  say(value_heads_line(compare_value_heads(model, validation, spec)));
-  say(value_fit_line(fit_value_term(model, train)));
-  // The value term's beta(R) at these ratings, for the log and docs/human.md.
-  say(value_beta_line(model.meta.human));
 }
 
 // One of the search mixtures fitted (best move or visit shares) and its validation bins.
@@ -110,19 +60,12 @@ void fit_search_term(Model& model, const HumanData& train, const HumanData& vali
 // --play-mix, --play-filter: sets what the levels play in `model` and writes it to --out;
 // false (said on stderr) when an option is malformed or the model has no mixture.
 bool write_play_knots(Model& model, const HumanTrainCliOptions& opt) {
-  for (const auto& [spec, kind] :
-       {std::pair{&opt.play_mix, &kPlayMix}, std::pair{&opt.play_filter, &kPlayFilter}}) {
-    if (spec->empty()) continue;
-    try {
-      set_play_knots(model.meta.human, *spec, *kind);
-    } catch (const ParseError& e) {
-      print_command_error("kumalak human-train", e);
-      return false;
-    }
-    say(play_knots_line(model.meta.human, *kind));
+  try {
+    set_play_knots_saying(model.meta.human, opt.play_mix, opt.play_filter, say);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak human-train", e);
+    return false;
   }
-  if (!model.meta.human.search_filter_play_weights.empty())
-    say("the levels play the search filter (its tau), not the mixture");
   save_model(opt.out, model);
   say("wrote " + opt.out + " (no training: --epochs 0)");
   return true;
@@ -142,7 +85,7 @@ int write_untrained(Model& model, const HumanData& train, const HumanData& valid
                     const GameSpec& spec, const HumanTrainCliOptions& opt) {
   if (opt.fit_value_weights) {
     try {
-      fit_value_term(model, train, validation, spec);
+      refit_value_term(model, train, validation, spec, say);
     } catch (const std::exception& e) {
       print_command_error("kumalak human-train", e);
       return 1;
@@ -170,36 +113,31 @@ int train_and_write(Model& model, const HumanData& train, const HumanData& valid
                     const GameSpec& spec, const HumanTrainCliOptions& opt) {
   // Value weights and a search mixture fitted to the head's old answers would not fit the
   // trained head's.
-  const StaleHumanTerms dropped = drop_stale_human_terms(model.meta.human);
-  if (dropped.search_mix)
-    say("the --init model's search mixture is dropped (fitted to its head before this "
-        "training)");
-  if (dropped.value_weights)
-    say(std::string("the --init model's value weights are dropped (they were fitted to its head "
-                    "before this training") +
-        (opt.fit_value_weights ? "; fitted again after it" : "") + ")");
-  HumanTrainOptions to;
-  to.epochs = opt.epochs;
-  to.batch = opt.batch;
-  to.learning_rate = opt.learning_rate;
-  to.seed = opt.seed;
-  to.head_only = !opt.fine_tune;
-  to.positions_per_epoch = opt.positions_per_epoch;
+  for (const std::string& line :
+       stale_terms_lines(drop_stale_human_terms(model.meta.human), opt.fit_value_weights))
+    say(line);
   HumanTrainProgress progress(opt.epochs, int64_t(train.samples.size()), opt.positions_per_epoch,
                               {.line_interval_s = 10});
-  to.after_batch = [&](int epoch, int64_t done, double loss) {
-    progress.after_batch(epoch, done, loss);
-  };
-  to.after_epoch = [&](int epoch, Model& m) {
-    progress.finish_epoch();
-    report("epoch " + std::to_string(epoch), m, validation);
-    save_model(opt.out, m);
-    say("wrote " + opt.out);
-  };
+  const HumanTrainOptions to{
+      .epochs = opt.epochs,
+      .batch = opt.batch,
+      .learning_rate = opt.learning_rate,
+      .seed = opt.seed,
+      .positions_per_epoch = opt.positions_per_epoch,
+      .head_only = !opt.fine_tune,
+      .after_batch = [&](int epoch, int64_t done,
+                         double loss) { progress.after_batch(epoch, done, loss); },
+      .after_epoch =
+          [&](int epoch, Model& m) {
+            progress.finish_epoch();
+            report("epoch " + std::to_string(epoch), m, validation);
+            save_model(opt.out, m);
+            say("wrote " + opt.out);
+          }};
   try {
     train_human_policy(model, train.samples, to);
     if (opt.fit_value_weights) {
-      fit_value_term(model, train, validation, spec);
+      refit_value_term(model, train, validation, spec, say);
       report("with the value term", model, validation);
       save_model(opt.out, model);
       say("wrote " + opt.out);
@@ -220,14 +158,9 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     return 2;
   }
   GameSpec spec;
-  try {
-    spec = GameSpec::parse(opt.game);
-  } catch (const ParseError& e) {
-    print_command_error("kumalak human-train", e);
-    return 2;
-  }
   std::vector<std::vector<GameRecord>> files;
   try {
+    spec = GameSpec::parse(opt.game);
     files = read_game_files(opt.files);
   } catch (const ParseError& e) {
     print_command_error("kumalak human-train", e);
@@ -271,19 +204,10 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   }
   const HumanHeadSetup head =
       set_up_human_head(model, train, *range, opt.pair_prior, opt.rating_temperature);
-  const HumanHeadInfo& info = head.info;
-  const int64_t paired_games = head.paired_games;
   if (model.meta.note.empty() || opt.epochs > 0)
     model.meta.note = "human policy head: kumalak human-train from " + init;
-  say(std::to_string(train.samples.size()) + " train positions (" + std::to_string(train.games) +
-      " games, " + std::to_string(head.titled_positions) + " of titled players), " +
-      std::to_string(validation.samples.size()) + " validation positions (" +
-      std::to_string(validation.games) + " games); ratings " + std::to_string(info.rating_min) +
-      ".." + std::to_string(info.rating_max) + ", mean " + std::to_string(info.rating_mean));
-  if (opt.pair_prior)
-    say("rating pair prior: " + std::to_string(paired_games) +
-        " train games with both sides rated" +
-        (paired_games == 0 ? " (none: no pair prior written)" : ""));
+  say(human_data_line(train, validation, head));
+  if (opt.pair_prior) say(pair_prior_line(head.paired_games));
   report("before training", model, validation);
   if (opt.epochs == 0) return write_untrained(model, train, validation, spec, opt);
   return train_and_write(model, train, validation, spec, opt);
@@ -296,66 +220,7 @@ void register_human_train(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "human-train",
       "Train a human policy head (moves by rating) on the train fold of rated games");
-  cmd->add_option("files", opt->files,
-                  "PGN files of rated games (WhiteElo/BlackElo tags); none needed for "
-                  "--play-mix or --play-filter alone");
-  add_game_option(cmd, opt->game);
-  cmd->add_option("--init", opt->init,
-                  "model to start from (default: the game's shipped model); its policy head "
-                  "is the human head's start");
-  cmd->add_option("--out", opt->out, "model file to write after every epoch")->required();
-  cmd->add_option("--epochs", opt->epochs,
-                  "passes over the train fold (default 3; 0: only write the train fold's "
-                  "rating prior into the model)")
-      ->check(in_range(0, 1000));
-  cmd->add_option("--batch", opt->batch, "positions per optimizer step (default 256)")
-      ->check(in_range(2, 65536));
-  cmd->add_option("--lr", opt->learning_rate,
-                  "Adam's learning rate at the start, decayed to a tenth (default 1e-3)")
-      ->check(in_range(1e-6, 1.0));
-  cmd->add_option("--threads", opt->threads, "LibTorch threads (default 1)")
-      ->check(in_range(1, 256));
-  cmd->add_option("--seed", opt->seed, "order of the training positions (default 1)");
-  cmd->add_option("--positions-per-epoch", opt->positions_per_epoch,
-                  "train on this many positions an epoch, a new random draw each epoch "
-                  "(default 0: all of the train fold)")
-      ->check(in_range(int64_t(0), int64_t(1) << 40));
-  cmd->add_flag("--fine-tune", opt->fine_tune,
-                "fine-tune the whole network with the head (default: the head alone, on the "
-                "tower's output computed once, which keeps the model's own policy and value)");
-  cmd->add_flag("--rating-temperature", opt->rating_temperature,
-                "let the rating also set the head's temperature (how sure a player's choice "
-                "is; a model without it gets it, started at 1)");
-  cmd->add_flag("--fit-value-weights", opt->fit_value_weights,
-                "fit the rating-dependent value term (how much a player of each rating "
-                "prefers the moves the model's value head rates higher) on the train fold "
-                "after training; with --epochs 0, to the --init model's head as it is");
-  cmd->add_option("--fit-search-mix", opt->search_mix_visits,
-                  "fit how often a player of each rating plays what a search of this many "
-                  "visits of the engine's network plays (with --epochs 0)")
-      ->check(in_range(int64_t(1), int64_t(100000)));
-  cmd->add_option("--search-every", opt->search_every,
-                  "fit the search mixture on every K-th train position (default 5)")
-      ->check(in_range(1, 1000000));
-  cmd->add_option("--engine-model", opt->engine_model,
-                  "the network the search mixture searches with (default: the game's shipped "
-                  "model)");
-  cmd->add_option("--play-mix", opt->play_mix,
-                  "the lambda the rating levels play with at knots of the rating range, "
-                  "RATING:LAMBDA,... (with --epochs 0; knots not named keep theirs; "
-                  "calibrated by tools/calibrate_rating_levels.py)");
-  cmd->add_option("--play-filter", opt->play_filter,
-                  "the search filter's tau the rating levels play with at knots of the "
-                  "rating range, RATING:TAU,... (with --epochs 0; knots not named keep "
-                  "theirs, 0 at first; where set, the levels play it instead of the mixture: "
-                  "docs/levels.md)");
-  cmd->add_flag("!--no-pair-prior", opt->pair_prior,
-                "leave out the two-sided prior over a game's two ratings (by default the "
-                "train fold's games of two rated players are counted into the model, and "
-                "the rating estimate uses both sides' moves for each)");
-  cmd->add_flag("!--no-titled", opt->titled,
-                "leave out titled over-the-board players (unrated sides of games without a "
-                "TimeControl tag); by default they are a class of their own");
+  add_human_train_options(cmd, *opt);
   cmd->callback([opt, &exit_code] { exit_code = run_human_train(*opt); });
 }
 

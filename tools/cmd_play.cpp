@@ -2,6 +2,7 @@
 // line, so it can be driven through a pipe as well as typed; on end of input it leaves
 // cleanly. The game itself is tools/play_session.h, its sentences tools/play_words.h;
 // this file reads the lines and prints. See docs/play.md.
+#include <array>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,7 +15,6 @@
 #include "tools/command_error.h"
 #include "tools/command_input.h"
 #include "tools/commands.h"
-#include "tools/exact_result_words.h"
 #include "tools/line_reader.h"
 #include "tools/play_session.h"
 #include "tools/play_words.h"
@@ -29,16 +29,10 @@ namespace {
 // them and prints what it did.
 class PlayTerminal {
  public:
-  explicit PlayTerminal(const PlaySettings& settings) : session_(settings) {
+  explicit PlayTerminal(const PlaySettings& settings)
+      : session_(settings), names_(side_names(settings)) {
     if (session_.clock()) reader_ = std::make_unique<LineReader>();
     color_ = stdout_wants_color();
-    const int human = session_.human();
-    names_[human] = tr("you");
-    // The level's name is one of the page's message ids ("medium", ...), said in the
-    // player's language here too.
-    names_[human ^ 1] = settings.rating > 0
-                            ? tr("engine, rated {rating}", {{"rating", settings.rating}})
-                            : tr("engine, {level}", {{"level", tr(level_name(settings.level))}});
   }
 
   int run() {
@@ -59,10 +53,7 @@ class PlayTerminal {
       prompt();
       std::string line;
       if (!read_line(line)) {
-        std::cout << "\n"
-                  << (session_.finished() ? tr("End of input: bye.")
-                                          : tr("End of input: leaving the game unfinished."))
-                  << "\n";
+        std::cout << "\n" << end_of_input_text(session_.finished()) << "\n";
         return 0;
       }
       if (!handle(line)) return 0;
@@ -70,11 +61,7 @@ class PlayTerminal {
   }
 
  private:
-  void prompt() {
-    std::cout << (session_.finished() ? tr("Game over (undo, save FILE, quit)> ")
-                                      : tr("Your move> "))
-              << std::flush;
-  }
+  void prompt() { std::cout << prompt_text(session_.finished()) << std::flush; }
 
   // The next line of input; false at its end. Under a clock, while the person is to
   // move, the wait ends when their flag falls: the game is then over.
@@ -103,16 +90,12 @@ class PlayTerminal {
   }
 
   void show_board() {
-    std::string labels[2] = {names_[0], names_[1]};
-    if (const GameClock* clock = session_.clock())
-      for (int side = 0; side < 2; ++side)
-        labels[side] =
-            tr("{player}, {time} left",
-               {{"player", names_[side]}, {"time", clock_text(clock->remaining_ms(side))}});
+    const std::array<std::string, 2> labels = board_labels(names_, session_.clock());
     const GameSession& game = session_.game();
     LastMove lm;
     if (game.plies() > 0) lm = last_move_of(game.before_last(), game.moves().back());
-    std::cout << render_board(session_.position(), session_.human(), lm, color_, labels) << "\n";
+    std::cout << render_board(session_.position(), session_.human(), lm, color_, labels.data())
+              << "\n";
   }
 
   // After the person's move or the engine's: the board, or that the mover moves again.
@@ -123,8 +106,7 @@ class PlayTerminal {
     }
     std::cout << move_announcement(p.before, p.move, by_engine) << "\n";
     const bool again = !session_.finished() && session_.position().to_move == p.before.to_move;
-    if (again)
-      std::cout << (by_engine ? tr("The engine moves again.") : tr("You move again.")) << "\n";
+    if (again) std::cout << moves_again_text(by_engine);
     // The engine's move shows the board unless it moves again; the person's only when they
     // move again or the game is over (else the engine's reply shows it).
     if (by_engine ? !again : again || session_.finished()) show_board();
@@ -139,17 +121,6 @@ class PlayTerminal {
       return;
     }
     played(session_.play(typed.move), /*by_engine=*/false);
-  }
-
-  void hint() {
-    const std::optional<Hint> h = session_.hint();
-    if (!h) {
-      std::cout << tr("The game is over.") << "\n";
-      return;
-    }
-    // Kalah positions the solver proves get the same exact line as `kumalak hint`.
-    if (h->solve.solved) std::cout << describe_exact_result(session_.position(), h->solve) << "\n";
-    std::cout << hint_text(session_.position(), *h);
   }
 
   void eval() {
@@ -176,7 +147,7 @@ class PlayTerminal {
         std::cout << play_help_text(session_.position());
         break;
       case PlayCommand::kHint:
-        hint();
+        std::cout << hint_answer_text(session_.position(), session_.hint());
         break;
       case PlayCommand::kEval:
         eval();
@@ -203,7 +174,7 @@ class PlayTerminal {
 
   PlaySession session_;
   bool color_ = false;
-  std::string names_[2];                // the sides' labels on the board, without the clocks
+  std::array<std::string, 2> names_;    // the sides' board labels, without the clocks
   std::unique_ptr<LineReader> reader_;  // input under a clock
   bool announced_ = false;              // the result of the finished game has been said
 };

@@ -5,8 +5,6 @@
 // computes is tools/puzzle_build.h. `kumalak puzzle` is tools/cmd_puzzle.cpp.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -46,35 +44,6 @@ struct PuzzlesBuildOptions {
   PuzzleMinerOptions miner;
 };
 
-// One progress line of the mining, on standard error.
-//   p: how far it has come
-//   count: the puzzles it looks for
-//   mining_s: seconds of mining so far
-//   total_s: seconds since the build started
-//   final: the last line ("done in" the whole time instead of the time still to go)
-void print_mining_line(const PuzzleMiningProgress& p, int count, double mining_s, double total_s,
-                       bool final) {
-  const double rate = mining_s > 0 ? p.puzzles / mining_s : 0;
-  std::string eta = "unknown";
-  if (rate > 0 && int(p.puzzles) < count) eta = minutes_text((count - int(p.puzzles)) / rate);
-  std::fprintf(stderr,
-               "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
-               "%.2f puzzles/s, %s%s\n",
-               p.filtered, p.positions, p.candidates, p.puzzles, rate, final ? "done in " : "ETA ",
-               final ? minutes_text(total_s).c_str() : eta.c_str());
-}
-
-// "wrote N puzzles to FILE (capture 2, only-move 8, ...)".
-void print_written(const PuzzleSet& set, const std::string& path) {
-  std::cout << "wrote " << set.puzzles.size() << " puzzles to " << path << " (";
-  bool first = true;
-  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
-    std::cout << (first ? "" : ", ") << name << " " << n;
-    first = false;
-  }
-  std::cout << ")\n";
-}
-
 int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   GameSpec spec;
   try {
@@ -103,9 +72,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   // The human model that rates the puzzles, loaded before the mining so that a missing
   // or broken one is said at once.
   std::unique_ptr<HumanHead> human;
-  const bool by_human = opt.rated_by == "human" ||
-                        (opt.rated_by == "auto" &&
-                         (!opt.human_model.empty() || !shipped_human_model_path(spec).empty()));
+  const bool by_human = rates_by_human(opt.rated_by, opt.human_model, spec);
   if (by_human) {
     try {
       human = load_human_policy(spec, opt.human_model);
@@ -154,7 +121,7 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
   const PuzzleMiningLimits limits{opt.count, opt.max_per_game, opt.batch};
   MinedPuzzles mined = mine_puzzles(miner, positions, limits, [&](const PuzzleMiningProgress& p) {
     if (elapsed() < next_report) return;
-    print_mining_line(p, opt.count, elapsed() - mine_start, elapsed(), false);
+    std::cerr << mining_line(p, opt.count, elapsed() - mine_start, elapsed(), false);
     next_report = elapsed() + 10;
   });
   PuzzleSet set;
@@ -167,15 +134,13 @@ int run_puzzles_build(const PuzzlesBuildOptions& opt) {
     return 1;
   }
   try {
-    std::filesystem::path parent = std::filesystem::path(out_path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
-    write_puzzle_file(out_path, set);
+    write_puzzle_set(out_path, set);
   } catch (const std::exception& e) {
     print_command_error("kumalak puzzles build", e);
     return 1;
   }
-  print_mining_line(mined.progress, opt.count, elapsed() - mine_start, elapsed(), true);
-  print_written(set, out_path);
+  std::cerr << mining_line(mined.progress, opt.count, elapsed() - mine_start, elapsed(), true);
+  std::cout << written_puzzles_text(set, out_path);
   return int(set.puzzles.size()) < opt.count ? 3 : 0;
 }
 

@@ -16,24 +16,86 @@ std::string percent(int64_t part, int64_t whole) {
   return s;
 }
 
+// The human model's fields of the JSON object: its columns' settings and the rating
+// estimate's errors.
+void add_human_fields(const HumanEvalReport& m, nlohmann::ordered_json& j) {
+  const EstimateSummary& e = m.result.estimates;
+  j["human_model"] = m.human_path;
+  j["blind_rating"] = m.human->info().rating_mean;
+  // Whether the human columns include the rating-dependent value term
+  // (HumanHeadInfo::value_weights, docs/human.md).
+  j["human_value_term"] = !m.human->info().value_weights.empty();
+  if (m.human->info().search_mix_visits > 0) {
+    j["human_search_mix_visits"] = m.human->info().search_mix_visits;
+    // The search of the columns with --as-played (the levels' own).
+    if (m.as_played) j["human_columns_visits"] = human_search_visits(m.human->info(), true);
+  }
+  j["human_columns_lambda"] = !m.as_played                                         ? "fitted"
+                              : m.human->info().search_filter_play_weights.empty() ? "played"
+                                                                                   : "filter";
+  j["rating_estimate"] = e.pair_prior  ? "joint_posterior"
+                         : e.posterior ? "posterior"
+                                       : "maximum_likelihood";
+  j["joint_sides"] = e.joint_sides;
+  j["rating_mae"] = e.model.mae;
+  j["baseline_mae"] = e.baseline_mae;
+  j["rating_spearman"] = e.model.spearman;
+  j["rating_coverage"] = e.model.coverage;
+  j["rating_interval_width"] = e.model.width;
+  // The other estimates, for comparison: each side alone, and without any prior.
+  for (const auto& [prefix, errors] : {std::pair{"single_", &e.single}, std::pair{"ml_", &e.ml}}) {
+    const std::string p = prefix;
+    j[p + "rating_mae"] = errors->mae;
+    j[p + "rating_spearman"] = errors->spearman;
+    j[p + "rating_coverage"] = errors->coverage;
+    j[p + "rating_interval_width"] = errors->width;
+  }
+  j["sides"] = e.sides;
+}
+
+// The rating estimate's summary under the table, each line ending with its newline.
+std::string estimate_lines(const HumanEvalReport& m) {
+  const EstimateSummary& e = m.result.estimates;
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "Human model %s (blind at %d): rating estimate (%s) over %lld sides of %d+ "
+                "moves: MAE %.0f (predicting the mean: %.0f), Spearman %.3f, 95 %% interval "
+                "holds the rating for %.0f %%\n",
+                m.human_path.c_str(), m.human->info().rating_mean,
+                e.pair_prior  ? "both sides jointly, with the model's pair prior"
+                : e.posterior ? "posterior with the model's prior"
+                              : "maximum likelihood",
+                (long long)e.sides, kMinEstimateMoves, e.model.mae, e.baseline_mae,
+                e.model.spearman, 100 * e.model.coverage);
+  out += line;
+  if (e.pair_prior) {
+    std::snprintf(line, sizeof line,
+                  "  %lld sides jointly; each side alone (one-sided prior): MAE %.0f, "
+                  "Spearman %.3f, interval holds %.0f %%\n",
+                  (long long)e.joint_sides, e.single.mae, e.single.spearman,
+                  100 * e.single.coverage);
+    out += line;
+  }
+  if (e.posterior) {
+    std::snprintf(line, sizeof line,
+                  "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",
+                  e.ml.mae, e.ml.spearman, 100 * e.ml.coverage);
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json human_eval_json(const HumanEvalReport& m) {
-  const auto& bins = m.result.bins;
-  const EstimateSummary& estimates = m.result.estimates;
-  const HumanHead* human = m.human;
-  const std::string& human_path = m.human_path;
-  const std::string& model_path = m.model_path;
-  const UnratedSides& unrated = m.data.unrated;
-  const int64_t games = m.data.games, skipped = m.data.skipped_games;
-  const std::vector<HumanSample>& samples = m.data.samples;
   nlohmann::ordered_json j;
-  j["model"] = model_path;
+  j["model"] = m.model_path;
   j["fold"] = m.fold;
   j["search_visits"] = m.search_visits;
   j["every"] = m.every;
   j["bins"] = nlohmann::ordered_json::array();
-  for (const auto& [from, b] : bins) {
+  for (const auto& [from, b] : m.result.bins) {
     nlohmann::ordered_json bin;
     bin["from"] = from;
     bin["to"] = from + kRatingBinWidth - 1;
@@ -45,7 +107,7 @@ nlohmann::ordered_json human_eval_json(const HumanEvalReport& m) {
     else
       bin["search_top1"] = nullptr;
     bin["search_positions"] = b.search_positions;
-    if (human) {
+    if (m.human) {
       bin["human_top1"] = double(b.human_top1) / double(b.positions);
       bin["blind_top1"] = double(b.blind_top1) / double(b.positions);
       bin["human_loglik"] = b.human_loglik / double(b.positions);
@@ -53,67 +115,27 @@ nlohmann::ordered_json human_eval_json(const HumanEvalReport& m) {
     }
     j["bins"].push_back(bin);
   }
-  if (human) {
-    j["human_model"] = human_path;
-    j["blind_rating"] = human->info().rating_mean;
-    // Whether the human columns include the rating-dependent value term
-    // (HumanHeadInfo::value_weights, docs/human.md).
-    j["human_value_term"] = !human->info().value_weights.empty();
-    if (human->info().search_mix_visits > 0) {
-      j["human_search_mix_visits"] = human->info().search_mix_visits;
-      // The search of the columns with --as-played (the levels' own).
-      if (m.as_played) j["human_columns_visits"] = human_search_visits(human->info(), true);
-    }
-    j["human_columns_lambda"] = !m.as_played                                       ? "fitted"
-                                : human->info().search_filter_play_weights.empty() ? "played"
-                                                                                   : "filter";
-    j["rating_estimate"] = estimates.pair_prior  ? "joint_posterior"
-                           : estimates.posterior ? "posterior"
-                                                 : "maximum_likelihood";
-    j["joint_sides"] = estimates.joint_sides;
-    j["rating_mae"] = estimates.model.mae;
-    j["baseline_mae"] = estimates.baseline_mae;
-    j["rating_spearman"] = estimates.model.spearman;
-    j["rating_coverage"] = estimates.model.coverage;
-    j["rating_interval_width"] = estimates.model.width;
-    // The other estimates, for comparison: each side alone, and without any prior.
-    for (const auto& [prefix, errors] :
-         {std::pair{"single_", &estimates.single}, std::pair{"ml_", &estimates.ml}}) {
-      const std::string p = prefix;
-      j[p + "rating_mae"] = errors->mae;
-      j[p + "rating_spearman"] = errors->spearman;
-      j[p + "rating_coverage"] = errors->coverage;
-      j[p + "rating_interval_width"] = errors->width;
-    }
-    j["sides"] = estimates.sides;
-  }
-  j["positions"] = int64_t(samples.size());
-  j["games"] = games;
-  j["skipped_games"] = skipped;
+  if (m.human) add_human_fields(m, j);
+  j["positions"] = int64_t(m.data.samples.size());
+  j["games"] = m.data.games;
+  j["skipped_games"] = m.data.skipped_games;
   j["unrated_sides"] = nlohmann::ordered_json::object();
-  for (const auto& [reason, count] : unrated.by_reason) j["unrated_sides"][reason] = count;
+  for (const auto& [reason, count] : m.data.unrated.by_reason) j["unrated_sides"][reason] = count;
   return j;
 }
 
 std::string human_eval_table(const HumanEvalReport& m) {
   std::ostringstream out;
-  const auto& bins = m.result.bins;
-  const EstimateSummary& estimates = m.result.estimates;
-  const HumanHead* human = m.human;
-  const std::string& human_path = m.human_path;
-  const std::string& model_path = m.model_path;
-  const UnratedSides& unrated = m.data.unrated;
-  const int64_t games = m.data.games, skipped = m.data.skipped_games;
-  const std::vector<HumanSample>& samples = m.data.samples;
-  out << "Model " << model_path << " (" << m.model_description << "), fold " << m.fold << ": "
-      << games << " games (" << skipped << " skipped), " << samples.size()
-      << " positions of rated players; unrated sides: " << unrated.total();
+  out << "Model " << m.model_path << " (" << m.model_description << "), fold " << m.fold << ": "
+      << m.data.games << " games (" << m.data.skipped_games << " skipped), "
+      << m.data.samples.size()
+      << " positions of rated players; unrated sides: " << m.data.unrated.total();
   const char* separator = " (";
-  for (const auto& [reason, count] : unrated.by_reason) {
+  for (const auto& [reason, count] : m.data.unrated.by_reason) {
     out << separator << reason << " " << count;
     separator = ", ";
   }
-  out << (unrated.by_reason.empty() ? "" : ")") << "\n";
+  out << (m.data.unrated.by_reason.empty() ? "" : ")") << "\n";
   std::string search_head = "search top-1";
   if (m.search_visits > 0)
     search_head +=
@@ -122,13 +144,13 @@ std::string human_eval_table(const HumanEvalReport& m) {
   std::snprintf(line, sizeof line, "%-11s %9s %13s %15s", "rating", "positions", "policy top-1",
                 "policy loglik");
   out << line;
-  if (human) {
+  if (m.human) {
     std::snprintf(line, sizeof line, " %12s %12s %13s %13s", "human top-1", "blind top-1",
                   "human loglik", "blind loglik");
     out << line;
   }
   out << "  " << search_head << "\n";
-  for (const auto& [from, b] : bins) {
+  for (const auto& [from, b] : m.result.bins) {
     const std::string range =
         std::to_string(from) + "-" + std::to_string(from + kRatingBinWidth - 1);
     std::string search = "-";
@@ -139,7 +161,7 @@ std::string human_eval_table(const HumanEvalReport& m) {
                   (long long)b.positions, percent(b.policy_top1, b.positions).c_str(),
                   b.policy_loglik / double(b.positions));
     out << line;
-    if (human) {
+    if (m.human) {
       std::snprintf(line, sizeof line, " %12s %12s %13.3f %13.3f",
                     percent(b.human_top1, b.positions).c_str(),
                     percent(b.blind_top1, b.positions).c_str(),
@@ -148,33 +170,7 @@ std::string human_eval_table(const HumanEvalReport& m) {
     }
     out << "  " << search << "\n";
   }
-  if (human) {
-    std::snprintf(line, sizeof line,
-                  "Human model %s (blind at %d): rating estimate (%s) over %lld sides of %d+ "
-                  "moves: MAE %.0f (predicting the mean: %.0f), Spearman %.3f, 95 %% interval "
-                  "holds the rating for %.0f %%\n",
-                  human_path.c_str(), human->info().rating_mean,
-                  estimates.pair_prior  ? "both sides jointly, with the model's pair prior"
-                  : estimates.posterior ? "posterior with the model's prior"
-                                        : "maximum likelihood",
-                  (long long)estimates.sides, kMinEstimateMoves, estimates.model.mae,
-                  estimates.baseline_mae, estimates.model.spearman, 100 * estimates.model.coverage);
-    out << line;
-    if (estimates.pair_prior) {
-      std::snprintf(line, sizeof line,
-                    "  %lld sides jointly; each side alone (one-sided prior): MAE %.0f, "
-                    "Spearman %.3f, interval holds %.0f %%\n",
-                    (long long)estimates.joint_sides, estimates.single.mae,
-                    estimates.single.spearman, 100 * estimates.single.coverage);
-      out << line;
-    }
-    if (estimates.posterior) {
-      std::snprintf(line, sizeof line,
-                    "  maximum likelihood alone: MAE %.0f, Spearman %.3f, interval holds %.0f %%\n",
-                    estimates.ml.mae, estimates.ml.spearman, 100 * estimates.ml.coverage);
-      out << line;
-    }
-  }
+  if (m.human) out << estimate_lines(m);
   return out.str();
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "core/position.h"
 
@@ -59,6 +60,17 @@ std::string play_knots_line(const HumanHeadInfo& info, const PlayKnots& kind) {
     line += buf;
   }
   return line;
+}
+
+void set_play_knots_saying(HumanHeadInfo& info, const std::string& mix, const std::string& filter,
+                           const std::function<void(const std::string&)>& say) {
+  for (const auto& [spec, kind] : {std::pair{&mix, &kPlayMix}, std::pair{&filter, &kPlayFilter}}) {
+    if (spec->empty()) continue;
+    set_play_knots(info, *spec, *kind);
+    say(play_knots_line(info, *kind));
+  }
+  if (!info.search_filter_play_weights.empty())
+    say("the levels play the search filter (its tau), not the mixture");
 }
 
 }  // namespace kz::cli

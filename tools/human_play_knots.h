@@ -5,6 +5,7 @@
 // that tests/app_human_play_knots_test.cpp reads the options directly.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,15 @@ void set_play_knots(HumanHeadInfo& info, const std::string& spec, const PlayKnot
 // What the levels play of `kind` at every knot of `info`, for human-train's log: "the
 // levels play lambda 800: 0.0000 1000: 0.2000 ...".
 std::string play_knots_line(const HumanHeadInfo& info, const PlayKnots& kind);
+
+// Sets the knots of --play-mix (`mix`) and then of --play-filter (`filter`) in `info` (an
+// empty one: left as it is), saying play_knots_line after each, and at the end that the
+// levels play the search filter when they do. Throws set_play_knots's ParseError (what was
+// set before it stays set and said).
+//   info: the human model's head
+//   mix, filter: the options' text, "R:value,..."
+//   say: receives each line, without a line break
+void set_play_knots_saying(HumanHeadInfo& info, const std::string& mix, const std::string& filter,
+                           const std::function<void(const std::string&)>& say);
 
 }  // namespace kz::cli

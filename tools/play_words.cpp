@@ -8,6 +8,7 @@
 #include "core/i18n.h"
 #include "core/notation.h"
 #include "tools/board_view.h"
+#include "tools/exact_result_words.h"
 #include "tools/move_words.h"
 
 namespace kz::cli {
@@ -318,6 +319,46 @@ std::string save_text(const std::string& file, const SaveOutcome& saved) {
       return tr("Could not save: {error}", {{"error", saved.error}}) + "\n";
   }
   return "";
+}
+
+std::string hint_answer_text(const Position& pos, const std::optional<Hint>& hint) {
+  if (!hint) return tr("The game is over.") + "\n";
+  std::string out;
+  if (hint->solve.solved) out = describe_exact_result(pos, hint->solve) + "\n";
+  return out + hint_text(pos, *hint);
+}
+
+std::array<std::string, 2> side_names(const PlaySettings& settings) {
+  std::array<std::string, 2> names;
+  names[settings.human] = tr("you");
+  // The level's name is one of the page's message ids ("medium", ...), said in the
+  // player's language here too.
+  names[settings.human ^ 1] =
+      settings.rating > 0 ? tr("engine, rated {rating}", {{"rating", settings.rating}})
+                          : tr("engine, {level}", {{"level", tr(level_name(settings.level))}});
+  return names;
+}
+
+std::array<std::string, 2> board_labels(const std::array<std::string, 2>& names,
+                                        const GameClock* clock) {
+  if (!clock) return names;
+  std::array<std::string, 2> labels;
+  for (int side = 0; side < 2; ++side)
+    labels[side] = tr("{player}, {time} left",
+                      {{"player", names[side]}, {"time", clock_text(clock->remaining_ms(side))}});
+  return labels;
+}
+
+std::string prompt_text(bool finished) {
+  return finished ? tr("Game over (undo, save FILE, quit)> ") : tr("Your move> ");
+}
+
+std::string end_of_input_text(bool finished) {
+  return finished ? tr("End of input: bye.") : tr("End of input: leaving the game unfinished.");
+}
+
+std::string moves_again_text(bool by_engine) {
+  return (by_engine ? tr("The engine moves again.") : tr("You move again.")) + "\n";
 }
 
 }  // namespace kz::cli

@@ -4,11 +4,13 @@
 // tools/cmd_play.cpp prints them. Every text ends with its newline.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "core/game_clock.h"
 #include "core/game_session.h"
 #include "core/position.h"
 #include "mcts/advice.h"
@@ -54,6 +56,12 @@ std::string game_result_text(const GameSession& game, int human);
 //   hint: PlaySession::hint()'s answer
 std::string hint_text(const Position& pos, const Hint& hint);
 
+// What `hint` answers: "The game is over.", or the solved Kalah line when the solver
+// proved the position (the same as `kumalak hint`'s) and then hint_text's moves.
+//   pos: the game's position
+//   hint: PlaySession::hint()'s answer (nullopt: the game is over)
+std::string hint_answer_text(const Position& pos, const std::optional<Hint>& hint);
+
 // The evaluation for the side to move: its chances, the margin and the engine's move.
 //   pos: the position evaluated
 //   r: PlaySession::eval()'s answer
@@ -63,6 +71,29 @@ std::string eval_text(const Position& pos, const ThinkResult& r);
 //   pos: the game's position (its game and number of holes)
 //   command: parse_play_command's answer
 std::string not_a_command_text(const Position& pos, const PlayCommand& command);
+
+// The sides' names on the board: "you" and the engine with its rating or level.
+//   settings: the game's settings (the person's side, the level or rating)
+std::array<std::string, 2> side_names(const PlaySettings& settings);
+
+// The sides' labels above and below the board: their names, with the time left when
+// there is a clock.
+//   names: side_names' answer
+//   clock: the game's clock (nullptr: none)
+std::array<std::string, 2> board_labels(const std::array<std::string, 2>& names,
+                                        const GameClock* clock);
+
+// The prompt for the person's next line, whether the game is over or not.
+//   finished: the game is over
+std::string prompt_text(bool finished);
+
+// The line said when the input ends, without its newlines.
+//   finished: the game is over
+std::string end_of_input_text(bool finished);
+
+// That the mover moves again after their move, with its newline.
+//   by_engine: the engine moved
+std::string moves_again_text(bool by_engine);
 
 // The list of commands.
 //   pos: the game's position (its game and number of holes)

@@ -12,6 +12,7 @@
 #include "core/notation.h"
 #include "core/puzzle_title.h"
 #include "nn/puzzle_human_rating.h"
+#include "tools/human_level.h"
 
 namespace kz::cli {
 
@@ -165,6 +166,42 @@ std::string minutes_text(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
   return buf;
+}
+
+bool rates_by_human(const std::string& rated_by, const std::string& human_model,
+                    const GameSpec& spec) {
+  return rated_by == "human" ||
+         (rated_by == "auto" && (!human_model.empty() || !shipped_human_model_path(spec).empty()));
+}
+
+std::string mining_line(const PuzzleMiningProgress& p, int count, double mining_s, double total_s,
+                        bool final) {
+  const double rate = mining_s > 0 ? p.puzzles / mining_s : 0;
+  std::string eta = "unknown";
+  if (rate > 0 && int(p.puzzles) < count) eta = minutes_text((count - int(p.puzzles)) / rate);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "kumalak puzzles build: %zu/%zu positions filtered, %zu candidates, %zu puzzles, "
+                "%.2f puzzles/s, %s%s\n",
+                p.filtered, p.positions, p.candidates, p.puzzles, rate, final ? "done in " : "ETA ",
+                final ? minutes_text(total_s).c_str() : eta.c_str());
+  return line;
+}
+
+std::string written_puzzles_text(const PuzzleSet& set, const std::string& path) {
+  std::string out = "wrote " + std::to_string(set.puzzles.size()) + " puzzles to " + path + " (";
+  bool first = true;
+  for (const auto& [name, n] : puzzle_theme_counts(set.puzzles)) {
+    out += (first ? "" : ", ") + name + " " + std::to_string(n);
+    first = false;
+  }
+  return out + ")\n";
+}
+
+void write_puzzle_set(const std::string& path, const PuzzleSet& set) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  write_puzzle_file(path, set);
 }
 
 size_t choose_puzzle(const PuzzleSet& set, const PuzzleChoice& choice) {

@@ -76,6 +76,32 @@ std::map<std::string, int> puzzle_theme_counts(const std::vector<Puzzle>& puzzle
 // "12m05s".
 std::string minutes_text(double seconds);
 
+// Whether a build rates its puzzles by the human model (else by the search effort).
+//   rated_by: --rated-by: "human", "search" or "auto" (human where the game has one)
+//   human_model: --human-model ("" = the shipped one)
+//   spec: the game
+bool rates_by_human(const std::string& rated_by, const std::string& human_model,
+                    const GameSpec& spec);
+
+// One progress line of the mining, with its newline: "kumalak puzzles build: F/P positions
+// filtered, C candidates, N puzzles, R puzzles/s, ETA 1m02s" (or "done in" the whole time).
+//   p: how far it has come
+//   count: the puzzles it looks for
+//   mining_s: seconds of mining so far
+//   total_s: seconds since the build started
+//   final: the last line
+std::string mining_line(const PuzzleMiningProgress& p, int count, double mining_s, double total_s,
+                        bool final);
+
+// "wrote N puzzles to FILE (capture 2, only-move 8, ...)", with its newline.
+//   set: the puzzles written
+//   path: the file they went to
+std::string written_puzzles_text(const PuzzleSet& set, const std::string& path);
+
+// Writes `set` to `path` (atomically, core/puzzle_file.h), making its folder first.
+// Throws what making the folder or writing throws.
+void write_puzzle_set(const std::string& path, const PuzzleSet& set);
+
 // Which puzzle of a set to play (at most one of id, random and date set).
 struct PuzzleChoice {
   std::string id;       // the puzzle of this id

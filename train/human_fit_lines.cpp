@@ -4,6 +4,53 @@
 
 namespace kz {
 
+std::string human_data_line(const HumanData& train, const HumanData& validation,
+                            const HumanHeadSetup& head) {
+  const HumanHeadInfo& info = head.info;
+  return std::to_string(train.samples.size()) + " train positions (" + std::to_string(train.games) +
+         " games, " + std::to_string(head.titled_positions) + " of titled players), " +
+         std::to_string(validation.samples.size()) + " validation positions (" +
+         std::to_string(validation.games) + " games); ratings " + std::to_string(info.rating_min) +
+         ".." + std::to_string(info.rating_max) + ", mean " + std::to_string(info.rating_mean);
+}
+
+std::string pair_prior_line(int64_t paired_games) {
+  return "rating pair prior: " + std::to_string(paired_games) +
+         " train games with both sides rated" +
+         (paired_games == 0 ? " (none: no pair prior written)" : "");
+}
+
+std::vector<std::string> stale_terms_lines(const StaleHumanTerms& dropped, bool refit) {
+  std::vector<std::string> lines;
+  if (dropped.search_mix)
+    lines.push_back(
+        "the --init model's search mixture is dropped (fitted to its head before this "
+        "training)");
+  if (dropped.value_weights)
+    lines.push_back(
+        std::string("the --init model's value weights are dropped (they were fitted to its "
+                    "head before this training") +
+        (refit ? "; fitted again after it" : "") + ")");
+  return lines;
+}
+
+void refit_value_term(Model& model, const HumanData& train, const HumanData& validation,
+                      const GameSpec& spec, const std::function<void(const std::string&)>& say) {
+  // A search mixture was fitted on top of the old term: it goes with it.
+  if (!model.meta.human.search_mix_weights.empty()) {
+    drop_search_mix(model.meta.human);
+    say("the --init model's search mixture is dropped (fitted on top of the value term "
+        "fitted again now)");
+  }
+  // Which value the term can trust: the human model's own head against the shipped
+  // model's, on the validation games' results.
+  model.meta.human.value_weights.clear();
+  say(value_heads_line(compare_value_heads(model, validation, spec)));
+  say(value_fit_line(fit_value_term(model, train)));
+  // The value term's beta(R) at these ratings, for the log and docs/human.md.
+  say(value_beta_line(model.meta.human));
+}
+
 std::string validation_fit_line(const std::string& when, const HumanFit& fit) {
   char line[200];
   std::snprintf(line, sizeof line,
