@@ -98,9 +98,17 @@ SearchFigures measure_search(const GameSpec& spec, Evaluator& evaluator, const S
   BenchGames games(spec, rng, f, seconds);
   GameRunner runner(std::span<const GameSide>(&side, 1), games, ro);
   runner.run();
-  // The searches the clock stopped count too.
-  for (const RunnerGame& g : runner.games())
-    if (g.active) f.visits += g.search[0]->root_visits() - g.start_visits;
+  // The searches the clock stopped count too, in the visits and in the largest tree (on a
+  // busy machine a short measurement may stop before any search is done).
+  for (const RunnerGame& g : runner.games()) {
+    if (!g.active) continue;
+    const Search& s = *g.search[0];
+    f.visits += s.root_visits() - g.start_visits;
+    if (s.node_count() > f.peak_nodes) {
+      f.peak_nodes = s.node_count();
+      f.visits_at_peak = size_t(s.root_visits());
+    }
+  }
   f.seconds = since(t0);
   f.cpu_seconds = process_cpu_seconds() - cpu0;
   f.stats = driver.stats();
