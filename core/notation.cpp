@@ -169,131 +169,170 @@ std::vector<GameRecord> read_pgn_file(const std::string& path) {
   }
 }
 
-std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<GameRecord> games;
-  GameRecord cur;
-  bool have = false, in_moves = false;
-  int line = 1;
-  // Said in the player's language: a player meets these loading a record (analyze, the
-  // page's "Load game record"). The file and line are no words, so they lead as they are.
-  using i18n::tr;
-  auto where = [&](int l) { return source + ":" + std::to_string(l) + ": "; };
-  auto begin_game = [&] {
-    if (!have) {
-      have = true;
-      cur.line = line;
-      cur.source = source;
-    }
-  };
-  auto flush = [&] {
-    if (have) {
-      cur.index = int(games.size()) + 1;
-      games.push_back(std::move(cur));
-    }
-    cur = GameRecord{};
-    have = in_moves = false;
-  };
+namespace {
 
-  size_t i = 0;
-  while (i < text.size()) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      ++i;
-      continue;
-    }
-    if (is_space(c)) {
-      ++i;
-      continue;
-    }
-    if (c == '[') {
-      if (in_moves) flush();
-      begin_game();
-      // [Name "value"]: the value may hold ']' and, escaped with a backslash, '"' and
-      // '\\' (as PGN writes them); the tag ends at the ']' after the closing quote.
-      const size_t eol = std::min(text.find('\n', i), text.size());
-      const size_t q1 = text.find('"', i);
-      if (q1 == std::string::npos || q1 > eol) {
-        const size_t end = std::min(text.find(']', i), eol);
-        throw ParseError(where(line) + tr("tag '{tag}' must look like [Name \"value\"]",
-                                          {{"tag", text.substr(i + 1, end - i - 1)}}));
+// Said in the player's language: a player meets these loading a record (analyze, the
+// page's "Load game record"). The file and line are no words, so they lead as they are.
+using i18n::tr;
+
+// One pass over a PGN-like text, game by game: tags, comments, move tokens and results.
+// The game being read and the line reached are shared by its steps.
+class PgnReader {
+ public:
+  PgnReader(const std::string& text, const std::string& source) : text_(text), source_(source) {}
+
+  std::vector<GameRecord> read() {
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '\n') {
+        ++line_;
+        ++i_;
+      } else if (is_space(c)) {
+        ++i_;
+      } else if (c == '[') {
+        read_tag();
+      } else if (c == '{') {
+        read_brace_comment();
+      } else if (c == ';') {  // comment to the end of the line
+        while (i_ < text_.size() && text_[i_] != '\n') ++i_;
+      } else {
+        read_token();
       }
-      std::string name = text.substr(i + 1, q1 - i - 1);
-      while (!name.empty() && is_space(name.back())) name.pop_back();
-      while (!name.empty() && is_space(name.front())) name.erase(name.begin());
-      if (name.empty()) throw ParseError(where(line) + tr("tag without a name"));
-      std::string value;
-      size_t k = q1 + 1;
-      for (; k < eol && text[k] != '"'; ++k) {
-        if (text[k] == '\\' && k + 1 < eol && (text[k + 1] == '"' || text[k + 1] == '\\')) ++k;
-        value += text[k];
-      }
-      size_t close = k + 1;
-      while (close < eol && is_space(text[close])) ++close;
-      if (k >= eol || close >= eol || text[close] != ']') {
-        // Unescaped quotes inside the value ([Event "The "Spring" cup"]), as some sites
-        // write them: the value runs to the last quote before the line's last ']'.
-        const size_t last_close = text.rfind(']', eol - 1);
-        const size_t last_quote = last_close == std::string::npos || last_close < i
-                                      ? std::string::npos
-                                      : text.rfind('"', last_close);
-        if (last_quote == std::string::npos || last_quote <= q1)
-          throw ParseError(
-              where(line) +
-              (k < eol ? tr("tag {name} without a closing ']'", {{"name", name}})
-                       : tr("tag {name}: the value's '\"' is never closed", {{"name", name}})));
-        for (size_t m = last_quote + 1; m < last_close; ++m)
-          if (!is_space(text[m]))
-            throw ParseError(where(line) + tr("tag {name}: text after the value's closing '\"'",
-                                              {{"name", name}}));
-        value = text.substr(q1 + 1, last_quote - q1 - 1);
-        close = last_close;
-      }
-      cur.tags.emplace_back(name, value);
-      i = close + 1;
-      continue;
     }
-    if (c == '{') {
-      const size_t close = text.find('}', i);
-      if (close == std::string::npos)
-        throw ParseError(where(line) +
-                         tr("comment '{brace}' is never closed", {{"brace", std::string("{")}}));
-      for (size_t k = i; k < close; ++k) line += text[k] == '\n';
-      std::string comment = text.substr(i + 1, close - i - 1);
-      i = close + 1;
-      // A comment right after the result (PlayOK's "1-0 {zero}") belongs to that game.
-      if (!have && !games.empty()) {
-        games.back().comments.push_back(std::move(comment));
-        continue;
-      }
-      begin_game();
-      cur.comments.push_back(std::move(comment));
-      in_moves = true;
-      continue;
+    flush();
+    return std::move(games_);
+  }
+
+ private:
+  // "file:line: ", the start of an error message about line `line`.
+  std::string where(int line) const { return source_ + ":" + std::to_string(line) + ": "; }
+
+  // The current game begins here unless it has begun.
+  void begin_game() {
+    if (!have_) {
+      have_ = true;
+      cur_.line = line_;
+      cur_.source = source_;
     }
-    if (c == ';') {  // comment to the end of the line
-      while (i < text.size() && text[i] != '\n') ++i;
-      continue;
+  }
+
+  // The current game, if one has begun, is complete; the next starts empty.
+  void flush() {
+    if (have_) {
+      cur_.index = int(games_.size()) + 1;
+      games_.push_back(std::move(cur_));
     }
-    size_t j = i;
-    while (j < text.size() && !is_space(text[j]) && text[j] != '{' && text[j] != '[') ++j;
-    const std::string_view token(text.data() + i, j - i);
-    i = j;
+    cur_ = GameRecord{};
+    have_ = in_moves_ = false;
+  }
+
+  // [Name "value"] at i_: a tag after moves starts the next game. The value may hold ']'
+  // and, escaped with a backslash, '"' and '\\' (as PGN writes them); the tag ends at
+  // the ']' after the closing quote.
+  void read_tag() {
+    if (in_moves_) flush();
     begin_game();
-    in_moves = true;
+    const size_t eol = std::min(text_.find('\n', i_), text_.size());
+    const size_t q1 = text_.find('"', i_);
+    if (q1 == std::string::npos || q1 > eol) {
+      const size_t end = std::min(text_.find(']', i_), eol);
+      throw ParseError(where(line_) + tr("tag '{tag}' must look like [Name \"value\"]",
+                                         {{"tag", text_.substr(i_ + 1, end - i_ - 1)}}));
+    }
+    std::string name = text_.substr(i_ + 1, q1 - i_ - 1);
+    while (!name.empty() && is_space(name.back())) name.pop_back();
+    while (!name.empty() && is_space(name.front())) name.erase(name.begin());
+    if (name.empty()) throw ParseError(where(line_) + tr("tag without a name"));
+    std::string value;
+    size_t k = q1 + 1;
+    for (; k < eol && text_[k] != '"'; ++k) {
+      if (text_[k] == '\\' && k + 1 < eol && (text_[k + 1] == '"' || text_[k + 1] == '\\')) ++k;
+      value += text_[k];
+    }
+    size_t close = k + 1;
+    while (close < eol && is_space(text_[close])) ++close;
+    if (k >= eol || close >= eol || text_[close] != ']')
+      close = read_value_with_bare_quotes(name, q1, eol, k < eol, value);
+    cur_.tags.emplace_back(name, value);
+    i_ = close + 1;
+  }
+
+  // Unescaped quotes inside the value ([Event "The "Spring" cup"]), as some sites write
+  // them: the value runs to the last quote before the line's last ']'. `q1` is the
+  // opening quote, `eol` the line's end and `quote_closed` whether a quote was found
+  // before it. Sets `value` and returns where the tag's ']' is.
+  size_t read_value_with_bare_quotes(const std::string& name, size_t q1, size_t eol,
+                                     bool quote_closed, std::string& value) const {
+    const size_t last_close = text_.rfind(']', eol - 1);
+    const size_t last_quote = last_close == std::string::npos || last_close < i_
+                                  ? std::string::npos
+                                  : text_.rfind('"', last_close);
+    if (last_quote == std::string::npos || last_quote <= q1)
+      throw ParseError(
+          where(line_) +
+          (quote_closed ? tr("tag {name} without a closing ']'", {{"name", name}})
+                        : tr("tag {name}: the value's '\"' is never closed", {{"name", name}})));
+    for (size_t m = last_quote + 1; m < last_close; ++m)
+      if (!is_space(text_[m]))
+        throw ParseError(where(line_) +
+                         tr("tag {name}: text after the value's closing '\"'", {{"name", name}}));
+    value = text_.substr(q1 + 1, last_quote - q1 - 1);
+    return last_close;
+  }
+
+  // {comment} at i_, which may span lines.
+  void read_brace_comment() {
+    const size_t close = text_.find('}', i_);
+    if (close == std::string::npos)
+      throw ParseError(where(line_) +
+                       tr("comment '{brace}' is never closed", {{"brace", std::string("{")}}));
+    for (size_t k = i_; k < close; ++k) line_ += text_[k] == '\n';
+    std::string comment = text_.substr(i_ + 1, close - i_ - 1);
+    i_ = close + 1;
+    // A comment right after the result (PlayOK's "1-0 {zero}") belongs to that game.
+    if (!have_ && !games_.empty()) {
+      games_.back().comments.push_back(std::move(comment));
+      return;
+    }
+    begin_game();
+    cur_.comments.push_back(std::move(comment));
+    in_moves_ = true;
+  }
+
+  // A move (with or without its number) or a result, which ends the game, at i_.
+  void read_token() {
+    size_t j = i_;
+    while (j < text_.size() && !is_space(text_[j]) && text_[j] != '{' && text_[j] != '[') ++j;
+    const std::string_view token(text_.data() + i_, j - i_);
+    i_ = j;
+    begin_game();
+    in_moves_ = true;
     if (is_result(token)) {
-      cur.result = std::string(token);
+      cur_.result = std::string(token);
       flush();
-      continue;
+      return;
     }
     const std::string_view move = strip_move_number(token);
-    if (move.empty()) continue;
-    cur.moves.emplace_back(move);
-    cur.move_lines.push_back(line);
+    if (move.empty()) return;
+    cur_.moves.emplace_back(move);
+    cur_.move_lines.push_back(line_);
   }
-  flush();
-  return games;
+
+  const std::string& text_;
+  const std::string& source_;
+  std::vector<GameRecord> games_;
+  GameRecord cur_;         // the game being read
+  bool have_ = false;      // whether cur_ has begun
+  bool in_moves_ = false;  // whether cur_ has reached its moves (a tag then starts the next)
+  int line_ = 1;           // the line of text_[i_]
+  size_t i_ = 0;           // where the reading is
+};
+
+}  // namespace
+
+std::vector<GameRecord> read_pgn(std::istream& in, const std::string& source) {
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return PgnReader(text, source).read();
 }
 
 std::string move_token_disagreement(const MoveToken& mt, const Position& after, int mover,

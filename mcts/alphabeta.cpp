@@ -477,11 +477,30 @@ ThinkLimits AlphaBetaPlayer::budget() const {
   return l;
 }
 
-ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limits) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The result of a position without a legal move: the game's result if it is over.
+ThinkResult no_move_result(const Position& pos) {
+  ThinkResult r;
+  if (pos.is_over()) {
+    const int d = int(pos.store[pos.to_move]) - int(pos.store[pos.to_move ^ 1]);
+    r.win = d > 0;
+    r.loss = d < 0;
+    r.draw = d == 0;
+    r.margin = float(d);
+    r.proven = true;
+  }
+  return r;
+}
+
+}  // namespace
+
+AlphaBetaPlayer::SearchBudget AlphaBetaPlayer::start_search(
+    const ThinkLimits& limits, std::chrono::steady_clock::time_point start) {
   nodes_ = 0;
   aborted_ = false;
   stop_ = limits.stop;
@@ -489,127 +508,93 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
   for (auto& h : history_)
     for (auto& v : h) v /= 4;
 
-  int max_depth;
-  double movetime;
+  SearchBudget b;
   const bool caller_limits = limits.depth > 0 || limits.nodes > 0 || limits.movetime_s > 0;
   if (caller_limits) {
-    max_depth = limits.depth;
-    movetime = limits.movetime_s;
+    b.max_depth = limits.depth;
+    b.movetime = limits.movetime_s;
     node_limit_ = limits.nodes;
   } else {
-    max_depth = opt_.depth;
-    movetime = opt_.movetime_s;
+    b.max_depth = opt_.depth;
+    b.movetime = opt_.movetime_s;
     node_limit_ = opt_.nodes;
-    if (max_depth <= 0 && movetime <= 0 && node_limit_ <= 0) movetime = 1.0;
+    if (b.max_depth <= 0 && b.movetime <= 0 && node_limit_ <= 0) b.movetime = 1.0;
   }
-  if (max_depth <= 0 || max_depth > kMaxSearchDepth) max_depth = kMaxSearchDepth;
-  has_deadline_ = movetime > 0;  // false for NaN too
+  if (b.max_depth <= 0 || b.max_depth > kMaxSearchDepth) b.max_depth = kMaxSearchDepth;
+  has_deadline_ = b.movetime > 0;  // false for NaN too
   // Saturated at about 31 years: steady_clock counts nanoseconds in 64 bits, and a budget
   // above ~9.2e9 s overflowed into a deadline in the past, which stopped at once.
   constexpr double kLongestBudget = 1e9;
   if (has_deadline_)
-    deadline_ = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(std::min(movetime, kLongestBudget)));
+    deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(std::min(b.movetime, kLongestBudget)));
+  return b;
+}
 
-  root_score_.fill(INT_MIN);
-  root_pv_len_.fill(0);
-  int order[kMaxMoves];
-  int n = 0;
-  for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) order[n++] = __builtin_ctz(mask);
-  if (n == 0) {
-    ThinkResult r;
-    if (pos.is_over()) {
-      const int d = int(pos.store[pos.to_move]) - int(pos.store[pos.to_move ^ 1]);
-      r.win = d > 0;
-      r.loss = d < 0;
-      r.draw = d == 0;
-      r.margin = float(d);
-      r.proven = true;
-    }
-    r.seconds = elapsed();
-    return r;
+void AlphaBetaPlayer::order_root_moves(const Position& pos, int* order, int n) const {
+  const int me = pos.to_move;
+  int key_of[kMaxMoves] = {};
+  const TTEntry& e = tt_[pos.hash() & tt_mask_];
+  const int tt_move = e.key == pos.hash() ? e.move : -1;
+  for (int i = 0; i < n; ++i) {
+    Position c = pos;
+    const auto info = c.play(order[i]);
+    key_of[order[i]] = (order[i] == tt_move ? kRootOrderTableMove : 0) +
+                       gain_key(kRootGain, int(c.store[me]) - int(c.store[me ^ 1]), info);
   }
+  std::stable_sort(order, order + n, [&](int a, int b) { return key_of[a] > key_of[b]; });
+}
 
-  // Root order before the first iteration: the table's move, then the biggest gains.
-  {
-    const int me = pos.to_move;
-    int key_of[kMaxMoves] = {};
-    const TTEntry& e = tt_[pos.hash() & tt_mask_];
-    const int tt_move = e.key == pos.hash() ? e.move : -1;
-    for (int i = 0; i < n; ++i) {
-      Position c = pos;
-      const auto info = c.play(order[i]);
-      key_of[order[i]] = (order[i] == tt_move ? kRootOrderTableMove : 0) +
-                         gain_key(kRootGain, int(c.store[me]) - int(c.store[me ^ 1]), info);
+bool AlphaBetaPlayer::search_root_iteration(const Position& pos, int depth, int multipv,
+                                            const int* order, int n, int& depth_done) {
+  int iter_score[kMaxMoves];
+  std::array<bool, kMaxMoves> iter_done{};
+  int exact_scores[kMaxMoves];
+  int n_exact = 0;
+  for (int i = 0; i < n; ++i) {
+    const int m = order[i];
+    Position child = pos;
+    child.play(m);
+    // The window floor: the multipv-th best exact score so far (moves below it only
+    // need a bound).
+    int floor = -kInf;
+    if (n_exact >= multipv) {
+      int tmp[kMaxMoves];
+      std::copy(exact_scores, exact_scores + n_exact, tmp);
+      std::nth_element(tmp, tmp + (multipv - 1), tmp + n_exact, std::greater<int>());
+      floor = tmp[multipv - 1];
     }
-    std::stable_sort(order, order + n, [&](int a, int b) { return key_of[a] > key_of[b]; });
+    int s;
+    if (floor == -kInf) {
+      s = child_score(pos, child, depth, -kInf, kInf, 0);
+    } else {
+      s = child_score(pos, child, depth, floor, floor + 1, 0);
+      if (s > floor && !aborted_) s = child_score(pos, child, depth, floor, kInf, 0);
+    }
+    if (aborted_) break;
+    iter_score[m] = s;
+    iter_done[m] = true;
+    if (s > floor) exact_scores[n_exact++] = s;  // a bound does not count
+    root_pv_[m][0] = int8_t(m);
+    int len = 1;
+    for (int k = 1; k < pv_len_[1] && len < kMaxSearchPly; ++k) root_pv_[m][len++] = pv_[1][k];
+    root_pv_len_[m] = len;
   }
-
-  const int multipv = opt_.randomness > 0 ? n : std::clamp(opt_.multipv, 1, n);
-  int depth_done = 0;
-  for (int depth = 1; depth <= max_depth; ++depth) {
-    int iter_score[kMaxMoves];
-    std::array<bool, kMaxMoves> iter_done{};
-    int exact_scores[kMaxMoves];
-    int n_exact = 0;
+  const bool complete = !aborted_;
+  // An interrupted iteration still counts where it finished its first (best) move:
+  // its scores are deeper than the last complete iteration's.
+  if (complete || (depth > 1 && iter_done[order[0]]) || depth_done == 0) {
     for (int i = 0; i < n; ++i) {
       const int m = order[i];
-      Position child = pos;
-      child.play(m);
-      // The window floor: the multipv-th best exact score so far (moves below it only
-      // need a bound).
-      int floor = -kInf;
-      if (n_exact >= multipv) {
-        int tmp[kMaxMoves];
-        std::copy(exact_scores, exact_scores + n_exact, tmp);
-        std::nth_element(tmp, tmp + (multipv - 1), tmp + n_exact, std::greater<int>());
-        floor = tmp[multipv - 1];
-      }
-      int s;
-      if (floor == -kInf) {
-        s = child_score(pos, child, depth, -kInf, kInf, 0);
-      } else {
-        s = child_score(pos, child, depth, floor, floor + 1, 0);
-        if (s > floor && !aborted_) s = child_score(pos, child, depth, floor, kInf, 0);
-      }
-      if (aborted_) break;
-      iter_score[m] = s;
-      iter_done[m] = true;
-      if (s > floor) exact_scores[n_exact++] = s;  // a bound does not count
-      root_pv_[m][0] = int8_t(m);
-      int len = 1;
-      for (int k = 1; k < pv_len_[1] && len < kMaxSearchPly; ++k) root_pv_[m][len++] = pv_[1][k];
-      root_pv_len_[m] = len;
+      if (!iter_done[m]) continue;
+      root_score_[m] = iter_score[m];
     }
-    const bool complete = !aborted_;
-    // An interrupted iteration still counts where it finished its first (best) move:
-    // its scores are deeper than the last complete iteration's.
-    if (complete || (depth > 1 && iter_done[order[0]]) || depth_done == 0) {
-      for (int i = 0; i < n; ++i) {
-        const int m = order[i];
-        if (!iter_done[m]) continue;
-        root_score_[m] = iter_score[m];
-      }
-    }
-    if (complete) depth_done = depth;
-    std::stable_sort(order, order + n,
-                     [&](int a, int b) { return root_score_[a] > root_score_[b]; });
-    if (!complete) break;
-
-    if (on_iteration_) {
-      ThinkResult r = make_result(pos, order[0], depth_done);
-      r.seconds = elapsed();
-      on_iteration_(r);
-    }
-    const int best = root_score_[order[0]];
-    // A proven result at distance d cannot get shorter once the depth exceeds d.
-    if ((best > kProvenScore || best < -kProvenScore) && depth > kWinScore - std::abs(best) + 1)
-      break;
-    // The next iteration costs several times this one; do not start what cannot end.
-    if (has_deadline_ && elapsed() > 0.45 * movetime) break;
   }
+  if (complete) depth_done = depth;
+  return complete;
+}
 
-  // Moves no iteration finished (stopped at once): their static evaluation.
+void AlphaBetaPlayer::evaluate_unsearched_root_moves(const Position& pos, const int* order, int n) {
   for (int i = 0; i < n; ++i) {
     const int m = order[i];
     if (root_score_[m] != INT_MIN) continue;
@@ -620,10 +605,9 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
     root_pv_[m][0] = int8_t(m);
     root_pv_len_[m] = 1;
   }
-  if (depth_done == 0)
-    std::stable_sort(order, order + n,
-                     [&](int a, int b) { return root_score_[a] > root_score_[b]; });
+}
 
+int AlphaBetaPlayer::choose_root_move(const int* order, int n) {
   int chosen = order[0];
   if (opt_.randomness > 0) {
     std::normal_distribution<double> noise(0.0, opt_.randomness * 100.0);
@@ -636,8 +620,53 @@ ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limit
       }
     }
   }
-  ThinkResult r = make_result(pos, chosen, depth_done);
-  r.seconds = elapsed();
+  return chosen;
+}
+
+ThinkResult AlphaBetaPlayer::think(const Position& pos, const ThinkLimits& limits) {
+  const auto start = std::chrono::steady_clock::now();
+  const SearchBudget budget = start_search(limits, start);
+
+  root_score_.fill(INT_MIN);
+  root_pv_len_.fill(0);
+  int order[kMaxMoves];
+  int n = 0;
+  for (uint32_t mask = pos.legal_mask(); mask; mask &= mask - 1) order[n++] = __builtin_ctz(mask);
+  if (n == 0) {
+    ThinkResult r = no_move_result(pos);
+    r.seconds = seconds_since(start);
+    return r;
+  }
+  order_root_moves(pos, order, n);
+
+  // Iterative deepening; after each iteration the root moves are sorted best first.
+  const auto best_first = [&](int a, int b) { return root_score_[a] > root_score_[b]; };
+  const int multipv = opt_.randomness > 0 ? n : std::clamp(opt_.multipv, 1, n);
+  int depth_done = 0;
+  for (int depth = 1; depth <= budget.max_depth; ++depth) {
+    const bool complete = search_root_iteration(pos, depth, multipv, order, n, depth_done);
+    std::stable_sort(order, order + n, best_first);
+    if (!complete) break;
+
+    if (on_iteration_) {
+      ThinkResult r = make_result(pos, order[0], depth_done);
+      r.seconds = seconds_since(start);
+      on_iteration_(r);
+    }
+    const int best = root_score_[order[0]];
+    // A proven result at distance d cannot get shorter once the depth exceeds d.
+    if ((best > kProvenScore || best < -kProvenScore) && depth > kWinScore - std::abs(best) + 1)
+      break;
+    // The next iteration costs several times this one; do not start what cannot end.
+    if (has_deadline_ && seconds_since(start) > 0.45 * budget.movetime) break;
+  }
+
+  // Moves no iteration finished (stopped at once): their static evaluation.
+  evaluate_unsearched_root_moves(pos, order, n);
+  if (depth_done == 0) std::stable_sort(order, order + n, best_first);
+
+  ThinkResult r = make_result(pos, choose_root_move(order, n), depth_done);
+  r.seconds = seconds_since(start);
   return r;
 }
 

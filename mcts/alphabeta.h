@@ -135,6 +135,33 @@ class AlphaBetaPlayer : public Player {
   void update_pv(int ply, int move);
   ThinkResult make_result(const Position& pos, int chosen, int depth_done) const;
 
+  // The steps of think(), in the order it takes them.
+  // What one think() may spend: the deepest iteration and the seconds (0 or less: no
+  // deadline; the node limit goes to node_limit_).
+  struct SearchBudget {
+    int max_depth = 0;
+    double movetime = 0;
+  };
+  // Resets the per-search state and sets the node limit and the deadline from the
+  // caller's `limits`, or from the options where the caller sets none; `start` is when
+  // the search began, the deadline counts from it.
+  SearchBudget start_search(const ThinkLimits& limits, std::chrono::steady_clock::time_point start);
+  // Sorts the `n` legal root moves in `order` for the first iteration: the table's
+  // move, then the biggest gains.
+  void order_root_moves(const Position& pos, int* order, int n) const;
+  // One iteration of the iterative deepening at `depth` over the `n` root moves in
+  // `order`, with exact scores for the best `multipv` of them and bounds for the rest.
+  // Keeps its scores in root_score_ where they count (see the definition) and sets
+  // `depth_done` to `depth` when it completes; returns whether it completed.
+  bool search_root_iteration(const Position& pos, int depth, int multipv, const int* order, int n,
+                             int& depth_done);
+  // Gives the root moves among the `n` in `order` that no iteration finished their
+  // static evaluation and a line of one move.
+  void evaluate_unsearched_root_moves(const Position& pos, const int* order, int n);
+  // The move to play among the `n` root moves in `order`, sorted best first: the best,
+  // or with randomness the best after noise on every score.
+  int choose_root_move(const int* order, int n);
+
   AlphaBetaOptions opt_;
   // The transposition table comes from calloc: the kernel hands out zeroed pages as the
   // search first touches them, so a Hash of 16 GiB costs nothing to set up (filling it

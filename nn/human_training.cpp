@@ -214,71 +214,81 @@ HumanFit human_fit(HumanPolicy& policy, const std::vector<HumanSample>& samples)
   return fit;
 }
 
-ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSample>& samples,
-                                  double l2) {
-  ValueWeightsFit fit;
-  const size_t N = samples.size();
-  fit.positions = int64_t(N);
-  constexpr int R = kHumanRatingInputs;
-  if (N == 0) {
-    fit.weights.assign(size_t(R), 0.f);
-    return fit;
-  }
-  const int m = samples[0].position.npits;
-  // Per sample: the head's log-probability and Q of every pit (illegal: Q = 0 and a
-  // log-probability of -inf, left out), the rating inputs and the move.
-  std::vector<float> lp(N * size_t(m)), q(N * size_t(m)), rin(N * size_t(R));
-  std::vector<uint32_t> legal(N);
-  constexpr size_t kChunk = 512;
-  SampleBatch batch;
-  for (size_t first = 0; first < N; first += kChunk) {
-    const size_t n = std::min(kChunk, N - first);
-    batch.fill(samples, first, n);
-    const auto head = policy.head_logprobs(batch.positions, batch.ratings, batch.titled);
-    const float* h = head.data_ptr<float>();
-    std::copy(h, h + n * size_t(m), lp.begin() + int64_t(first * size_t(m)));
-    const auto values = policy.move_values(batch.positions);
-    for (size_t j = 0; j < n; ++j) {
-      const HumanSample& s = samples[first + j];
-      legal[first + j] = s.position.legal_mask();
-      for (int k = 0; k < m; ++k) q[(first + j) * size_t(m) + size_t(k)] = values[j][size_t(k)];
-      const auto in = human_rating_inputs(policy.info(), s.rating, s.titled);
-      std::copy(in.begin(), in.end(), rin.begin() + int64_t((first + j) * size_t(R)));
+namespace {
+
+// The value term's weights over the rating inputs, and the derivatives of the objective.
+using ValueWeights = std::array<double, kHumanRatingInputs>;
+using ValueHessian = std::array<double, kHumanRatingInputs * kHumanRatingInputs>;
+
+// What fit_value_weights maximises, computed once from the head and the samples: per
+// sample the head's log-probability and Q of every pit (illegal: Q = 0 and a
+// log-probability of -inf, left out), the rating inputs and the move.
+class ValueTermLikelihood {
+ public:
+  // `samples` (not empty) as `policy` sees them; `l2` the penalty per sample.
+  ValueTermLikelihood(HumanPolicy& policy, const std::vector<HumanSample>& samples, double l2)
+      : samples_(samples),
+        n_(samples.size()),
+        m_(samples[0].position.npits),
+        l2_(l2),
+        lp_(n_ * size_t(m_)),
+        q_(n_ * size_t(m_)),
+        rin_(n_ * size_t(R)),
+        legal_(n_) {
+    constexpr size_t kChunk = 512;
+    SampleBatch batch;
+    for (size_t first = 0; first < n_; first += kChunk) {
+      const size_t n = std::min(kChunk, n_ - first);
+      batch.fill(samples, first, n);
+      const auto head = policy.head_logprobs(batch.positions, batch.ratings, batch.titled);
+      const float* h = head.data_ptr<float>();
+      std::copy(h, h + n * size_t(m_), lp_.begin() + int64_t(first * size_t(m_)));
+      const auto values = policy.move_values(batch.positions);
+      for (size_t j = 0; j < n; ++j) {
+        const HumanSample& s = samples[first + j];
+        legal_[first + j] = s.position.legal_mask();
+        for (int k = 0; k < m_; ++k)
+          q_[(first + j) * size_t(m_) + size_t(k)] = values[j][size_t(k)];
+        const auto in = human_rating_inputs(policy.info(), s.rating, s.titled);
+        std::copy(in.begin(), in.end(), rin_.begin() + int64_t((first + j) * size_t(R)));
+      }
     }
   }
-  // The mean log-likelihood at w, and (when asked) its gradient and Hessian.
-  auto evaluate = [&](const std::array<double, R>& w, std::array<double, R>* grad,
-                      std::array<double, R * R>* hess) {
+
+  // The mean log-likelihood at `w` and the objective (it less the penalty), and when
+  // asked the objective's gradient and Hessian.
+  std::pair<double, double> evaluate(const ValueWeights& w, ValueWeights* grad,
+                                     ValueHessian* hess) const {
     double ll = 0;
     if (grad) grad->fill(0);
     if (hess) hess->fill(0);
-    for (size_t i = 0; i < N; ++i) {
-      const float* r = &rin[i * size_t(R)];
+    for (size_t i = 0; i < n_; ++i) {
+      const float* r = &rin_[i * size_t(R)];
       double beta = 0;
       for (int a = 0; a < R; ++a) beta += w[size_t(a)] * r[a];
       double zmax = -1e300;
       double z[kMaxPits];
-      for (uint32_t mm = legal[i]; mm; mm &= mm - 1) {
+      for (uint32_t mm = legal_[i]; mm; mm &= mm - 1) {
         const int k = __builtin_ctz(mm);
-        z[k] = lp[i * size_t(m) + size_t(k)] + beta * q[i * size_t(m) + size_t(k)];
+        z[k] = lp_[i * size_t(m_) + size_t(k)] + beta * q_[i * size_t(m_) + size_t(k)];
         zmax = std::max(zmax, z[k]);
       }
       double sum = 0, eq = 0, eq2 = 0;
-      for (uint32_t mm = legal[i]; mm; mm &= mm - 1) {
+      for (uint32_t mm = legal_[i]; mm; mm &= mm - 1) {
         const int k = __builtin_ctz(mm);
         const double e = std::exp(z[k] - zmax);
-        const double qk = q[i * size_t(m) + size_t(k)];
+        const double qk = q_[i * size_t(m_) + size_t(k)];
         sum += e;
         eq += e * qk;
         eq2 += e * qk * qk;
       }
       eq /= sum;
       eq2 /= sum;
-      const int move = samples[i].move;
+      const int move = samples_[i].move;
       ll += z[move] - zmax - std::log(sum);
       if (grad) {
         // d ll / d w = r (Q(move) - E[Q]).
-        const double g = q[i * size_t(m) + size_t(move)] - eq;
+        const double g = q_[i * size_t(m_) + size_t(move)] - eq;
         for (int a = 0; a < R; ++a) (*grad)[size_t(a)] += g * r[a];
       }
       if (hess) {
@@ -288,61 +298,90 @@ ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSa
           for (int b = 0; b < R; ++b) (*hess)[size_t(a * R + b)] -= v * r[a] * r[b];
       }
     }
-    const double n = double(N);
+    const double n = double(n_);
     ll /= n;
     double penalty = 0;
-    for (int a = 0; a < R; ++a) penalty += 0.5 * l2 * w[size_t(a)] * w[size_t(a)];
+    for (int a = 0; a < R; ++a) penalty += 0.5 * l2_ * w[size_t(a)] * w[size_t(a)];
     if (grad)
-      for (int a = 0; a < R; ++a) (*grad)[size_t(a)] = (*grad)[size_t(a)] / n - l2 * w[size_t(a)];
+      for (int a = 0; a < R; ++a) (*grad)[size_t(a)] = (*grad)[size_t(a)] / n - l2_ * w[size_t(a)];
     if (hess)
       for (int a = 0; a < R; ++a)
         for (int b = 0; b < R; ++b)
-          (*hess)[size_t(a * R + b)] = (*hess)[size_t(a * R + b)] / n - (a == b ? l2 : 0.0);
+          (*hess)[size_t(a * R + b)] = (*hess)[size_t(a * R + b)] / n - (a == b ? l2_ : 0.0);
     return std::pair<double, double>(ll, ll - penalty);
-  };
-  std::array<double, R> w{};
-  std::array<double, R> grad{};
-  std::array<double, R * R> hess{};
-  auto [ll, objective] = evaluate(w, &grad, &hess);
+  }
+
+ private:
+  static constexpr int R = kHumanRatingInputs;
+  const std::vector<HumanSample>& samples_;
+  const size_t n_;  // samples
+  const int m_;     // pits
+  const double l2_;
+  std::vector<float> lp_, q_, rin_;  // by sample, then pit or rating input
+  std::vector<uint32_t> legal_;      // by sample
+};
+
+// Newton's step: the solution d of (-H) d = g by Gaussian elimination with partial
+// pivoting; -H is positive definite (the penalty makes it so even along the inputs'
+// dependence). Where it is singular to working precision the step is not finite.
+ValueWeights newton_step(const ValueHessian& hess, const ValueWeights& grad) {
+  constexpr int R = kHumanRatingInputs;
+  std::array<double, R*(R + 1)> a{};
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < R; ++j) a[size_t(i * (R + 1) + j)] = -hess[size_t(i * R + j)];
+    a[size_t(i * (R + 1) + R)] = grad[size_t(i)];
+  }
+  for (int c = 0; c < R; ++c) {
+    int piv = c;
+    for (int i = c + 1; i < R; ++i)
+      if (std::abs(a[size_t(i * (R + 1) + c)]) > std::abs(a[size_t(piv * (R + 1) + c)])) piv = i;
+    if (piv != c)
+      for (int j = 0; j <= R; ++j)
+        std::swap(a[size_t(c * (R + 1) + j)], a[size_t(piv * (R + 1) + j)]);
+    const double d = a[size_t(c * (R + 1) + c)];
+    if (std::abs(d) < 1e-300) break;
+    for (int i = 0; i < R; ++i) {
+      if (i == c) continue;
+      const double f = a[size_t(i * (R + 1) + c)] / d;
+      for (int j = c; j <= R; ++j) a[size_t(i * (R + 1) + j)] -= f * a[size_t(c * (R + 1) + j)];
+    }
+  }
+  ValueWeights step{};
+  for (int i = 0; i < R; ++i)
+    step[size_t(i)] = a[size_t(i * (R + 1) + R)] / a[size_t(i * (R + 1) + i)];
+  return step;
+}
+
+}  // namespace
+
+ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSample>& samples,
+                                  double l2) {
+  ValueWeightsFit fit;
+  fit.positions = int64_t(samples.size());
+  constexpr int R = kHumanRatingInputs;
+  if (samples.empty()) {
+    fit.weights.assign(size_t(R), 0.f);
+    return fit;
+  }
+  const ValueTermLikelihood likelihood(policy, samples, l2);
+  ValueWeights w{};
+  ValueWeights grad{};
+  ValueHessian hess{};
+  auto [ll, objective] = likelihood.evaluate(w, &grad, &hess);
   fit.loglik_before = ll;
   constexpr int kMaxIterations = 50;
   for (int it = 0; it < kMaxIterations; ++it) {
-    // Solve (-H) d = g by Gaussian elimination with partial pivoting; -H is positive
-    // definite (the penalty makes it so even along the inputs' dependence).
-    std::array<double, R*(R + 1)> a{};
-    for (int i = 0; i < R; ++i) {
-      for (int j = 0; j < R; ++j) a[size_t(i * (R + 1) + j)] = -hess[size_t(i * R + j)];
-      a[size_t(i * (R + 1) + R)] = grad[size_t(i)];
-    }
-    for (int c = 0; c < R; ++c) {
-      int piv = c;
-      for (int i = c + 1; i < R; ++i)
-        if (std::abs(a[size_t(i * (R + 1) + c)]) > std::abs(a[size_t(piv * (R + 1) + c)])) piv = i;
-      if (piv != c)
-        for (int j = 0; j <= R; ++j)
-          std::swap(a[size_t(c * (R + 1) + j)], a[size_t(piv * (R + 1) + j)]);
-      const double d = a[size_t(c * (R + 1) + c)];
-      if (std::abs(d) < 1e-300) break;
-      for (int i = 0; i < R; ++i) {
-        if (i == c) continue;
-        const double f = a[size_t(i * (R + 1) + c)] / d;
-        for (int j = c; j <= R; ++j) a[size_t(i * (R + 1) + j)] -= f * a[size_t(c * (R + 1) + j)];
-      }
-    }
-    std::array<double, R> step{};
+    const ValueWeights step = newton_step(hess, grad);
     double largest = 0;
-    for (int i = 0; i < R; ++i) {
-      step[size_t(i)] = a[size_t(i * (R + 1) + R)] / a[size_t(i * (R + 1) + i)];
-      largest = std::max(largest, std::abs(step[size_t(i)]));
-    }
+    for (int i = 0; i < R; ++i) largest = std::max(largest, std::abs(step[size_t(i)]));
     if (!std::isfinite(largest)) break;
     // Backtracking: halve the step until the penalised objective does not fall.
     double t = 1;
     bool moved = false;
     for (int half = 0; half < 30; ++half, t *= 0.5) {
-      std::array<double, R> next = w;
+      ValueWeights next = w;
       for (int i = 0; i < R; ++i) next[size_t(i)] += t * step[size_t(i)];
-      const auto [nll, nobj] = evaluate(next, nullptr, nullptr);
+      const auto [nll, nobj] = likelihood.evaluate(next, nullptr, nullptr);
       if (nobj >= objective) {
         w = next;
         moved = true;
@@ -351,7 +390,7 @@ ValueWeightsFit fit_value_weights(HumanPolicy& policy, const std::vector<HumanSa
     }
     ++fit.iterations;
     if (!moved) break;
-    std::tie(ll, objective) = evaluate(w, &grad, &hess);
+    std::tie(ll, objective) = likelihood.evaluate(w, &grad, &hess);
     if (t * largest < 1e-5) break;
   }
   fit.loglik_after = ll;

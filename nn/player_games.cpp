@@ -180,41 +180,56 @@ PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& 
   return report;
 }
 
-ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
-                                      int min_games, std::span<const PlayerGamesTools> workers,
-                                      std::span<const PlayerRatingOptions> variants,
-                                      const std::function<void(int, int)>& progress,
-                                      std::vector<SkippedGame>* skipped) {
-  ByPlayerEvaluation out;
-  if (workers.empty() || !workers.front().human) return out;
-  const HumanHeadInfo& info = workers.front().human->info();
-  const std::vector<int> grid = human_rating_grid(info, kPlayerRatingGridStep);
+namespace {
 
-  // Who qualifies: the games in which each name's side is rated.
-  std::map<std::string, int> rated_games;
-  for (const GameRecord& g : records)
-    for (int s = 0; s < 2; ++s)
-      if (side_rating(g, s).status == RatingStatus::kRated)
-        ++rated_games[g.tag(s == 0 ? "White" : "Black")];
-  auto qualifies = [&](const std::string& name) {
-    const auto it = rated_games.find(name);
-    return !name.empty() && it != rated_games.end() && it->second >= min_games;
-  };
+// The names with at least `min_games` games in which their side is rated: the players
+// evaluate_by_player measures.
+class QualifyingPlayers {
+ public:
+  QualifyingPlayers(std::span<const GameRecord> records, int min_games) : min_games_(min_games) {
+    for (const GameRecord& g : records)
+      for (int s = 0; s < 2; ++s)
+        if (side_rating(g, s).status == RatingStatus::kRated)
+          ++rated_games_[g.tag(s == 0 ? "White" : "Black")];
+  }
+  bool operator()(const std::string& name) const {
+    const auto it = rated_games_.find(name);
+    return !name.empty() && it != rated_games_.end() && it->second >= min_games_;
+  }
 
-  // One pass over the games that concern a qualifying player: both sides at once.
-  struct Entry {
-    int rating = 0;
-    RatingEstimate played_like;
-    GameRatingEvidence evidence;
-  };
-  std::map<std::string, std::vector<Entry>> by_player;
+ private:
+  std::map<std::string, int> rated_games_;  // by name
+  int min_games_;
+};
+
+// A qualifying player's rated side of one game: the rating the record gives, the
+// one-game estimate and the evidence for the estimate over many games.
+struct PlayerEntry {
+  int rating = 0;
+  RatingEstimate played_like;
+  GameRatingEvidence evidence;
+};
+// Each player's entries in game order, and the players in the order of their first.
+struct EntriesByPlayer {
+  std::map<std::string, std::vector<PlayerEntry>> entries;
   std::vector<std::string> order;
-  std::vector<const GameRecord*> todo;
-  for (const GameRecord& g : records)
-    if (qualifies(g.tag("White")) || qualifies(g.tag("Black"))) todo.push_back(&g);
-  out.games = int(todo.size());
+};
+
+double mean_rating(const std::vector<PlayerEntry>& entries) {
+  double sum = 0;
+  for (const PlayerEntry& e : entries) sum += e.rating;
+  return sum / double(entries.size());
+}
+
+// Both sides of each game of `todo` (replayed from its record of `spec`, with the human
+// rating `grid`), the games shared among `workers`; a game that does not replay is
+// nullopt, with why in `reasons` (one per game).
+std::vector<std::optional<BothSides>> both_sides_of_games(
+    const std::vector<const GameRecord*>& todo, const GameSpec& spec, const std::vector<int>& grid,
+    std::span<const PlayerGamesTools> workers, const std::function<void(int, int)>& progress,
+    std::vector<std::string>& reasons) {
   std::vector<std::optional<BothSides>> sides_of(todo.size());
-  std::vector<std::string> reasons(todo.size());
+  reasons.assign(todo.size(), "");
   share_among(
       todo.size(), workers,
       [&](size_t i, const PlayerGamesTools& worker) {
@@ -227,10 +242,22 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
         }
       },
       progress);
+  return sides_of;
+}
+
+// The entries of the qualifying players' rated sides of the games `todo`, whose sides
+// are `sides_of` (nullopt: the game did not replay, for the reason in `reasons`; it is
+// counted in `skipped_games` and added to `skipped` when given).
+EntriesByPlayer entries_by_player(const std::vector<const GameRecord*>& todo,
+                                  const std::vector<std::optional<BothSides>>& sides_of,
+                                  const std::vector<std::string>& reasons,
+                                  const QualifyingPlayers& qualifies, int& skipped_games,
+                                  std::vector<SkippedGame>* skipped) {
+  EntriesByPlayer out;
   for (size_t i = 0; i < todo.size(); ++i) {
     const GameRecord* g = todo[i];
     if (!sides_of[i]) {
-      ++out.skipped_games;
+      ++skipped_games;
       if (skipped) skipped->push_back({g->source, g->index, reasons[i]});
       continue;
     }
@@ -241,29 +268,106 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
       if (!qualifies(name) || rating.status != RatingStatus::kRated ||
           !sides.played_like[size_t(s)])
         continue;
-      if (!by_player.count(name)) order.push_back(name);
-      by_player[name].push_back({rating.rating,
-                                 *sides.played_like[size_t(s)],
-                                 {sides.loglik[size_t(s)], sides.loglik[size_t(1 - s)]}});
+      if (!out.entries.count(name)) out.order.push_back(name);
+      out.entries[name].push_back({rating.rating,
+                                   *sides.played_like[size_t(s)],
+                                   {sides.loglik[size_t(s)], sides.loglik[size_t(1 - s)]}});
     }
   }
+  return out;
+}
+
+// One row of the evaluation: the players of `players` with at least `least` games, each
+// estimated from their first `use` games (0: all) with `options` on the rating `grid` of
+// the head `info`, against the mean of their recorded ratings. `label` names the row.
+ByPlayerRow evaluation_row(const EntriesByPlayer& players, const std::vector<int>& grid,
+                           const HumanHeadInfo& info, const PlayerRatingOptions& options,
+                           const std::string& label, int use, int least) {
+  ByPlayerRow row;
+  row.options = options;
+  row.games = label;
+  std::vector<double> recorded, estimated, average, weighted;
+  double games_used = 0;
+  for (const std::string& name : players.order) {
+    const std::vector<PlayerEntry>& entries = players.entries.at(name);
+    if (int(entries.size()) < least) continue;
+    const size_t n = use > 0 ? size_t(use) : entries.size();
+    std::vector<GameRatingEvidence> evidence;
+    std::vector<RatingEstimate> singles;
+    for (size_t i = 0; i < n; ++i) {
+      evidence.push_back(entries[i].evidence);
+      singles.push_back(entries[i].played_like);
+    }
+    const RatingEstimate e = estimate_player_rating(grid, evidence, info, options).estimate;
+    const double truth = mean_rating(entries);
+    recorded.push_back(truth);
+    estimated.push_back(e.rating);
+    average.push_back(mean_of_game_estimates(singles, false));
+    weighted.push_back(mean_of_game_estimates(singles, true));
+    row.coverage += (e.low <= truth && truth <= e.high) ? 1 : 0;
+    row.width += e.high - e.low;
+    games_used += double(n);
+  }
+  row.players = int(recorded.size());
+  if (row.players == 0) return row;
+  const double count = row.players;
+  row.games_per_player = games_used / count;
+  row.coverage /= count;
+  row.width /= count;
+  double mean = 0;
+  for (double r : recorded) mean += r;
+  mean /= count;
+  auto mae = [&](const std::vector<double>& v) {
+    double sum = 0;
+    for (size_t i = 0; i < v.size(); ++i) sum += std::abs(v[i] - recorded[i]);
+    return sum / count;
+  };
+  row.mae = mae(estimated);
+  row.mean_mae = mae(std::vector<double>(recorded.size(), mean));
+  row.average_mae = mae(average);
+  row.weighted_mae = mae(weighted);
+  row.spearman = spearman_correlation(recorded, estimated);
+  row.average_spearman = spearman_correlation(recorded, average);
+  row.weighted_spearman = spearman_correlation(recorded, weighted);
+  return row;
+}
+
+}  // namespace
+
+ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
+                                      int min_games, std::span<const PlayerGamesTools> workers,
+                                      std::span<const PlayerRatingOptions> variants,
+                                      const std::function<void(int, int)>& progress,
+                                      std::vector<SkippedGame>* skipped) {
+  ByPlayerEvaluation out;
+  if (workers.empty() || !workers.front().human) return out;
+  const HumanHeadInfo& info = workers.front().human->info();
+  const std::vector<int> grid = human_rating_grid(info, kPlayerRatingGridStep);
+
+  // One pass over the games that concern a qualifying player: both sides at once.
+  const QualifyingPlayers qualifies(records, min_games);
+  std::vector<const GameRecord*> todo;
+  for (const GameRecord& g : records)
+    if (qualifies(g.tag("White")) || qualifies(g.tag("Black"))) todo.push_back(&g);
+  out.games = int(todo.size());
+  std::vector<std::string> reasons;
+  const std::vector<std::optional<BothSides>> sides_of =
+      both_sides_of_games(todo, spec, grid, workers, progress, reasons);
+  EntriesByPlayer players =
+      entries_by_player(todo, sides_of, reasons, qualifies, out.skipped_games, skipped);
   // A player whose games did not all replay may have fallen under min_games.
-  std::erase_if(order,
-                [&](const std::string& name) { return int(by_player[name].size()) < min_games; });
-  out.players = int(order.size());
+  std::erase_if(players.order, [&](const std::string& name) {
+    return int(players.entries[name].size()) < min_games;
+  });
+  out.players = int(players.order.size());
   std::vector<PlayerRatingOptions> options(variants.begin(), variants.end());
   if (options.empty()) options.emplace_back();
 
-  auto mean_rating = [&](const std::vector<Entry>& entries) {
-    double sum = 0;
-    for (const Entry& e : entries) sum += e.rating;
-    return sum / double(entries.size());
-  };
-  for (const std::string& name : order) {
-    const std::vector<Entry>& entries = by_player[name];
+  for (const std::string& name : players.order) {
+    const std::vector<PlayerEntry>& entries = players.entries[name];
     std::vector<GameRatingEvidence> evidence;
     std::vector<RatingEstimate> singles;
-    for (const Entry& e : entries) {
+    for (const PlayerEntry& e : entries) {
       evidence.push_back(e.evidence);
       singles.push_back(e.played_like);
     }
@@ -279,58 +383,8 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
                                                                {"20+", 0, std::max(20, min_games)},
                                                                {"all", 0, min_games}};
   for (const PlayerRatingOptions& variant : options)
-    for (const auto& [label, use, least] : rows) {
-      ByPlayerRow row;
-      row.options = variant;
-      row.games = label;
-      std::vector<double> recorded, estimated, average, weighted;
-      double games_used = 0;
-      for (const std::string& name : order) {
-        const std::vector<Entry>& entries = by_player[name];
-        if (int(entries.size()) < least) continue;
-        const size_t n = use > 0 ? size_t(use) : entries.size();
-        std::vector<GameRatingEvidence> evidence;
-        std::vector<RatingEstimate> singles;
-        for (size_t i = 0; i < n; ++i) {
-          evidence.push_back(entries[i].evidence);
-          singles.push_back(entries[i].played_like);
-        }
-        const RatingEstimate e = estimate_player_rating(grid, evidence, info, variant).estimate;
-        const double truth = mean_rating(entries);
-        recorded.push_back(truth);
-        estimated.push_back(e.rating);
-        average.push_back(mean_of_game_estimates(singles, false));
-        weighted.push_back(mean_of_game_estimates(singles, true));
-        row.coverage += (e.low <= truth && truth <= e.high) ? 1 : 0;
-        row.width += e.high - e.low;
-        games_used += double(n);
-      }
-      row.players = int(recorded.size());
-      if (row.players == 0) {
-        out.rows.push_back(row);
-        continue;
-      }
-      const double players = row.players;
-      row.games_per_player = games_used / players;
-      row.coverage /= players;
-      row.width /= players;
-      double mean = 0;
-      for (double r : recorded) mean += r;
-      mean /= players;
-      auto mae = [&](const std::vector<double>& v) {
-        double sum = 0;
-        for (size_t i = 0; i < v.size(); ++i) sum += std::abs(v[i] - recorded[i]);
-        return sum / players;
-      };
-      row.mae = mae(estimated);
-      row.mean_mae = mae(std::vector<double>(recorded.size(), mean));
-      row.average_mae = mae(average);
-      row.weighted_mae = mae(weighted);
-      row.spearman = spearman_correlation(recorded, estimated);
-      row.average_spearman = spearman_correlation(recorded, average);
-      row.weighted_spearman = spearman_correlation(recorded, weighted);
-      out.rows.push_back(row);
-    }
+    for (const auto& [label, use, least] : rows)
+      out.rows.push_back(evaluation_row(players, grid, info, variant, label, use, least));
   return out;
 }
 

@@ -186,6 +186,56 @@ TEST(TrainRunStatus, ReadsGatesLadderLossesWorkersAndModelsOfARunFolder) {
   EXPECT_EQ(problems.find(run), std::string::npos) << problems;
 }
 
+std::vector<std::string> keys_of(const nlohmann::ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
+
+// The page reads the answer by name, but a person reads it raw (docs/serve.md), and
+// every part keeps its order; the problems come in the order of the parts.
+TEST(TrainRunStatus, TheAnswersKeysAndProblemsKeepTheirOrder) {
+  const std::string run = make_run();
+  RunStatusReader reader;
+  const auto s = reader.read(run, kNow);
+  using Keys = std::vector<std::string>;
+  EXPECT_EQ(keys_of(s), (Keys{"name", "now_unix_ms", "best", "ladder", "gates", "losses",
+                              "selfplay", "workers", "models", "skipped", "problems"}));
+  EXPECT_EQ(keys_of(s["gates"][0]),
+            (Keys{"file", "candidate", "generation", "baseline", "wins", "draws", "losses", "games",
+                  "score", "elo", "elo_lo", "elo_hi", "los", "llr", "sprt", "pass", "seconds",
+                  "written_unix_ms"}));
+  EXPECT_EQ(keys_of(s["ladder"][0]), (Keys{"name", "generation", "elo", "elo_lo", "elo_hi", "games",
+                                           "score", "promoted", "best"}));
+  EXPECT_EQ(keys_of(s["losses"]),
+            (Keys{"file", "rows", "last_step", "last_time_unix_ms", "series"}));
+  EXPECT_EQ(keys_of(s["losses"]["series"]), (Keys{"loss", "lr", "val_loss"}));
+  EXPECT_EQ(keys_of(s["selfplay"]),
+            (Keys{"shards", "games", "rows", "rate_window_seconds", "games_per_day"}));
+  EXPECT_EQ(keys_of(s["selfplay"]["games_per_day"][0]), (Keys{"day", "games"}));
+  EXPECT_EQ(keys_of(s["workers"][0]),
+            (Keys{"worker", "shards", "games", "rows", "newest_generation", "first_unix_ms",
+                  "last_unix_ms", "games_per_hour", "recent_games_per_hour"}));
+  EXPECT_EQ(keys_of(s["models"]), (Keys{"best", "newest"}));
+  const Keys best = keys_of(s["models"]["best"]);
+  ASSERT_GE(best.size(), 3u);
+  EXPECT_EQ(best.front(), "file");
+  EXPECT_EQ(Keys(best.end() - 2, best.end()), (Keys{"bytes", "modified_unix_ms"}));
+  EXPECT_EQ(keys_of(s["skipped"]), (Keys{"gate_records", "metrics_lines", "shards", "models"}));
+  ASSERT_EQ(s["problems"].size(), 3u) << s["problems"].dump();
+  EXPECT_NE(s["problems"][0].get<std::string>().find("gates/gen0008.json"), std::string::npos);
+  EXPECT_NE(s["problems"][1].get<std::string>().find("selfplay-cut.kzshard"), std::string::npos);
+  EXPECT_NE(s["problems"][2].get<std::string>().find("models/gen0009.pt"), std::string::npos);
+
+  // With room for one problem, the first.
+  RunStatusOptions o;
+  o.max_problems = 1;
+  RunStatusReader one(o);
+  const auto first = one.read(run, kNow)["problems"];
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0], s["problems"][0]);
+}
+
 TEST(TrainRunStatus, ARunGoingOnIsSeenAtTheNextRead) {
   const std::string run = make_run();
   RunStatusReader reader;

@@ -288,79 +288,80 @@ void derivatives(const std::vector<Edge>& edges, const std::vector<double>& elo,
   }
 }
 
-}  // namespace
+// The models of a ladder, numbered in order of first appearance, and the edges between
+// them: one per listed pair with games or a prior, its points and games prior included.
+struct LadderGraph {
+  std::map<std::string, int> index;  // model name -> number
+  std::vector<std::string> names;    // by number
+  std::vector<Edge> edges;
+  std::vector<double> real_games, real_points;  // by number, without the prior
+};
 
-LadderFit fit_ladder(const std::vector<PairResult>& results, const LadderOptions& options) {
-  check_confidence(options.confidence);
-  if (!(options.prior_draws >= 0)) throw std::invalid_argument("ladder: prior_draws must be >= 0");
-
-  // Models and edges.
-  std::map<std::string, int> index;
-  std::vector<std::string> names;
+// The graph of `results`, with `prior_draws` virtual draws on every pair. Throws
+// std::invalid_argument for negative counts and a model playing itself.
+LadderGraph ladder_graph(const std::vector<PairResult>& results, double prior_draws) {
+  LadderGraph g;
   auto id = [&](const std::string& n) {
-    auto [it, inserted] = index.emplace(n, int(names.size()));
-    if (inserted) names.push_back(n);
+    auto [it, inserted] = g.index.emplace(n, int(g.names.size()));
+    if (inserted) g.names.push_back(n);
     return it->second;
   };
-  std::vector<Edge> edges;
-  std::vector<double> real_games, real_points;
   for (const PairResult& r : results) {
     check_counts({r.wins, r.draws, r.losses});
     if (r.a == r.b) throw std::invalid_argument("ladder: model '" + r.a + "' plays itself");
     const int a = id(r.a), b = id(r.b);
-    real_games.resize(names.size(), 0.0);
-    real_points.resize(names.size(), 0.0);
+    g.real_games.resize(g.names.size(), 0.0);
+    g.real_points.resize(g.names.size(), 0.0);
     const double n = double(r.wins + r.draws + r.losses);
     const double pts = double(r.wins) + 0.5 * double(r.draws);
-    real_games[a] += n;
-    real_games[b] += n;
-    real_points[a] += pts;
-    real_points[b] += n - pts;
-    if (n + options.prior_draws > 0)
-      edges.push_back({a, b, pts + 0.5 * options.prior_draws, n + options.prior_draws});
+    g.real_games[a] += n;
+    g.real_games[b] += n;
+    g.real_points[a] += pts;
+    g.real_points[b] += n - pts;
+    if (n + prior_draws > 0) g.edges.push_back({a, b, pts + 0.5 * prior_draws, n + prior_draws});
   }
-  auto anchor_it = index.find(options.anchor);
-  if (anchor_it == index.end())
-    throw std::invalid_argument("ladder: anchor '" + options.anchor + "' is in no match");
-  const int anchor = anchor_it->second;
-  const size_t m = names.size();
+  return g;
+}
 
-  // Every model must be linked to the anchor by games (or prior) actually weighing in.
-  {
-    std::vector<std::vector<int>> adj(m);
-    for (const Edge& e : edges) {
-      adj[e.a].push_back(e.b);
-      adj[e.b].push_back(e.a);
-    }
-    std::vector<bool> seen(m, false);
-    std::vector<int> stack{anchor};
-    seen[anchor] = true;
-    while (!stack.empty()) {
-      const int v = stack.back();
-      stack.pop_back();
-      for (int w : adj[v]) {
-        if (seen[w]) continue;
-        seen[w] = true;
-        stack.push_back(w);
-      }
-    }
-    for (size_t i = 0; i < m; ++i)
-      if (!seen[i])
-        throw std::invalid_argument("ladder: model '" + names[i] +
-                                    "' has no chain of games to the anchor '" + options.anchor +
-                                    "'");
+// Every model must be linked to the anchor (number `anchor`, called `anchor_name`) by
+// games (or prior) actually weighing in: otherwise its Elo is not determined. Throws
+// std::invalid_argument naming the first model in number order that is not.
+void check_linked_to_anchor(const LadderGraph& g, int anchor, const std::string& anchor_name) {
+  const size_t m = g.names.size();
+  std::vector<std::vector<int>> adj(m);
+  for (const Edge& e : g.edges) {
+    adj[e.a].push_back(e.b);
+    adj[e.b].push_back(e.a);
   }
-
-  std::vector<int> slot(m, -1);
-  size_t nfree = 0;
+  std::vector<bool> seen(m, false);
+  std::vector<int> stack{anchor};
+  seen[anchor] = true;
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    for (int w : adj[v]) {
+      if (seen[w]) continue;
+      seen[w] = true;
+      stack.push_back(w);
+    }
+  }
   for (size_t i = 0; i < m; ++i)
-    if (int(i) != anchor) slot[i] = int(nfree++);
+    if (!seen[i])
+      throw std::invalid_argument("ladder: model '" + g.names[i] +
+                                  "' has no chain of games to the anchor '" + anchor_name + "'");
+}
 
-  LadderFit fit;
-  std::vector<double> elo(m, 0.0), grad;
+// Maximises the likelihood of `edges` over the Elo of the free models (slot[i] >= 0,
+// `nfree` of them; the anchor stays at 0) by Newton's method from `elo`, at most
+// `max_iterations` steps. Leaves the fit in `elo` and sets the fit's iterations,
+// convergence and log-likelihood.
+void maximise_likelihood(const std::vector<Edge>& edges, const std::vector<int>& slot, size_t nfree,
+                         int max_iterations, std::vector<double>& elo, LadderFit& fit) {
+  const size_t m = elo.size();
+  std::vector<double> grad;
   std::vector<std::vector<double>> neg_hess;
   double ll = log_likelihood(edges, elo);
-  for (fit.iterations = 0; fit.iterations < options.max_iterations && nfree > 0;) {
+  for (fit.iterations = 0; fit.iterations < max_iterations && nfree > 0;) {
     ++fit.iterations;
     derivatives(edges, elo, slot, nfree, grad, neg_hess);
     std::vector<double> step = grad;
@@ -385,13 +386,22 @@ LadderFit fit_ladder(const std::vector<PairResult>& results, const LadderOptions
   }
   if (nfree == 0) fit.converged = true;
   fit.log_likelihood = ll;
+}
 
-  // Covariance = inverse of the negative Hessian, one column at a time.
-  derivatives(edges, elo, slot, nfree, grad, neg_hess);
-  const double z = normal_quantile(0.5 + options.confidence / 2);
-  for (size_t i = 0; i < m; ++i) {
+// The ratings at the fitted `elo`, in number order, with intervals at `confidence` from
+// the covariance: the inverse of the negative Hessian, one column at a time.
+std::vector<LadderRating> ratings_with_intervals(const LadderGraph& g,
+                                                 const std::vector<double>& elo,
+                                                 const std::vector<int>& slot, size_t nfree,
+                                                 double confidence) {
+  std::vector<double> grad;
+  std::vector<std::vector<double>> neg_hess;
+  derivatives(g.edges, elo, slot, nfree, grad, neg_hess);
+  const double z = normal_quantile(0.5 + confidence / 2);
+  std::vector<LadderRating> ratings;
+  for (size_t i = 0; i < g.names.size(); ++i) {
     LadderRating r;
-    r.name = names[i];
+    r.name = g.names[i];
     r.generation = generation_from_name(r.name);
     r.elo = elo[i];
     if (slot[i] >= 0) {
@@ -402,10 +412,37 @@ LadderFit fit_ladder(const std::vector<PairResult>& results, const LadderOptions
     }
     r.elo_lo = r.elo - z * r.stderr_elo;
     r.elo_hi = r.elo + z * r.stderr_elo;
-    r.games = int64_t(real_games[i]);
-    r.score = real_games[i] > 0 ? real_points[i] / real_games[i] : 0.0;
-    fit.ratings.push_back(r);
+    r.games = int64_t(g.real_games[i]);
+    r.score = g.real_games[i] > 0 ? g.real_points[i] / g.real_games[i] : 0.0;
+    ratings.push_back(r);
   }
+  return ratings;
+}
+
+}  // namespace
+
+LadderFit fit_ladder(const std::vector<PairResult>& results, const LadderOptions& options) {
+  check_confidence(options.confidence);
+  if (!(options.prior_draws >= 0)) throw std::invalid_argument("ladder: prior_draws must be >= 0");
+
+  const LadderGraph g = ladder_graph(results, options.prior_draws);
+  auto anchor_it = g.index.find(options.anchor);
+  if (anchor_it == g.index.end())
+    throw std::invalid_argument("ladder: anchor '" + options.anchor + "' is in no match");
+  const int anchor = anchor_it->second;
+  check_linked_to_anchor(g, anchor, options.anchor);
+
+  // The anchor's Elo is fixed at 0; the others are free, numbered in slot.
+  const size_t m = g.names.size();
+  std::vector<int> slot(m, -1);
+  size_t nfree = 0;
+  for (size_t i = 0; i < m; ++i)
+    if (int(i) != anchor) slot[i] = int(nfree++);
+
+  LadderFit fit;
+  std::vector<double> elo(m, 0.0);
+  maximise_likelihood(g.edges, slot, nfree, options.max_iterations, elo, fit);
+  fit.ratings = ratings_with_intervals(g, elo, slot, nfree, options.confidence);
   std::sort(fit.ratings.begin(), fit.ratings.end(), [](const auto& x, const auto& y) {
     return std::tie(x.generation, x.name) < std::tie(y.generation, y.name);
   });

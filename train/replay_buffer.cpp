@@ -68,11 +68,13 @@ std::vector<ShardRow> ReplayBuffer::validation_rows() const {
   return out;
 }
 
-ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<std::string>* only) {
-  ReplayLoadReport report;
+namespace {
 
-  // 1. Scan. Errors (a folder vanishing mid-scan, no permission) end the scan of that
-  // branch, never the process.
+// The shard files under `dir` (only those in `only` when it is given), in the order the
+// scan meets them. Errors (a folder vanishing mid-scan, no permission) end the scan of
+// that branch, never the process.
+std::vector<std::string> scan_shard_paths(const std::string& dir,
+                                          const std::vector<std::string>* only) {
   std::vector<std::string> paths;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
@@ -93,16 +95,13 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<st
     std::erase_if(paths, [&](const std::string& p) {
       return std::find(only->begin(), only->end(), p) == only->end();
     });
-  report.shards_found = paths.size();
+  return paths;
+}
 
-  // 2. Headers (cached while the file is unchanged).
-  std::map<std::string, CachedShard> next_cache;
-  struct Candidate {
-    int32_t generation;
-    int64_t mtime;
-    std::string path;
-    CachedShard* entry;
-  };
+}  // namespace
+
+std::vector<ReplayBuffer::Candidate> ReplayBuffer::read_headers(
+    const std::vector<std::string>& paths, std::map<std::string, CachedShard>& next_cache) {
   std::vector<Candidate> candidates;
   for (const std::string& path : paths) {
     std::error_code e1, e2;
@@ -127,8 +126,10 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<st
     if (slot.error.empty() && slot.info)
       candidates.push_back({slot.info->generation, mtime, path, &slot});
   }
+  return candidates;
+}
 
-  // 3. Order newest first and apply the generation window.
+void ReplayBuffer::keep_generation_window(std::vector<Candidate>& candidates) const {
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.generation, a.mtime, a.path) > std::tie(b.generation, b.mtime, b.path);
   });
@@ -136,11 +137,11 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<st
     const int64_t min_gen = int64_t(candidates.front().generation) - config_.window_generations + 1;
     std::erase_if(candidates, [&](const Candidate& c) { return c.generation < min_gen; });
   }
+}
 
-  // 4. Fill the row window newest first, loading rows on demand. A shard whose body turns
-  // out to be corrupt is skipped and the window continues with older shards.
-  std::vector<std::shared_ptr<const std::vector<ShardRow>>> held;
-  std::vector<const ShardRow*> train, validation, train_next, validation_next;
+ReplayBuffer::RowWindow ReplayBuffer::fill_row_window(const std::vector<Candidate>& candidates,
+                                                      ReplayLoadReport& report) const {
+  RowWindow w;
   uint64_t taken = 0;
   for (const Candidate& c : candidates) {
     if (config_.window_rows > 0 && taken >= config_.window_rows) break;
@@ -173,15 +174,35 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<st
         last_is_val = is_validation_game(name, r.game_id, config_.validation_fraction,
                                          config_.validation_seed);
       }
-      (last_is_val ? validation : train).push_back(&r);
-      (last_is_val ? validation_next : train_next).push_back(next[i]);
+      (last_is_val ? w.validation : w.train).push_back(&r);
+      (last_is_val ? w.validation_next : w.train_next).push_back(next[i]);
     }
     taken += rows.size() - first;
-    held.push_back(e.rows);
+    w.held.push_back(e.rows);
     ++report.shards_used;
     if (report.newest_generation < 0) report.newest_generation = c.generation;
     report.oldest_generation = c.generation;
   }
+  return w;
+}
+
+ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<std::string>* only) {
+  ReplayLoadReport report;
+
+  // 1. Scan.
+  const std::vector<std::string> paths = scan_shard_paths(dir, only);
+  report.shards_found = paths.size();
+
+  // 2. Headers (cached while the file is unchanged).
+  std::map<std::string, CachedShard> next_cache;
+  std::vector<Candidate> candidates = read_headers(paths, next_cache);
+
+  // 3. Order newest first and apply the generation window.
+  keep_generation_window(candidates);
+
+  // 4. Fill the row window newest first, loading rows on demand. A shard whose body turns
+  // out to be corrupt is skipped and the window continues with older shards.
+  RowWindow window = fill_row_window(candidates, report);
 
   // 5. Report skipped shards (log each once), drop rows of shards that left the window.
   for (auto& [path, e] : next_cache) {
@@ -193,15 +214,15 @@ ReplayLoadReport ReplayBuffer::load(const std::string& dir, const std::vector<st
     }
   }
   std::unordered_set<const void*> in_window;
-  for (const auto& h : held) in_window.insert(h.get());
+  for (const auto& h : window.held) in_window.insert(h.get());
   for (auto& [path, e] : next_cache)
     if (!in_window.count(e.rows.get())) e.rows.reset();
   cache_ = std::move(next_cache);
-  held_ = std::move(held);
-  train_ = std::move(train);
-  validation_ = std::move(validation);
-  train_next_ = std::move(train_next);
-  validation_next_ = std::move(validation_next);
+  held_ = std::move(window.held);
+  train_ = std::move(window.train);
+  validation_ = std::move(window.validation);
+  train_next_ = std::move(window.train_next);
+  validation_next_ = std::move(window.validation_next);
   report.rows_train = train_.size();
   report.rows_validation = validation_.size();
   spdlog::info(

@@ -117,6 +117,31 @@ class ReplayBuffer {
     std::string error;                                  // why the shard is unusable
     bool warned = false;                                // error already logged
   };
+  // A shard whose header read cleanly: a candidate for the window.
+  struct Candidate {
+    int32_t generation;
+    int64_t mtime;
+    std::string path;
+    CachedShard* entry;  // in the cache being built
+  };
+  // The rows one load() chose, with the shards that hold them.
+  struct RowWindow {
+    std::vector<std::shared_ptr<const std::vector<ShardRow>>> held;
+    std::vector<const ShardRow*> train, validation, train_next, validation_next;
+  };
+
+  // The steps of load(), in the order it takes them.
+  // The shard headers of `paths` (cache_'s while a file's size and time stay the same,
+  // moved from it) into `next_cache`, by path; returns the shards that read cleanly.
+  std::vector<Candidate> read_headers(const std::vector<std::string>& paths,
+                                      std::map<std::string, CachedShard>& next_cache);
+  // Sorts `candidates` newest first and drops those below the generation window.
+  void keep_generation_window(std::vector<Candidate>& candidates) const;
+  // The row window filled from `candidates`, newest first, loading rows on demand; a
+  // shard whose body turns out to be corrupt gets its error and is passed over. Counts
+  // the shards used and their generations in `report`.
+  RowWindow fill_row_window(const std::vector<Candidate>& candidates,
+                            ReplayLoadReport& report) const;
 
   ReplayConfig config_;
   std::map<std::string, CachedShard> cache_;

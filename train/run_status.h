@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -62,6 +63,29 @@ class RunStatusReader {
     std::map<std::string, CachedFile> files;    // models and metrics, by path
   };
   static FileStamp stamp_of(const std::string& path);
+
+  // The steps of read(). `problem` is called with the message of each file that
+  // cannot be read, in the order of the answer.
+  using ProblemSink = std::function<void(const std::string&)>;
+  // The trainer's metrics of `run_dir`: the first metrics file there, thinned, read
+  // again only when it changed (cached in `cache`); null when there is none. Adds the
+  // lines it skipped to `skipped_lines`.
+  nlohmann::ordered_json read_losses(const std::string& run_dir, RunCache& cache,
+                                     const ProblemSink& problem, int& skipped_lines);
+  // The shards of `run_dir` now, by path: their headers, each read once (cache.shards);
+  // a shard that cannot be read is read again next time.
+  static std::map<std::string, CachedShard> read_shards(const std::string& run_dir,
+                                                        RunCache& cache);
+  // What the shards `seen` (by path) say of the self-play workers at `now_unix_ms`;
+  // an unreadable shard is a problem and is counted (run_status.cpp).
+  struct SelfPlaySummary;
+  SelfPlaySummary summarise_self_play(const std::map<std::string, CachedShard>& seen,
+                                      int64_t now_unix_ms, const ProblemSink& problem) const;
+  // The header of the model file `path` as JSON, read again only when it changed
+  // (cache.files); null when there is no such file. A model that cannot be read is a
+  // problem and counts in `skipped_models`.
+  static nlohmann::ordered_json read_model_meta(const std::string& path, RunCache& cache,
+                                                const ProblemSink& problem, int& skipped_models);
 
   RunStatusOptions options_;
   std::mutex mutex_;
