@@ -9,7 +9,9 @@
 namespace kz::cli {
 
 ServeEngine::ServeEngine(const ServeEngineSettings& settings)
-    : settings_(settings), engines_(load_model_evaluator) {
+    : settings_(settings),
+      engines_(load_model_evaluator, 512, size_t(1) << 14, std::chrono::microseconds(0),
+               /*shared_fronts=*/settings.threads) {
   const std::vector<GameSpec> games{GameSpec::togyz(), GameSpec::kalah(6, 4),
                                     GameSpec::kalah(5, 4, true)};
   if (settings.warm_networks) engines_.preload(games);
@@ -27,6 +29,7 @@ void ServeEngine::configure(serve::ServeApiOptions& options) const {
     return engines_.uses_network(task, spec, level);
   };
   options.engine.ratings = std::make_shared<ShippedRatingLevels>();
+  options.engine.no_threads = !settings_.threads;
 }
 
 }  // namespace kz::cli

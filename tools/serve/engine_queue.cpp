@@ -55,7 +55,7 @@ EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& optio
       players_(std::move(players)),
       running_(size_t(std::max(1, options.workers))) {
   options_.workers = int(running_.size());
-  if (!options_.network_jobs) options_.search_slots = 0;
+  if (!options_.network_jobs || options_.no_threads) options_.search_slots = 0;
   options_.search_slots = std::max(0, options_.search_slots);
   running_.resize(size_t(options_.workers + options_.search_slots));
 }
@@ -65,6 +65,7 @@ EngineQueue::~EngineQueue() {
 }
 
 void EngineQueue::start() {
+  if (options_.no_threads) return;
   for (int i = 0; i < int(running_.size()); ++i)
     threads_.emplace_back([this, i] { worker_loop(i); });
   threads_.emplace_back([this] { watchdog_loop(); });
@@ -148,6 +149,11 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
     return shutting_down_ || (found = next_job(network)) != queue_.end();
   });
   if (shutting_down_) return std::nullopt;
+  return begin_job(worker, found);
+}
+
+EngineQueue::JobInput EngineQueue::begin_job(int worker, std::deque<Job>::iterator found) {
+  const bool network = is_search_slot(worker);
   Job job = std::move(*found);
   queue_.erase(found);
   Session* s = sessions_.find(job.session);  // next_job() found it current
@@ -236,6 +242,22 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
   return out;
 }
 
+bool EngineQueue::run_one() {
+  std::optional<JobInput> in;
+  {
+    std::lock_guard<std::mutex> lock(sessions_.mutex());
+    close_idle_sessions(Clock::now());
+    if (shutting_down_) return false;
+    const auto found = next_job(false);
+    if (found == queue_.end()) return false;
+    in = begin_job(0, found);
+  }
+  if (!caller_players_)
+    caller_players_ = std::make_unique<PlayerCache>(players_, 4, options_.ratings.get());
+  finish_job(0, *in, run_job(*caller_players_, *in));
+  return true;
+}
+
 void EngineQueue::worker_loop(int worker) {
   PlayerCache players(players_, 4, options_.ratings.get());
   while (auto in = take_job(worker)) finish_job(worker, *in, run_job(players, *in));
@@ -293,12 +315,15 @@ void EngineQueue::watchdog_loop() {
     const auto now = Clock::now();
     for (auto& r : running_)
       if (r.stop && now >= r.deadline) r.stop->store(true);
-    sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options_.idle_minutes * 60)));
-    // A closed session's players go (a job still running keeps them until it ends).
-    std::erase_if(session_players_,
-                  [&](const auto& entry) { return !sessions_.find(entry.first); });
+    close_idle_sessions(now);
   }
+}
+
+void EngineQueue::close_idle_sessions(Clock::time_point now) {
+  sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(options_.idle_minutes * 60)));
+  // A closed session's players go (a job still running keeps them until it ends).
+  std::erase_if(session_players_, [&](const auto& entry) { return !sessions_.find(entry.first); });
 }
 
 }  // namespace kz::cli::serve
