@@ -301,7 +301,8 @@ TEST_F(ServeSearchSlots, WithoutThreadsTheHostRunsEachJobOnItsOwnThread) {
   auto network = std::make_shared<HashNetwork>();
   LevelEngines engines([network](const GameSpec&, const std::string&,
                                  int) -> std::shared_ptr<Evaluator> { return network; },
-                       512, size_t(1) << 14, std::chrono::microseconds(0),
+                       LevelEngines::kMaxBatch, LevelEngines::kCacheEntries,
+                       std::chrono::microseconds(0),
                        /*shared_fronts=*/false);
   ServeApiOptions o;
   o.engine.workers = 3;

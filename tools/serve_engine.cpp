@@ -10,7 +10,8 @@ namespace kz::cli {
 
 ServeEngine::ServeEngine(const ServeEngineSettings& settings)
     : settings_(settings),
-      engines_(load_model_evaluator, 512, size_t(1) << 14, std::chrono::microseconds(0),
+      engines_(load_model_evaluator, serve::LevelEngines::kMaxBatch,
+               serve::LevelEngines::kCacheEntries, std::chrono::microseconds(0),
                /*shared_fronts=*/settings.threads) {
   const std::vector<GameSpec> games{GameSpec::togyz(), GameSpec::kalah(6, 4),
                                     GameSpec::kalah(5, 4, true)};

@@ -80,8 +80,10 @@ class LevelEngines {
   // `shared_fronts` false: a host without threads (the page's one-thread engine), where a
   // front's collector thread cannot start and only one search runs at a time: the same
   // players evaluate through their game's network directly, loaded once and shared.
-  explicit LevelEngines(EvaluatorFactory network, int max_batch = 512,
-                        size_t cache_entries = size_t(1) << 14,
+  static constexpr int kMaxBatch = 512;                     // `max_batch`'s default
+  static constexpr size_t kCacheEntries = size_t(1) << 14;  // `cache_entries`' default
+  explicit LevelEngines(EvaluatorFactory network, int max_batch = kMaxBatch,
+                        size_t cache_entries = kCacheEntries,
                         std::chrono::microseconds max_wait = std::chrono::microseconds(0),
                         bool shared_fronts = true);
 

@@ -18,16 +18,16 @@
 set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt
     openings/togyz.kzo)
 
-# kz_page_engine(TARGET): what both page engines share: a module factory for a Web
-# Worker, memory that grows, the shipped files packed in.
-function(kz_page_engine target)
+# kz_page_engine(TARGET ENVIRONMENT): what both page engines share: a module factory for
+# ENVIRONMENT (emscripten's: web,worker), memory that grows, the shipped files packed in.
+function(kz_page_engine target environment)
   set(packed "")
   foreach(file IN LISTS KZ_WEB_MODELS)
     list(APPEND packed "SHELL:--preload-file ${CMAKE_SOURCE_DIR}/models/${file}@/models/${file}")
     set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/models/${file})
   endforeach()
   target_link_options(${target} PRIVATE
-    -sMODULARIZE=1 -sEXPORT_NAME=createKumalak -sENVIRONMENT=web,worker
+    -sMODULARIZE=1 -sEXPORT_NAME=createKumalak -sENVIRONMENT=${environment}
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728 -sMAXIMUM_MEMORY=2147483648
     -sTOTAL_STACK=1048576 "-sEXPORTED_RUNTIME_METHODS=UTF8ToString" ${packed})
   set_target_properties(${target} PROPERTIES SUFFIX ".js")
@@ -37,7 +37,8 @@ if(KZ_WASM_ONE_THREAD)
   add_executable(kumalak-web-1t ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp
                  ${CMAKE_CURRENT_SOURCE_DIR}/serve_engine.cpp)
   target_link_libraries(kumalak-web-1t PRIVATE ${KZ_KUMALAK_LINK})
-  kz_page_engine(kumalak-web-1t)
+  # Node too: tools/wasm/page_engine_node_test.js drives it there as the worker does.
+  kz_page_engine(kumalak-web-1t web,worker,node)
   target_link_options(kumalak-web-1t PRIVATE
     "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
   return()
@@ -45,7 +46,7 @@ endif()
 
 add_executable(kumalak-web $<TARGET_OBJECTS:kz_kumalak_commands> ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp)
 target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
-kz_page_engine(kumalak-web)
+kz_page_engine(kumalak-web web,worker)
 target_link_options(kumalak-web PRIVATE
   -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sEXIT_RUNTIME=1
   "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
