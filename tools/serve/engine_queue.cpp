@@ -53,7 +53,7 @@ EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& optio
     : sessions_(sessions),
       options_(options),
       players_(std::move(players)),
-      running_(size_t(std::max(1, options.workers))) {
+      running_(size_t(options.no_threads ? 1 : std::max(1, options.workers))) {
   options_.workers = int(running_.size());
   if (!options_.network_jobs || options_.no_threads) options_.search_slots = 0;
   options_.search_slots = std::max(0, options_.search_slots);
