@@ -6,14 +6,23 @@ each round a fresh page and so a fresh worker. Prints, for each round, the time 
 page's start to the engine's ready message, to the engine's first move at level medium
 (a new game with the engine playing white, as the site's first visit has it), and the
 visits of level expert's hint from the start (its 1 s search, the first of the worker).
+With --downloads, instead: what a first visit to the site on a plain static host
+downloads, with a service worker (it installs, the page reloads isolated: the threaded
+engine) and without one (hidden before the page's scripts: the one-thread engine), each
+file asked for counted at its gzip -9 size, as often as it was asked for, until the
+engine's first move at level medium.
 
-  /usr/bin/python3 tools/wasm/page_engine_speed.py --site build-wasm/web-site --rounds 3"""
+  /usr/bin/python3 tools/wasm/page_engine_speed.py --site build-wasm/web-site --rounds 3
+  /usr/bin/python3 tools/wasm/page_engine_speed.py --site build-wasm/web-site --downloads"""
 import argparse
+import gzip
 import http.server
 import json
 import os
 import sys
+import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import web_browser  # noqa: E402
@@ -94,14 +103,61 @@ def serve(folder, isolated):
     return server, "http://127.0.0.1:%d/speed.html" % server.server_address[1]
 
 
+def first_visit_downloads(site, timeout):
+    """{case: (paths asked for, their gzip -9 bytes)} of a first visit with and without a
+    service worker."""
+    from web_site_test import StaticHost
+    out = {}
+    for case in ("service worker", "no service worker"):
+        host = StaticHost(site)
+        with tempfile.TemporaryDirectory(prefix="kz-downloads-") as profile:
+            driver = web_browser.phone_driver(profile)
+            try:
+                # A kept game against the engine at medium, the engine playing white, which
+                # the page brings back and the engine answers at once.
+                source = ("if (!localStorage.getItem('kz-game')) localStorage.setItem('kz-game', "
+                          "JSON.stringify({game: 'togyz', level: 'medium', human: 'black', "
+                          "pgn: '*'}));")
+                if case == "no service worker":
+                    source += "delete Navigator.prototype.serviceWorker;"
+                driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+                driver.get("http://127.0.0.1:%d/" % host.port)
+                end = time.monotonic() + timeout
+                while not driver.execute_script(
+                        "return !!(window.kzState && kzState.moves.length > 0)"):
+                    if time.monotonic() > end:
+                        sys.exit("FAIL: %s: no engine move" % case)
+                    time.sleep(0.05)
+            finally:
+                driver.quit()
+                host.stop()
+        sizes = {}
+        total = 0
+        for path in host.requested:
+            name = path.lstrip("/") or "index.html"
+            if name not in sizes:
+                with open(os.path.join(site, name), "rb") as f:
+                    sizes[name] = len(gzip.compress(f.read(), 9))
+            total += sizes[name]
+        out[case] = (host.requested, total)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--site", required=True, help="the static site folder (build-wasm/web-site)")
     p.add_argument("--rounds", type=int, default=3, help="rounds of each engine, alternating")
     p.add_argument("--timeout", type=float, default=120, help="seconds for one round")
+    p.add_argument("--downloads", action="store_true", help="what a first visit downloads")
     args = p.parse_args()
     web_browser.require_browser(lambda why: sys.exit("FAIL: " + why))
     site = os.path.abspath(args.site)
+    if args.downloads:
+        for case, (paths, total) in first_visit_downloads(site, args.timeout).items():
+            engines = sorted(set(x for x in paths if x.startswith("/kumalak-web")))
+            print("%-17s %d requests, %.2f MB gzip -9; engine files: %s"
+                  % (case, len(paths), total / 1e6, ", ".join(engines)), flush=True)
+        return 0
     servers = {name: serve(site, name == "threads") for name in ("threads", "one thread")}
     driver = web_browser.desktop_driver(1000, 800)
     driver.set_script_timeout(args.timeout)
