@@ -56,9 +56,15 @@ add_custom_command(TARGET kumalak-web POST_BUILD
           ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js $<TARGET_FILE_DIR:kumalak-web>)
 
 # The one-thread sub-build (above), with this build's toolchain and compiler launcher; its
-# build step runs every time (make finds nothing to do when nothing changed).
+# build step runs every time (make finds nothing to do when nothing changed). Under make
+# it shares this build's job slots (-j).
 include(ExternalProject)
 set(KZ_ONE_THREAD_DIR ${CMAKE_BINARY_DIR}/one-thread)
+if(CMAKE_GENERATOR MATCHES "Make")
+  set(KZ_ONE_THREAD_BUILD $(MAKE) kumalak-web-1t)
+else()
+  set(KZ_ONE_THREAD_BUILD ${CMAKE_COMMAND} --build ${KZ_ONE_THREAD_DIR} --target kumalak-web-1t)
+endif()
 ExternalProject_Add(kumalak-web-1t
   SOURCE_DIR ${CMAKE_SOURCE_DIR}
   BINARY_DIR ${KZ_ONE_THREAD_DIR}
@@ -66,7 +72,7 @@ ExternalProject_Add(kumalak-web-1t
              -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
              -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
              -DKZ_WASM_ONE_THREAD=ON -DKZ_BUILD_TESTS=OFF
-  BUILD_COMMAND $(MAKE) kumalak-web-1t
+  BUILD_COMMAND ${KZ_ONE_THREAD_BUILD}
   INSTALL_COMMAND ""
   BUILD_ALWAYS ON
   BUILD_BYPRODUCTS ${KZ_ONE_THREAD_DIR}/tools/kumalak-web-1t.js
