@@ -296,13 +296,13 @@ TEST_F(ServeSearchSlots, AnAnalysisIsOneSlotJobPerPly) {
 
 // The page's one-thread engine (tools/wasm/page_api.cpp without threads): the API
 // answers at once, nothing runs until the host calls work(), which runs one job on its
-// own thread; no front is made, and the Openings view's column is searched in its call.
+// own thread; no front is made, a game keeps its search tree between searches as on a
+// search slot, and the Openings view's column is searched in its call.
 TEST_F(ServeSearchSlots, WithoutThreadsTheHostRunsEachJobOnItsOwnThread) {
   auto network = std::make_shared<HashNetwork>();
   LevelEngines engines([network](const GameSpec&, const std::string&,
                                  int) -> std::shared_ptr<Evaluator> { return network; },
-                       LevelEngines::kMaxBatch, LevelEngines::kCacheEntries,
-                       std::chrono::microseconds(0),
+                       LevelEngines::kMaxBatch, /*cache_entries=*/1, std::chrono::microseconds(0),
                        /*shared_fronts=*/false);
   ServeApiOptions o;
   o.engine.workers = 3;
@@ -347,6 +347,25 @@ TEST_F(ServeSearchSlots, WithoutThreadsTheHostRunsEachJobOnItsOwnThread) {
   state = call("GET", "/api/state", {{"session", id}});
   ASSERT_TRUE(state["hint"].is_object()) << state.dump();
   EXPECT_EQ(state["hint"]["nodes"], 1000);
+
+  // The tree kept: after the hint's best move, the next hint evaluates at least the
+  // visits of that move fewer positions than the same hint in a fresh game (the
+  // one-entry evaluation cache keeps nothing).
+  auto hint_cost = [&](const std::string& session) {
+    const uint64_t before = network->evaluated();
+    call("POST", "/api/hint", {{"session", session}, {"level", "hard"}});
+    EXPECT_TRUE(api.work());
+    return network->evaluated() - before;
+  };
+  const std::string a = call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+  hint_cost(a);
+  const int best = call("GET", "/api/state", {{"session", a}})["hint"]["moves"][0]["move"];
+  call("POST", "/api/move", {{"session", a}, {"move", best}});
+  const uint64_t kept_tree = hint_cost(a);
+  const std::string b = call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+  call("POST", "/api/move", {{"session", b}, {"move", best}});
+  const uint64_t from_nothing = hint_cost(b);
+  EXPECT_LE(kept_tree + 100, from_nothing) << kept_tree << " against " << from_nothing;
 
   const json column = call("GET", "/api/openings/engine", {{"game", "togyz"}});
   EXPECT_EQ(column["pending"], false);

@@ -94,8 +94,11 @@ void EngineQueue::enqueue(Session& s, Task task) {
                                                 : s.level;
   // A move at a rating level is one call of the human policy, not a network search.
   const bool human_move = task == Task::kMove && s.rating > 0 && options_.ratings;
-  const bool network =
-      options_.search_slots > 0 && !human_move && options_.network_jobs(task, s.spec(), level);
+  // Without threads the caller runs both kinds, a network search with the session's
+  // players as a search slot would.
+  const bool network = (options_.search_slots > 0 || options_.no_threads) &&
+                       options_.network_jobs && !human_move &&
+                       options_.network_jobs(task, s.spec(), level);
   queue_.push_back({s.id, s.generation, task, s.stop, network});
   ++s.version;
   (network ? cv_slots_ : cv_workers_).notify_one();
@@ -105,8 +108,9 @@ size_t EngineQueue::ahead_of(const std::string& id) const {
   const auto own =
       std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.session == id; });
   if (own == queue_.end()) return queue_.size();
-  return size_t(
-      std::count_if(queue_.begin(), own, [&](const Job& j) { return j.network == own->network; }));
+  return size_t(std::count_if(queue_.begin(), own, [&](const Job& j) {
+    return options_.no_threads || j.network == own->network;
+  }));
 }
 
 void EngineQueue::forget_least_recent_players() {
@@ -126,7 +130,7 @@ bool EngineQueue::players_busy(const std::string& session) const {
   return it != session_players_.end() && it->second->busy;
 }
 
-std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(bool network) {
+std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(std::optional<bool> network) {
   for (auto it = queue_.begin(); it != queue_.end();) {
     const Session* s = sessions_.find(it->session);
     if (!s || s->generation != it->generation || it->stop->load()) {
@@ -135,7 +139,8 @@ std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(bool network) {
     }
     // A session's players run one job at a time: a job queued after the game changed
     // waits for the stopped one to end.
-    if (it->network == network && !(network && players_busy(it->session))) return it;
+    if ((!network || it->network == *network) && !(it->network && players_busy(it->session)))
+      return it;
     ++it;
   }
   return queue_.end();
@@ -153,7 +158,7 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
 }
 
 EngineQueue::JobInput EngineQueue::begin_job(int worker, std::deque<Job>::iterator found) {
-  const bool network = is_search_slot(worker);
+  const bool network = found->network;  // a search slot's job: the session's players
   Job job = std::move(*found);
   queue_.erase(found);
   Session* s = sessions_.find(job.session);  // next_job() found it current
@@ -248,7 +253,7 @@ bool EngineQueue::run_one() {
     std::lock_guard<std::mutex> lock(sessions_.mutex());
     close_idle_sessions(Clock::now());
     if (shutting_down_) return false;
-    const auto found = next_job(false);
+    const auto found = next_job(std::nullopt);
     if (found == queue_.end()) return false;
     in = begin_job(0, found);
   }

@@ -12,8 +12,8 @@
 // A watchdog stops any job that runs past its time and closes sessions left idle.
 // A host without threads (the page's one-thread WebAssembly engine) sets `no_threads`:
 // then nothing runs on its own, the host calls run_one() for each job, which runs to its
-// level's budget on the host's thread (no watchdog stops it), and every job is a
-// worker's.
+// level's budget on the host's thread (no watchdog stops it), a network search with the
+// session's players as on a search slot.
 // Progress reports (the Player progress callback) reach the session as they come, for
 // the page's polls.
 #pragma once
@@ -132,8 +132,9 @@ class EngineQueue {
   };
 
   bool is_search_slot(int thread) const { return thread >= options_.workers; }
-  // The first queued job for thread `thread`'s kind; drops stale jobs on the way.
-  std::deque<Job>::iterator next_job(bool network);
+  // The first queued job of `network`'s kind (either kind: nullopt); drops stale jobs
+  // on the way.
+  std::deque<Job>::iterator next_job(std::optional<bool> network);
   bool players_busy(const std::string& session) const;
   // Keeps the players of at most kMaxKeptSessions sessions: an MCTS player holds a 16 MiB
   // evaluation cache, so these are at most 1.5 GiB; a session whose players were dropped
@@ -142,7 +143,8 @@ class EngineQueue {
   static constexpr size_t kPlayersPerSession = 2;
   static constexpr size_t kMaxKeptSessions = 48;
   std::optional<JobInput> take_job(int worker);
-  // With the mutex held: takes `found` off the queue for thread `worker`.
+  // With the mutex held: takes `found` off the queue for thread `worker` (a search slot
+  // when `found` is a network job).
   JobInput begin_job(int worker, std::deque<Job>::iterator found);
   // With the mutex held: closes the sessions nobody looked at for idle_minutes.
   void close_idle_sessions(Clock::time_point now);
