@@ -14,7 +14,8 @@ set(CMAKE_CXX_LINKER_LAUNCHER env NODE_PATH=/usr/share/nodejs)
 # Debian's emscripten 3.1.6 with pthreads no exception thrown in one function is caught in
 # another (a ten-line program shows it; the same program without -pthread works).
 # The one-thread build (KZ_WASM_ONE_THREAD) has no pthreads, so it takes WebAssembly's own
-# exceptions: no JavaScript trampoline around every call that may throw.
+# exceptions: no JavaScript trampoline around every call that may throw, a .wasm 14 %
+# smaller than with -fexceptions and as fast (docs/browser.md).
 if(KZ_WASM_ONE_THREAD)
   add_compile_options(-msimd128 -fwasm-exceptions)
   add_link_options(-fwasm-exceptions)
