@@ -31,6 +31,7 @@ class HashNetwork : public Evaluator {
  public:
   explicit HashNetwork(std::chrono::microseconds pause = {}) : pause_(pause) {}
   void evaluate(std::span<const Position> positions, std::span<EvalOutput> out) override {
+    if (std::this_thread::get_id() != caller_) other_threads_ = true;
     ++calls_;
     evaluated_ += positions.size();
     for (size_t seen = largest_.load();
@@ -59,9 +60,13 @@ class HashNetwork : public Evaluator {
   uint64_t calls() const { return calls_; }
   uint64_t evaluated() const { return evaluated_; }
   size_t largest() const { return largest_; }
+  // Whether a thread other than the one that made the network called it.
+  bool called_from_other_threads() const { return other_threads_; }
 
  private:
   std::chrono::microseconds pause_;
+  std::thread::id caller_ = std::this_thread::get_id();
+  std::atomic<bool> other_threads_{false};
   std::atomic<uint64_t> calls_{0}, evaluated_{0};
   std::atomic<size_t> largest_{0};
 };
@@ -287,6 +292,89 @@ TEST_F(ServeSearchSlots, AnAnalysisIsOneSlotJobPerPly) {
   const FrontStats stats = server.engines().stats();
   EXPECT_GT(stats.evaluated, 0u);
   EXPECT_LT(stats.evaluated, 4000u);
+}
+
+// The page's one-thread engine (tools/wasm/page_api.cpp without threads): the API
+// answers at once, nothing runs until the host calls work(), which runs one job on its
+// own thread; no front is made, a game keeps its search tree between searches as on a
+// search slot, and the Openings view's column is searched in its call.
+TEST_F(ServeSearchSlots, WithoutThreadsTheHostRunsEachJobOnItsOwnThread) {
+  auto network = std::make_shared<HashNetwork>();
+  LevelEngines engines([network](const GameSpec&, const std::string&,
+                                 int) -> std::shared_ptr<Evaluator> { return network; },
+                       LevelEngines::kMaxBatch, /*cache_entries=*/1, std::chrono::microseconds(0),
+                       /*shared_fronts=*/false);
+  ServeApiOptions o;
+  o.engine.workers = 3;
+  o.engine.search_slots = 4;
+  o.engine.no_threads = true;
+  o.engine.network_jobs = [&](Task t, const GameSpec& s, Level l) {
+    return engines.uses_network(t, s, l);
+  };
+  ServeApi api(o, engines.factory());
+  ApiRouter router;
+  api.routes(router);
+  api.start();
+  EXPECT_EQ(api.workers(), 1);
+  EXPECT_EQ(api.search_slots(), 0);
+  auto call = [&](const std::string& method, const std::string& path, const json& body) {
+    ApiRequest request;
+    request.method = method;
+    request.path = path;
+    if (method == "GET")
+      request.params = body;
+    else
+      request.body = body.dump();
+    const ApiResponse response = router.answer(std::move(request));
+    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
+    return json::parse(response.body);
+  };
+
+  const std::string id = call(
+      "POST", "/api/new", {{"game", "togyz"}, {"human", "white"}, {"level", "hard"}})["session"];
+  call("POST", "/api/move", {{"session", id}, {"move", 5}});
+  // Nothing thinks until the host says so.
+  EXPECT_EQ(call("GET", "/api/state", {{"session", id}})["engine"]["task"], "move");
+  EXPECT_EQ(network->calls(), 0u);
+  EXPECT_TRUE(api.work());
+  EXPECT_FALSE(api.work());
+  json state = call("GET", "/api/state", {{"session", id}});
+  EXPECT_EQ(state["engine"]["task"], "");
+  EXPECT_EQ(state["moves"].size(), 2u) << state.dump();
+
+  call("POST", "/api/hint", {{"session", id}, {"level", "hard"}});
+  EXPECT_TRUE(api.work());
+  state = call("GET", "/api/state", {{"session", id}});
+  ASSERT_TRUE(state["hint"].is_object()) << state.dump();
+  EXPECT_EQ(state["hint"]["nodes"], 1000);
+
+  // The tree kept: after the hint's best move, the next hint evaluates at least the
+  // visits of that move fewer positions than the same hint in a fresh game (the
+  // one-entry evaluation cache keeps nothing).
+  auto hint_cost = [&](const std::string& session) {
+    const uint64_t before = network->evaluated();
+    call("POST", "/api/hint", {{"session", session}, {"level", "hard"}});
+    EXPECT_TRUE(api.work());
+    return network->evaluated() - before;
+  };
+  const std::string a = call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+  hint_cost(a);
+  const int best = call("GET", "/api/state", {{"session", a}})["hint"]["moves"][0]["move"];
+  call("POST", "/api/move", {{"session", a}, {"move", best}});
+  const uint64_t kept_tree = hint_cost(a);
+  const std::string b = call("POST", "/api/new", {{"game", "togyz"}, {"human", "both"}})["session"];
+  call("POST", "/api/move", {{"session", b}, {"move", best}});
+  const uint64_t from_nothing = hint_cost(b);
+  EXPECT_LE(kept_tree + 100, from_nothing) << kept_tree << " against " << from_nothing;
+
+  const json column = call("GET", "/api/openings/engine", {{"game", "togyz"}});
+  EXPECT_EQ(column["pending"], false);
+  EXPECT_TRUE(column["engine"].is_object()) << column.dump();
+
+  EXPECT_GT(network->calls(), 0u);
+  EXPECT_FALSE(network->called_from_other_threads());
+  EXPECT_EQ(engines.stats().networks, 0);  // no front, so no collector thread
+  api.stop();
 }
 
 }  // namespace

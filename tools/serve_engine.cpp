@@ -9,7 +9,10 @@
 namespace kz::cli {
 
 ServeEngine::ServeEngine(const ServeEngineSettings& settings)
-    : settings_(settings), engines_(load_model_evaluator) {
+    : settings_(settings),
+      engines_(load_model_evaluator, serve::LevelEngines::kMaxBatch,
+               serve::LevelEngines::kCacheEntries, std::chrono::microseconds(0),
+               /*shared_fronts=*/settings.threads) {
   const std::vector<GameSpec> games{GameSpec::togyz(), GameSpec::kalah(6, 4),
                                     GameSpec::kalah(5, 4, true)};
   if (settings.warm_networks) engines_.preload(games);
@@ -27,6 +30,7 @@ void ServeEngine::configure(serve::ServeApiOptions& options) const {
     return engines_.uses_network(task, spec, level);
   };
   options.engine.ratings = std::make_shared<ShippedRatingLevels>();
+  options.engine.no_threads = !settings_.threads;
 }
 
 }  // namespace kz::cli

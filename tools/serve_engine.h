@@ -19,6 +19,10 @@ struct ServeEngineSettings {
   // search (LevelEngines::preload): a server starts once and answers many; the page
   // would rather show its board first.
   bool warm_networks = true;
+  // false: a host without threads (the page's one-thread WebAssembly engine): one worker
+  // that the host runs job by job (ServeApi::work), networks without batching fronts, the
+  // Openings view's columns searched in the call (EngineQueueOptions::no_threads).
+  bool threads = true;
 };
 
 // What the API's engine needs, kept alive as long as the API.
@@ -26,7 +30,7 @@ class ServeEngine {
  public:
   explicit ServeEngine(const ServeEngineSettings& settings);
   // Sets `options`' engine part (workers, search slots, which jobs use a network, the
-  // rating levels) for this engine.
+  // rating levels, whether there are threads) for this engine.
   void configure(serve::ServeApiOptions& options) const;
   serve::PlayerFactory players() { return engines_.factory(); }
 

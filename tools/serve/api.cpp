@@ -96,6 +96,7 @@ OpeningsEngine ServeApi::openings_engine() const {
     return player->think(pos, limits);
   };
   engine.ratings = options_.engine.ratings;
+  engine.search_in_call = options_.engine.no_threads;
   return engine;
 }
 

@@ -31,6 +31,9 @@ class ServeApi {
   // Starts and stops the engine workers and the watchdog.
   void start() { queue_.start(); }
   void stop() { queue_.stop(); }
+  // With EngineQueueOptions::no_threads: runs the next queued engine job on the calling
+  // thread (EngineQueue::run_one); false when there was none.
+  bool work() { return queue_.run_one(); }
   // Adds every API call to `router` (the page's files are the transport's: http.h).
   void routes(ApiRouter& router);
 

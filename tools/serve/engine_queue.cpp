@@ -53,9 +53,9 @@ EngineQueue::EngineQueue(SessionTable& sessions, const EngineQueueOptions& optio
     : sessions_(sessions),
       options_(options),
       players_(std::move(players)),
-      running_(size_t(std::max(1, options.workers))) {
+      running_(size_t(options.no_threads ? 1 : std::max(1, options.workers))) {
   options_.workers = int(running_.size());
-  if (!options_.network_jobs) options_.search_slots = 0;
+  if (!options_.network_jobs || options_.no_threads) options_.search_slots = 0;
   options_.search_slots = std::max(0, options_.search_slots);
   running_.resize(size_t(options_.workers + options_.search_slots));
 }
@@ -65,6 +65,7 @@ EngineQueue::~EngineQueue() {
 }
 
 void EngineQueue::start() {
+  if (options_.no_threads) return;
   for (int i = 0; i < int(running_.size()); ++i)
     threads_.emplace_back([this, i] { worker_loop(i); });
   threads_.emplace_back([this] { watchdog_loop(); });
@@ -93,8 +94,11 @@ void EngineQueue::enqueue(Session& s, Task task) {
                                                 : s.level;
   // A move at a rating level is one call of the human policy, not a network search.
   const bool human_move = task == Task::kMove && s.rating > 0 && options_.ratings;
-  const bool network =
-      options_.search_slots > 0 && !human_move && options_.network_jobs(task, s.spec(), level);
+  // Without threads the caller runs both kinds, a network search with the session's
+  // players as a search slot would.
+  const bool network = (options_.search_slots > 0 || options_.no_threads) &&
+                       options_.network_jobs && !human_move &&
+                       options_.network_jobs(task, s.spec(), level);
   queue_.push_back({s.id, s.generation, task, s.stop, network});
   ++s.version;
   (network ? cv_slots_ : cv_workers_).notify_one();
@@ -104,8 +108,9 @@ size_t EngineQueue::ahead_of(const std::string& id) const {
   const auto own =
       std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.session == id; });
   if (own == queue_.end()) return queue_.size();
-  return size_t(
-      std::count_if(queue_.begin(), own, [&](const Job& j) { return j.network == own->network; }));
+  return size_t(std::count_if(queue_.begin(), own, [&](const Job& j) {
+    return options_.no_threads || j.network == own->network;
+  }));
 }
 
 void EngineQueue::forget_least_recent_players() {
@@ -125,7 +130,7 @@ bool EngineQueue::players_busy(const std::string& session) const {
   return it != session_players_.end() && it->second->busy;
 }
 
-std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(bool network) {
+std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(std::optional<bool> network) {
   for (auto it = queue_.begin(); it != queue_.end();) {
     const Session* s = sessions_.find(it->session);
     if (!s || s->generation != it->generation || it->stop->load()) {
@@ -134,7 +139,8 @@ std::deque<EngineQueue::Job>::iterator EngineQueue::next_job(bool network) {
     }
     // A session's players run one job at a time: a job queued after the game changed
     // waits for the stopped one to end.
-    if (it->network == network && !(network && players_busy(it->session))) return it;
+    if ((!network || it->network == *network) && !(it->network && players_busy(it->session)))
+      return it;
     ++it;
   }
   return queue_.end();
@@ -148,6 +154,11 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
     return shutting_down_ || (found = next_job(network)) != queue_.end();
   });
   if (shutting_down_) return std::nullopt;
+  return begin_job(worker, found);
+}
+
+EngineQueue::JobInput EngineQueue::begin_job(int worker, std::deque<Job>::iterator found) {
+  const bool network = found->network;  // a search slot's job: the session's players
   Job job = std::move(*found);
   queue_.erase(found);
   Session* s = sessions_.find(job.session);  // next_job() found it current
@@ -236,6 +247,22 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
   return out;
 }
 
+bool EngineQueue::run_one() {
+  std::optional<JobInput> in;
+  {
+    std::lock_guard<std::mutex> lock(sessions_.mutex());
+    close_idle_sessions(Clock::now());
+    if (shutting_down_) return false;
+    const auto found = next_job(std::nullopt);
+    if (found == queue_.end()) return false;
+    in = begin_job(0, found);
+  }
+  if (!caller_players_)
+    caller_players_ = std::make_unique<PlayerCache>(players_, 4, options_.ratings.get());
+  finish_job(0, *in, run_job(*caller_players_, *in));
+  return true;
+}
+
 void EngineQueue::worker_loop(int worker) {
   PlayerCache players(players_, 4, options_.ratings.get());
   while (auto in = take_job(worker)) finish_job(worker, *in, run_job(players, *in));
@@ -293,12 +320,15 @@ void EngineQueue::watchdog_loop() {
     const auto now = Clock::now();
     for (auto& r : running_)
       if (r.stop && now >= r.deadline) r.stop->store(true);
-    sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options_.idle_minutes * 60)));
-    // A closed session's players go (a job still running keeps them until it ends).
-    std::erase_if(session_players_,
-                  [&](const auto& entry) { return !sessions_.find(entry.first); });
+    close_idle_sessions(now);
   }
+}
+
+void EngineQueue::close_idle_sessions(Clock::time_point now) {
+  sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(options_.idle_minutes * 60)));
+  // A closed session's players go (a job still running keeps them until it ends).
+  std::erase_if(session_players_, [&](const auto& entry) { return !sessions_.find(entry.first); });
 }
 
 }  // namespace kz::cli::serve

@@ -10,6 +10,10 @@
 //   the network sees batches across sessions and the slots cost little but waiting.
 //   Their players are kept per session, so a game keeps its search tree between moves.
 // A watchdog stops any job that runs past its time and closes sessions left idle.
+// A host without threads (the page's one-thread WebAssembly engine) sets `no_threads`:
+// then nothing runs on its own, the host calls run_one() for each job, which runs to its
+// level's budget on the host's thread (no watchdog stops it), a network search with the
+// session's players as on a search slot.
 // Progress reports (the Player progress callback) reach the session as they come, for
 // the page's polls.
 #pragma once
@@ -56,6 +60,9 @@ struct EngineQueueOptions {
   // the human policy, its hints add the rating's likeliest move, its analysis ends with
   // each side's estimated rating. nullptr: no human model.
   std::shared_ptr<RatingLevels> ratings{};
+  // No threads of the queue's own: start() starts none and the caller runs each job with
+  // run_one(); `workers` and `search_slots` are then 1 and 0.
+  bool no_threads = false;
 };
 
 class EngineQueue {
@@ -65,8 +72,12 @@ class EngineQueue {
 
   int workers() const { return options_.workers; }
   int search_slots() const { return options_.search_slots; }
-  // Starts the workers and the watchdog.
+  // Starts the workers and the watchdog (none with `no_threads`).
   void start();
+  // With `no_threads`: closes the sessions left idle, then runs the first queued job on
+  // the calling thread to its end. Returns whether there was one (the host calls again
+  // while it returns true). Must not be called with the session table's mutex held.
+  bool run_one();
   // Stops every search and joins the threads; queued jobs are dropped.
   void stop();
 
@@ -121,8 +132,9 @@ class EngineQueue {
   };
 
   bool is_search_slot(int thread) const { return thread >= options_.workers; }
-  // The first queued job for thread `thread`'s kind; drops stale jobs on the way.
-  std::deque<Job>::iterator next_job(bool network);
+  // The first queued job of `network`'s kind (either kind: nullopt); drops stale jobs
+  // on the way.
+  std::deque<Job>::iterator next_job(std::optional<bool> network);
   bool players_busy(const std::string& session) const;
   // Keeps the players of at most kMaxKeptSessions sessions: an MCTS player holds a 16 MiB
   // evaluation cache, so these are at most 1.5 GiB; a session whose players were dropped
@@ -131,6 +143,11 @@ class EngineQueue {
   static constexpr size_t kPlayersPerSession = 2;
   static constexpr size_t kMaxKeptSessions = 48;
   std::optional<JobInput> take_job(int worker);
+  // With the mutex held: takes `found` off the queue for thread `worker` (a search slot
+  // when `found` is a network job).
+  JobInput begin_job(int worker, std::deque<Job>::iterator found);
+  // With the mutex held: closes the sessions nobody looked at for idle_minutes.
+  void close_idle_sessions(Clock::time_point now);
   void worker_loop(int worker);
   JobOutput run_job(PlayerCache& players, const JobInput& in);
   void finish_job(int worker, const JobInput& in, const JobOutput& out);
@@ -147,6 +164,7 @@ class EngineQueue {
   uint64_t player_uses_ = 0;
   bool shutting_down_ = false;
   std::vector<std::thread> threads_;
+  std::unique_ptr<PlayerCache> caller_players_;  // run_one()'s (no_threads)
 };
 
 }  // namespace kz::cli::serve

@@ -24,22 +24,25 @@ namespace {
 
 // The network MCTS of a level, its searches through a shared front: the level's time
 // when the caller gives no limit (expert), and it leaves the front when a think() ends,
-// however it ends (done, stopped, or the network threw).
+// however it ends (done, stopped, or the network threw). `client` null: `evaluator` is
+// the network itself (no fronts).
 class NetworkLevelPlayer : public Player {
  public:
-  NetworkLevelPlayer(std::shared_ptr<FrontClient> client, const MctsPlayerOptions& options,
-                     double movetime_s)
-      : client_(client),
-        inner_(std::move(client), options),
+  NetworkLevelPlayer(std::shared_ptr<Evaluator> evaluator, std::shared_ptr<FrontClient> client,
+                     const MctsPlayerOptions& options, double movetime_s)
+      : client_(std::move(client)),
+        inner_(std::move(evaluator), options),
         movetime_s_(movetime_s),
         label_(options.label) {}
   std::string name() const override { return label_; }
   void new_game() override { inner_.new_game(); }
   ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
     struct Leave {
-      FrontClient& client;
-      ~Leave() { client.leave(); }
-    } leave{*client_};
+      FrontClient* client;
+      ~Leave() {
+        if (client) client->leave();
+      }
+    } leave{client_.get()};
     ThinkLimits l = limits;
     if (l.nodes <= 0 && l.movetime_s <= 0 && movetime_s_ > 0) l.movetime_s = movetime_s_;
     return inner_.think(pos, l);
@@ -58,11 +61,12 @@ class NetworkLevelPlayer : public Player {
 }  // namespace
 
 LevelEngines::LevelEngines(EvaluatorFactory network, int max_batch, size_t cache_entries,
-                           std::chrono::microseconds max_wait)
+                           std::chrono::microseconds max_wait, bool shared_fronts)
     : network_(std::move(network)),
       max_batch_(max_batch),
       cache_entries_(cache_entries),
-      max_wait_(max_wait) {}
+      max_wait_(max_wait),
+      shared_fronts_(shared_fronts) {}
 
 std::shared_ptr<SharedNetwork> LevelEngines::network_for(const GameSpec& spec,
                                                          const std::string& model_path) {
@@ -75,17 +79,27 @@ std::shared_ptr<SharedNetwork> LevelEngines::network_for(const GameSpec& spec,
   return slot;
 }
 
+std::shared_ptr<Evaluator> LevelEngines::direct_network(const GameSpec& spec,
+                                                        const std::string& model_path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = direct_[spec.name() + "\n" + model_path];
+  if (!slot) slot = network_(spec, model_path, 1);
+  return slot;
+}
+
 void LevelEngines::preload(const std::vector<GameSpec>& games) {
   if (!network_) return;
   for (const GameSpec& spec : games) {
     const std::string model = shipped_model_path(spec);
     if (model.empty()) continue;
-    std::shared_ptr<SharedNetwork> net = network_for(spec, model);
+    std::shared_ptr<SharedNetwork> shared = shared_fronts_ ? network_for(spec, model) : nullptr;
+    const std::shared_ptr<Evaluator> direct = shared ? nullptr : direct_network(spec, model);
+    Evaluator& net = shared ? shared->front() : *direct;
     std::vector<Position> positions(64, Position::start(spec));
     std::vector<EvalOutput> out(positions.size());
     for (size_t n = 1; n <= positions.size(); n += n < 16 ? n : 16)
-      net->front().evaluate(std::span<const Position>(positions).first(n),
-                            std::span<EvalOutput>(out).first(n));
+      net.evaluate(std::span<const Position>(positions).first(n),
+                   std::span<EvalOutput>(out).first(n));
   }
 }
 
@@ -95,9 +109,13 @@ PlayerFactory LevelEngines::factory() {
     if (uses_network(task, spec, level)) {
       MctsPlayerOptions o = mcts_level_options(spec, level, 1.0, seed);
       o.cache_entries = cache_entries_;
-      return std::make_unique<NetworkLevelPlayer>(
-          std::make_shared<FrontClient>(network_for(spec, shipped_model_path(spec))), o,
-          level_spec(spec, level).mcts_movetime_s);
+      const double movetime_s = level_spec(spec, level).mcts_movetime_s;
+      const std::string model = shipped_model_path(spec);
+      if (!shared_fronts_)
+        return std::make_unique<NetworkLevelPlayer>(direct_network(spec, model), nullptr, o,
+                                                    movetime_s);
+      auto client = std::make_shared<FrontClient>(network_for(spec, model));
+      return std::make_unique<NetworkLevelPlayer>(client, client, o, movetime_s);
     }
     LevelPlayerOptions lo;
     lo.seed = seed;

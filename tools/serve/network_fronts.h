@@ -77,9 +77,15 @@ class LevelEngines {
   // the cores with the network; waiting for the slowest of them (a thread the OS has
   // not run yet) cost more than the smaller batch: 32 hints at once took 1.0-2.1 s with
   // 2 ms, 0.7 s with 0 on the loaded 2-core VM (docs/performance.md).
-  explicit LevelEngines(EvaluatorFactory network, int max_batch = 512,
-                        size_t cache_entries = size_t(1) << 14,
-                        std::chrono::microseconds max_wait = std::chrono::microseconds(0));
+  // `shared_fronts` false: a host without threads (the page's one-thread engine), where a
+  // front's collector thread cannot start and only one search runs at a time: the same
+  // players evaluate through their game's network directly, loaded once and shared.
+  static constexpr int kMaxBatch = 512;                     // `max_batch`'s default
+  static constexpr size_t kCacheEntries = size_t(1) << 14;  // `cache_entries`' default
+  explicit LevelEngines(EvaluatorFactory network, int max_batch = kMaxBatch,
+                        size_t cache_entries = kCacheEntries,
+                        std::chrono::microseconds max_wait = std::chrono::microseconds(0),
+                        bool shared_fronts = true);
 
   // Loads the shipped network of each game in `games` that has one, and runs it once at
   // every batch size up to 64 (its kernels are made on first use of a size), so that the
@@ -94,13 +100,17 @@ class LevelEngines {
 
  private:
   std::shared_ptr<SharedNetwork> network_for(const GameSpec& spec, const std::string& model_path);
+  // Without shared fronts: the game's network itself.
+  std::shared_ptr<Evaluator> direct_network(const GameSpec& spec, const std::string& model_path);
 
   EvaluatorFactory network_;
   int max_batch_;
   size_t cache_entries_;
   std::chrono::microseconds max_wait_;
+  bool shared_fronts_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<SharedNetwork>> networks_;  // by game and model
+  std::map<std::string, std::shared_ptr<Evaluator>> direct_;        // the same, no fronts
 };
 
 }  // namespace kz::cli::serve

@@ -191,6 +191,7 @@ class EngineColumns {
     const std::string key = spec.name() + " " + pos.to_string();
     const std::string human_key = key + " " + std::to_string(rating);
     const bool with_human = range(spec).has_value();
+    if (engine_.search_in_call) fill(Job{spec, pos, rating, with_human, key, human_key});
     json searched, human;
     bool pending = false;
     {
@@ -272,23 +273,31 @@ class EngineColumns {
       wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
       if (stopping_) return;
       const Job job = jobs_.front();
-      const bool search = !searches_.count(job.key);
-      const bool ask_human = job.with_human && !human_.count(job.human_key);
       lock.unlock();
-      json searched, human;
-      if (search) searched = search_json(job.spec, job.pos);
-      if (ask_human) human = human_json(job.spec, job.pos, job.rating);
+      fill(job);
       lock.lock();
-      // A bound, not an eviction policy: the table starts again when full.
-      if (search) {
-        if (searches_.size() >= kMaxKept) searches_.clear();
-        searches_.emplace(job.key, searched);
-      }
-      if (ask_human) {
-        if (human_.size() >= kMaxKept) human_.clear();
-        human_.emplace(job.human_key, human);
-      }
       jobs_.pop_front();
+    }
+  }
+
+  // Computes the parts of `job` not kept yet, on the calling thread, and keeps them.
+  void fill(const Job& job) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const bool search = !searches_.count(job.key);
+    const bool ask_human = job.with_human && !human_.count(job.human_key);
+    lock.unlock();
+    json searched, human;
+    if (search) searched = search_json(job.spec, job.pos);
+    if (ask_human) human = human_json(job.spec, job.pos, job.rating);
+    lock.lock();
+    // A bound, not an eviction policy: the table starts again when full.
+    if (search) {
+      if (searches_.size() >= kMaxKept) searches_.clear();
+      searches_.emplace(job.key, searched);
+    }
+    if (ask_human) {
+      if (human_.size() >= kMaxKept) human_.clear();
+      human_.emplace(job.human_key, human);
     }
   }
 

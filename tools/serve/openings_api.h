@@ -35,6 +35,10 @@ struct OpeningsEngine {
   std::function<ThinkResult(const GameSpec& spec, const Position& pos)> search;
   // The human model: each legal move's probability at a rating.
   std::shared_ptr<RatingLevels> ratings;
+  // The call itself computes what is not kept (never `pending`): a host without threads
+  // (the page's one-thread engine), where nothing else could, and where the search
+  // starts no thread a waiting call would hold up.
+  bool search_in_call = false;
 };
 
 // Adds to `router`:
@@ -48,8 +52,8 @@ struct OpeningsEngine {
 //   engine's best move marked, and each move's probability at the rating from the human
 //   model. Kept per position (and rating); what is not kept yet is computed on a thread
 //   of the call's own while the answer says `pending` (its columns null): the page asks
-//   again, and no request ever waits for a search. 400 for a bad position, a finished
-//   game or a rating outside the model's range.
+//   again, and no request ever waits for a search (but with `search_in_call`). 400 for a bad
+//   position, a finished game or a rating outside the model's range.
 // - POST /api/openings/games: {game, pgn (a file of records), player ("" = the name
 //   playing most games), colour (white, black, both), position}: the answer of GET
 //   /api/openings over the player's own games (tools/serve/player_openings.h), each move

@@ -30,5 +30,6 @@ kz_header_only(CLI11::CLI11)
 kz_header_only(nlohmann_json::nlohmann_json)
 kz_header_only(tomlplusplus::tomlplusplus TOML_HEADER_ONLY=1)
 # Threads are emscripten's pthreads (Web Workers sharing the module's memory): every
-# object is compiled with -pthread, so the target only has to exist.
+# object is compiled with -pthread (none in the one-thread build, KZ_WASM_ONE_THREAD), so
+# the target only has to exist.
 add_library(Threads::Threads INTERFACE IMPORTED GLOBAL)

@@ -2,7 +2,8 @@
 # engine, its service worker and its manifest, into one folder that any static host
 # serves as it is. Run by the `web-site` target (tools/wasm/web_engine.cmake):
 #   cmake -DWEB_DIR=tools/web -DSITE_DIR=tools/wasm/site -DENGINE_DIR=<kumalak-web's folder>
-#         -DOUT=<folder> -DNODE=<node> -DKUMALAK_JS=<kumalak.js> -P make_site.cmake
+#         -DENGINE_1T_DIR=<kumalak-web-1t's folder> -DOUT=<folder> -DNODE=<node>
+#         -DKUMALAK_JS=<kumalak.js> -P make_site.cmake
 # The site is made beside OUT and renamed into place, so a half-written site is never
 # served. The version is a hash of every file, so the service worker (sw.js) changes
 # with any of them and browsers install the new version.
@@ -23,6 +24,22 @@ foreach(f kumalak-web.js kumalak-web.wasm kumalak-web.data kumalak-web.worker.js
   endif()
   file(COPY "${ENGINE_DIR}/${f}" DESTINATION "${tmp}")
 endforeach()
+# The engine without threads, for a page the browser does not isolate (page_worker.js).
+# It packs the same files as kumalak-web, so its .data is not shipped again: the worker
+# reads kumalak-web.data for it, which must then be the same bytes.
+foreach(f kumalak-web-1t.js kumalak-web-1t.wasm kumalak-web-1t.data)
+  if(NOT EXISTS "${ENGINE_1T_DIR}/${f}")
+    message(FATAL_ERROR "make_site.cmake: ${ENGINE_1T_DIR}/${f} is missing (build kumalak-web-1t first)")
+  endif()
+endforeach()
+file(SHA256 "${ENGINE_DIR}/kumalak-web.data" threaded_data)
+file(SHA256 "${ENGINE_1T_DIR}/kumalak-web-1t.data" one_thread_data)
+if(NOT threaded_data STREQUAL one_thread_data)
+  message(FATAL_ERROR "make_site.cmake: kumalak-web-1t.data differs from kumalak-web.data "
+                      "(the two engines must pack the same files in the same order)")
+endif()
+file(COPY "${ENGINE_1T_DIR}/kumalak-web-1t.js" "${ENGINE_1T_DIR}/kumalak-web-1t.wasm"
+     DESTINATION "${tmp}")
 foreach(f manifest.webmanifest icon-192.png icon-512.png)
   file(COPY "${SITE_DIR}/${f}" DESTINATION "${tmp}")
 endforeach()
@@ -71,6 +88,10 @@ file(WRITE "${tmp}/site.js"
   "export const SITE = { localEngine: true, version: \"${version}\" };\n")
 list(APPEND files site.js)
 list(SORT files)
+# What the service worker keeps offline: every file but the one-thread engine's. A browser
+# that runs the service worker gets isolation from it, so it runs the threaded engine;
+# caching the other would make every first visit download both.
+list(REMOVE_ITEM files kumalak-web-1t.js kumalak-web-1t.wasm)
 set(list "")
 foreach(f IN LISTS files)
   if(list)

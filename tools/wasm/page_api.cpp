@@ -4,6 +4,11 @@
 // {"method", "path", "params" (GET), "body" (POST, the text), "lang" (the page's
 // language)}, and gets back {"status", "type", "body", "headers"}: the same answer, from
 // the same code, that `kumalak serve` sends over HTTP.
+//
+// Compiled twice (tools/wasm/web_engine.cmake): with threads (kumalak-web, for a
+// cross-origin isolated page) the engine's jobs run on threads of their own; without
+// (kumalak-web-1t, for a page the browser does not isolate) nothing runs on its own, and
+// the worker calls kz_page_work between calls, each running one job to its end.
 #include <emscripten.h>
 
 #include <cstdlib>
@@ -38,6 +43,13 @@ struct PageApi {
 
 PageApi* page = nullptr;
 
+// Whether this module was compiled with threads (emscripten's -pthread).
+#ifdef __EMSCRIPTEN_PTHREADS__
+constexpr bool kThreads = true;
+#else
+constexpr bool kThreads = false;
+#endif
+
 char* copy_out(const std::string& text) {
   char* out = static_cast<char*>(std::malloc(text.size() + 1));
   if (out) std::memcpy(out, text.c_str(), text.size() + 1);
@@ -56,11 +68,30 @@ EMSCRIPTEN_KEEPALIVE int kz_page_start(int workers) {
   using namespace kz::cli;
   if (page) return 0;
   try {
-    page = new PageApi({workers, 0, /*warm_networks=*/false});
+    page = new PageApi({workers, 0, /*warm_networks=*/false, kThreads});
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "the engine could not start: " << e.what() << std::endl;
     return 1;
+  }
+}
+
+// Whether the worker must call kz_page_work: 1 in the module without threads.
+EMSCRIPTEN_KEEPALIVE int kz_page_runs_jobs() {
+  return kz::cli::kThreads ? 0 : 1;
+}
+
+// Without threads: runs the first queued engine job (a move, a hint, a ply of an
+// analysis) to its end; returns 1 if there was one, so the worker calls again after
+// answering the calls that came meanwhile, 0 when the queue is empty.
+EMSCRIPTEN_KEEPALIVE int kz_page_work() {
+  using namespace kz::cli;
+  if (!page || kThreads) return 0;
+  try {
+    return page->api->work() ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "the engine's job failed: " << e.what() << std::endl;
+    return 0;
   }
 }
 

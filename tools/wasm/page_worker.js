@@ -3,9 +3,18 @@
 // the page plays, hints, analyses and judges puzzles with no server. The page
 // (tools/web/api.js) posts {id, method, path, params, body, lang} and receives
 // {id, status, type, body, headers}; before the engine is ready it receives
-// {ready: true, version} once, or {failed: reason}. Calls posted before then are kept and
-// answered in order.
-importScripts('kumalak-web.js');
+// {ready: true, version, threads} once, or {failed: reason}. Calls posted before then are
+// kept and answered in order.
+//
+// Which engine: a cross-origin isolated page may share memory between workers, so it gets
+// kumalak-web.js, whose searches run on threads of their own; any other page gets
+// kumalak-web-1t.js, without threads. That one thinks on this worker's own thread: after
+// answering a call the worker runs the queued engine jobs one by one (kz_page_work), each
+// to its end, answering the calls that came meanwhile between two jobs. Only the chosen
+// engine is downloaded; both read the same packed files (kumalak-web.data).
+const THREADS = self.crossOriginIsolated === true;
+const MODULE = THREADS ? 'kumalak-web.js' : 'kumalak-web-1t.js';
+importScripts(MODULE);
 
 // The site's version (tools/wasm/make_site.cmake writes it in), said with {ready} so that
 // a page of another version (a cache gone wrong) can tell.
@@ -13,13 +22,21 @@ const VERSION = '@KZ_SITE_VERSION@';
 
 let engine = null;
 const waiting = [];
+let runsJobs = false;    // the engine without threads: this worker runs its jobs
+let workQueued = false;  // a run of the next job is already scheduled
+
+// The module's memory as bytes (with threads, the shared memory; without, the heap's view,
+// which emscripten replaces when memory grows).
+function heap() {
+  return engine.wasmMemory ? new Uint8Array(engine.wasmMemory.buffer) : engine.HEAPU8;
+}
 
 function answer(call) {
   const request = JSON.stringify({ method: call.method, path: call.path, params: call.params || {},
                                    body: call.body || '', lang: call.lang || 'en' });
   const bytes = new TextEncoder().encode(request + '\0');
   const pointer = engine._malloc(bytes.length);
-  new Uint8Array(engine.wasmMemory.buffer).set(bytes, pointer);
+  heap().set(bytes, pointer);
   const out = engine._kz_page_call(pointer);
   engine._free(pointer);
   if (!out) return { id: call.id, status: 500, type: 'application/json', headers: [],
@@ -29,20 +46,41 @@ function answer(call) {
   return { id: call.id, ...JSON.parse(text) };
 }
 
+// Without threads: the next queued job runs after the messages already waiting (a
+// macrotask), so an answer is posted before the search it queued starts, and a poll
+// that came during one job is answered before the next.
+function scheduleWork() {
+  if (!runsJobs || workQueued) return;
+  workQueued = true;
+  setTimeout(() => {
+    workQueued = false;
+    if (engine._kz_page_work()) scheduleWork();
+  }, 0);
+}
+
+function reply(call) {
+  postMessage(answer(call));
+  scheduleWork();
+}
+
 self.onmessage = (event) => {
-  if (engine) postMessage(answer(event.data)); else waiting.push(event.data);
+  if (engine) reply(event.data); else waiting.push(event.data);
 };
 
 createKumalak({
   noInitialRun: true,
   // Where the engine's own threads load the module from: a factory has no script
   // element to ask, least of all inside a worker.
-  mainScriptUrlOrBlob: new URL('kumalak-web.js', self.location.href).href,
+  mainScriptUrlOrBlob: new URL(MODULE, self.location.href).href,
+  // The one-thread engine packs the same files as the threaded one: the site ships them
+  // once, as kumalak-web.data (tools/wasm/make_site.cmake checks that they are the same).
+  locateFile: (path, prefix) => prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
   print: (line) => console.log(line),
   printErr: (line) => console.warn(line),
 }).then((module) => {
   if (module._kz_page_start(0) !== 0) throw new Error('the engine did not start');
   engine = module;
-  postMessage({ ready: true, version: VERSION });
-  for (const call of waiting.splice(0)) postMessage(answer(call));
+  runsJobs = module._kz_page_runs_jobs() === 1;
+  postMessage({ ready: true, version: VERSION, threads: !runsJobs });
+  for (const call of waiting.splice(0)) reply(call);
 }).catch((error) => postMessage({ failed: String(error) }));

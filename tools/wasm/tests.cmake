@@ -15,6 +15,14 @@ add_test(NAME WasmEngineInChromium
           --web $<TARGET_FILE_DIR:kumalak-web>)
 set_tests_properties(WasmEngineInChromium PROPERTIES TIMEOUT 300)
 
+# The page's engine without threads (kumalak-web-1t, the one-thread sub-build) under Node
+# as page_worker.js drives it: calls answered at once, jobs run when the host asks.
+find_program(KZ_NODE node REQUIRED)
+add_test(NAME WasmPageEngineOneThread
+  COMMAND ${KZ_NODE} ${CMAKE_SOURCE_DIR}/tools/wasm/page_engine_node_test.js
+          ${CMAKE_BINARY_DIR}/one-thread/tools/kumalak-web-1t.js)
+set_tests_properties(WasmPageEngineOneThread PROPERTIES TIMEOUT 120)
+
 # The static site (tools/wasm/web_site_test.py): a plain static host, the service worker
 # and the reload under it, the installable-app check, then with the host gone the page's
 # phone checks in four languages, a game kept across a reload, and an update.

@@ -9,27 +9,75 @@
 #    page has no file system of its own);
 #  - threads as under Node (the page must be cross-origin isolated: COOP and COEP headers),
 #    main() on a thread of its own so that the worker stays free to carry the output.
-add_executable(kumalak-web $<TARGET_OBJECTS:kz_kumalak_commands> ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp)
-target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
+# `kumalak-web-1t`: the page's engine without threads, for a browser that does not isolate
+# the page (page_worker.js loads it when `crossOriginIsolated` is false). Without -pthread
+# every object differs, so it is a sub-build of this source tree (KZ_WASM_ONE_THREAD,
+# in one-thread/ of this build folder) that makes only it: page_api.cpp and the serve
+# engine (no commands, no main(): the worker runs its jobs, kz_page_work), WebAssembly's
+# own exceptions, and the same packed files, whose kumalak-web.data the site ships once.
 set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt
     openings/togyz.kzo)
-set(KZ_WEB_PACKED "")
-foreach(file IN LISTS KZ_WEB_MODELS)
-  list(APPEND KZ_WEB_PACKED "SHELL:--preload-file ${CMAKE_SOURCE_DIR}/models/${file}@/models/${file}")
-  set_property(TARGET kumalak-web APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/models/${file})
-endforeach()
+
+# kz_page_engine(TARGET ENVIRONMENT): what both page engines share: a module factory for
+# ENVIRONMENT (emscripten's: web,worker), memory that grows, the shipped files packed in.
+function(kz_page_engine target environment)
+  set(packed "")
+  foreach(file IN LISTS KZ_WEB_MODELS)
+    list(APPEND packed "SHELL:--preload-file ${CMAKE_SOURCE_DIR}/models/${file}@/models/${file}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/models/${file})
+  endforeach()
+  target_link_options(${target} PRIVATE
+    -sMODULARIZE=1 -sEXPORT_NAME=createKumalak -sENVIRONMENT=${environment}
+    -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728 -sMAXIMUM_MEMORY=2147483648
+    -sTOTAL_STACK=1048576 "-sEXPORTED_RUNTIME_METHODS=UTF8ToString" ${packed})
+  set_target_properties(${target} PROPERTIES SUFFIX ".js")
+endfunction()
+
+if(KZ_WASM_ONE_THREAD)
+  add_executable(kumalak-web-1t ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp
+                 ${CMAKE_CURRENT_SOURCE_DIR}/serve_engine.cpp)
+  target_link_libraries(kumalak-web-1t PRIVATE ${KZ_KUMALAK_LINK})
+  # Node too: tools/wasm/page_engine_node_test.js drives it there as the worker does.
+  kz_page_engine(kumalak-web-1t web,worker,node)
+  target_link_options(kumalak-web-1t PRIVATE
+    "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
+  return()
+endif()
+
+add_executable(kumalak-web $<TARGET_OBJECTS:kz_kumalak_commands> ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp)
+target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
+kz_page_engine(kumalak-web web,worker)
 target_link_options(kumalak-web PRIVATE
-  -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sMODULARIZE=1 -sEXPORT_NAME=createKumalak
-  -sENVIRONMENT=web,worker -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1
-  -sINITIAL_MEMORY=134217728 -sMAXIMUM_MEMORY=2147483648 -sTOTAL_STACK=1048576
-  "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_malloc,_free"
-  "-sEXPORTED_RUNTIME_METHODS=UTF8ToString"
-  ${KZ_WEB_PACKED})
-set_target_properties(kumalak-web PROPERTIES SUFFIX ".js")
+  -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sEXIT_RUNTIME=1
+  "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
 # The worker scripts beside the module.
 add_custom_command(TARGET kumalak-web POST_BUILD
   COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/tools/wasm/engine_worker.js
           ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js $<TARGET_FILE_DIR:kumalak-web>)
+
+# The one-thread sub-build (above), with this build's toolchain and compiler launcher; its
+# build step runs every time (make finds nothing to do when nothing changed). Under make
+# it shares this build's job slots (-j).
+include(ExternalProject)
+set(KZ_ONE_THREAD_DIR ${CMAKE_BINARY_DIR}/one-thread)
+if(CMAKE_GENERATOR MATCHES "Make")
+  set(KZ_ONE_THREAD_BUILD $(MAKE) kumalak-web-1t)
+else()
+  set(KZ_ONE_THREAD_BUILD ${CMAKE_COMMAND} --build ${KZ_ONE_THREAD_DIR} --target kumalak-web-1t)
+endif()
+ExternalProject_Add(kumalak-web-1t
+  SOURCE_DIR ${CMAKE_SOURCE_DIR}
+  BINARY_DIR ${KZ_ONE_THREAD_DIR}
+  CMAKE_ARGS -DCMAKE_TOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE}
+             -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE}
+             -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
+             -DKZ_WASM_ONE_THREAD=ON -DKZ_BUILD_TESTS=OFF
+  BUILD_COMMAND ${KZ_ONE_THREAD_BUILD}
+  INSTALL_COMMAND ""
+  BUILD_ALWAYS ON
+  BUILD_BYPRODUCTS ${KZ_ONE_THREAD_DIR}/tools/kumalak-web-1t.js
+                   ${KZ_ONE_THREAD_DIR}/tools/kumalak-web-1t.wasm
+                   ${KZ_ONE_THREAD_DIR}/tools/kumalak-web-1t.data)
 
 # `web-site`: the static site (tools/wasm/make_site.cmake) in build-wasm/web-site: the
 # page, this engine, the service worker that keeps it offline, the manifest and icons.
@@ -40,9 +88,10 @@ file(GLOB KZ_SITE_INPUTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tools/web/*
 add_custom_target(web-site ALL
   COMMAND ${CMAKE_COMMAND} -DWEB_DIR=${CMAKE_SOURCE_DIR}/tools/web
           -DSITE_DIR=${CMAKE_SOURCE_DIR}/tools/wasm/site
-          -DENGINE_DIR=$<TARGET_FILE_DIR:kumalak-web> -DOUT=${CMAKE_BINARY_DIR}/web-site
+          -DENGINE_DIR=$<TARGET_FILE_DIR:kumalak-web> -DENGINE_1T_DIR=${KZ_ONE_THREAD_DIR}/tools
+          -DOUT=${CMAKE_BINARY_DIR}/web-site
           -DNODE=${KZ_NODE} -DKUMALAK_JS=$<TARGET_FILE:kumalak>
           -P ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
-  DEPENDS kumalak-web kumalak ${KZ_SITE_INPUTS} ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
+  DEPENDS kumalak-web kumalak-web-1t kumalak ${KZ_SITE_INPUTS} ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
           ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js
   COMMENT "Writing the static site")

@@ -4,7 +4,8 @@ worker, manifest and icons) in headless Chromium, as a player meets it on a plai
 host (CTest WasmSiteOffline; docs/browser.md):
 
  1. served with no special headers, the first visit installs the service worker and the
-    page reloads itself once under it, cross-origin isolated (the engine's threads);
+    page reloads itself once under it, cross-origin isolated (the engine's threads),
+    having downloaded the threaded engine only (not the one-thread one);
  2. the installable-app check: the manifest read without errors, no installability error
     (Chromium's own, through the DevTools protocol), every file in the version's cache;
  3. the host is shut down, and on a 360 px phone in each of kk, ru, ky and en the page
@@ -22,7 +23,11 @@ host (CTest WasmSiteOffline; docs/browser.md):
     the engine could not start and what to do, in the language chosen (the catalogs come
     with the site, not from the engine), and the Rules guide still works; a browser
     without WebAssembly SIMD: said before anything downloads, the guide still works; and
-    a page whose engine is of another version of the site: said, with what to do.
+    a page whose engine is of another version of the site: said, with what to do;
+ 8. a browser that gives the page no service worker (hidden before the page's scripts
+    run) and so no isolation: the page runs the engine without threads, having downloaded
+    only that one, and plays a move against it and gives a hint, in Kazakh, no English
+    left.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
 
@@ -54,9 +59,12 @@ web_test.fail = fail  # the shared checks report through this script
 
 class StaticHost:
     """A plain static host of `folder` on 127.0.0.1:`port` (0: a free one): the files and
-    their types, no isolation headers, no caching rules."""
+    their types, no isolation headers, no caching rules. `requested`: the paths asked for,
+    in order."""
 
     def __init__(self, folder, port=0):
+        requested = self.requested = []
+
         class Handler(http.server.SimpleHTTPRequestHandler):
             extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                               ".wasm": "application/wasm", ".js": "text/javascript",
@@ -68,6 +76,10 @@ class StaticHost:
 
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                requested.append(self.path.split("?")[0])
+                super().do_GET()
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.port = self.server.server_address[1]
@@ -149,6 +161,9 @@ def main():
               "in %.1f s" % (time.monotonic() - start), flush=True)
         if not driver.execute_script("return !!navigator.serviceWorker.controller"):
             fail("the page is not controlled by the service worker")
+        one_thread = [p for p in host.requested if "kumalak-web-1t" in p]
+        if one_thread or "/kumalak-web.wasm" not in host.requested:
+            fail("the first visit downloaded %r" % host.requested)
 
         # 2. Installable: the manifest, Chromium's installability check, the cache.
         manifest = driver.execute_cdp_cmd("Page.getAppManifest", {})
@@ -162,8 +177,10 @@ def main():
         ours = [n for n in cached if n.startswith("kumalakzero-")]
         if len(ours) != 1:
             fail("the caches are %r, not one of this version" % list(cached))
-        # sw.js itself is kept by the browser as the worker, not in its own cache.
-        missing = [f for f in files if f != "sw.js" and "/" + f not in cached[ours[0]]]
+        # sw.js itself is kept by the browser as the worker, not in its own cache; the
+        # engine without threads is for browsers that run no service worker.
+        missing = [f for f in files if f != "sw.js" and not f.startswith("kumalak-web-1t.")
+                   and "/" + f not in cached[ours[0]]]
         if missing:
             fail("not cached: %r" % missing)
         print("web_site_test: installable (manifest, no installability errors), %d files cached "
@@ -331,6 +348,45 @@ def main():
                    and "different versions" in d.find_element(By.ID, "toast").text)
         print("web_site_test: a page and an engine of two versions: %r"
               % driver.find_element(By.ID, "toast").text, flush=True)
+        host.stop()
+        driver.quit()
+
+        # 8. No service worker, so no isolation: the engine without threads.
+        host = StaticHost(os.path.abspath(args.site))
+        driver = web_browser.phone_driver(os.path.join(work, "profile-no-isolation"))
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": "delete Navigator.prototype.serviceWorker;"})
+        wait = WebDriverWait(driver, args.timeout)
+        start = time.monotonic()
+        driver.get("http://127.0.0.1:%d/" % host.port)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit.playable")) > 0)
+        if driver.execute_script("return self.crossOriginIsolated || 'serviceWorker' in navigator"):
+            fail("the page without a service worker is isolated or has one")
+        web_test.choose_language(driver, wait, Select, By, "kk")
+        Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+        Select(driver.find_element(By.ID, "human")).select_by_value("0")
+        web_test.tap_centered(driver, driver.find_element(By.ID, "new-game"))
+        hole = '#board .pit.playable[data-player="0"][data-pit="9"]'
+        try:
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole))
+            web_test.click_fresh(driver, wait, By.CSS_SELECTOR, hole)
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+                       and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+            Select(driver.find_element(By.ID, "hint-level")).select_by_value("medium")
+            web_test.tap_centered(driver, driver.find_element(By.ID, "hint"))
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hint-box li")) == 3)
+        except TimeoutException:
+            fail("no isolation: timed out; %s" % page_report(driver))
+        reason = driver.find_element(By.CSS_SELECTOR, "#hint-box .hint-reason").text
+        if not reason.strip() or re.search(r"[A-Za-z]{3,}", reason):
+            fail("no isolation: the hint's reason is %r" % reason)
+        web_test.no_english_left(driver, "kk", "the board without isolation", english)
+        engines = sorted(p for p in set(host.requested) if p.startswith("/kumalak-web"))
+        if engines != ["/kumalak-web-1t.js", "/kumalak-web-1t.wasm", "/kumalak-web.data"]:
+            fail("without isolation the page downloaded %r" % engines)
+        print("web_site_test: no service worker, no isolation: the engine without threads "
+              "(%s) played a move and gave a hint in Kazakh, %.1f s from the page asked for"
+              % (", ".join(engines), time.monotonic() - start), flush=True)
         host.stop()
     finally:
         driver.quit()

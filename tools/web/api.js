@@ -62,14 +62,13 @@ function startEngine() {
 }
 
 // Why the engine could not start, in the player's words (the technical reason goes to
-// the console): without cross-origin isolation the browser gives the page no threads.
+// the console). A page the browser does not isolate runs the engine without threads
+// (page_worker.js), so the lack of threads is never the reason.
 function failureWords() {
   if (engineMismatch) return tr("The page and its engine are of different versions. Reload the page.");
   if (engineUnsupported)
     return tr("This browser cannot run the engine (it lacks WebAssembly SIMD). Update it, or open the page in a current Chrome, Firefox or Safari.");
-  return self.crossOriginIsolated
-    ? tr("The engine could not start: its files did not load completely. Reload the page while online.")
-    : tr("The engine could not start: this browser does not let the page use threads. Reload the page, or open it in a current Chrome, Firefox or Safari.");
+  return tr("The engine could not start: its files did not load completely. Reload the page while online.");
 }
 
 // The local engine's answer as a fetch Response: 503 saying why when the engine cannot

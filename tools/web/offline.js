@@ -8,7 +8,8 @@ import { tr } from "./i18n.js";
 
 // Resolves when the page may start its engine. On a first visit to a host that sends no
 // isolation headers, the service worker is installed and the page reloaded once under
-// it (this promise then never resolves: the page is going away).
+// it (this promise then never resolves: the page is going away), so that the engine is
+// started, and downloaded, only once, as the threaded one.
 export async function prepareSite() {
   if (!SITE.localEngine || !("serviceWorker" in navigator)) return;
   let registration;
@@ -16,7 +17,8 @@ export async function prepareSite() {
     registration = await navigator.serviceWorker.register("sw.js");
   } catch (e) {
     // A browser that refuses service workers here (a private window, an address that
-    // is not https): the page still runs where the server's headers isolate it.
+    // is not https): the page runs where the server's headers isolate it, and runs the
+    // engine without threads where nothing does (page_worker.js).
     console.warn("service worker not registered:", e);
     return;
   }

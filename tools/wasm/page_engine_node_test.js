@@ -1,0 +1,79 @@
+// The page's engine without threads (kumalak-web-1t.js, docs/browser.md) under Node, as
+// page_worker.js drives it (CTest WasmPageEngineOneThread): it starts, answers a call at
+// once and thinks only when asked (kz_page_work, one job to its end), plays the engine's
+// move and gives a hint, refuses bad input in the request's language, and the Openings
+// view's engine column comes in its call, never `pending`.
+//   node tools/wasm/page_engine_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const modulePath = path.resolve(process.argv[2] || '');
+const folder = path.dirname(modulePath);
+let failures = 0;
+function check(ok, what) {
+  console.log((ok ? 'ok: ' : 'FAIL: ') + what);
+  if (!ok) failures++;
+}
+
+// This emscripten loads the .wasm with fetch() wherever it exists, which Node's cannot do
+// for a file; without it the module reads the file.
+globalThis.fetch = undefined;
+const createKumalak = require(modulePath);
+
+(async () => {
+  const data = fs.readFileSync(path.join(folder, 'kumalak-web-1t.data'));
+  const engine = await createKumalak({
+    noInitialRun: true,
+    locateFile: (file) => path.join(folder, file),
+    // The packed models: the page's worker downloads them; here they are read.
+    getPreloadedPackage: () => data.buffer.slice(data.byteOffset, data.byteOffset + data.length),
+    printErr: (line) => console.warn(line),
+  });
+  check(engine._kz_page_runs_jobs() === 1, 'the module without threads runs its jobs when asked');
+  check(engine._kz_page_start(0) === 0, 'the engine starts');
+
+  const call = (method, callPath, body, params, lang) => {
+    const text = JSON.stringify({ method, path: callPath, params: params || {},
+                                  body: body ? JSON.stringify(body) : '', lang: lang || 'en' });
+    const bytes = new TextEncoder().encode(text + '\0');
+    const pointer = engine._malloc(bytes.length);
+    engine.HEAPU8.set(bytes, pointer);
+    const out = engine._kz_page_call(pointer);
+    engine._free(pointer);
+    const answer = JSON.parse(engine.UTF8ToString(out));
+    engine._free(out);
+    return { status: answer.status, body: JSON.parse(answer.body) };
+  };
+  const state = (session) => call('GET', '/api/state', null, { session }).body;
+
+  const game = call('POST', '/api/new', { game: 'togyz', level: 'hard', human: 'white' }).body;
+  const moved = call('POST', '/api/move', { session: game.session, move: 7 });
+  check(moved.status === 200, 'a move is answered at once');
+  check(state(game.session).engine.task === 'move', 'the engine has not thought yet');
+  check(engine._kz_page_work() === 1, 'kz_page_work ran the engine move');
+  check(engine._kz_page_work() === 0, 'nothing else was queued');
+  const after = state(game.session);
+  check(after.moves.length === 2 && after.engine.task === '',
+        `the engine answered the move (${after.moves.length} plies)`);
+
+  call('POST', '/api/hint', { session: game.session, level: 'hard' });
+  while (engine._kz_page_work() === 1) {}
+  const hint = state(game.session).hint;
+  check(hint && hint.nodes === 1000 && hint.moves.length === 3,
+        `a hint at hard: 1000 visits, 3 moves (${hint && hint.nodes})`);
+
+  const bad = call('POST', '/api/move', { session: game.session, move: 99 }, null, 'ru');
+  check(bad.status === 400 && /[а-я]/.test(bad.body.error || ''),
+        `a bad move is refused in Russian: ${bad.body.error}`);
+
+  const column = call('GET', '/api/openings/engine', null, { game: 'togyz' });
+  check(column.status === 200 && column.body.pending === false && column.body.engine,
+        'the Openings view\'s engine column is searched in its call');
+
+  console.log(failures ? `FAILED (${failures})` : 'PASSED');
+  process.exit(failures ? 1 : 0);
+})().catch((error) => {
+  console.log('FAIL: ' + error);
+  process.exit(1);
+});
