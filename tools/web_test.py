@@ -52,6 +52,8 @@ import urllib.request
 from web_browser import desktop_driver, phone_driver, require_browser, start_server, stop_server
 
 LANGUAGES = ("kk", "ru", "ky", "en")
+# The record the analysis loads: White's 98 captures 10, so does Black's.
+SHORT_RECORD = '[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n'
 # Latin words a translated page may show: the program's, the format's and the site's names, and
 # the menu's own name for English.
 ALLOWED_LATIN = {"KumalakZero", "PGN", "English", "PlayOK"}
@@ -135,6 +137,9 @@ def main():
                          "build-wasm/web-site) in place of the page built into kumalak")
     ap.add_argument("--desktop-only", action="store_true",
                     help="leave out the phone in each language (the site's offline test has it)")
+    ap.add_argument("--phones-only", action="store_true",
+                    help="check only the phone in each language (the desktop run leaves it out "
+                         "with --desktop-only)")
     ap.add_argument("--guide-only", action="store_true",
                     help="check only the Rules guide (desktop and phone, every language)")
     ap.add_argument("--openings-only", action="store_true",
@@ -185,6 +190,13 @@ def main():
             driver = phone_driver(profile + "-games")
             your_games_phone(driver, WebDriverWait(driver, args.timeout), By, Select, url, "kk",
                              english, profile, args.screenshots)
+            return 0
+        if args.phones_only:
+            driver.quit()
+            driver = None
+            with open(os.path.join(profile, "game.pgn"), "w") as f:
+                f.write(SHORT_RECORD)
+            phone_checks(args, url, english, profile)
             return 0
         if args.storage_only:
             driver.quit()
@@ -288,7 +300,7 @@ def main():
         # Load a record through the file input and analyse it: the chart appears.
         record = os.path.join(profile, "game.pgn")
         with open(record, "w") as f:
-            f.write('[White "Ann"]\n[Black "Bob"]\n\n1. 98(10) 98(10) 2. 11 12 3. 89 *\n')
+            f.write(SHORT_RECORD)
         if args.record:
             record = os.path.abspath(args.record)
         driver.find_element(By.ID, "load").send_keys(record)
@@ -473,16 +485,8 @@ def main():
         driver.quit()
         driver = None
 
-        for lang in () if args.desktop_only else LANGUAGES:
-            driver = phone_driver(profile + "-" + lang)
-            phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
-                        english, args.screenshots, os.path.join(profile, "game.pgn"))
-            driver.quit()
-            driver = None
-            print("web_test: phone, %s: board, analysis review, puzzle, mistakes, openings, the Rules guide"
-                  " and a game lost on time: 40 px holes,"
-                  " no sideways scroll%s"
-                  % (lang, "" if lang == "en" else ", no English left"))
+        if not args.desktop_only:
+            phone_checks(args, url, english, profile)
         if not args.site:
             driver = desktop_driver(1280, 900, profile + "-down", lang="ru-RU")
             server_down_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, server)
@@ -493,6 +497,24 @@ def main():
         if driver:
             driver.quit()
         stop_server(server)
+
+
+def phone_checks(args, url, english, profile):
+    """The page on a phone in each language (phone_check), each in a browser of its own;
+    `profile`/game.pgn is the record it analyses."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    for lang in LANGUAGES:
+        driver = phone_driver(profile + "-" + lang)
+        try:
+            phone_check(driver, WebDriverWait(driver, args.timeout), By, Select, url, lang,
+                        english, args.screenshots, os.path.join(profile, "game.pgn"))
+        finally:
+            driver.quit()
+        print("web_test: phone, %s: board, analysis review, puzzle, mistakes, openings, the Rules guide"
+              " and a game lost on time: 40 px holes,"
+              " no sideways scroll%s"
+              % (lang, "" if lang == "en" else ", no English left"))
 
 
 def api_get(url, path, lang="en"):
