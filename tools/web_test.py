@@ -31,7 +31,9 @@ With --screenshots it also saves the pictures used in the README (game, hint, an
 docs/img/phone-{kk,ru,ky,en}.png, the puzzle on a phone, docs/img/phone-puzzle-{kk,ru,ky,en}.png,
 and the Rules guide's tuzdyk step on a phone, docs/img/phone-guide-{kk,ru,ky,en}.png.
 With --guide-only it checks the Rules guide alone (desktop and phone, four languages),
-which needs no engine and takes well under a minute. With --storage-only it checks the page
+which needs no engine and takes well under a minute. --desktop-only leaves the phones out,
+--phones-only runs only them (CTest runs the two halves side by side: ServeBrowser and
+ServeBrowserPhones). With --storage-only it checks the page
 where the browser's storage is full (every write failing: the game, Your games and a puzzle
 go on, each saying once that nothing is kept) and a kept game that does not read (said and
 replaced), and that a game deleted from Your games stays deleted after a reload.
