@@ -16,16 +16,15 @@ engine's first move at level medium.
   /usr/bin/python3 tools/wasm/page_engine_speed.py --site build-wasm/web-site --downloads"""
 import argparse
 import gzip
-import http.server
 import json
 import os
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import web_browser  # noqa: E402
+import web_engine_test  # noqa: E402  (its static server)
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>speed</title>
 <script>
@@ -69,38 +68,9 @@ window.kzRun = (async () => {
 
 
 def serve(folder, isolated):
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".wasm": "application/wasm", ".js": "text/javascript",
-                          ".data": "application/octet-stream"}
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=folder, **kwargs)
-
-        def end_headers(self):
-            if isolated:
-                self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-                self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-            self.send_header("Cache-Control", "no-store")
-            super().end_headers()
-
-        def do_GET(self):
-            if self.path == "/speed.html":
-                body = PAGE.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                return
-            super().do_GET()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, "http://127.0.0.1:%d/speed.html" % server.server_address[1]
+    """The site `folder` with the timing page at /speed.html, isolated or not."""
+    server, base = web_engine_test.serve(folder, PAGE, "speed.html", isolated)
+    return server, base + "speed.html"
 
 
 def first_visit_downloads(site, timeout):

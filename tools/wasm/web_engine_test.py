@@ -28,7 +28,10 @@ window.kzEngine.onerror = (e) => window.kzLines.push({error: String(e.message)})
 window.kzSend = (line) => window.kzEngine.postMessage(line);
 </script>"""
 
-def serve(folder):
+def serve(folder, page=PAGE, page_name="engine.html", isolated=True):
+    """`folder` served on 127.0.0.1 (a free port) with `page` at /`page_name`, the
+    WebAssembly files' types, nothing cached and, when `isolated`, the cross-origin
+    isolation headers: (the server, its base URL)."""
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                           ".wasm": "application/wasm", ".js": "text/javascript",
@@ -38,14 +41,15 @@ def serve(folder):
             super().__init__(*args, directory=folder, **kwargs)
 
         def end_headers(self):
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            if isolated:
+                self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+                self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
             self.send_header("Cache-Control", "no-store")
             super().end_headers()
 
         def do_GET(self):
-            if self.path == "/engine.html":
-                body = PAGE.encode()
+            if self.path == "/" + page_name:
+                body = page.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
