@@ -6,6 +6,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
 #endif
 
 namespace kz {
@@ -126,6 +128,37 @@ __attribute__((target("avx512f,avx512bf16"))) float dot_bf16(int64_t iterations)
 
 #endif  // __x86_64__
 
+#if defined(__wasm_simd128__)
+
+// WebAssembly's SIMD128 has no fused multiply-add (relaxed SIMD's needs a newer clang
+// than Debian 12's emscripten), so its peak is a multiply and an add per lane, 2 FLOPs
+// in two instructions: the most the portable forward (nn/portable_network.h) can do.
+// Twelve chains: a multiply and an add in a row are about 8 cycles of latency on current
+// x86 cores, at two vector operations a cycle; fourteen registers leave V8 its scratch.
+// Not inlined into best_rate: V8 first runs a function as baseline code and uses its
+// optimised code only from a later call on, so the kernel must be called many times.
+#define KZ_REPEAT12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+
+__attribute__((noinline)) float mul_add_simd128(int64_t iterations) {
+  const v128_t m = wasm_f32x4_splat(decay), b = wasm_f32x4_splat(step);
+#define KZ_INIT(i) v128_t a##i = wasm_f32x4_splat(0.01f * (i + 1));
+  KZ_REPEAT12(KZ_INIT)
+#undef KZ_INIT
+  for (int64_t n = 0; n < iterations; ++n) {
+#define KZ_STEP(i) a##i = wasm_f32x4_add(wasm_f32x4_mul(a##i, m), b);
+    KZ_REPEAT12(KZ_STEP)
+#undef KZ_STEP
+  }
+  v128_t s = wasm_f32x4_splat(0);
+#define KZ_SUM(i) s = wasm_f32x4_add(s, a##i);
+  KZ_REPEAT12(KZ_SUM)
+#undef KZ_SUM
+  return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1) +
+         wasm_f32x4_extract_lane(s, 2) + wasm_f32x4_extract_lane(s, 3);
+}
+
+#endif  // __wasm_simd128__
+
 }  // namespace
 
 PeakMeasurement measure_fp32_peak(double seconds) {
@@ -135,6 +168,8 @@ PeakMeasurement measure_fp32_peak(double seconds) {
     return {"avx512f", best_rate(fma_avx512, 16.0 * 16 * 2, seconds)};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return {"avx2+fma", best_rate(fma_avx2, 12.0 * 8 * 2, seconds)};
+#elif defined(__wasm_simd128__)
+  return {"simd128", best_rate(mul_add_simd128, 12.0 * 4 * 2, seconds)};
 #endif
   (void)seconds;
   return {};

@@ -1,6 +1,6 @@
 // The arithmetic limit of one CPU core, measured: a loop of independent multiply-adds
 // that never touches memory, on the widest vector unit the CPU has. `kumalak bench
-// --peak` sets the network's measured speed against it.
+// --peak` and kz-forward-speed set the network's measured speed against it.
 //
 // The kernels are compiled with function-level target attributes and chosen at run time
 // (__builtin_cpu_supports), so the binary still runs on CPUs without AVX-512.
@@ -17,9 +17,11 @@ struct PeakMeasurement {
 
 // fp32 fused multiply-add peak of the calling thread: 16 independent accumulators
 // (enough to cover FMA latency x FMA units on current x86 cores) of 16 lanes with
-// AVX-512, else 12 of 8 lanes with AVX2+FMA; one FMA counts 2 FLOPs per lane. The best
-// of several repeats of about `seconds` / 4 each (the machine may be shared: the best
-// repeat is the one least disturbed). isa "" when the CPU has neither.
+// AVX-512, else 12 of 8 lanes with AVX2+FMA; one FMA counts 2 FLOPs per lane. In the
+// WebAssembly build, 12 accumulators of SIMD128's 4 lanes, a multiply and an add (2
+// FLOPs per lane: it has no fused multiply-add), isa "simd128". The best of several
+// repeats of about `seconds` / 4 each (the machine may be shared: the best repeat is the
+// one least disturbed). isa "" when the CPU has none of these.
 PeakMeasurement measure_fp32_peak(double seconds);
 
 // bf16 dot-product peak (vdpbf16ps: per fp32 lane, two bf16 products added to the

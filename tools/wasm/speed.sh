@@ -6,7 +6,8 @@
 #     positions: the native build at its default precision and in fp32, the WebAssembly
 #     build (fp32, the portable forward);
 #   - the network's positions per second through play's evaluator, one thread, batches of
-#     64 (kz-forward-speed, beside each kumalak): native fp32 and default, WebAssembly.
+#     64 (kz-forward-speed, beside each kumalak): native fp32 and default, WebAssembly; and
+#     each against its own build's measured fp32 peak.
 # Usage: tools/wasm/speed.sh NATIVE_KUMALAK WASM_KUMALAK_JS [ROUNDS]
 set -euo pipefail
 native=$1
@@ -53,15 +54,29 @@ for moves in "${positions[@]}"; do
   echo "  best: native default $d, native fp32 $f, wasm $x; wasm/default $(awk -v a="$x" -v b="$d" 'BEGIN {printf "%.2f", a / b}'), wasm/fp32 $(awk -v a="$x" -v b="$f" 'BEGIN {printf "%.2f", a / b}')"
 done
 
-forward() { "$@" models/togyz.pt 3 64 | awk '{print $1}'; }
+# One forward run: "<positions/s> <fraction of its build's fp32 peak> <that peak, GFLOP/s>".
+forward() {
+  "$@" models/togyz.pt 3 64 |
+    awk '{for (i = 2; i < NF; ++i) if ($i == "of" && $(i + 1) == "the") print $1, $(i - 1), $(i + 4)}'
+}
+# The highest peak among "rate fraction peak" lines (`best` picks the fastest line).
+best_peak() { awk '{print $3}' | sort -n | tail -1; }
 fd=() ff=() fw=()
 for ((r = 0; r < rounds; ++r)); do
   ff+=("$(KUMALAK_PRECISION=fp32 forward "$(dirname "$native")/kz-forward-speed")")
   fd+=("$(forward "$(dirname "$native")/kz-forward-speed")")
   fw+=("$(forward node "$(dirname "$wasm")/kz-forward-speed.js")")
 done
-d=$(printf '%s\n' "${fd[@]}" | best)
-f=$(printf '%s\n' "${ff[@]}" | best)
-x=$(printf '%s\n' "${fw[@]}" | best)
-echo "forward positions/s, batch 64: native default ${fd[*]}; native fp32 ${ff[*]}; wasm ${fw[*]}"
+read -r d _ _ <<<"$(printf '%s\n' "${fd[@]}" | best)"
+read -r f f_of_peak _ <<<"$(printf '%s\n' "${ff[@]}" | best)"
+read -r x x_of_peak _ <<<"$(printf '%s\n' "${fw[@]}" | best)"
+native_peak=$(printf '%s\n' "${ff[@]}" "${fd[@]}" | best_peak)
+wasm_peak=$(printf '%s\n' "${fw[@]}" | best_peak)
+rates() { local line; for line in "$@"; do printf '%s ' "${line%% *}"; done; }
+echo "forward positions/s, batch 64: native default $(rates "${fd[@]}"); native fp32 $(rates "${ff[@]}"); wasm $(rates "${fw[@]}")"
 echo "  best: native default $d, native fp32 $f, wasm $x; wasm/fp32 $(awk -v a="$x" -v b="$f" 'BEGIN {printf "%.2f", a / b}'), wasm/default $(awk -v a="$x" -v b="$d" 'BEGIN {printf "%.2f", a / b}')"
+# Each forward against its own build's fp32 peak (nn/cpu_peak.h), measured in the same
+# process after it: how far each is from what its instructions allow, and the ratio of the
+# two peaks, the most the WebAssembly forward could reach against the native one.
+echo "fp32 peak GFLOP/s (best): native $native_peak, wasm $wasm_peak; wasm/native $(awk -v a="$wasm_peak" -v b="$native_peak" 'BEGIN {printf "%.2f", a / b}')"
+echo "  the best rounds' forwards of their own peak: native fp32 $f_of_peak, wasm $x_of_peak"
