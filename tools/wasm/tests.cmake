@@ -41,3 +41,9 @@ if(KZ_NATIVE_KUMALAK)
             --models ${CMAKE_SOURCE_DIR}/models --site ${CMAKE_BINARY_DIR}/web-site --timeout 60 --desktop-only)
   set_tests_properties(WasmSitePage PROPERTIES TIMEOUT 450 ENVIRONMENT "KZ_TEST=1")
 endif()
+
+# kz-forward-speed under Node: the portable forward set against SIMD128's measured peak.
+add_test(NAME WasmForwardSpeedTool
+  COMMAND ${KZ_NODE} $<TARGET_FILE:kz-forward-speed> ${CMAKE_SOURCE_DIR}/models/togyz.pt 0.2 8)
+set_tests_properties(WasmForwardSpeedTool PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+  "^[0-9]+ positions/s, batch 8, precision fp32, [0-9.]+ GFLOP/s, [0-9.]+ of the simd128 peak [0-9.]+ GFLOP/s")
