@@ -32,9 +32,10 @@ const maxImportBytes = 4 * 1024 * 1024;
 // How often the estimate over all games is asked for again while the pass runs.
 const ratingEveryGames = 10;
 // The most time between two looks at a game's evidence while the engine works it out (a
-// game of 100 moves takes about a second to judge; the next look is when the moves left
-// should be judged at the pace so far).
-const evidencePollMs = 250;
+// game of 100 moves takes about a second to judge; the next look is when half the moves
+// left should be judged at the pace so far, so that little time passes between the
+// answer and the look that finds it).
+const evidencePollMs = 100;
 
 let games = [];        // every game kept, oldest first
 let player = "";       // the player's name: the side each game is seen from
@@ -461,7 +462,7 @@ async function gameEvidence(g, side, mine) {
   let e = await api("POST", "/api/games/evidence", { pgn: g.text, player: side, visits: 100 });
   while (!e.done) {
     const pace = e.judged > 0 ? (performance.now() - started) / e.judged : 0;
-    const wait = pace > 0 ? Math.min(evidencePollMs, Math.max(10, (e.moves - e.judged) * pace)) : 50;
+    const wait = pace > 0 ? Math.min(evidencePollMs, Math.max(10, (e.moves - e.judged) * pace / 2)) : 50;
     await new Promise((r) => setTimeout(r, wait));
     if (mine.stop) {
       api("POST", "/api/close", { session: e.session }).catch(() => {});
