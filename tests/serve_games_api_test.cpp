@@ -5,6 +5,7 @@
 // judged at once and nn/player_rating.h's estimate on the same evidence.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -119,14 +120,16 @@ std::unique_ptr<Player> rollout_player() {
 // (host_runs_jobs: ServeApi::work, as the page's one-thread engine) or by two workers.
 class EvidenceApi {
  public:
-  EvidenceApi(std::shared_ptr<RatingLevels> ratings, bool host_runs_jobs) {
+  // `players`: the engine's (empty: rollout_player()).
+  EvidenceApi(std::shared_ptr<RatingLevels> ratings, bool host_runs_jobs,
+              PlayerFactory players = {}) {
     ServeApiOptions o;
     o.max_sessions = 4;
     o.engine.workers = 2;
     o.engine.no_threads = host_runs_jobs;
     o.engine.ratings = std::move(ratings);
-    api_ = std::make_unique<ServeApi>(
-        o, [](Task, const GameSpec&, Level) { return rollout_player(); });
+    if (!players) players = [](Task, const GameSpec&, Level) { return rollout_player(); };
+    api_ = std::make_unique<ServeApi>(o, std::move(players));
     api_->routes(router_);
     api_->start();
   }
@@ -297,6 +300,53 @@ TEST_F(ServeGamesApiShippedModel, AGamesMoveGoesBetweenTwoMovesOfTheEvidence) {
   const json polled = api.call("GET", "/api/games/evidence", {{"session", id}}).second;
   EXPECT_FALSE(polled["done"].get<bool>()) << polled;
   EXPECT_EQ(polled["judged"], 1);
+}
+
+// Thinks until its search is stopped, counting its searches and the stops it saw.
+class UntilStoppedPlayer : public Player {
+ public:
+  UntilStoppedPlayer(std::atomic<int>* searches, std::atomic<int>* stopped)
+      : searches_(searches), stopped_(stopped) {}
+  std::string name() const override { return "until stopped"; }
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    ++*searches_;
+    for (int i = 0; i < 2000 && !(limits.stop && limits.stop->load()); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (limits.stop && limits.stop->load()) ++*stopped_;
+    ThinkResult r;
+    r.best_move = __builtin_ctz(pos.legal_mask());
+    // Every move scored, so that judging a move takes this one search.
+    for (uint32_t m = pos.legal_mask(); m; m &= m - 1)
+      r.moves.push_back({.move = __builtin_ctz(m)});
+    return r;
+  }
+
+ private:
+  std::atomic<int>* searches_;
+  std::atomic<int>* stopped_;
+};
+
+// On the queue's own threads, closing the evidence's session stops the move being judged
+// and nothing more of it runs.
+TEST_F(ServeGamesApiShippedModel, ClosingTheSessionStopsTheMoveBeingJudged) {
+  auto ratings = std::make_shared<ShippedRatingLevels>();
+  if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
+  std::atomic<int> searches = 0, stopped = 0;
+  EvidenceApi api(ratings, false, [&](Task, const GameSpec&, Level) {
+    return std::make_unique<UntilStoppedPlayer>(&searches, &stopped);
+  });
+  const json id =
+      api.call("POST", "/api/games/evidence", {{"pgn", long_game(20)}, {"player", "Ann"}})
+          .second["session"];
+  for (int i = 0; i < 2000 && searches == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(searches, 1);
+  EXPECT_EQ(api.call("POST", "/api/close", {{"session", id}}).first, 200);
+  for (int i = 0; i < 2000 && stopped == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(stopped, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(searches, 1);  // no move after it
 }
 
 // Closing the evidence's session drops its queued job; bad requests are refused before

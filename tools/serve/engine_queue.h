@@ -47,8 +47,8 @@ namespace kz::cli::serve {
 using PlayerFactory =
     std::function<std::unique_ptr<Player>(Task task, const GameSpec& spec, Level level)>;
 // Whether the player for `task` at `level` in game `spec` searches with the network.
-// Neither is asked about Task::kEvidence: a game's evidence is judged by the analysis
-// player (search_task).
+// Neither this nor the PlayerFactory is asked about Task::kEvidence: a game's evidence is
+// judged by the analysis player (search_task).
 using NetworkJobs = std::function<bool(Task task, const GameSpec& spec, Level level)>;
 
 // The task whose player a job of `task` searches with: a game's evidence judges its
