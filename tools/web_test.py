@@ -1546,7 +1546,11 @@ def pass_beside_a_game(driver, wait, By, Select, folder):
     if answered > 3:
         fail("with the rating pass running the engine took %.1f s to answer a move" % answered)
     # The pass goes on while the game is shown.
-    wait.until(lambda d: (lambda m: not m or int(m.group(1)) > int(before.group(1)))(progress(d)))
+    try:
+        wait.until(lambda d: (lambda m: not m or int(m.group(1)) > int(before.group(1)))(progress(d)))
+    except Exception:
+        fail("the rating pass stood still while the game was shown: it says %r"
+             % driver.find_element(By.ID, "games-progress").get_attribute("textContent"))
     print("web_test: Your games: the engine answered a move in %.2f s while the rating pass ran "
           "(%s of %s games judged then), and the pass went on beside the game"
           % (answered, before.group(1), before.group(2)))
