@@ -1,19 +1,26 @@
 // A player's own games as the page keeps them: the game list's records and openings
-// (tools/serve/record_api.h with texts), one game's rating evidence and the rating over
-// many (tools/serve/games_api.h) with the shipped human model, checked against
-// nn/player_rating.h's estimate on the same evidence.
+// (tools/serve/record_api.h with texts), one game's rating evidence worked out in the
+// engine queue (tools/serve/game_evidence.h) and the rating over many
+// (tools/serve/games_api.h) with the shipped human model, checked against the evidence
+// judged at once and nn/player_rating.h's estimate on the same evidence.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
-#include "mcts/alphabeta.h"
+#include "core/notation.h"
+#include "mcts/mcts_player.h"
+#include "mcts/rollout_evaluator.h"
 #include "nn/human_rating.h"
 #include "nn/player_rating.h"
 #include "tests/test_util.h"
 #include "tools/human_level.h"
+#include "tools/serve/api.h"
 #include "tools/serve/api_router.h"
 #include "tools/serve/games_api.h"
 #include "tools/serve/record_api.h"
@@ -34,9 +41,9 @@ const char* kFourGames =
 // The API's JSON calls on a router, as the page's engine and `kumalak serve` answer them.
 class GamesRouter {
  public:
-  explicit GamesRouter(std::shared_ptr<RatingLevels> ratings, PlayerFactory players = nullptr) {
+  explicit GamesRouter(std::shared_ptr<RatingLevels> ratings) {
     add_record_routes(router_);
-    add_games_routes(router_, std::move(ratings), std::move(players));
+    add_games_routes(router_, std::move(ratings));
   }
   std::pair<int, json> post(const std::string& path, const json& body) const {
     ApiRequest r;
@@ -100,11 +107,85 @@ TEST(ServeGamesApi, ANonRecordOrATruncatedFileIsRefusedWithWhere) {
   EXPECT_TRUE(body["games"][3].contains("error")) << body["games"][3];
 }
 
+// A small MCTS player whose evaluator needs no network (random playouts seeded by the
+// position): it keeps its tree from move to move, as the network's does.
+std::unique_ptr<Player> rollout_player() {
+  MctsPlayerOptions options;
+  options.visits = 50;
+  options.cache_entries = 1 << 10;
+  return std::make_unique<MctsPlayer>(std::make_shared<RolloutEvaluator>(1), options);
+}
+
+// The whole API (tools/serve/api.h) with `ratings`, its engine's jobs run by the test
+// (host_runs_jobs: ServeApi::work, as the page's one-thread engine) or by two workers.
+class EvidenceApi {
+ public:
+  // `players`: the engine's (empty: rollout_player()).
+  EvidenceApi(std::shared_ptr<RatingLevels> ratings, bool host_runs_jobs,
+              PlayerFactory players = {}) {
+    ServeApiOptions o;
+    o.max_sessions = 4;
+    o.engine.workers = 2;
+    o.engine.no_threads = host_runs_jobs;
+    o.engine.ratings = std::move(ratings);
+    if (!players) players = [](Task, const GameSpec&, Level) { return rollout_player(); };
+    api_ = std::make_unique<ServeApi>(o, std::move(players));
+    api_->routes(router_);
+    api_->start();
+  }
+  ~EvidenceApi() { api_->stop(); }
+
+  std::pair<int, json> call(const std::string& method, const std::string& path,
+                            const json& body) const {
+    ApiRequest r;
+    r.method = method;
+    r.path = path;
+    if (method == "GET")
+      r.params = body;
+    else
+      r.body = body.dump();
+    const ApiResponse a = router_.answer(r);
+    return {a.status, json::parse(a.body)};
+  }
+  bool work() { return api_->work(); }
+  // POST /api/games/evidence's `request`, then its session polled (the queue's jobs run
+  // in between) until the answer or an error comes.
+  std::pair<int, json> evidence(const json& request) {
+    auto r = call("POST", "/api/games/evidence", request);
+    while (r.first == 200 && !r.second["done"].get<bool>()) {
+      if (!work()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      r = call("GET", "/api/games/evidence", {{"session", r.second["session"]}});
+    }
+    return r;
+  }
+
+ private:
+  std::unique_ptr<ServeApi> api_;
+  ApiRouter router_;
+};
+
+// A game of `plies` moves between Ann (White) and Bob, each move picked by a fixed rule.
+std::string long_game(int plies) {
+  const GameSpec spec = GameSpec::togyz();
+  Position p = Position::start(spec);
+  std::vector<int> moves;
+  for (int i = 0; i < plies && !p.is_over(); ++i) {
+    std::vector<int> legal;
+    for (uint32_t m = p.legal_mask(); m; m &= m - 1) legal.push_back(__builtin_ctz(m));
+    moves.push_back(legal[size_t(i * 7) % legal.size()]);
+    p.play(moves.back());
+  }
+  return write_pgn({{"White", "Ann"}, {"Black", "Bob"}}, Position::start(spec), moves);
+}
+
 TEST(ServeGamesApi, WithoutAHumanModelTheRatingCallsSaySo) {
-  const GamesRouter api(nullptr);
-  auto [status, body] = api.post("/api/games/evidence", {{"pgn", kFourGames}, {"player", "Ann"}});
+  EvidenceApi api(nullptr, true);
+  auto [status, body] =
+      api.call("POST", "/api/games/evidence", {{"pgn", kFourGames}, {"player", "Ann"}});
   EXPECT_EQ(status, 503) << body;
-  std::tie(status, body) = api.post("/api/games/rating", {{"games", json::array()}});
+  EXPECT_FALSE(api.work());  // nothing queued
+  std::tie(status, body) =
+      GamesRouter(nullptr).post("/api/games/rating", {{"games", json::array()}});
   EXPECT_EQ(status, 503) << body;
 }
 
@@ -127,20 +208,14 @@ class ServeGamesApiShippedModel : public ::testing::Test {
 TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlayerRatingEstimates) {
   auto ratings = std::make_shared<ShippedRatingLevels>();
   if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
-  // The moves judged by a small alpha-beta search (the visits are its nodes).
-  const GamesRouter api(ratings, [](Task, const GameSpec&, Level) {
-    AlphaBetaOptions options;
-    options.depth = 2;
-    return std::make_unique<AlphaBetaPlayer>(options);
-  });
+  EvidenceApi api(ratings, false);  // the moves judged on the queue's own workers
   // Ann's two whole games of kFourGames, as White and as Black.
   const json list = record_games_json(kFourGames, "togyz", true)["games"];
   json games = json::array();
   std::vector<GameRatingEvidence> evidence;
   std::vector<int> grid;
   for (int i : {0, 3}) {
-    const auto [status, e] =
-        api.post("/api/games/evidence", {{"pgn", list[i]["text"]}, {"player", "Ann"}});
+    const auto [status, e] = api.evidence({{"pgn", list[i]["text"]}, {"player", "Ann"}});
     ASSERT_EQ(status, 200) << e;
     EXPECT_EQ(e["colour"], i == 0 ? "white" : "black");
     grid = e["grid"].get<std::vector<int>>();
@@ -157,7 +232,7 @@ TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlay
     evidence.push_back(
         {e["player"].get<std::vector<double>>(), e["opponent"].get<std::vector<double>>()});
   }
-  const auto [status, r] = api.post("/api/games/rating", {{"games", games}});
+  const auto [status, r] = GamesRouter(ratings).post("/api/games/rating", {{"games", games}});
   ASSERT_EQ(status, 200) << r;
   const auto model = load_human_policy(GameSpec::togyz(), "");
   const PlayerRatingEstimate direct = estimate_player_rating(grid, evidence, model->info());
@@ -167,25 +242,145 @@ TEST_F(ServeGamesApiShippedModel, EachGamesEvidenceAndTheRatingOverAllAreThePlay
   EXPECT_EQ(r["high"], int(std::lround(direct.estimate.high)));
   EXPECT_LT(r["low"].get<int>(), r["high"].get<int>());
 
-  // Bad input: vectors of the wrong length or not numbers, a player not in the game.
-  auto [bad, why] = api.post("/api/games/rating",
-                             {{"games", json::array({{{"player", json::array({1.0, 2.0})}}})}});
+  // Bad input: vectors of the wrong length or not numbers.
+  auto [bad, why] = GamesRouter(ratings).post(
+      "/api/games/rating", {{"games", json::array({{{"player", json::array({1.0, 2.0})}}})}});
   EXPECT_EQ(bad, 400) << why;
-  std::tie(bad, why) =
-      api.post("/api/games/rating", {{"games", json::array({{{"player", "1450"}}})}});
+  std::tie(bad, why) = GamesRouter(ratings).post("/api/games/rating",
+                                                 {{"games", json::array({{{"player", "1450"}}})}});
   EXPECT_EQ(bad, 400) << why;
   EXPECT_NE(why["error"].get<std::string>().find("game 1"), std::string::npos) << why;
-  const auto [unjudged, plain] =
-      api.post("/api/games/evidence", {{"pgn", list[0]["text"]}, {"player", "Ann"}, {"visits", 0}});
-  ASSERT_EQ(unjudged, 200) << plain;
-  EXPECT_TRUE(plain["accuracy"].is_null()) << plain;
-  std::tie(bad, why) =
-      api.post("/api/games/evidence", {{"pgn", list[0]["text"]}, {"player", "Zed"}});
+}
+
+// The evidence worked out one move per job, with other jobs in between, is the evidence
+// judged at once by a fresh player of the same kind (game_evidence_json's analyze_game).
+TEST_F(ServeGamesApiShippedModel, TheQueuedEvidenceIsTheEvidenceJudgedAtOnce) {
+  auto ratings = std::make_shared<ShippedRatingLevels>();
+  if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
+  const std::string text = long_game(20);
+  const json direct =
+      game_evidence_json(ratings.get(), rollout_player().get(), 30, text, "", "Bob");
+  ASSERT_TRUE(direct["accuracy"].is_number()) << direct;
+  EvidenceApi api(ratings, true);
+  // A game where the engine moves first: its move job goes between two moves' jobs.
+  const std::string game = api.call("POST", "/api/new", {{"human", "black"}}).second["session"];
+  auto [status, queued] = api.evidence({{"pgn", text}, {"player", "Bob"}, {"visits", 30}});
+  ASSERT_EQ(status, 200) << queued;
+  EXPECT_TRUE(queued["done"].get<bool>());
+  const json id = queued["session"];
+  queued.erase("session");
+  queued.erase("done");
+  EXPECT_EQ(queued, direct);
+  EXPECT_EQ(api.call("GET", "/api/state", {{"session", game}}).second["moves"].size(), 1u);
+  // The answer is given once: its session is closed with it.
+  EXPECT_EQ(api.call("GET", "/api/games/evidence", {{"session", id}}).first, 404);
+  // Without visits, no move is judged and no accuracy said; one job makes the answer.
+  std::tie(status, queued) = api.evidence({{"pgn", text}, {"player", "Ann"}, {"visits", 0}});
+  ASSERT_EQ(status, 200) << queued;
+  EXPECT_TRUE(queued["accuracy"].is_null()) << queued;
+  EXPECT_EQ(queued["colour"], "white");
+}
+
+// Between two moves of a game's evidence, a game's move waits for at most one move's job:
+// the next goes to the back of the queue.
+TEST_F(ServeGamesApiShippedModel, AGamesMoveGoesBetweenTwoMovesOfTheEvidence) {
+  auto ratings = std::make_shared<ShippedRatingLevels>();
+  if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
+  EvidenceApi api(ratings, true);
+  auto [status, started] =
+      api.call("POST", "/api/games/evidence", {{"pgn", long_game(20)}, {"player", "Ann"}});
+  ASSERT_EQ(status, 200) << started;
+  EXPECT_EQ(started["moves"], 20);
+  const json id = started["session"];
+  // The engine's move in a game, asked for while the evidence's first move is queued.
+  const std::string game = api.call("POST", "/api/new", {{"human", "black"}}).second["session"];
+  EXPECT_TRUE(api.work());  // the evidence's first move judged: its second goes to the back
+  EXPECT_TRUE(api.work());  // the game's move, before the evidence's second move
+  EXPECT_EQ(api.call("GET", "/api/state", {{"session", game}}).second["moves"].size(), 1u);
+  const json polled = api.call("GET", "/api/games/evidence", {{"session", id}}).second;
+  EXPECT_FALSE(polled["done"].get<bool>()) << polled;
+  EXPECT_EQ(polled["judged"], 1);
+}
+
+// Thinks until its search is stopped, counting its searches and the stops it saw.
+class UntilStoppedPlayer : public Player {
+ public:
+  UntilStoppedPlayer(std::atomic<int>* searches, std::atomic<int>* stopped)
+      : searches_(searches), stopped_(stopped) {}
+  std::string name() const override { return "until stopped"; }
+  ThinkResult think(const Position& pos, const ThinkLimits& limits) override {
+    ++*searches_;
+    for (int i = 0; i < 2000 && !(limits.stop && limits.stop->load()); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (limits.stop && limits.stop->load()) ++*stopped_;
+    ThinkResult r;
+    r.best_move = __builtin_ctz(pos.legal_mask());
+    // Every move scored, so that judging a move takes this one search.
+    for (uint32_t m = pos.legal_mask(); m; m &= m - 1)
+      r.moves.push_back({.move = __builtin_ctz(m)});
+    return r;
+  }
+
+ private:
+  std::atomic<int>* searches_;
+  std::atomic<int>* stopped_;
+};
+
+// On the queue's own threads, closing the evidence's session stops the move being judged
+// and nothing more of it runs.
+TEST_F(ServeGamesApiShippedModel, ClosingTheSessionStopsTheMoveBeingJudged) {
+  auto ratings = std::make_shared<ShippedRatingLevels>();
+  if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
+  std::atomic<int> searches = 0, stopped = 0;
+  EvidenceApi api(ratings, false, [&](Task, const GameSpec&, Level) {
+    return std::make_unique<UntilStoppedPlayer>(&searches, &stopped);
+  });
+  const json id =
+      api.call("POST", "/api/games/evidence", {{"pgn", long_game(20)}, {"player", "Ann"}})
+          .second["session"];
+  for (int i = 0; i < 2000 && searches == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(searches, 1);
+  EXPECT_EQ(api.call("POST", "/api/close", {{"session", id}}).first, 200);
+  for (int i = 0; i < 2000 && stopped == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(stopped, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(searches, 1);  // no move after it
+}
+
+// Closing the evidence's session drops its queued job; bad requests are refused before
+// anything is queued, with the players' words.
+TEST_F(ServeGamesApiShippedModel, TheEvidenceStopsWithItsSessionAndBadRequestsAreRefused) {
+  auto ratings = std::make_shared<ShippedRatingLevels>();
+  if (!ratings->range(GameSpec::togyz())) GTEST_SKIP() << "no shipped Togyz human model";
+  EvidenceApi api(ratings, true);
+  const json id =
+      api.call("POST", "/api/games/evidence", {{"pgn", long_game(20)}, {"player", "Ann"}})
+          .second["session"];
+  EXPECT_TRUE(api.work());
+  EXPECT_EQ(api.call("POST", "/api/close", {{"session", id}}).first, 200);
+  EXPECT_FALSE(api.work());  // its next move's job is gone
+  EXPECT_EQ(api.call("GET", "/api/games/evidence", {{"session", id}}).first, 404);
+
+  const json list = record_games_json(kFourGames, "togyz", true)["games"];
+  auto [bad, why] =
+      api.call("POST", "/api/games/evidence", {{"pgn", list[0]["text"]}, {"player", "Zed"}});
   EXPECT_EQ(bad, 400) << why;
+  EXPECT_NE(why["error"].get<std::string>().find("Zed"), std::string::npos) << why;
   std::tie(bad, why) =
-      api.post("/api/games/evidence",
+      api.call("POST", "/api/games/evidence",
                {{"pgn", "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. 98 10 *\n"}, {"player", "Ann"}});
   EXPECT_EQ(bad, 400) << why;
+  std::tie(bad, why) = api.call("POST", "/api/games/evidence",
+                                {{"pgn", list[0]["text"]}, {"player", "Ann"}, {"visits", 5000}});
+  EXPECT_EQ(bad, 400) << why;
+  std::tie(bad, why) = api.call("POST", "/api/games/evidence", {{"player", "Ann"}});
+  EXPECT_EQ(bad, 400) << why;
+  EXPECT_FALSE(api.work());
+  // A game's session is not an evidence's.
+  const std::string game = api.call("POST", "/api/new", {{"human", "white"}}).second["session"];
+  EXPECT_EQ(api.call("GET", "/api/games/evidence", {{"session", game}}).first, 409);
 }
 
 }  // namespace

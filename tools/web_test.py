@@ -1501,6 +1501,59 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
     print("web_test: Your games: a game played here kept, 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
           "opened into the analysis, %.1f s" % (rating, time.time() - started))
+    pass_beside_a_game(driver, wait, By, Select, folder)
+
+
+# The first 40 plies of a game the engine's page played against itself (each side's
+# legal moves in turn), long enough that judging it takes the rating pass a while.
+PASS_GAME_MOVES = ("1. 19 87 2. 67(10) 66(2) 3. 57(12) 45(4) 4. 36(16) 24 5. 34 13(6) 6. 82 68 7. 67 24 "
+                   "8. 41 73 9. 56 31 10. 11 88 11. 62x 54 12. 24 35 13. 71(32) 34 14. 31 72(10) "
+                   "15. 61(34) 34 16. 43 34 17. 16 12 18. 55 78 19. 12 12 20. 45 62")
+PROGRESS_RE = r"Estimating your rating: (\d+) of (\d+) games?"
+
+
+def pass_beside_a_game(driver, wait, By, Select, folder):
+    """The rating pass goes on while a game is played: 16 games of 40 plies imported, the
+    game shown while their evidence is worked out, a move against the engine answered
+    promptly (the engine queues each judged move beside the game's own), and the pass
+    seen going on meanwhile."""
+    path = os.path.join(folder, "your-games-pass.pgn")
+    with open(path, "w") as f:
+        for i in range(16):
+            white, black = ("Ann", "Bob") if i % 2 == 0 else ("Bob", "Ann")
+            f.write('[White "%s"]\n[Black "%s"]\n[Round "%d"]\n[Result "1-0"]\n\n%s 1-0\n\n'
+                    % (white, black, i + 1, PASS_GAME_MOVES))
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
+    driver.find_element(By.ID, "games-import").send_keys(path)
+    progress = lambda d: re.match(PROGRESS_RE, d.find_element(By.ID, "games-progress").get_attribute("textContent"))
+    wait.until(progress)
+    # Back to the game: a new one against the beginner, the person White.
+    driver.find_element(By.ID, "games-open").click()
+    wait.until(lambda d: d.find_element(By.ID, "board").is_displayed())
+    Select(driver.find_element(By.ID, "human")).select_by_value("0")
+    Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(lambda d: d.execute_script("return kzState.human === 'white' && kzState.moves.length === 0")
+               and d.find_elements(By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]'))
+    before = progress(driver)
+    if not before:
+        fail("the rating pass ended before the game was shown: give it more games")
+    clicked = time.time()
+    click_fresh(driver, wait, By.CSS_SELECTOR, '#board .pit.playable[data-player="0"][data-pit="9"]')
+    wait.until(lambda d: d.execute_script("return kzState.moves.length") >= 2)
+    answered = time.time() - clicked
+    if answered > 3:
+        fail("with the rating pass running the engine took %.1f s to answer a move" % answered)
+    # The pass goes on while the game is shown.
+    try:
+        wait.until(lambda d: (lambda m: not m or int(m.group(1)) > int(before.group(1)))(progress(d)))
+    except Exception:
+        fail("the rating pass stood still while the game was shown: it says %r"
+             % driver.find_element(By.ID, "games-progress").get_attribute("textContent"))
+    print("web_test: Your games: the engine answered a move in %.2f s while the rating pass ran "
+          "(%s of %s games judged then), and the pass went on beside the game"
+          % (answered, before.group(1), before.group(2)))
 
 
 # Run before the page's scripts: every write to localStorage and every IndexedDB write fails

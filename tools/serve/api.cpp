@@ -6,6 +6,7 @@
 #include "core/clock_control.h"
 #include "core/i18n.h"
 #include "core/notation.h"
+#include "tools/serve/game_evidence.h"
 #include "tools/serve/games_api.h"
 #include "tools/serve/lang_api.h"
 #include "tools/serve/openings_api.h"
@@ -31,6 +32,7 @@ std::string busy_message(Task task) {
     case Task::kAnalysis:
       return tr("the engine is busy (analysis)");
     case Task::kNone:
+    case Task::kEvidence:  // a session of its own, which takes no other task
       break;
   }
   return tr("the engine is busy");
@@ -72,10 +74,12 @@ void ServeApi::routes(ApiRouter& router) {
   router.add("POST", "/api/load", [this](const json& b) { return load(b); });
   router.add("GET", "/api/board", [this](const json& b) { return board_at(b); });
   router.add("POST", "/api/close", [this](const json& b) { return close(b); });
-  add_puzzle_routes(router);                                    // tools/serve/puzzle_api.h
-  add_record_routes(router);                                    // tools/serve/record_api.h
-  add_games_routes(router, options_.engine.ratings, players_);  // tools/serve/games_api.h
-  add_openings_routes(router, openings_engine());               // tools/serve/openings_api.h
+  add_puzzle_routes(router);                          // tools/serve/puzzle_api.h
+  add_record_routes(router);                          // tools/serve/record_api.h
+  add_games_routes(router, options_.engine.ratings);  // tools/serve/games_api.h
+  router.add("POST", "/api/games/evidence", [this](const json& b) { return start_evidence(b); });
+  router.add("GET", "/api/games/evidence", [this](const json& b) { return evidence(b); });
+  add_openings_routes(router, openings_engine());  // tools/serve/openings_api.h
   router.add_raw("GET", "/api/record", [this](const ApiRequest& request, ApiResponse& response) {
     response.body = record(checked_params(request.params));
     response.content_type = "application/x-chess-pgn; charset=utf-8";
@@ -301,6 +305,57 @@ json ServeApi::board_at(const json& b) {
   if (ply > 0)
     out["last"] = move_json(s.game.position_at(size_t(ply) - 1), s.game.moves()[size_t(ply) - 1],
                             size_t(ply));
+  return out;
+}
+
+json ServeApi::start_evidence(const json& b) {
+  const std::string text = str_field(b, "pgn", "", kMaxBodyBytes);
+  if (text.empty()) throw ApiError(400, tr("'pgn' is missing: give the text of a game record"));
+  const long visits = int_field(b, "visits").value_or(kEvidenceVisits);
+  if (visits < 0 || visits > kMaxEvidenceVisits)
+    throw ApiError(400, tr("'visits' must be 0..{max}", {{"max", kMaxEvidenceVisits}}));
+  auto work = std::make_shared<EvidenceWork>();
+  work->game = read_evidence_game(text, str_field(b, "game", ""), str_field(b, "player", ""));
+  const GameSpec& spec = work->game.spec;
+  if (!options_.engine.ratings || !options_.engine.ratings->range(spec)) no_human_model(spec);
+  work->visits = int(visits);
+  work->judge = players_ && visits > 0 && !work->game.moves.empty();
+  work->at = work->game.start;
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.open();
+  s.game = GameSession(spec, work->game.start);
+  s.human = kHumanBoth;  // the engine plays no side
+  s.evidence = std::move(work);
+  queue_.enqueue(s, Task::kEvidence);
+  return evidence_of(s);
+}
+
+json ServeApi::evidence(const json& b) {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  Session& s = sessions_.get(session_field(b));
+  return evidence_of(s);
+}
+
+json ServeApi::evidence_of(Session& s) {
+  if (!s.evidence)
+    throw ApiError(
+        409, tr("session '{id}' is not working out a game's rating evidence", {{"id", s.id}}));
+  const EvidenceWork& work = *s.evidence;
+  if (!work.done())
+    return {{"session", s.id},
+            {"done", false},
+            {"judged", work.judged.size()},
+            {"moves", work.judge ? work.game.moves.size() : 0},
+            {"queue_ahead", queue_.ahead_of(s.id)}};
+  // The answer is given once: the session closes with it.
+  const std::shared_ptr<EvidenceWork> done = s.evidence;
+  const std::string id = s.id;
+  sessions_.close(id);
+  if (!done->failure.empty()) throw ApiError(500, "the engine failed: " + done->failure);
+  if (!done->answer) no_human_model(done->game.spec);
+  json out = *done->answer;
+  out["session"] = id;
+  out["done"] = true;
   return out;
 }
 

@@ -49,6 +49,13 @@ class ServeApi {
   json load(const json& b);
   json board_at(const json& b);
   json close(const json& b);
+  // A game's rating evidence (docs/serve.md): POST /api/games/evidence opens a session
+  // that works it out in the engine queue, GET polls it; the session closes once the
+  // answer (or its error) has been given.
+  json start_evidence(const json& b);
+  json evidence(const json& b);
+  // The state of `s`'s evidence, or its answer (the mutex held; closes `s` when done).
+  json evidence_of(Session& s);
   std::string record(const json& b);
   // What the Openings view's engine columns search with (openings_api.h).
   OpeningsEngine openings_engine() const;
@@ -56,8 +63,7 @@ class ServeApi {
   json state_of(const Session& s) const;
 
   ServeApiOptions options_;
-  // The engine's players: the queue's, the Openings view's short searches and the games
-  // calls' accuracy (tools/serve/games_api.h), which judge a game outside the queue.
+  // The engine's players: the queue's and the Openings view's short searches.
   PlayerFactory players_;
   SessionTable sessions_;
   EngineQueue queue_;

@@ -8,6 +8,7 @@
 
 #include "tools/command_error.h"
 #include "tools/hint_json.h"
+#include "tools/serve/game_evidence.h"
 #include "tools/serve/views.h"
 
 namespace kz::cli::serve {
@@ -91,6 +92,7 @@ void EngineQueue::enqueue(Session& s, Task task) {
   if (!s.stop) s.stop = std::make_shared<std::atomic<bool>>(false);
   const Level level = task == Task::kHint       ? s.hint_level
                       : task == Task::kAnalysis ? s.analysis_level
+                      : task == Task::kEvidence ? Level::kHard
                                                 : s.level;
   // A move at a rating level is one call of the human policy, not a network search.
   const bool human_move = task == Task::kMove && s.rating > 0 && options_.ratings;
@@ -98,7 +100,7 @@ void EngineQueue::enqueue(Session& s, Task task) {
   // players as a search slot would.
   const bool network = (options_.search_slots > 0 || options_.no_threads) &&
                        options_.network_jobs && !human_move &&
-                       options_.network_jobs(task, s.spec(), level);
+                       options_.network_jobs(search_task(task), s.spec(), level);
   queue_.push_back({s.id, s.generation, task, s.stop, network});
   ++s.version;
   (network ? cv_slots_ : cv_workers_).notify_one();
@@ -158,11 +160,23 @@ std::optional<EngineQueue::JobInput> EngineQueue::take_job(int worker) {
 }
 
 EngineQueue::JobInput EngineQueue::begin_job(int worker, std::deque<Job>::iterator found) {
-  const bool network = found->network;  // a search slot's job: the session's players
+  // A search slot's job: the session's players (an evidence job brings its own).
+  const bool network = found->network && found->task != Task::kEvidence;
   Job job = std::move(*found);
   queue_.erase(found);
   Session* s = sessions_.find(job.session);  // next_job() found it current
   JobInput in{job, s->spec(), s->pos(), s->level, s->game.plies(), -1, nullptr};
+  if (job.task == Task::kEvidence) {
+    in.evidence = s->evidence;
+    in.level = Level::kHard;
+    in.ply = s->evidence->judged.size();
+    if (s->evidence->judging()) {
+      in.pos = s->evidence->at;
+      in.move = s->evidence->game.moves[in.ply];
+    } else {
+      in.judged = s->evidence->judged;  // the last job: the answer
+    }
+  }
   if (network) {
     auto& players = session_players_[job.session];
     if (!players) {
@@ -199,6 +213,7 @@ EngineQueue::JobInput EngineQueue::begin_job(int worker, std::deque<Job>::iterat
 EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const JobInput& in) {
   JobOutput out;
   const Job& job = in.job;
+  if (job.task == Task::kEvidence) return run_evidence_job(in);
   try {
     PlayerCache& players = in.session_players ? *in.session_players : worker_players;
     Player& player =
@@ -247,6 +262,31 @@ EngineQueue::JobOutput EngineQueue::run_job(PlayerCache& worker_players, const J
   return out;
 }
 
+EngineQueue::JobOutput EngineQueue::run_evidence_job(const JobInput& in) {
+  JobOutput out;
+  EvidenceWork& work = *in.evidence;
+  try {
+    if (in.move < 0) {  // the moves are judged: the human model's likelihoods, the answer
+      work.engine.reset();
+      out.evidence = evidence_result(options_.ratings.get(), work.game, in.judged);
+      return out;
+    }
+    // The game's own player, as analyze_game's: new for the game, then each move in turn.
+    if (!work.engine) {
+      work.engine = players_(Task::kAnalysis, in.spec, Level::kHard);
+      work.engine->new_game();
+    }
+    out.engine_name = work.engine->name();
+    ThinkLimits limits;
+    limits.nodes = work.visits;
+    limits.stop = in.job.stop.get();
+    out.judged = judge_move(*work.engine, in.pos, in.move, limits);
+  } catch (const std::exception& e) {
+    out.failure = e.what();
+  }
+  return out;
+}
+
 bool EngineQueue::run_one() {
   std::optional<JobInput> in;
   {
@@ -284,6 +324,7 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
   s.progress.reset();
   s.engine_name = out.engine_name;
   ++s.version;
+  if (job.task == Task::kEvidence) return finish_evidence_job(s, in, out);
   if (!out.failure.empty()) {
     s.message = "the engine failed: " + out.failure;
     s.engine_failure = out.failure;
@@ -311,6 +352,26 @@ void EngineQueue::finish_job(int worker, const JobInput& in, const JobOutput& ou
     // The next ply goes to the back of the queue: other sessions' work comes first.
     if (s.analysis_active) enqueue(s, Task::kAnalysis);
   }
+}
+
+void EngineQueue::finish_evidence_job(Session& s, const JobInput& in, const JobOutput& out) {
+  if (s.evidence != in.evidence) return;
+  EvidenceWork& work = *s.evidence;
+  if (!out.failure.empty()) {
+    work.failure = out.failure;
+    work.engine.reset();
+    return;
+  }
+  if (in.move < 0) {
+    work.answer = out.evidence;
+    work.no_model = !out.evidence;
+    return;
+  }
+  if (in.ply != work.judged.size()) return;
+  work.judged.push_back(out.judged);
+  work.at.play(in.move);
+  // The next move goes to the back of the queue: other sessions' work comes first.
+  enqueue(s, Task::kEvidence);
 }
 
 void EngineQueue::watchdog_loop() {

@@ -1,7 +1,8 @@
 // The engine work of `kumalak serve`. HTTP handlers never think: every engine task (the
 // engine's move, a hint, the analysis of one ply) is a job in one FIFO queue; a session
 // has at most one job queued or running, and a game analysis is cut into one job per ply
-// that goes back to the end of the queue, so one long analysis cannot starve the others.
+// (a game's rating evidence into one per move, game_evidence.h) that goes back to the end
+// of the queue, so one long analysis cannot starve the others.
 // Two kinds of engine threads take the jobs, each kind in queue order:
 // - workers run the jobs whose engine computes on its own thread (alpha-beta, the
 //   solver), one at a time each, with players of their own shared by every session;
@@ -36,6 +37,7 @@
 #include "mcts/player.h"
 #include "mcts/time_manager.h"
 #include "tools/rating_levels.h"
+#include "tools/serve/game_evidence.h"
 #include "tools/serve/session.h"
 
 namespace kz::cli::serve {
@@ -45,7 +47,15 @@ namespace kz::cli::serve {
 using PlayerFactory =
     std::function<std::unique_ptr<Player>(Task task, const GameSpec& spec, Level level)>;
 // Whether the player for `task` at `level` in game `spec` searches with the network.
+// Neither this nor the PlayerFactory is asked about Task::kEvidence: a game's evidence is
+// judged by the analysis player (search_task).
 using NetworkJobs = std::function<bool(Task task, const GameSpec& spec, Level level)>;
+
+// The task whose player a job of `task` searches with: a game's evidence judges its
+// moves as an analysis does.
+inline Task search_task(Task task) {
+  return task == Task::kEvidence ? Task::kAnalysis : task;
+}
 
 struct EngineQueueOptions {
   int workers = 1;           // engine threads, each with its own players (at least 1)
@@ -115,6 +125,9 @@ class EngineQueue {
     // A move in a game on a clock: the engine's clock as its job starts; the move thinks
     // for the level's own budget capped by the time manager's share (mcts/time_manager.h).
     std::optional<MoveClock> clock{};
+    // A game's evidence: its work, and when `move` is -1 (the last job) the moves judged.
+    std::shared_ptr<EvidenceWork> evidence{};
+    std::vector<MoveJudgement> judged{};
   };
   struct JobOutput {
     std::string engine_name;
@@ -124,6 +137,7 @@ class EngineQueue {
     std::vector<HumanMove> human_moves;  // a hint at a rating: the rating's moves
     MoveJudgement judged;
     std::array<std::optional<PlayedLike>, 2> played_like;  // the analysis' last ply
+    std::optional<json> evidence;  // the evidence's last job: its answer (none: no model)
   };
   // The job a worker is running: its stop flag and when the watchdog raises it.
   struct Running {
@@ -150,7 +164,11 @@ class EngineQueue {
   void close_idle_sessions(Clock::time_point now);
   void worker_loop(int worker);
   JobOutput run_job(PlayerCache& players, const JobInput& in);
+  // One job of a game's evidence: a move judged with the game's own player, or the answer.
+  JobOutput run_evidence_job(const JobInput& in);
   void finish_job(int worker, const JobInput& in, const JobOutput& out);
+  // With the mutex held, `s` the job's session: keeps what the job found, queues the next.
+  void finish_evidence_job(Session& s, const JobInput& in, const JobOutput& out);
   void watchdog_loop();
 
   SessionTable& sessions_;

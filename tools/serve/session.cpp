@@ -38,6 +38,8 @@ const char* task_name(Task t) {
       return "hint";
     case Task::kAnalysis:
       return "analysis";
+    case Task::kEvidence:
+      return "evidence";
   }
   return "";
 }
@@ -59,6 +61,7 @@ void Session::changed() {
   analysis_active = false;
   judged.clear();
   played_like = {};
+  evidence.reset();
   internal_error.clear();
 }
 

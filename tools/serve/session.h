@@ -32,9 +32,12 @@ using Clock = std::chrono::steady_clock;
 inline constexpr size_t kMaxPlies = 1000;  // longest game a session holds
 inline constexpr int kHumanBoth = 2;       // `human` when people play both sides
 
-// What the engine is asked to do for a session.
-enum class Task { kNone, kMove, kHint, kAnalysis };
-const char* task_name(Task t);  // "", "move", "hint", "analysis"
+// What the engine is asked to do for a session (kEvidence: a game's rating evidence,
+// game_evidence.h, in a session of its own).
+enum class Task { kNone, kMove, kHint, kAnalysis, kEvidence };
+const char* task_name(Task t);  // "", "move", "hint", "analysis", "evidence"
+
+struct EvidenceWork;  // game_evidence.h
 
 // A side's name in `spec`: white/black (Togyz), south/north (Kalah).
 const char* side_word(const GameSpec& spec, int player);
@@ -76,6 +79,9 @@ struct Session {
   // Each side's estimated rating, made with the analysis' last ply (none without a human
   // model for the game).
   std::array<std::optional<PlayedLike>, 2> played_like;
+
+  // The rating evidence this session works out (POST /api/games/evidence), or null.
+  std::shared_ptr<EvidenceWork> evidence;
 
   // The game's clock (POST /api/new's `clock`; docs/serve.md), none without one. The
   // person's time runs while the game waits for their move (from the game's start or the

@@ -1,8 +1,9 @@
 // The page's engine without threads (kumalak-web-1t.js, docs/browser.md) under Node, as
 // page_worker.js drives it (CTest WasmPageEngineOneThread): it starts, answers a call at
 // once and thinks only when asked (kz_page_work, one job to its end), plays the engine's
-// move and gives a hint, refuses bad input in the request's language, and the Openings
-// view's engine column comes in its call, never `pending`.
+// move and gives a hint, refuses bad input in the request's language, works out a game's
+// rating evidence one judged move per job with a game's move in between, and the
+// Openings view's engine column comes in its call, never `pending`.
 //   node tools/wasm/page_engine_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
 const fs = require('fs');
@@ -66,6 +67,29 @@ const createKumalak = require(modulePath);
   const bad = call('POST', '/api/move', { session: game.session, move: 99 }, null, 'ru');
   check(bad.status === 400 && /[а-я]/.test(bad.body.error || ''),
         `a bad move is refused in Russian: ${bad.body.error}`);
+
+  // A game's rating evidence: one job per judged move; the game's move queued meanwhile
+  // runs after one of them.
+  const record = '[White "Ann"]\n[Black "Bob"]\n[Result "1-0"]\n\n1. 76(10) 87(2) 2. 99 91 3. 78 91(14) 1-0\n';
+  const started = call('POST', '/api/games/evidence', { pgn: record, player: 'Ann', visits: 100 });
+  check(started.status === 200 && started.body.done === false && started.body.moves === 6,
+        `the evidence is queued (${JSON.stringify(started.body)})`);
+  const id = started.body.session;
+  call('POST', '/api/move', { session: game.session, move: 1 });
+  const ply = Date.now();
+  check(engine._kz_page_work() === 1, 'kz_page_work judged the first move');
+  const plyMs = Date.now() - ply;
+  check(engine._kz_page_work() === 1 && state(game.session).engine.task === '',
+        `the game's move came next (one judged move took ${plyMs} ms)`);
+  const between = call('GET', '/api/games/evidence', null, { session: id }).body;
+  check(between.done === false && between.judged === 1, `one move judged then (${between.judged})`);
+  const rest = Date.now();
+  while (engine._kz_page_work() === 1) {}
+  console.log(`the other 5 moves judged and the answer made in ${Date.now() - rest} ms`);
+  const evidence = call('GET', '/api/games/evidence', null, { session: id });
+  check(evidence.status === 200 && evidence.body.done && typeof evidence.body.accuracy === 'number' &&
+        evidence.body.player.length === evidence.body.grid.length,
+        `the evidence: accuracy ${evidence.body.accuracy}, ${evidence.body.grid && evidence.body.grid.length} ratings`);
 
   const column = call('GET', '/api/openings/engine', null, { game: 'togyz' });
   check(column.status === 200 && column.body.pending === false && column.body.engine,

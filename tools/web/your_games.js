@@ -7,8 +7,9 @@
 // it asks the engine what each game says of the player's rating and their accuracy (POST
 // /api/games/evidence, one game at a time, kept with the game so that a visit later
 // costs nothing) and the rating over all of them (POST /api/games/rating): "Your estimated
-// PlayOK rating: 1,450 (1,380–1,530) from 212 games". With the engine in the page (the
-// static site) the pass waits while the game is shown, so that it never holds up a move.
+// PlayOK rating: 1,450 (1,380–1,530) from 212 games". A game's evidence is engine work
+// that the engine queues one move at a time beside the game's own (a move waits for one
+// judged move at most), so the pass goes on while the game is played.
 //
 // index.html gives the view a header button (#games-open) and an empty section (#games);
 // like the Openings view it takes the place of the game (#play and the side column) while
@@ -17,10 +18,9 @@ import { api, request, toast } from "./api.js";
 import { boardSideName } from "./board.js";
 import { gameName, loadAndAnalyse } from "./game.js";
 import { addGames, allGames, deleteGames, getMeta, putGame, setMeta } from "./game_store.js";
-import { currentLanguage, tr, trn } from "./i18n.js";
+import { currentLanguage, keepNumbersWithEndings, tr, trn } from "./i18n.js";
 import { showOpeningsOfGames } from "./openings.js";
 import { closePuzzles } from "./puzzles.js";
-import { SITE } from "./site.js";
 import { viewInPlaceOfGame } from "./game_cover.js";
 
 const el = (id) => document.getElementById(id);
@@ -31,6 +31,11 @@ const tr_noop = (msgid) => msgid;
 const maxImportBytes = 4 * 1024 * 1024;
 // How often the estimate over all games is asked for again while the pass runs.
 const ratingEveryGames = 10;
+// The most time between two looks at a game's evidence while the engine works it out (a
+// game of 100 moves takes about a second to judge; the next look is when half the moves
+// left should be judged at the pace so far, so that little time passes between the
+// answer and the look that finds it).
+const evidencePollMs = 100;
 
 let games = [];        // every game kept, oldest first
 let player = "";       // the player's name: the side each game is seen from
@@ -318,7 +323,7 @@ async function importFile(file) {
     const list = make("ul", "games-skipped");
     for (const g of skipped)
       // The engine's reason names the game's number and line ("game 317 (..., line 4410), ply 12 ...").
-      list.append(make("li", null, null, g.error || ""));
+      list.append(make("li", null, null, keepNumbersWithEndings(g.error || "")));
     said.append(list);
   }
   drawList();
@@ -449,6 +454,25 @@ async function refreshRating() {
   drawRating();
 }
 
+// What game `g` says of `side`'s rating: the engine queues the work (POST) and is asked
+// for it (GET) until it is done; null when pass `mine` stopped meanwhile (its session is
+// closed, and the engine drops the rest of the work).
+async function gameEvidence(g, side, mine) {
+  const started = performance.now();
+  let e = await api("POST", "/api/games/evidence", { pgn: g.text, player: side, visits: 100 });
+  while (!e.done) {
+    const pace = e.judged > 0 ? (performance.now() - started) / e.judged : 0;
+    const wait = pace > 0 ? Math.min(evidencePollMs, Math.max(10, (e.moves - e.judged) * pace / 2)) : 50;
+    await new Promise((r) => setTimeout(r, wait));
+    if (mine.stop) {
+      api("POST", "/api/close", { session: e.session }).catch(() => {});
+      return null;
+    }
+    e = await api("GET", `/api/games/evidence?session=${encodeURIComponent(e.session)}`);
+  }
+  return e;
+}
+
 // Works through the player's games without evidence, one at a time, saying how far it
 // is, its rate and the time left; starts again from scratch when the player changes.
 function startPass() {
@@ -463,12 +487,9 @@ function startPass() {
       if (!lastRating || lastRating.player !== player) await refreshRating();
       return;
     }
-    let busy = 0;  // the seconds spent working (a wait while the game is shown left out)
+    let busy = 0;  // the seconds spent working
     let done = 0, sinceRating = 0;
     for (const g of todo) {
-      // The page's own engine answers one call at a time: a game's evidence (3 s or so)
-      // would hold up the game's moves, so the pass waits while the game is shown.
-      while (SITE.localEngine && !isOpen() && !mine.stop) await new Promise((r) => setTimeout(r, 500));
       if (mine.stop) return;
       const started = performance.now();
       const rate = done > 0 ? done / busy : 0;
@@ -483,7 +504,8 @@ function startPass() {
       let evidence;
       try {
         const side = colourOf(g, player) === 0 ? g.white : g.black;
-        const e = await api("POST", "/api/games/evidence", { pgn: g.text, player: side, visits: 100 });
+        const e = await gameEvidence(g, side, mine);
+        if (!e) return;
         evidence = { player, loglik: { player: rounded(e.player), opponent: rounded(e.opponent) },
                      played_like: e.played_like, accuracy: e.accuracy };
       } catch (e) {
