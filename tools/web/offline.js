@@ -13,9 +13,10 @@ import { tr } from "./i18n.js";
 //
 // A page already under the service worker and isolated (every opening after the first
 // visit) starts its engine at once and registers in the background (which keeps the
-// watch for a new version): register() resolved 1.5-2.8 s after it was called in about
-// one opening of four at a phone's speed, most often the first after installing, and
-// held the engine back that long (tools/wasm/phone_speed.py, docs/browser.md).
+// watch for a new version): register() resolved 1.5-2.8 s after it was called in one
+// opening of four or five at a phone's speed, most often the first or second after
+// installing, and held the engine back that long (tools/wasm/phone_speed.py,
+// docs/browser.md).
 export async function prepareSite() {
   if (!SITE.localEngine || !("serviceWorker" in navigator)) return;
   if (navigator.serviceWorker.controller && crossOriginIsolated) {
