@@ -24,6 +24,12 @@ let session = sessionStorage.getItem("kz-session");
 let state = null;        // the last state from the server
 let review = null;       // {ply, board, last} while looking at an earlier position
 let pollTimer = null;
+// While the engine works the page asks for its state, soon at first: a low level's move
+// takes milliseconds, and a first ask after 300 ms made every such move (the installed
+// page's first move among them) wait about 300 ms to be shown (docs/browser.md, "At a
+// phone's speed"); a longer search is then asked about every 300 ms.
+const TASK_POLL_MS = [50, 100, 200, 300];
+let taskPolls = 0;       // polls since the engine's current task began
 let ratingRanges = {};   // per game: the human model's {min, max} (levels by rating), or null
 
 // The state of the game shown (the server's, docs/serve.md), null before the first; the
@@ -77,8 +83,9 @@ function setState(s) {
   if (hintArrived && !review) bringIntoView($("hint-box"));
   if (sown && !review) animateSowing(s, s.moves[s.moves.length - 1]);
   clearTimeout(pollTimer);
+  if (!s.engine.task) taskPolls = 0;
   // While a clock runs the server's numbers are asked for every second (its flag decides).
-  if (s.engine.task) pollTimer = setTimeout(poll, 300);
+  if (s.engine.task) pollTimer = setTimeout(poll, TASK_POLL_MS[Math.min(taskPolls++, TASK_POLL_MS.length - 1)]);
   else if (s.clock && s.clock.running >= 0) pollTimer = setTimeout(poll, 1000);
 }
 
