@@ -188,9 +188,16 @@ function isoDate(pgnDate) {
 // Numbers in the reader's language ("1,450", "1 450"); one formatter per language, since a
 // list of a thousand games formats thousands of numbers.
 let numberFormat = null;
+// Kazakh and Kyrgyz write numbers as Russian does (CLDR: digits grouped by a non-breaking
+// space, a decimal comma), but Chromium's own locale data formats "kk" as English
+// ("1,342") and lacks "ky", so both borrow Russian's format.
+const NUMBER_LOCALE = { kk: "ru", ky: "ru" };
+
 function number(n) {
-  if (!numberFormat || numberFormat.lang !== currentLanguage())
-    numberFormat = { lang: currentLanguage(), format: new Intl.NumberFormat(currentLanguage()) };
+  if (!numberFormat || numberFormat.lang !== currentLanguage()) {
+    const lang = currentLanguage();
+    numberFormat = { lang, format: new Intl.NumberFormat(NUMBER_LOCALE[lang] || lang) };
+  }
   return numberFormat.format.format(n);
 }
 
