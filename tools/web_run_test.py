@@ -10,10 +10,12 @@ first, so the committed one is never written. Then, on a 360 px phone (Chromium'
 mobile emulation, touch), that the view does not scroll sideways, that each table and
 chart fits the screen or scrolls inside its own card, and that every button, menu and
 link is at least 40 px tall. Registered with CTest as ServeRunBrowser
-(tests/CMakeLists.txt).
+(tests/CMakeLists.txt), and with `--site` as WasmSiteRunView (tools/wasm/tests.cmake):
+the same checks where the server serves the static site, whose page leaves the Run
+view's calls to the server and answers the rest with its own engine.
 
   tools/web_run_test.py --kumalak build/tools/kumalak --run tests/data/run-view \
-      [--screenshot docs/img/run-view.png] [--phone-screenshot docs/img/phone-run.png]
+      [--site build-wasm/web-site] [--screenshot docs/img/run-view.png] [--phone-screenshot docs/img/phone-run.png]
 
 Exit status 0 when every check passed; a missing browser or driver is a failure.
 """
@@ -39,6 +41,10 @@ def main():
     ap.add_argument("--screenshot", default=None, help="save a PNG of the view here")
     ap.add_argument("--phone-screenshot", default=None,
                     help="save a PNG of the view on a 360 px phone here")
+    ap.add_argument("--site", default=None,
+                    help="serve this static site (the WebAssembly build's web-site) with "
+                         "the run: the page's engine in the browser, the Run view's calls "
+                         "to the server")
     ap.add_argument("--timeout", type=float, default=30, help="seconds for each wait")
     args = ap.parse_args()
 
@@ -48,7 +54,8 @@ def main():
 
     run = os.path.join(tempfile.mkdtemp(prefix="kz-run-view-"), os.path.basename(args.run.rstrip("/")))
     shutil.copytree(args.run, run)
-    server, url = start_server(fail, args.kumalak, "--run", run)
+    server, url = start_server(fail, args.kumalak, "--run", run,
+                               *(["--site", args.site] if args.site else []))
     driver = None
     try:
         driver = desktop_driver(1280, 1700)

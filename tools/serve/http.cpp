@@ -50,6 +50,13 @@ void add_routes(httplib::Server& http, const ApiRouter& router) {
 }
 
 void add_page_routes(httplib::Server& http, const std::string& site) {
+  auto serve = [isolated = !site.empty()](const web::Asset& asset) {
+    return [&asset, isolated](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
+      res.set_header("Cache-Control", "no-cache");
+      if (isolated) isolate(res);
+    };
+  };
   if (!site.empty()) {
     // The folder's files at their names; cpp-httplib refuses paths that climb out of it.
     http.set_mount_point("/", site);
@@ -58,14 +65,15 @@ void add_page_routes(httplib::Server& http, const std::string& site) {
       res.set_header("Cache-Control", "no-cache");
       isolate(res);
     });
+    // The Run view watches training runs on this server's disk, so the static site leaves
+    // it out (tools/wasm/make_site.cmake); its files come from the page built in. They
+    // share the site's other files (api.js sends the view's calls to this server), and
+    // cpp-httplib answers from the folder first, so the site's own files win.
+    for (const web::Asset& asset : web::kAssets)
+      if (asset.path == "/run.html" || asset.path == "/run.js" || asset.path == "/run.css")
+        http.Get(std::string(asset.path), serve(asset));
     return;
   }
-  auto serve = [](const web::Asset& asset) {
-    return [&asset](const httplib::Request&, httplib::Response& res) {
-      res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
-      res.set_header("Cache-Control", "no-cache");
-    };
-  };
   // Each file of tools/web/ at its own name, and index.html at "/" too. The paths are
   // fixed strings from the build, so a request can name no other file.
   for (const web::Asset& asset : web::kAssets) {

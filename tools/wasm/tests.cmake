@@ -40,6 +40,12 @@ if(KZ_NATIVE_KUMALAK)
     COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/web_test.py --kumalak ${KZ_NATIVE_KUMALAK}
             --models ${CMAKE_SOURCE_DIR}/models --site ${CMAKE_BINARY_DIR}/web-site --timeout 60 --desktop-only)
   set_tests_properties(WasmSitePage PROPERTIES TIMEOUT 450 ENVIRONMENT "KZ_TEST=1")
+  # The Run view where `kumalak serve --site --run` serves the site: its files and calls
+  # from the server, beside the page whose engine is in the browser.
+  add_test(NAME WasmSiteRunView
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/web_run_test.py --kumalak ${KZ_NATIVE_KUMALAK}
+            --run ${CMAKE_SOURCE_DIR}/tests/data/run-view --site ${CMAKE_BINARY_DIR}/web-site)
+  set_tests_properties(WasmSiteRunView PROPERTIES TIMEOUT 120 ENVIRONMENT "KZ_TEST=1")
 endif()
 
 # kz-forward-speed under Node: the portable forward set against SIMD128's measured peak.

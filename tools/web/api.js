@@ -91,10 +91,16 @@ function localRequest(method, path, body) {
                    : failed());
 }
 
+// The Run view's calls (run.js): training runs are read from the disk of the server the
+// page came from (`kumalak serve --site DIR --run RUN`), so they go to that server even
+// where the page's own engine answers everything else. A static host answers them 404.
+const SERVER_CALLS = ["/api/runs", "/api/run"];
+
 // The engine's answer to `method` `path` with the JSON `body` (none when undefined), as
 // a fetch Response, whatever its status.
 export function request(method, path, body) {
-  if (SITE.localEngine) return localRequest(method, path, body);
+  if (SITE.localEngine && !SERVER_CALLS.includes(path.split("?")[0]))
+    return localRequest(method, path, body);
   const opts = { method, headers: { "Accept-Language": currentLanguage() } };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";

@@ -17,6 +17,7 @@ import { startLanguageMenu, tr, trn } from "./i18n.js";
 import { forgetKeptGame, keepGame, keepText, keptGame, keptText } from "./kept_game.js";
 import { chooseRecordGame, startRecordChooser } from "./record_chooser.js";
 import { animateSowing, stopSowing } from "./sowing.js";
+import { SITE } from "./site.js";
 import { answerForSession, sessionInOtherTab } from "./tabs.js";
 
 const $ = (id) => document.getElementById(id);
@@ -390,12 +391,16 @@ export function startGame() {
   });
 
   // The Run view is linked only when the server watches training runs (serve --run); the
-  // rating levels are offered for the games with a human model.
+  // rating levels are offered for the games with a human model. The page's own engine
+  // knows no runs: the site asks the server it came from, if it is `kumalak serve`.
   const infoReady = api("GET", "/api/info").then((info) => {
-    $("run-link").hidden = !(info.runs > 0);
+    if (!SITE.localEngine) $("run-link").hidden = !(info.runs > 0);
     ratingRanges = info.ratings || {};
     fillRatingOptions();
   }, () => {});
+  if (SITE.localEngine)
+    api("GET", "/api/runs").then((list) => ($("run-link").hidden = !(list.runs.length > 0)),
+                                 () => {});
 
   const languageReady = startLanguageMenu(async () => {
     fillRatingOptions();
