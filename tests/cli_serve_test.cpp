@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -518,6 +519,43 @@ TEST_F(ServeApi, HintIsTheSameJsonAsTheCli) {
     EXPECT_EQ(cli, served) << c.game;
     post(port(), "/api/close", {{"session", id}});
   }
+}
+
+// `--site DIR`: the folder's files, isolated, in place of the page built in, but for the
+// Run view's, which the static site leaves out and the server sends from its own page.
+TEST(ServeCli, ServesASiteWithTheRunViewBesideIt) {
+  const std::string site = test::temp_dir("serve-site");
+  const std::map<std::string, std::string> files = {{"/", "<p>the site's own page</p>"},
+                                                    {"/api.js", "export const sitesOwn = true;"}};
+  test::write_bytes(site + "/index.html", files.at("/"));
+  test::write_bytes(site + "/api.js", files.at("/api.js"));
+  ServerProcess server("--site '" + site + "'");
+  ASSERT_GT(server.port(), 0) << server.banner();
+  httplib::Client cli("127.0.0.1", server.port());
+  for (const auto& [path, body] : files) {
+    auto r = cli.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 200) << path;
+    EXPECT_EQ(r->body, body) << path << " is not the site's";
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp") << path;
+  }
+  for (const char* path : {"/run.html", "/run.js", "/run.css"}) {
+    auto r = cli.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 200) << path;
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp") << path;
+  }
+  auto run_view = cli.Get("/run.html");
+  ASSERT_TRUE(run_view);
+  EXPECT_NE(run_view->body.find("run.js"), std::string::npos);
+  // No other file of the page built in: the site's page is the only one.
+  for (const char* path : {"/app.js", "/game.js", "/../../etc/passwd", "/%2e%2e/CMakeLists.txt"}) {
+    auto r = cli.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+  }
+  EXPECT_EQ(call(server.port(), "GET", "/api/runs", "").status, 200);
+  EXPECT_EQ(server.stop(), 0);
 }
 
 TEST(ServeCli, RefusesBadOptionsAndWarnsWhenOpen) {
