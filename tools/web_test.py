@@ -183,7 +183,8 @@ def main():
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
         english = english_words(url)
         if args.your_games_only:
-            your_games_check(driver, wait, By, Select, profile, args.screenshots)
+            your_games_check(driver, wait, By, Select, profile, args.screenshots,
+                             server_page=not args.site)
             if args.import_timing:
                 import_timing(driver, wait, By, args.import_timing)
             if args.pass_timing:
@@ -484,7 +485,7 @@ def main():
         for lang in LANGUAGES:
             clock_check(driver, wait, By, Select, url, lang, english, phone=False)
         print("web_test: desktop: a game on a clock lost on time in every language, the board clock for two")
-        your_games_check(driver, wait, By, Select, profile, None)
+        your_games_check(driver, wait, By, Select, profile, None, server_page=not args.site)
         driver.quit()
         driver = None
 
@@ -1396,12 +1397,13 @@ if (!window.kzBlobs) {
 """
 
 
-def your_games_check(driver, wait, By, Select, folder, screenshots):
+def your_games_check(driver, wait, By, Select, folder, screenshots, server_page):
     """The Your games view: a file of games imported (the broken one skipped with its number
     and reason, the name playing most chosen), filtered by result and opponent, each game's
     accuracy and the rating over all of them shown, the openings of the games shown explored
     from the player's side, exported back, imported again without duplicates, and one opened
-    into the game with its analysis."""
+    into the game with its analysis. `server_page`: the page asks `kumalak serve` (not its
+    own engine)."""
     path = os.path.join(folder, "your-games.pgn")
     with open(path, "w") as f:
         f.write(YOUR_GAMES)
@@ -1502,7 +1504,7 @@ def your_games_check(driver, wait, By, Select, folder, screenshots):
     wait.until(lambda d: "judged all 6 plies" in d.find_element(By.ID, "analysis").text)
     print("web_test: Your games: a game played here kept, 3 of 4 imported (game 2 skipped), filtered, %r, exported, "
           "opened into the analysis, %.1f s" % (rating, time.time() - started))
-    pass_beside_a_game(driver, wait, By, Select, folder)
+    pass_beside_a_game(driver, wait, By, Select, folder, server_page)
 
 
 # The first 40 plies of a game the engine's page played against itself (each side's
@@ -1513,17 +1515,38 @@ PASS_GAME_MOVES = ("1. 19 87 2. 67(10) 66(2) 3. 57(12) 45(4) 4. 36(16) 24 5. 34 
 PROGRESS_RE = r"Estimating your rating: (\d+) of (\d+) games?"
 
 
-def pass_beside_a_game(driver, wait, By, Select, folder):
+# The first time the server's page asks about a game's evidence, its session is closed
+# first, as a server restarted meanwhile would have lost it (404): the pass must start that
+# game again. The page's calls to `kumalak serve` are fetches, looked up at each call.
+CLOSE_FIRST_EVIDENCE_JS = """
+window.kzClosedEvidence = null;
+const plainFetch = window.fetch;
+window.fetch = async (url, opts) => {
+  const m = String(url).match(/\\/api\\/games\\/evidence\\?session=([^&]+)/);
+  if (m && !window.kzClosedEvidence) {
+    window.kzClosedEvidence = decodeURIComponent(m[1]);
+    await plainFetch('/api/close', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                    body: JSON.stringify({session: window.kzClosedEvidence})});
+  }
+  return plainFetch(url, opts);
+};
+"""
+
+
+def pass_beside_a_game(driver, wait, By, Select, folder, server_page):
     """The rating pass goes on while a game is played: 16 games of 40 plies imported, the
     game shown while their evidence is worked out, a move against the engine answered
     promptly (the engine queues each judged move beside the game's own), and the pass
-    seen going on meanwhile."""
+    seen going on meanwhile. On the server's page, the first game's session is lost in the
+    middle of its work (CLOSE_FIRST_EVIDENCE_JS): the pass starts that game again."""
     path = os.path.join(folder, "your-games-pass.pgn")
     with open(path, "w") as f:
         for i in range(16):
             white, black = ("Ann", "Bob") if i % 2 == 0 else ("Bob", "Ann")
             f.write('[White "%s"]\n[Black "%s"]\n[Round "%d"]\n[Result "1-0"]\n\n%s 1-0\n\n'
                     % (white, black, i + 1, PASS_GAME_MOVES))
+    if server_page:
+        driver.execute_script(CLOSE_FIRST_EVIDENCE_JS)
     driver.find_element(By.ID, "games-open").click()
     wait.until(lambda d: d.find_element(By.ID, "games").is_displayed())
     driver.find_element(By.ID, "games-import").send_keys(path)
@@ -1552,9 +1575,12 @@ def pass_beside_a_game(driver, wait, By, Select, folder):
     except Exception:
         fail("the rating pass stood still while the game was shown: it says %r"
              % driver.find_element(By.ID, "games-progress").get_attribute("textContent"))
+    if server_page and not driver.execute_script("return window.kzClosedEvidence"):
+        fail("the rating pass never asked about a game's evidence, so no session was lost")
     print("web_test: Your games: the engine answered a move in %.2f s while the rating pass ran "
-          "(%s of %s games judged then), and the pass went on beside the game"
-          % (answered, before.group(1), before.group(2)))
+          "(%s of %s games judged then), and the pass went on beside the game%s"
+          % (answered, before.group(1), before.group(2),
+             ", the first game started again after its session was lost" if server_page else ""))
 
 
 # Run before the page's scripts: every write to localStorage and every IndexedDB write fails

@@ -386,8 +386,10 @@ void EngineQueue::watchdog_loop() {
 }
 
 void EngineQueue::close_idle_sessions(Clock::time_point now) {
-  sessions_.close_idle(now, std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(options_.idle_minutes * 60)));
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  sessions_.close_idle(now, seconds(options_.idle_minutes * 60), seconds(options_.evidence_idle_s));
   // A closed session's players go (a job still running keeps them until it ends).
   std::erase_if(session_players_, [&](const auto& entry) { return !sessions_.find(entry.first); });
 }

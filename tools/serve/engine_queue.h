@@ -61,6 +61,11 @@ struct EngineQueueOptions {
   int workers = 1;           // engine threads, each with its own players (at least 1)
   double max_think_s = 10;   // a job running longer is stopped
   double idle_minutes = 30;  // a session nobody looked at for this long is closed
+  // A game's rating evidence nobody asked about for this long is dropped, its session
+  // closed (SessionTable::close_idle). Its page asks every 100 ms while it waits; the
+  // one-thread page engine answers between jobs, the longest of which (Kalah's perfect
+  // level) may take a minute.
+  double evidence_idle_s = 120;
   // Jobs that `network_jobs` names run on `search_slots` threads of their own, at most
   // that many at once, with players kept per session; 0 or no `network_jobs`: every job
   // runs on the workers.

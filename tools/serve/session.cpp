@@ -219,9 +219,11 @@ bool SessionTable::close(const std::string& id) {
   return true;
 }
 
-void SessionTable::close_idle(Clock::time_point now, Clock::duration idle) {
+void SessionTable::close_idle(Clock::time_point now, Clock::duration idle,
+                              Clock::duration evidence_idle) {
   for (auto it = sessions_.begin(); it != sessions_.end();) {
-    if (now - it->second->last_seen > idle) {
+    const Clock::duration limit = it->second->evidence ? std::min(idle, evidence_idle) : idle;
+    if (now - it->second->last_seen > limit) {
       it->second->changed();
       it = sessions_.erase(it);
     } else {

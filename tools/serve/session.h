@@ -147,8 +147,11 @@ class SessionTable {
   // A new session with a fresh random id; 503 when max_sessions are open.
   Session& open();
   bool close(const std::string& id);
-  // Closes the sessions nobody looked at for `idle`.
-  void close_idle(Clock::time_point now, Clock::duration idle);
+  // Closes the sessions nobody looked at for `idle`, and those working out a game's
+  // rating evidence that nobody asked about for `evidence_idle`: their page asks several
+  // times a second while it waits, so a shorter silence already means that it has gone
+  // (reloaded or closed), and the session would hold one of max_sessions for nothing.
+  void close_idle(Clock::time_point now, Clock::duration idle, Clock::duration evidence_idle);
   // Raises every session's stop flag (shutting down).
   void stop_all();
   size_t size() const { return sessions_.size(); }

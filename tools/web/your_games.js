@@ -461,21 +461,34 @@ async function refreshRating() {
   drawRating();
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// How long the pass waits before asking again when the engine does not answer at all
+// (status 0: `kumalak serve` stopped or out of reach).
+const unreachableRetryMs = 5000;
+
 // What game `g` says of `side`'s rating: the engine queues the work (POST) and is asked
 // for it (GET) until it is done; null when pass `mine` stopped meanwhile (its session is
-// closed, and the engine drops the rest of the work).
-async function gameEvidence(g, side, mine) {
+// closed, and the engine drops the rest of the work). A session the engine no longer
+// knows (404: the server restarted, or closed it unasked-for) starts the game's work
+// again, at most `restarts` times.
+async function gameEvidence(g, side, mine, restarts = 2) {
   const started = performance.now();
   let e = await api("POST", "/api/games/evidence", { pgn: g.text, player: side, visits: 100 });
   while (!e.done) {
     const pace = e.judged > 0 ? (performance.now() - started) / e.judged : 0;
     const wait = pace > 0 ? Math.min(evidencePollMs, Math.max(10, (e.moves - e.judged) * pace / 2)) : 50;
-    await new Promise((r) => setTimeout(r, wait));
+    await sleep(wait);
     if (mine.stop) {
       api("POST", "/api/close", { session: e.session }).catch(() => {});
       return null;
     }
-    e = await api("GET", `/api/games/evidence?session=${encodeURIComponent(e.session)}`);
+    try {
+      e = await api("GET", `/api/games/evidence?session=${encodeURIComponent(e.session)}`);
+    } catch (err) {
+      if (err.status !== 404 || restarts === 0) throw err;
+      return gameEvidence(g, side, mine, restarts - 1);
+    }
   }
   return e;
 }
@@ -508,21 +521,29 @@ function startPass() {
                                minutes: number(Math.max(1, Math.ceil((todo.length - done) / rate / 60))) })
           : trn("Estimating your rating: {done} of {n} game.", "Estimating your rating: {done} of {n} games.",
                 todo.length, { done: 0, n: number(todo.length) });
-      let evidence;
-      try {
-        const side = colourOf(g, player) === 0 ? g.white : g.black;
-        const e = await gameEvidence(g, side, mine);
-        if (!e) return;
-        evidence = { player, loglik: { player: rounded(e.player), opponent: rounded(e.opponent) },
-                     played_like: e.played_like, accuracy: e.accuracy };
-      } catch (e) {
-        if (e.status === 400) {
-          evidence = { player, loglik: null, played_like: null, accuracy: null, error: e.message };
-        } else {
-          // No human model, or the engine out of reach: said, and the pass stops.
-          if (el("games-progress")) el("games-progress").textContent = e.message;
-          pass = null;
-          return;
+      let evidence = null;
+      while (!evidence) {
+        try {
+          const side = colourOf(g, player) === 0 ? g.white : g.black;
+          const e = await gameEvidence(g, side, mine);
+          if (!e) return;
+          evidence = { player, loglik: { player: rounded(e.player), opponent: rounded(e.opponent) },
+                       played_like: e.played_like, accuracy: e.accuracy };
+        } catch (e) {
+          if (e.status === 400) {
+            evidence = { player, loglik: null, played_like: null, accuracy: null, error: e.message };
+          } else if (e.status === 0) {
+            // The engine out of reach: said ("the page will try again"), and this game
+            // asked for again a little later.
+            if (el("games-progress")) el("games-progress").textContent = e.message;
+            await sleep(unreachableRetryMs);
+            if (mine.stop) return;
+          } else {
+            // No human model, or the engine failed: said, and the pass stops.
+            if (el("games-progress")) el("games-progress").textContent = e.message;
+            pass = null;
+            return;
+          }
         }
       }
       if (mine.stop) return;
