@@ -18,6 +18,7 @@
 #include "mcts/rollout_evaluator.h"
 #include "nn/human_rating.h"
 #include "nn/player_rating.h"
+#include "tests/serve_api_call.h"
 #include "tests/test_util.h"
 #include "tools/human_level.h"
 #include "tools/serve/api.h"
@@ -46,12 +47,7 @@ class GamesRouter {
     add_games_routes(router_, std::move(ratings));
   }
   std::pair<int, json> post(const std::string& path, const json& body) const {
-    ApiRequest r;
-    r.method = "POST";
-    r.path = path;
-    r.body = body.dump();
-    const ApiResponse a = router_.answer(r);
-    return {a.status, json::parse(a.body)};
+    return answer_json(router_, "POST", path, body);
   }
 
  private:
@@ -137,15 +133,7 @@ class EvidenceApi {
 
   std::pair<int, json> call(const std::string& method, const std::string& path,
                             const json& body) const {
-    ApiRequest r;
-    r.method = method;
-    r.path = path;
-    if (method == "GET")
-      r.params = body;
-    else
-      r.body = body.dump();
-    const ApiResponse a = router_.answer(r);
-    return {a.status, json::parse(a.body)};
+    return answer_json(router_, method, path, body);
   }
   bool work() { return api_->work(); }
   // POST /api/games/evidence's `request`, then its session polled (the queue's jobs run

@@ -18,6 +18,7 @@
 
 #include "mcts/levels.h"
 #include "mcts/mcts_player.h"
+#include "tests/serve_api_call.h"
 #include "tests/serve_test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/network_fronts.h"
@@ -318,16 +319,9 @@ TEST_F(ServeSearchSlots, WithoutThreadsTheHostRunsEachJobOnItsOwnThread) {
   EXPECT_EQ(api.workers(), 1);
   EXPECT_EQ(api.search_slots(), 0);
   auto call = [&](const std::string& method, const std::string& path, const json& body) {
-    ApiRequest request;
-    request.method = method;
-    request.path = path;
-    if (method == "GET")
-      request.params = body;
-    else
-      request.body = body.dump();
-    const ApiResponse response = router.answer(std::move(request));
-    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
-    return json::parse(response.body);
+    const auto [status, answer] = answer_json(router, method, path, body);
+    EXPECT_EQ(status, 200) << path << ": " << answer.dump();
+    return answer;
   };
 
   const std::string id = call(

@@ -8,6 +8,7 @@
 
 #include "core/opening_explorer.h"
 #include "core/position.h"
+#include "tests/serve_api_call.h"
 #include "tests/test_util.h"
 #include "tools/serve/api_router.h"
 #include "tools/serve/openings_api.h"
@@ -48,13 +49,7 @@ class OpeningsRouter {
   }
   ~OpeningsRouter() { unsetenv("KZ_MODELS_DIR"); }
   std::pair<int, json> get(const json& params, const std::string& lang = "") {
-    ApiRequest r;
-    r.method = "GET";
-    r.path = "/api/openings";
-    r.params = params;
-    r.accept_language = lang;
-    const ApiResponse a = router_.answer(r);
-    return {a.status, json::parse(a.body)};
+    return answer_json(router_, "GET", "/api/openings", params, lang);
   }
   const std::string& dir() const { return dir_; }
 
@@ -201,14 +196,10 @@ TEST(ServeOpenings, TheShippedExplorerAnswersTheStart) {
   setenv("KZ_MODELS_DIR", models.c_str(), 1);
   ApiRouter router;
   add_openings_routes(router);
-  ApiRequest r;
-  r.method = "GET";
-  r.path = "/api/openings";
-  r.params = {{"game", "togyz"}, {"source", "players"}};
-  const ApiResponse a = router.answer(r);
+  const auto [status, j] =
+      answer_json(router, "GET", "/api/openings", {{"game", "togyz"}, {"source", "players"}});
   unsetenv("KZ_MODELS_DIR");
-  ASSERT_EQ(a.status, 200) << a.body;
-  const json j = json::parse(a.body);
+  ASSERT_EQ(status, 200) << j.dump();
   ASSERT_FALSE(j["moves"].empty());
   uint64_t sum = 0;
   for (const json& m : j["moves"]) {

@@ -10,6 +10,7 @@
 
 #include "core/position.h"
 #include "mcts/levels.h"
+#include "tests/serve_api_call.h"
 #include "tools/serve/api_router.h"
 #include "tools/serve/openings_api.h"
 
@@ -57,13 +58,7 @@ class EngineColumnsApi {
     add_openings_routes(router_, engine);
   }
   std::pair<int, json> get(const json& params, const std::string& lang = "") {
-    ApiRequest r;
-    r.method = "GET";
-    r.path = "/api/openings/engine";
-    r.params = params;
-    r.accept_language = lang;
-    const ApiResponse a = router_.answer(r);
-    return {a.status, json::parse(a.body)};
+    return answer_json(router_, "GET", "/api/openings/engine", params, lang);
   }
   // The answer once the columns are computed (the first ones say `pending`).
   std::pair<int, json> settled(const json& params) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/position.h"
+#include "tests/serve_api_call.h"
 #include "tools/serve/api_router.h"
 #include "tools/serve/openings_api.h"
 
@@ -54,13 +55,7 @@ class PlayerOpeningsApi {
   // `body` with the file of games added unless it names them some other way.
   std::pair<int, json> post(json body, const std::string& lang = "") {
     if (!body.contains("pgn") && !body.contains("games_key")) body["pgn"] = kFile;
-    ApiRequest r;
-    r.method = "POST";
-    r.path = "/api/openings/games";
-    r.body = body.dump();
-    r.accept_language = lang;
-    const ApiResponse a = router_.answer(r);
-    return {a.status, json::parse(a.body)};
+    return answer_json(router_, "POST", "/api/openings/games", body, lang);
   }
 
  private:
