@@ -75,12 +75,14 @@ if (THREADS) {
     noInitialRun: true,
     // The one-thread engine packs the same files as the threaded one: a site ships them
     // once, as kumalak-web.data (tools/wasm/make_site.cmake checks that they are the same).
-    locateFile: (path, prefix) => prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
+    locateFile: (path, prefix) =>
+      prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
   });
 }
 
 createKumalak(settings).then((module) => {
-  if (!THREADS && module._kz_protocol_start(0, 0) !== 0) throw new Error('the engine did not start');
+  if (!THREADS && module._kz_protocol_start(0, 0) !== 0)
+    throw new Error('the engine did not start');
   engine = module;
   // Without threads the lines kept are answered here and now: {ready} comes first.
   if (!THREADS) postMessage({ready: true, threads: false});

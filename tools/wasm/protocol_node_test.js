@@ -51,7 +51,8 @@ const createKumalak = require(modulePath);
   const bestmoveOf = (lines) => lines.filter((l) => l.startsWith('bestmove'));
 
   let [goesOn, lines] = send('uci');
-  check(goesOn === 1 && lines[lines.length - 1] === 'uciok', 'uci is answered with uciok in its call');
+  check(goesOn === 1 && lines[lines.length - 1] === 'uciok',
+        'uci is answered with uciok in its call');
   check(lines.includes('option name Threads type spin default 1 min 1 max 1'),
         'the greeting announces Threads 1..1');
   [, lines] = send('isready');
@@ -60,7 +61,8 @@ const createKumalak = require(modulePath);
   send('position startpos moves 76 98');
   [, lines] = send('go nodes 300');
   const best = bestmoveOf(lines);
-  check(best.length === 1 && /^bestmove [1-9]$/.test(best[0]) && lines[lines.length - 1] === best[0],
+  check(best.length === 1 && /^bestmove [1-9]$/.test(best[0]) &&
+            lines[lines.length - 1] === best[0],
         `go nodes 300 (expert, the network) has answered when its call returns: ${best[0]}`);
   check(lines.some((l) => / nodes (\d+)/.test(l)), 'with info lines before it');
 
@@ -76,14 +78,17 @@ const createKumalak = require(modulePath);
   check(lines.length === 1 && lines[0] === "error 'position' during a search: send stop first",
         'the session is not changed before stop');
   [, lines] = send('stop');
-  check(lines.length === 1 && /^bestmove [1-9]$/.test(lines[0]), `stop writes the bestmove: ${lines[0]}`);
+  check(lines.length === 1 && /^bestmove [1-9]$/.test(lines[0]),
+        `stop writes the bestmove: ${lines[0]}`);
   [, lines] = send('stop');
   check(lines.length === 0, 'a second stop writes nothing');
 
   [, lines] = send('setoption name Threads value 4');
-  check(lines.length === 1 && lines[0].startsWith('error option Threads'), `Threads 4 refused: ${lines[0]}`);
+  check(lines.length === 1 && lines[0].startsWith('error option Threads'),
+        `Threads 4 refused: ${lines[0]}`);
   [, lines] = send('go nodes x');
-  check(lines.length === 1 && lines[0].startsWith('error '), `bad input answered with error: ${lines[0]}`);
+  check(lines.length === 1 && lines[0].startsWith('error '),
+        `bad input answered with error: ${lines[0]}`);
 
   send('setoption name MoveTime value 0');
   [, lines] = send('setoption name Level value 1400');

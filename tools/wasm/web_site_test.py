@@ -31,9 +31,9 @@ host (CTest WasmSiteOffline; docs/browser.md):
     left;
  9. a browser that runs the service worker but is not isolated by its headers (made so by
     a copy of the site whose service worker sends no COEP header): the page runs the
-    engine without threads, which the service worker keeps; with the host shut down, a
-    reload plays a move; a new version installs that engine, not the threaded one, and
-    plays offline in its turn.
+    engine without threads, which the service worker keeps; with the host shut down, the
+    page opened again plays a move; a new version installs that engine, not the threaded
+    one, and plays offline in its turn.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po --only-not-isolated
@@ -246,10 +246,12 @@ def check_not_isolated_offline(args, work):
         web_test.tap_centered(driver, driver.find_element(By.CSS_SELECTOR, "#update-ready button"))
         wait.until(lambda d: sorted(cached_files(d)) == [version + "-next"])
         kept = cached_files(driver)[version + "-next"]
-        engines = sorted(p for p in kept if p.startswith("/kumalak-web") and p != "/kumalak-web.data")
+        engines = sorted(p for p in kept
+                         if p.startswith("/kumalak-web") and p != "/kumalak-web.data")
         if engines != one_thread:
             fail("not isolated: the new version installed the engines %r" % engines)
-        threaded = [p for p in host.requested if p.startswith("/kumalak-web.") and p != "/kumalak-web.data"]
+        threaded = [p for p in host.requested
+                    if p.startswith("/kumalak-web.") and p != "/kumalak-web.data"]
         if threaded:
             fail("not isolated: the new version downloaded %r" % threaded)
         update = list(host.requested)
