@@ -11,13 +11,14 @@
 namespace kz::cli {
 
 EngineControl::EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit,
-                             std::shared_ptr<RatingLevels> ratings)
+                             std::shared_ptr<RatingLevels> ratings, bool search_thread)
     : spec_(spec),
       level_(level),
       network_(std::move(network)),
       emit_(std::move(emit)),
       ratings_(std::move(ratings)),
-      game_(spec_) {}
+      game_(spec_),
+      search_thread_(search_thread) {}
 
 EngineControl::~EngineControl() {
   finish();
@@ -85,8 +86,20 @@ void EngineControl::set_hash_mib(int mib) {
   player_.reset();
 }
 void EngineControl::set_threads(int threads) {
+  if (!search_thread_ && threads > 1)
+    throw ParseError("option Threads: " + std::to_string(threads) +
+                     ": this engine has no threads (its only value is 1)");
   threads_ = threads;
   player_.reset();
+}
+
+void EngineControl::stop() {
+  stop_.store(true);
+  if (held_bestmove_) {
+    const std::string line = std::move(*held_bestmove_);
+    held_bestmove_.reset();
+    emit_(line);
+  }
 }
 void EngineControl::set_model(const std::string& path) {
   model_ = path;
@@ -161,6 +174,9 @@ void EngineControl::go(ThinkLimits limits, bool infinite, std::optional<MoveCloc
     limits = ThinkLimits{};
     limits.depth = kMaxSearchDepth;   // alpha-beta: until stopped
     limits.nodes = int64_t(1) << 62;  // MCTS: until stopped
+    // In the caller nothing can stop it: bounded, by MoveTime or kInfiniteSearchSeconds.
+    if (!search_thread_)
+      limits.movetime_s = movetime_ms_ > 0 ? movetime_ms_ / 1000.0 : kInfiniteSearchSeconds;
   } else if (limits.nodes == 0 && limits.depth == 0 && limits.movetime_s == 0 && movetime_ms_ > 0) {
     limits.movetime_s = movetime_ms_ / 1000.0;
   }
@@ -177,57 +193,75 @@ void EngineControl::go(ThinkLimits limits, bool infinite, std::optional<MoveCloc
   stop_.store(false);
   search_done_.store(false);
   limits.stop = &stop_;
+  if (!search_thread_) {
+    search(pos, limits, infinite, clock, go_limits, received);
+    return;
+  }
   // Everything from here on may be slow, so it runs on the search thread. The protocol
   // refuses every command that changes the session while it runs, so the player and the
   // settings are the search thread's alone until search_done_.
   worker_ = std::thread([this, pos, limits, infinite, clock, go_limits, received] {
-    ThinkResult r;
-    std::string failure;
-    try {
-      Player& p = player();  // built on first use: tables, model, threads
-      last_info_depth_ = -1;
-      last_info_nodes_ = -1;
-      p.set_progress_callback([this, pos](const ThinkResult& progress) {
-        last_info_depth_ = progress.depth;
-        last_info_nodes_ = progress.nodes;
-        emit_(info_line(progress, pos));
-      });
-      ThinkLimits l = limits;
-      if (clock) {
-        // The level's budget (or the go's own limits, or MoveTime) where the clock allows;
-        // the time spent setting up the engine is already gone from the clock.
-        ThinkLimits own = go_limits || movetime_ms_ > 0 ? limits : p.budget();
-        own.stop = limits.stop;
-        MoveClock now = *clock;
-        now.time_left_ms -= std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::steady_clock::now() - received)
-                                .count();
-        l = limits_under_clock(pos, now, own, time_options_);
-      }
-      if (stop_.load()) {
-        // `stop` came while the engine was being set up: the shortest search that still
-        // answers with a considered legal move.
-        l = ThinkLimits{};
-        l.depth = 1;
-        l.nodes = 1;
-      }
-      r = p.think(pos, l);
-      // The last iteration was already reported unless the search was cut short.
-      if (r.depth != last_info_depth_ || r.nodes != last_info_nodes_) emit_(info_line(r, pos));
-    } catch (const std::exception& e) {
-      failure = e.what();
-      player_.reset();  // half built: the next go builds it again
-    }
-    if (!failure.empty()) emit_("error " + failure);
-    // UCI's rule: an infinite search answers only after stop.
-    while (infinite && failure.empty() && !stop_.load())
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    // Marked done before the last line, so that a command sent right after bestmove is
-    // never refused as "during a search" (the protocol then joins this thread).
-    search_done_.store(true);
-    // A bestmove always ends a go, so that a GUI never waits forever.
-    emit_(r.best_move >= 0 ? "bestmove " + std::to_string(r.best_move + 1) : "bestmove none");
+    search(pos, limits, infinite, clock, go_limits, received);
   });
+}
+
+void EngineControl::search(const Position& pos, const ThinkLimits& limits, bool infinite,
+                           const std::optional<MoveClock>& clock, bool go_limits,
+                           std::chrono::steady_clock::time_point received) {
+  ThinkResult r;
+  std::string failure;
+  try {
+    Player& p = player();  // built on first use: tables, model, threads
+    last_info_depth_ = -1;
+    last_info_nodes_ = -1;
+    p.set_progress_callback([this, pos](const ThinkResult& progress) {
+      last_info_depth_ = progress.depth;
+      last_info_nodes_ = progress.nodes;
+      emit_(info_line(progress, pos));
+    });
+    ThinkLimits l = limits;
+    if (clock) {
+      // The level's budget (or the go's own limits, or MoveTime) where the clock allows;
+      // the time spent setting up the engine is already gone from the clock.
+      ThinkLimits own = go_limits || movetime_ms_ > 0 ? limits : p.budget();
+      own.stop = limits.stop;
+      MoveClock now = *clock;
+      now.time_left_ms -= std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - received)
+                              .count();
+      l = limits_under_clock(pos, now, own, time_options_);
+    }
+    if (stop_.load()) {
+      // `stop` came while the engine was being set up: the shortest search that still
+      // answers with a considered legal move.
+      l = ThinkLimits{};
+      l.depth = 1;
+      l.nodes = 1;
+    }
+    r = p.think(pos, l);
+    // The last iteration was already reported unless the search was cut short.
+    if (r.depth != last_info_depth_ || r.nodes != last_info_nodes_) emit_(info_line(r, pos));
+  } catch (const std::exception& e) {
+    failure = e.what();
+    player_.reset();  // half built: the next go builds it again
+  }
+  if (!failure.empty()) emit_("error " + failure);
+  // A bestmove always ends a go, so that a GUI never waits forever.
+  std::string bestmove =
+      r.best_move >= 0 ? "bestmove " + std::to_string(r.best_move + 1) : "bestmove none";
+  // UCI's rule: an infinite search answers only after stop. In the caller it cannot wait
+  // for one: it holds the answer for stop() to write.
+  if (infinite && failure.empty() && !search_thread_) {
+    search_done_.store(true);
+    held_bestmove_ = std::move(bestmove);
+    return;
+  }
+  while (infinite && failure.empty() && !stop_.load())
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  // Marked done before the last line, so that a command sent right after bestmove is
+  // never refused as "during a search" (the protocol then joins this thread).
+  search_done_.store(true);
+  emit_(bestmove);
 }
 
 }  // namespace kz::cli

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -35,8 +36,12 @@ class EngineControl {
 
   // `network`: the MCTS levels' evaluator (nullptr: every level alpha-beta, Engine mcts
   // refused at the next go). `ratings`: the levels named by a rating (nullptr: none).
+  // `search_thread`: true, each go searches on a thread of its own and returns at once;
+  // false (a host without threads: the one-thread WebAssembly engine), go() searches in
+  // its caller and returns after the bestmove, an infinite search is bounded
+  // (infinite_search_seconds) and its bestmove held until stop(), and Threads stays 1.
   EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit,
-                std::shared_ptr<RatingLevels> ratings = nullptr);
+                std::shared_ptr<RatingLevels> ratings = nullptr, bool search_thread = true);
   ~EngineControl();  // stops and joins a search
 
   // --- The game ----------------------------------------------------------------------
@@ -73,6 +78,8 @@ class EngineControl {
   void set_move_overhead_ms(int64_t ms) { time_options_.move_overhead_ms = ms; }
   void set_hash_mib(int mib);
   void set_threads(int threads);
+  // Whether searches run on a thread of their own (the constructor's search_thread).
+  bool search_thread() const { return search_thread_; }
   void set_model(const std::string& path);  // "" = the shipped model
 
   // --- Searching ------------------------------------------------------------------------
@@ -83,8 +90,12 @@ class EngineControl {
   // those limits capped by the clock (mcts/time_manager.h), the time the engine takes to
   // set itself up counted against it.
   void go(ThinkLimits limits, bool infinite, std::optional<MoveClock> clock = std::nullopt);
-  void stop() { stop_.store(true); }
-  bool searching() const { return worker_.joinable() && !search_done_.load(); }
+  // Ends a search early: raises the flag it watches; without a search thread, writes the
+  // bestmove an infinite search holds (a search in the caller cannot be interrupted).
+  void stop();
+  bool searching() const { return held_bestmove_ || (worker_.joinable() && !search_done_.load()); }
+  // Without a search thread, how long `go infinite` searches when MoveTime is not set.
+  static constexpr double kInfiniteSearchSeconds = 10;
   // Joins a search that has finished (a finished search leaves a joinable thread).
   void reap();
   // Stops a running search and joins it. Only at the end: stop() itself never waits.
@@ -93,6 +104,11 @@ class EngineControl {
  private:
   Player& player();
   std::string info_line(const ThinkResult& r, const Position& pos) const;
+  // One go's search, on the search thread or in go()'s caller: its info lines, then the
+  // bestmove (written, or held until stop() when an infinite search runs in the caller).
+  void search(const Position& pos, const ThinkLimits& limits, bool infinite,
+              const std::optional<MoveClock>& clock, bool go_limits,
+              std::chrono::steady_clock::time_point received);
 
   // The rating the next player plays at, 0 for the named level (throws when the game
   // has no such rating level).
@@ -114,6 +130,9 @@ class EngineControl {
   int hash_mib_ = 0;
   int threads_ = 1;
   std::string model_;
+  bool search_thread_ = true;
+  // Without a search thread: the bestmove of an infinite search, until stop().
+  std::optional<std::string> held_bestmove_;
   std::thread worker_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> search_done_{true};

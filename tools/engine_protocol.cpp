@@ -8,7 +8,11 @@
 // game, the settings, the player and the search thread. So `isready`, `stop`, `d` and
 // `quit` are answered at once at any moment, also while a search is still being set up.
 // Every output line is written whole under one lock. The options are one table
-// (kOptions) that both the `option` lines of the greeting and `setoption` read.
+// (kOptions) that both the `option` lines of the greeting and `setoption` read. The loop
+// also takes one line at a time (EngineProtocol, tools/engine_protocol.h), for a host
+// without threads that cannot wait for its input.
+#include "tools/engine_protocol.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -124,16 +128,12 @@ std::string lowercase(std::string s) {
   return s;
 }
 
-struct EngineArgs {
-  std::string game = "togyz";
-  std::string level = "expert";
-  EvaluatorFactory network;  // nullptr: every level alpha-beta, Engine mcts refused at go
-  std::shared_ptr<RatingLevels> ratings;  // nullptr: no level named by a rating
-};
+}  // namespace
 
 class ProtocolLoop {
  public:
-  explicit ProtocolLoop(const EngineArgs& args) {
+  ProtocolLoop(const EngineProtocolSettings& args, EngineProtocol::Output output)
+      : output_(std::move(output)) {
     GameSpec spec = GameSpec::togyz();
     Level level = Level::kExpert;
     const std::optional<int> rating = parse_rating_level(args.level);
@@ -146,7 +146,8 @@ class ProtocolLoop {
       emit("error " + std::string(e.what()));
     }
     control_ = std::make_unique<EngineControl>(
-        spec, level, args.network, [this](const std::string& l) { emit(l); }, args.ratings);
+        spec, level, args.network, [this](const std::string& l) { emit(l); }, args.ratings,
+        args.threads);
     if (rating) {
       try {
         control_->set_level_rating(*rating);
@@ -160,10 +161,8 @@ class ProtocolLoop {
   // (a large Hash being cleared) is not waited for: the process leaves at once.
   int run(std::istream& in) {
     std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!dispatch(line)) break;
-    }
+    while (std::getline(in, line))
+      if (!answer(line)) break;
     control_->stop();
     for (int i = 0; i < 200 && control_->searching(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -175,10 +174,19 @@ class ProtocolLoop {
     return 0;
   }
 
+  // One line of input; false on quit.
+  bool answer(std::string line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return dispatch(line);
+  }
+
+  // At quit: ends a search (stop() writes an infinite search's held bestmove).
+  void stop() { control_->stop(); }
+
  private:
   void emit(const std::string& line) {
     std::lock_guard<std::mutex> lock(out_mu_);
-    std::cout << line << "\n" << std::flush;
+    output_(line);
   }
   void error(const std::string& why) { emit("error " + why); }
 
@@ -279,8 +287,11 @@ class ProtocolLoop {
   }
 
   // A spin's accepted range: the table's, or the human model's for Rating (any number
-  // when the game has none: set_rating then says that the model is missing).
+  // when the game has none: set_rating then says that the model is missing), or 1..1 for
+  // Threads without a search thread.
   std::pair<int64_t, int64_t> spin_range(const ProtocolOption& o) const {
+    // An engine without a search thread has no threads for the search either.
+    if (std::string(o.name) == "Threads" && !control_->search_thread()) return {1, 1};
     if (!o.human_model) return {o.min, o.max};
     if (const auto r = control_->rating_range()) return {r->min, r->max};
     return {0, 1000000};
@@ -293,15 +304,14 @@ class ProtocolLoop {
     const GameSession& game = control_->game();
     if (game.plies() > 0) lm = last_move_of(game.before_last(), game.moves().back());
     std::istringstream board(render_board(pos, 0, lm, false, labels));
-    std::lock_guard<std::mutex> lock(out_mu_);
-    for (std::string l; std::getline(board, l);) std::cout << l << "\n";
-    std::cout << "position " << pos.to_string() << "\n";
+    std::lock_guard<std::mutex> lock(out_mu_);  // the lines together
+    for (std::string l; std::getline(board, l);) output_(l);
+    output_("position " + pos.to_string());
     std::string legal;
     for (uint32_t m = pos.legal_mask(); m; m &= m - 1)
       legal += " " + std::to_string(__builtin_ctz(m) + 1);
-    std::cout << "legal" << (legal.empty() ? " none" : legal) << "\n";
-    if (pos.is_decided()) std::cout << "result " << outcome_string(pos.outcome()) << "\n";
-    std::cout << std::flush;
+    output_("legal" + (legal.empty() ? std::string(" none") : legal));
+    if (pos.is_decided()) output_("result " + std::string(outcome_string(pos.outcome())));
   }
 
   void newgame(const std::vector<std::string>& args) {
@@ -434,15 +444,30 @@ class ProtocolLoop {
     control_->go(limits, infinite, clock);
   }
 
+  EngineProtocol::Output output_;
   std::mutex out_mu_;  // before control_: its search thread writes through emit()
   std::unique_ptr<EngineControl> control_;
 };
 
-}  // namespace
+EngineProtocol::EngineProtocol(const EngineProtocolSettings& settings, Output output)
+    : loop_(std::make_unique<ProtocolLoop>(settings, std::move(output))) {}
+
+EngineProtocol::~EngineProtocol() = default;
+
+bool EngineProtocol::line(const std::string& text) {
+  if (quit_) return false;
+  if (!loop_->answer(text)) {
+    quit_ = true;
+    loop_->stop();
+  }
+  return !quit_;
+}
 
 int run_engine_protocol(std::istream& in, const std::string& game, const std::string& level,
                         const EvaluatorFactory& network, std::shared_ptr<RatingLevels> ratings) {
-  ProtocolLoop loop(EngineArgs{game, level, network, std::move(ratings)});
+  ProtocolLoop loop(EngineProtocolSettings{game, level, network, std::move(ratings), true},
+                    [](const std::string& line) { std::cout << line << "\n"
+                                                            << std::flush; });
   return loop.run(in);
 }
 

@@ -1,17 +1,29 @@
-// The engine in a Web Worker (docs/browser.md): `kumalak engine` from kumalak-web.js, the
-// WebAssembly build for the page. The page posts the protocol's lines (docs/protocol.md)
-// as strings and receives its answers as {line} messages, so it never waits for a search:
+// The engine in a Web Worker (docs/browser.md): `kumalak engine`, the protocol of
+// docs/protocol.md, for a page of one's own. The page posts the protocol's lines as
+// strings and receives its answers as {line} messages:
 //   const engine = new Worker('engine_worker.js');
-//   engine.onmessage = (e) => { if (e.data.line) ... };  // {ready}, {line}, {error}
+//   engine.onmessage = (e) => { if (e.data.line) ... };  // {ready}, {line}, {error}, {exit}
 //   engine.postMessage('position startpos'); engine.postMessage('go movetime 1000');
 // Lines posted before the module has started are kept and passed on in order.
-importScripts('kumalak-web.js');
+//
+// Which engine: a cross-origin isolated page may share memory between workers, so it gets
+// kumalak-web.js, whose `kumalak engine` reads its input on a thread of its own while
+// the search runs on others: the page never waits, and `stop` ends a search at once.
+// Any other page gets kumalak-web-1t.js, without threads, whose protocol answers one line
+// at a time in this worker (kz_protocol_line, tools/wasm/protocol_lines.cpp): a `go`
+// searches to its limits before the next line is read, so a `stop` sent during it comes
+// too late to shorten it; `go infinite` searches for MoveTime (10 s when it is not set)
+// and keeps its bestmove until `stop`. The page itself never waits in either.
+const THREADS = self.crossOriginIsolated === true;
+const MODULE = THREADS ? 'kumalak-web.js' : 'kumalak-web-1t.js';
+importScripts(MODULE);
 
 let engine = null;
+let ended = false;  // after quit (without threads: the protocol has ended)
 const waiting = [];
 
-// The bytes go into the module's memory and to kz_push_input, which the engine's
-// reading thread waits on (tools/wasm/command_input.cpp).
+// With threads: the bytes go into the module's memory and to kz_push_input, which the
+// engine's reading thread waits on (tools/wasm/command_input.cpp).
 function push(text) {
   const bytes = new TextEncoder().encode(text);
   const pointer = engine._malloc(bytes.length);
@@ -20,22 +32,60 @@ function push(text) {
   engine._free(pointer);
 }
 
+// Without threads: each line of the message answered in turn, a search to its end.
+function answer(text) {
+  for (const line of text.split(/\r?\n/)) {
+    if (ended) return;
+    const bytes = new TextEncoder().encode(line + '\0');
+    const pointer = engine._malloc(bytes.length);
+    engine.HEAPU8.set(bytes, pointer);
+    const goesOn = engine._kz_protocol_line(pointer);
+    engine._free(pointer);
+    if (!goesOn) {
+      ended = true;
+      postMessage({exit: 0});
+    }
+  }
+}
+
+function pass(text) {
+  if (THREADS) push(text + '\n'); else answer(text);
+}
+
 self.onmessage = (event) => {
-  const text = String(event.data) + '\n';
-  if (engine) push(text); else waiting.push(text);
+  const text = String(event.data);
+  if (engine) pass(text); else waiting.push(text);
 };
 
-createKumalak({
-  arguments: ['engine'],
-  // Where the engine's own threads load the module from: a factory has no script
-  // element to ask, least of all inside a worker.
-  mainScriptUrlOrBlob: new URL('kumalak-web.js', self.location.href).href,
+const settings = {
   print: (line) => postMessage({line}),
   printErr: (line) => postMessage({error: line}),
-  kzStartInput: () => {},  // the input comes from onmessage
-  onExit: (status) => postMessage({exit: status}),
-}).then((module) => {
+};
+if (THREADS) {
+  Object.assign(settings, {
+    arguments: ['engine'],
+    // Where the engine's own threads load the module from: a factory has no script
+    // element to ask, least of all inside a worker.
+    mainScriptUrlOrBlob: new URL(MODULE, self.location.href).href,
+    kzStartInput: () => {},  // the input comes from onmessage
+    onExit: (status) => postMessage({exit: status}),
+  });
+} else {
+  Object.assign(settings, {
+    noInitialRun: true,
+    // The one-thread engine packs the same files as the threaded one: a site ships them
+    // once, as kumalak-web.data (tools/wasm/make_site.cmake checks that they are the same).
+    locateFile: (path, prefix) =>
+      prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
+  });
+}
+
+createKumalak(settings).then((module) => {
+  if (!THREADS && module._kz_protocol_start(0, 0) !== 0)
+    throw new Error('the engine did not start');
   engine = module;
-  for (const text of waiting.splice(0)) push(text);
-  postMessage({ready: true});
+  // Without threads the lines kept are answered here and now: {ready} comes first.
+  if (!THREADS) postMessage({ready: true, threads: false});
+  for (const text of waiting.splice(0)) pass(text);
+  if (THREADS) postMessage({ready: true, threads: true});
 }).catch((error) => postMessage({error: String(error)}));

@@ -88,10 +88,30 @@ file(WRITE "${tmp}/site.js"
   "export const SITE = { localEngine: true, version: \"${version}\" };\n")
 list(APPEND files site.js)
 list(SORT files)
-# What the service worker keeps offline: every file but the one-thread engine's. A browser
-# that runs the service worker gets isolation from it, so it runs the threaded engine;
-# caching the other would make every first visit download both.
-list(REMOVE_ITEM files kumalak-web-1t.js kumalak-web-1t.wasm)
+# What the service worker installs: every file but the engines' code, and one engine's,
+# the one the page will run (service_worker.js says which); the other engine's files are
+# kept when the page first asks for them, checked against their SHA-256 here. A browser
+# that runs the service worker is mostly isolated by it and runs the threaded engine, so
+# installing both would make every first visit download both.
+set(engines "{")
+foreach(engine threads oneThread)
+  if(engine STREQUAL "threads")
+    set(engine_files kumalak-web.js kumalak-web.wasm kumalak-web.worker.js)
+  else()
+    set(engine_files kumalak-web-1t.js kumalak-web-1t.wasm)
+    string(APPEND engines ", ")
+  endif()
+  string(APPEND engines "\"${engine}\": {")
+  set(separator "")
+  foreach(f IN LISTS engine_files)
+    file(SHA256 "${tmp}/${f}" h)
+    string(APPEND engines "${separator}\"${f}\": \"${h}\"")
+    set(separator ", ")
+  endforeach()
+  string(APPEND engines "}")
+  list(REMOVE_ITEM files ${engine_files})
+endforeach()
+string(APPEND engines "}")
 set(list "")
 foreach(f IN LISTS files)
   if(list)
@@ -105,6 +125,7 @@ file(WRITE "${tmp}/page_worker.js" "${page_worker}")
 file(READ "${SITE_DIR}/service_worker.js" worker)
 string(REPLACE "@KZ_SITE_VERSION@" "${version}" worker "${worker}")
 string(REPLACE "@KZ_SITE_FILES@" "${list}" worker "${worker}")
+string(REPLACE "@KZ_SITE_ENGINES@" "${engines}" worker "${worker}")
 file(WRITE "${tmp}/sw.js" "${worker}")
 
 file(REMOVE_RECURSE "${OUT}")

@@ -9,10 +9,11 @@ add_test(NAME WasmEngineUnderNode
 set_tests_properties(WasmEngineUnderNode PROPERTIES TIMEOUT 900 ENVIRONMENT "KZ_TEST=1")
 
 # The engine in a Web Worker of headless Chromium (tools/wasm/web_engine_test.py): the page
-# build, kumalak-web, served cross-origin isolated.
+# build, kumalak-web, served cross-origin isolated; then the same worker from the site in
+# a page that is not isolated (the engine without threads, kumalak-web-1t).
 add_test(NAME WasmEngineInChromium
   COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/web_engine_test.py
-          --web $<TARGET_FILE_DIR:kumalak-web>)
+          --web $<TARGET_FILE_DIR:kumalak-web> --one-thread ${CMAKE_BINARY_DIR}/web-site)
 set_tests_properties(WasmEngineInChromium PROPERTIES TIMEOUT 300)
 
 # The page's engine without threads (kumalak-web-1t, the one-thread sub-build) under Node
@@ -22,6 +23,13 @@ add_test(NAME WasmPageEngineOneThread
   COMMAND ${KZ_NODE} ${CMAKE_SOURCE_DIR}/tools/wasm/page_engine_node_test.js
           ${CMAKE_BINARY_DIR}/one-thread/tools/kumalak-web-1t.js)
 set_tests_properties(WasmPageEngineOneThread PROPERTIES TIMEOUT 120)
+
+# The protocol in the page's engine without threads, one line at a time under Node as
+# engine_worker.js drives it in a page the browser does not isolate.
+add_test(NAME WasmProtocolOneThread
+  COMMAND ${KZ_NODE} ${CMAKE_SOURCE_DIR}/tools/wasm/protocol_node_test.js
+          ${CMAKE_BINARY_DIR}/one-thread/tools/kumalak-web-1t.js)
+set_tests_properties(WasmProtocolOneThread PROPERTIES TIMEOUT 60)
 
 # The static site (tools/wasm/web_site_test.py): a plain static host, the service worker
 # and the reload under it, the installable-app check, then with the host gone the page's

@@ -4,7 +4,8 @@
 #  - a module factory, createKumalak(settings), loaded by tools/wasm/page_worker.js, which
 #    answers the page's calls of serve's API in it (tools/wasm/page_api.cpp), and by
 #    tools/wasm/engine_worker.js, which runs `kumalak engine` in it and passes the
-#    protocol's lines in and out as messages;
+#    protocol's lines in and out as messages (in a page the browser does not isolate,
+#    the worker runs the protocol of kumalak-web-1t instead, one line at a time);
 #  - the shipped models and puzzles packed into kumalak-web.data, mounted at /models (the
 #    page has no file system of its own);
 #  - threads as under Node (the page must be cross-origin isolated: COOP and COEP headers),
@@ -34,13 +35,18 @@ function(kz_page_engine target environment)
 endfunction()
 
 if(KZ_WASM_ONE_THREAD)
+  # The protocol too (engine_protocol.cpp, one line at a time: wasm/protocol_lines.cpp),
+  # for engine_worker.js in a page the browser does not isolate.
   add_executable(kumalak-web-1t ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp
-                 ${CMAKE_CURRENT_SOURCE_DIR}/serve_engine.cpp)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/serve_engine.cpp
+                 ${CMAKE_CURRENT_SOURCE_DIR}/engine_protocol.cpp
+                 ${CMAKE_CURRENT_SOURCE_DIR}/wasm/protocol_lines.cpp)
   target_link_libraries(kumalak-web-1t PRIVATE ${KZ_KUMALAK_LINK})
-  # Node too: tools/wasm/page_engine_node_test.js drives it there as the worker does.
+  # Node too: tools/wasm/page_engine_node_test.js and protocol_node_test.js drive it there
+  # as the workers do.
   kz_page_engine(kumalak-web-1t web,worker,node)
   target_link_options(kumalak-web-1t PRIVATE
-    "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
+    "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_kz_protocol_start,_kz_protocol_line,_malloc,_free")
   return()
 endif()
 
@@ -50,10 +56,15 @@ kz_page_engine(kumalak-web web,worker)
 target_link_options(kumalak-web PRIVATE
   -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sEXIT_RUNTIME=1
   "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
-# The worker scripts beside the module.
-add_custom_command(TARGET kumalak-web POST_BUILD
+# The worker scripts beside the module, copied again whenever one changes (not only when
+# the module is linked again).
+set(KZ_WEB_WORKERS ${CMAKE_CURRENT_BINARY_DIR}/engine_worker.js ${CMAKE_CURRENT_BINARY_DIR}/page_worker.js)
+add_custom_command(OUTPUT ${KZ_WEB_WORKERS}
   COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/tools/wasm/engine_worker.js
-          ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js $<TARGET_FILE_DIR:kumalak-web>)
+          ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js ${CMAKE_CURRENT_BINARY_DIR}
+  DEPENDS ${CMAKE_SOURCE_DIR}/tools/wasm/engine_worker.js ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js)
+add_custom_target(kumalak-web-workers ALL DEPENDS ${KZ_WEB_WORKERS})
+add_dependencies(kumalak-web kumalak-web-workers)
 
 # The one-thread sub-build (above), with this build's toolchain and compiler launcher; its
 # build step runs every time (make finds nothing to do when nothing changed). Under make
@@ -93,5 +104,5 @@ add_custom_target(web-site ALL
           -DNODE=${KZ_NODE} -DKUMALAK_JS=$<TARGET_FILE:kumalak>
           -P ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
   DEPENDS kumalak-web kumalak-web-1t kumalak ${KZ_SITE_INPUTS} ${CMAKE_SOURCE_DIR}/tools/wasm/make_site.cmake
-          ${CMAKE_SOURCE_DIR}/tools/wasm/page_worker.js
+          ${KZ_WEB_WORKERS}
   COMMENT "Writing the static site")

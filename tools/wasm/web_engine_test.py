@@ -5,7 +5,11 @@ with the headers that make a page cross-origin isolated (COOP and COEP, which th
 need), and a page that speaks the protocol to the worker. Checks the handshake, a search
 by nodes from a position, an infinite search ended by `stop` while the page stays free,
 bad input answered with `error`, and prints level expert's visits in 1 s in Chromium
-(--movetime-rounds). Exit status 0 when every check passes."""
+(--movetime-rounds). With --one-thread (a folder holding engine_worker.js,
+kumalak-web-1t.js, its .wasm and kumalak-web.data: the static site), the same worker in
+a page served without those headers, and so not isolated: the engine without threads
+answers the handshake, a search by nodes, `go infinite` bounded by MoveTime and ended by
+`stop`, bad input, and `quit`. Exit status 0 when every check passes."""
 import argparse
 import http.server
 import json
@@ -97,14 +101,80 @@ class Page:
         return nodes[-1] if nodes else 0
 
 
+def check_not_isolated(folder, timeout):
+    """engine_worker.js in a page that is not cross-origin isolated: the engine without
+    threads, one line at a time."""
+    server, url = serve(os.path.abspath(folder), isolated=False)
+    driver = web_browser.desktop_driver(1000, 800)
+    try:
+        start = time.monotonic()
+        driver.get(url + "engine.html")
+        check(driver.execute_script("return self.crossOriginIsolated") is False,
+              "not isolated: the page is not cross-origin isolated")
+        page = Page(driver)
+        page.send("uci")
+        if not check(page.wait_for("uciok", timeout=timeout) == "uciok",
+                     "not isolated: uci is answered with uciok"):
+            return  # no engine: the rest would only wait
+        ready = driver.execute_script("return window.kzLines.find((m) => m.ready)")
+        check(ready == {"ready": True, "threads": False},
+              "not isolated: the worker runs the engine without threads (%r)" % ready)
+        lines = [m.get("line", "") for m in driver.execute_script("return window.kzLines")]
+        check("option name Threads type spin default 1 min 1 max 1" in lines,
+              "not isolated: Threads is 1..1")
+        page.send("position startpos moves 76 98")
+        page.send("go nodes 300")
+        line = page.wait_for("bestmove", timeout=timeout)
+        check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None,
+              f"not isolated: go nodes 300 ends with a legal bestmove (got {line!r})")
+        page.send("setoption name MoveTime value 500")
+        before = driver.execute_script("return window.kzLines.length")
+        page.send("go infinite")
+        page.send("isready")
+        check(page.wait_for("readyok", timeout=timeout) == "readyok",
+              "not isolated: isready is answered after go infinite's bounded search")
+        since = [m.get("line", "") for m in
+                 driver.execute_script("return window.kzLines.slice(arguments[0])", before)]
+        check(any(l.startswith("info ") for l in since)
+              and not any(l.startswith("bestmove") for l in since),
+              "not isolated: go infinite searched and holds its bestmove until stop")
+        page.send("stop")
+        check(page.wait_for("bestmove", timeout=10) is not None,
+              "not isolated: stop writes go infinite's bestmove")
+        page.send("go nodes x")
+        check(page.wait_for("error", timeout=10) is not None,
+              "not isolated: bad input is answered with error")
+        page.send("quit")
+        end = time.monotonic() + 10
+        while time.monotonic() < end and not driver.execute_script(
+                "return window.kzLines.some((m) => m.exit === 0)"):
+            time.sleep(0.05)
+        check(driver.execute_script("return window.kzLines.some((m) => m.exit === 0)"),
+              "not isolated: quit ends the protocol ({exit: 0})")
+        print(f"not isolated: the checks took {time.monotonic() - start:.1f} s", flush=True)
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--web", required=True, help="the folder of kumalak-web.js")
     p.add_argument("--movetime-rounds", type=int, default=1, help="1 s searches timed")
     p.add_argument("--throttle", type=float, default=1.0,
                    help="slow the CPU down this many times (DevTools' CPU throttling: a phone)")
+    p.add_argument("--one-thread", default=None,
+                   help="also the worker in a page that is not isolated, from this folder "
+                        "(engine_worker.js, kumalak-web-1t.js/.wasm, kumalak-web.data: the site)")
+    p.add_argument("--only-one-thread", action="store_true",
+                   help="only the check of --one-thread")
     args = p.parse_args()
     web_browser.require_browser(lambda why: sys.exit("FAIL: " + why))
+    if args.one_thread:
+        check_not_isolated(args.one_thread, 120)
+    if args.only_one_thread:
+        print("FAILED" if failures else "PASSED", f"({len(failures)} failures)")
+        return 1 if failures else 0
     server, url = serve(os.path.abspath(args.web))
     driver = web_browser.desktop_driver(1000, 800)
     try:

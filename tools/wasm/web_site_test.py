@@ -28,12 +28,19 @@ host (CTest WasmSiteOffline; docs/browser.md):
  8. a browser that gives the page no service worker (hidden before the page's scripts
     run) and so no isolation: the page runs the engine without threads, having downloaded
     only that one, and plays a move against it and gives a hint, in Kazakh, no English
-    left.
+    left;
+ 9. a browser that runs the service worker but is not isolated by its headers (made so by
+    a copy of the site whose service worker sends no COEP header): the page runs the
+    engine without threads, which the service worker keeps; with the host shut down, the
+    page opened again plays a move; a new version installs that engine, not the threaded
+    one, and plays offline in its turn.
 
   tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po
+  tools/wasm/web_site_test.py --site build-wasm/web-site --po tools/po/ru.po --only-not-isolated
 
 Exit status 0 when every check passes."""
 import argparse
+import gzip
 import http.server
 import os
 import re
@@ -134,14 +141,149 @@ def page_report(driver):
                                     document.getElementById('toast').textContent});""")
 
 
+def gzip_bytes(folder, paths):
+    """The bytes of the files `paths` (the host's paths asked for, "/" the index) of
+    `folder` at gzip -9, each counted as often as it is named."""
+    total = 0
+    for p in paths:
+        with open(os.path.join(folder, p.lstrip("/") or "index.html"), "rb") as f:
+            total += len(gzip.compress(f.read(), 9))
+    return total
+
+
+def engine_moves(driver, wait, By, Select, what):
+    """A new game at level beginner with the player white, a move played and the engine's
+    answer awaited; fails with `what` and the page's state when it does not come."""
+    from selenium.common.exceptions import TimeoutException
+    try:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        Select(driver.find_element(By.ID, "game")).select_by_value("togyz")
+        Select(driver.find_element(By.ID, "level")).select_by_value("beginner")
+        Select(driver.find_element(By.ID, "human")).select_by_value("0")
+        web_test.tap_centered(driver, driver.find_element(By.ID, "new-game"))
+        hole = '#board .pit.playable[data-player="0"][data-pit="9"]'
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, hole))
+        web_test.click_fresh(driver, wait, By.CSS_SELECTOR, hole)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 2
+                   and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+    except TimeoutException:
+        fail("%s: no engine move; %s" % (what, page_report(driver)))
+
+
+def cached_files(driver):
+    """{cache name: [paths]} of the site's caches (kumalakzero-*)."""
+    cached = driver.execute_async_script(CACHED_FILES_JS)
+    if "error" in cached:
+        fail("reading the caches: %s" % cached["error"])
+    return {n: f for n, f in cached.items() if n.startswith("kumalakzero-")}
+
+
+def check_not_isolated_offline(args, work):
+    """Step 9: the service worker runs but its headers do not isolate the page (a browser
+    without COEP, simulated by a copy of the site whose service worker leaves that header
+    out): the engine without threads is kept offline, and a new version keeps it instead
+    of the threaded one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    start = time.monotonic()
+    site = os.path.join(work, "not-isolated")
+    shutil.copytree(os.path.abspath(args.site), site)
+    sw = os.path.join(site, "sw.js")
+    with open(sw, encoding="utf-8") as f:
+        worker = f.read()
+    coep = 'headers.set("Cross-Origin-Embedder-Policy", "require-corp");'
+    if coep not in worker:
+        fail("sw.js no longer sets %r: the check cannot leave it out" % coep)
+    with open(sw, "w", encoding="utf-8") as f:
+        f.write(worker.replace(coep, ""))
+    host = StaticHost(site)
+    url = "http://127.0.0.1:%d/" % host.port
+    driver = web_browser.phone_driver(os.path.join(work, "profile-sw-not-isolated"))
+    try:
+        driver.set_script_timeout(args.timeout)
+        wait = WebDriverWait(driver, args.timeout)
+        driver.get(url)
+        # The first visit reloads the page once, under the service worker.
+        wait.until(lambda d: d.execute_script(
+            "return !!navigator.serviceWorker.controller"
+            " && performance.getEntriesByType('navigation')[0].type === 'reload'"))
+        if driver.execute_script("return self.crossOriginIsolated"):
+            fail("not isolated: the page is isolated without COEP")
+        engine_moves(driver, wait, By, Select, "not isolated, online")
+        one_thread = ["/kumalak-web-1t.js", "/kumalak-web-1t.wasm"]
+        asked = [p for p in host.requested if p.startswith("/kumalak-web-1t.")]
+        if sorted(asked) != one_thread:
+            fail("not isolated: the engine without threads was downloaded as %r" % asked)
+        caches = cached_files(driver)
+        if len(caches) != 1:
+            fail("not isolated: the caches are %r" % list(caches))
+        version, kept = next(iter(caches.items()))
+        missing = [p for p in one_thread + ["/kumalak-web.data"] if p not in kept]
+        if missing:
+            fail("not isolated: the engine without threads is not kept: %r missing" % missing)
+        first_visit = list(host.requested)
+
+        # Offline: the page opened again, the engine without threads from the cache. (Opened,
+        # not reloaded: right after the first visit's own reload, Chromium's reload of the
+        # page with the host gone came back uncontrolled, isolated or not.)
+        host.stop()
+        driver.get(url)
+        engine_moves(driver, wait, By, Select, "not isolated, offline")
+        print("web_site_test: a service worker that does not isolate: the engine without "
+              "threads kept (the first visit until the engine's move downloaded %.2f MB at "
+              "gzip -9 in %d requests), a move offline"
+              % (gzip_bytes(site, first_visit) / 1e6, len(first_visit)), flush=True)
+
+        # A new version: offered, taken, with the engine without threads installed (not
+        # the threaded one), and playing offline.
+        with open(sw, encoding="utf-8") as f:
+            worker = f.read()
+        with open(sw, "w", encoding="utf-8") as f:
+            f.write(re.sub(r'const VERSION = "([^"]*)"', r'const VERSION = "\1-next"', worker))
+        host = StaticHost(site, int(url.rsplit(":", 1)[1].strip("/")))
+        driver.get(url)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#update-ready button"))
+        web_test.tap_centered(driver, driver.find_element(By.CSS_SELECTOR, "#update-ready button"))
+        wait.until(lambda d: sorted(cached_files(d)) == [version + "-next"])
+        kept = cached_files(driver)[version + "-next"]
+        engines = sorted(p for p in kept
+                         if p.startswith("/kumalak-web") and p != "/kumalak-web.data")
+        if engines != one_thread:
+            fail("not isolated: the new version installed the engines %r" % engines)
+        threaded = [p for p in host.requested
+                    if p.startswith("/kumalak-web.") and p != "/kumalak-web.data"]
+        if threaded:
+            fail("not isolated: the new version downloaded %r" % threaded)
+        update = list(host.requested)
+        host.stop()
+        driver.get(url)
+        engine_moves(driver, wait, By, Select, "not isolated, the new version offline")
+        print("web_site_test: ... a new version installed the engine without threads only "
+              "(%.2f MB at gzip -9 in %d requests) and played offline (%.1f s in all)"
+              % (gzip_bytes(site, update) / 1e6, len(update), time.monotonic() - start), flush=True)
+    finally:
+        host.stop()
+        driver.quit()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--site", required=True, help="the static site folder (build-wasm/web-site)")
     ap.add_argument("--po", required=True, help="a catalog (tools/po/ru.po): the English ids")
     ap.add_argument("--timeout", type=float, default=60, help="seconds for each wait")
     ap.add_argument("--screenshots", default=None, help="save PNGs of the page offline here")
+    ap.add_argument("--only-not-isolated", action="store_true",
+                    help="run only step 9: a service worker that does not isolate the page")
     args = ap.parse_args()
     web_browser.require_browser(fail)
+    if args.only_not_isolated:
+        work = tempfile.mkdtemp(prefix="kz-site-")
+        try:
+            check_not_isolated_offline(args, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print("web_site_test: all checks passed")
+        return
     from selenium.webdriver.common.by import By
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -407,8 +549,14 @@ def main():
               "(%s) played a move and gave a hint in Kazakh, %.1f s from the page asked for"
               % (", ".join(engines), time.monotonic() - start), flush=True)
         host.stop()
-    finally:
         driver.quit()
+        driver = None
+
+        # 9. A service worker that does not isolate the page.
+        check_not_isolated_offline(args, work)
+    finally:
+        if driver:
+            driver.quit()
         shutil.rmtree(work, ignore_errors=True)
     print("web_site_test: all checks passed")
 

@@ -11,15 +11,18 @@ import { tr } from "./i18n.js";
 // it (this promise then never resolves: the page is going away), so that the engine is
 // started, and downloaded, only once, as the threaded one.
 //
-// A page already under the service worker and isolated (every opening after the first
-// visit) starts its engine at once and registers in the background (which keeps the
-// watch for a new version): register() resolved 1.5-2.8 s after it was called in one
-// opening of four or five at a phone's speed, most often the first or second after
-// installing, and held the engine back that long (tools/wasm/phone_speed.py,
-// docs/browser.md).
+// A page already under the service worker (every opening after the first visit) starts
+// its engine at once and registers in the background (which keeps the watch for a new
+// version): register() resolved 1.5-2.8 s after it was called in one opening of four or
+// five at a phone's speed, most often the first or second after installing, and held the
+// engine back that long (tools/wasm/phone_speed.py, docs/browser.md).
 export async function prepareSite() {
   if (!SITE.localEngine || !("serviceWorker" in navigator)) return;
-  if (navigator.serviceWorker.controller && crossOriginIsolated) {
+  // Under the service worker already, the page came with its isolation headers: a page
+  // that is not isolated then is in a browser that does not isolate by them (a WebView,
+  // an older browser), where a reload would change nothing. It runs the engine without
+  // threads, which the service worker keeps offline as well.
+  if (navigator.serviceWorker.controller) {
     sessionStorage.removeItem("kz-isolation-reload");
     navigator.serviceWorker.register("sw.js").then(watchForUpdates, (e) => {
       console.warn("service worker not registered:", e);
