@@ -144,6 +144,7 @@ TEST(EngineProtocolLines, WithoutThreadsThreadsIsOneOnly) {
   const std::vector<std::string> answer = lines.take();
   ASSERT_EQ(answer.size(), 1u);
   EXPECT_TRUE(answer[0].starts_with("error option Threads")) << answer[0];
+  EXPECT_NE(answer[0].find("this engine has no threads"), std::string::npos) << answer[0];
   EXPECT_TRUE(protocol.line("setoption name Threads value 1"));
   EXPECT_TRUE(lines.take().empty());
 }

@@ -337,7 +337,10 @@ class ProtocolLoop {
       if (lowercase(o.name) != lowercase(name)) continue;
       int64_t number = 0;
       if (std::string(o.type) == "spin") {
-        const auto [lo, hi] = spin_range(o);
+        // Threads is read in the table's range, so that an engine without threads says
+        // so (EngineControl::set_threads) rather than that 2 is not in 1..1.
+        const auto [lo, hi] =
+            std::string(o.name) == "Threads" ? std::pair{o.min, o.max} : spin_range(o);
         number = parse_integer(value, lo, hi, "option " + name);
       }
       o.set(*control_, value, number);
