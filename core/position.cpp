@@ -15,11 +15,16 @@ namespace {
 
 constexpr int kRing = 2 * kMaxPits;  // Togyz sows round 18 holes
 
-// The Togyz move works on the first 24 bytes of a Position as three 64-bit words held
-// in registers: pits[0..17], store[0..1], tuzdyk[0..1], to_move, variant. Byte-sized
-// writes followed by word-sized reads of the same bytes would stall the CPU's store
-// forwarding on every move, so the whole move is computed in registers and written
-// back with three word stores.
+// The Togyz move works on the first 24 bytes of a Position as three 64-bit words:
+// pits[0..17], store[0..1], tuzdyk[0..1], to_move, variant. The sowing is computed in
+// registers and written back with three word stores; what follows it (tuzdyks, the
+// capture) reads single bytes where they lie and changes them by reading, adding to and
+// writing back their aligned word. Byte-sized writes followed by word-sized reads of the
+// same bytes would stall the CPU's store forwarding on every move; a byte read inside a
+// word just stored, or a word read of a word just stored, is forwarded. (Picking byte i
+// out of three registers instead, with i known only at run time, is a chain of selects,
+// which V8 compiles badly: with it, perft under Node ran 225 x86 instructions a node
+// against 128 natively; now 137 against 117, docs/performance.md.)
 constexpr int kStoreByte = 18;   // offsetof(Position, store)
 constexpr int kTuzdykByte = 20;  // offsetof(Position, tuzdyk)
 constexpr int kToMoveByte = 22;  // offsetof(Position, to_move)
@@ -36,7 +41,9 @@ constexpr int kLoneStone = kRing;  // rest' of a one-stone move
 
 struct alignas(32) SowDelta {
   uint64_t w[3];
-  uint8_t last;  // the hole (Kalah: the ring cell) the last stone lands in
+  uint8_t last;           // the hole (Kalah: the ring cell) the last stone lands in
+  uint8_t landing_index;  // Togyz: `last`'s place in its row, 0..8 (Kalah: unused)
+  uint8_t in_their_row;   // Togyz: 1 when `last` is in the opponent's row (Kalah: unused)
 
   // Adds `stones` (negative to take them away) to byte `byte` of the 24, modulo 2^64.
   constexpr void add(int byte, int stones) {
@@ -57,6 +64,8 @@ struct SowTable {
         for (int j = 0; j < stones; ++j) d.add((start + j) % kRing, 1);
         // rest == 0 (whole laps only): the last stone lands just before the hole.
         d.last = uint8_t((start + stones - 1 + kRing) % kRing);
+        d.landing_index = uint8_t(d.last % kMaxPits);
+        d.in_their_row = uint8_t(d.last / kMaxPits != from / kMaxPits);
       }
       for (int hole = 0; hole < kRing; ++hole) lap[from].add(hole, 1);
       lap[from].add(from, -kRing);
@@ -157,6 +166,19 @@ struct MoveWords {
     w1 += rest.w[1] + laps * lap.w[1];
     w2 += rest.w[2] + laps * lap.w[2];
   }
+  // The same in two steps, for Togyz, where whole laps are rare (no hole reaches 18
+  // stones in the first 8 plies): the table entry, then `laps` times the whole-lap entry
+  // only when there are any.
+  [[gnu::always_inline]] void sow(const SowDelta& rest) {
+    w0 += rest.w[0];
+    w1 += rest.w[1];
+    w2 += rest.w[2];
+  }
+  [[gnu::always_inline]] void sow_laps(int laps, const SowDelta& lap) {
+    w0 += laps * lap.w[0];
+    w1 += laps * lap.w[1];
+    w2 += laps * lap.w[2];
+  }
   void pass_the_move() { w2 ^= uint64_t(1) << (8 * (kToMoveByte - 16)); }
   // Non-zero iff player p's row (White/South 0, Black/North 1) holds any stone.
   uint64_t row(int p) const { return p == 0 ? (w0 | (w1 & 0xFF)) : ((w1 >> 8) | (w2 & 0xFFFF)); }
@@ -174,6 +196,24 @@ struct MoveWords {
     w2 += i >= 16 ? d : 0;
   }
 };
+
+// Adds `delta` (which may be negative) to byte i of the first 24 bytes at `bytes`, by
+// reading, adding to and writing back the aligned word that holds it (see MoveWords).
+// Callers keep every byte in 0..255, so nothing carries or borrows across bytes.
+[[gnu::always_inline]] inline void add_to_byte(unsigned char* bytes, int i, int delta) {
+  uint64_t word;
+  std::memcpy(&word, bytes + (i & ~7), 8);
+  word += uint64_t(int64_t(delta)) << (8 * (i & 7));
+  std::memcpy(bytes + (i & ~7), &word, 8);
+}
+// The same for a byte of the last word (16 <= i < 24: a kazan, a tuzdyk), whose word is
+// then known at compile time.
+[[gnu::always_inline]] inline void add_to_high_byte(unsigned char* bytes, int i, int delta) {
+  uint64_t word;
+  std::memcpy(&word, bytes + 16, 8);
+  word += uint64_t(int64_t(delta)) << (8 * (i - 16));
+  std::memcpy(bytes + 16, &word, 8);
+}
 
 inline bool row_is_empty(const uint8_t* row) {
   uint64_t x;
@@ -303,12 +343,17 @@ uint32_t Position::legal_mask() const {
   const int my_tuzdyk = tuzdyk[me], their_tuzdyk = tuzdyk[opp];
   MoveWords w = MoveWords::load(*this);
 
-  // Sow all n stones at once (see kSow): no loop over stones, no branch.
+  // Sow all n stones at once (see kSow): no loop over stones, no branch but the rare
+  // whole laps.
   const LapsAndRest split = kLaps.v[n];
   const SowDelta& sow = kSow.m[from][split.rest];
-  const SowDelta& lap = kSow.lap[from];
-  w.sow(sow, split.laps, lap);
-  const int last = sow.last;
+  w.sow(sow);
+  if (split.laps != 0) [[unlikely]]
+    w.sow_laps(split.laps, kSow.lap[from]);
+  w.pass_the_move();
+  w.store(*this);
+  // From here on the move reads and changes the position in memory (see MoveWords).
+  auto* bytes = reinterpret_cast<unsigned char*>(this);
 
   // Stones that fell into a tuzdyk belong to its owner. Sowing past a tuzdyk is the same
   // as sowing into it and moving the stones out afterwards, because a tuzdyk is always
@@ -316,42 +361,43 @@ uint32_t Position::legal_mask() const {
   if ((my_tuzdyk & their_tuzdyk) != kNoTuzdyk) {  // at least one tuzdyk exists
     if (my_tuzdyk != kNoTuzdyk) {
       const int hole = opp * kMaxPits + my_tuzdyk;
-      const int stones = int(w.byte(hole));
-      w.add(hole, -stones);
-      w.add(kStoreByte + me, stones);
+      const int stones = bytes[hole];
+      add_to_byte(bytes, hole, -stones);
+      add_to_high_byte(bytes, kStoreByte + me, stones);
     }
     if (their_tuzdyk != kNoTuzdyk) {
       const int hole = me * kMaxPits + their_tuzdyk;
-      const int stones = int(w.byte(hole));
-      w.add(hole, -stones);
-      w.add(kStoreByte + opp, stones);
+      const int stones = bytes[hole];
+      add_to_byte(bytes, hole, -stones);
+      add_to_high_byte(bytes, kStoreByte + opp, stones);
     }
   }
 
-  const int landing_player = last >= kMaxPits;
-  const int landing_index = last - landing_player * kMaxPits;
-  info.landing_player = int8_t(landing_player);
+  const int last = sow.last;
+  const int landing_index = sow.landing_index;
+  info.landing_player = int8_t(last >= kMaxPits);
   info.landing_index = int8_t(landing_index);
-  // Even capture: `take` is the count or 0. (Spelling the conditions with `&` so that
-  // GCC 12 emits no jumps at all measured about 8 % slower in perft than this.)
-  const int count = int(w.byte(last));
-  const bool capturable = landing_player == opp && my_tuzdyk != landing_index;
-  int take = (capturable && (count & 1) == 0) ? count : 0;
+  // Even capture: `take` is the count or 0, computed without a branch (whether a move
+  // captures is as good as random).
+  const int count = bytes[last];
+  const int capturable = sow.in_their_row & int(my_tuzdyk != landing_index);
+  int take = count & -(capturable & ~count & 1);
   info.made_tuzdyk = false;
-  if (count == 3 && capturable && my_tuzdyk == kNoTuzdyk && landing_index != kMaxPits - 1 &&
-      their_tuzdyk != landing_index) [[unlikely]] {
-    take = 3;
-    w.add(kTuzdykByte + me, landing_index - 0xFF);  // 0xFF (no tuzdyk) -> the hole
-    info.made_tuzdyk = true;
+  if (count == 3) [[unlikely]] {
+    if (capturable && my_tuzdyk == kNoTuzdyk && landing_index != kMaxPits - 1 &&
+        their_tuzdyk != landing_index) {
+      take = 3;
+      // 0xFF (no tuzdyk) -> the hole
+      add_to_high_byte(bytes, kTuzdykByte + me, landing_index - 0xFF);
+      info.made_tuzdyk = true;
+    }
   }
   info.captured = uint8_t(take);
-  w.add(last, -take);
-  w.add(kStoreByte + me, take);
-  w.pass_the_move();
+  add_to_byte(bytes, last, -take);
+  add_to_high_byte(bytes, kStoreByte + me, take);
 
   // Only the player to move being out of stones ends the game ("atsyz").
-  w.store(*this);
-  if (w.row(opp) == 0) [[unlikely]] {
+  if (MoveWords::load(*this).row(opp) == 0) [[unlikely]] {
     info.mover_store_before_sweep = store[me];
     finish_if_over();
   }
