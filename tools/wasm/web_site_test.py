@@ -67,8 +67,10 @@ web_test.fail = fail  # the shared checks report through this script
 
 class StaticHost:
     """A plain static host of `folder` on 127.0.0.1:`port` (0: a free one): the files and
-    their types, no isolation headers, no caching rules. `requested`: the paths asked for,
-    in order."""
+    their types, no isolation headers, no caching rules. `requested`: the paths of the
+    files it sent, in order (a path it has no file for, such as the `/api/runs` with which
+    the page asks whether a `kumalak serve` watches training runs, is answered 404 and not
+    listed: nothing was downloaded)."""
 
     def __init__(self, folder, port=0):
         requested = self.requested = []
@@ -86,7 +88,9 @@ class StaticHost:
                 pass
 
             def do_GET(self):
-                requested.append(self.path.split("?")[0])
+                path = self.path.split("?")[0]
+                if os.path.isfile(os.path.join(folder, path.lstrip("/") or "index.html")):
+                    requested.append(path)
                 super().do_GET()
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
