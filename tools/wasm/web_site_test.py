@@ -265,6 +265,40 @@ def check_not_isolated_offline(args, work):
         print("web_site_test: ... a new version installed the engine without threads only "
               "(%.2f MB at gzip -9 in %d requests) and played offline (%.1f s in all)"
               % (gzip_bytes(site, update) / 1e6, len(update), time.monotonic() - start), flush=True)
+
+        # A host already serving another version's engine without threads (the site updated
+        # between the service worker's install and the page's first call): the service
+        # worker refuses the file whose hash is not its version's (503), the page says that
+        # its engine could not start, and nothing of that file is kept; with the host's
+        # files of one version again, a reload plays.
+        started = time.monotonic()
+        wasm = os.path.join(site, "kumalak-web-1t.wasm")
+        with open(wasm, "rb") as f:
+            good = f.read()
+        with open(wasm, "ab") as f:
+            f.write(b"\0")
+        host = StaticHost(site, int(url.rsplit(":", 1)[1].strip("/")))
+        driver.quit()
+        driver = web_browser.phone_driver(os.path.join(work, "profile-sw-other-engine"))
+        driver.set_script_timeout(args.timeout)
+        wait = WebDriverWait(driver, args.timeout)
+        driver.get(url)
+        wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
+                   and "could not start" in d.find_element(By.ID, "toast").text)
+        said = driver.find_element(By.ID, "toast").text
+        kept = [p for files in cached_files(driver).values() for p in files]
+        if "/kumalak-web-1t.wasm" in kept:
+            fail("not isolated: another version's engine without threads was kept")
+        with open(wasm, "wb") as f:
+            f.write(good)
+        # The player's reload (location.reload(): Selenium's refresh of the failed page
+        # was seen to leave a page that never started).
+        driver.execute_script("window.kzBeforeReload = true; location.reload()")
+        wait.until(lambda d: d.execute_script("return window.kzBeforeReload === undefined"))
+        engine_moves(driver, wait, By, Select, "not isolated, the host's files of one version again")
+        print("web_site_test: ... another version's engine without threads refused: %r; with "
+              "the host's files of one version again a reload played (%.1f s)"
+              % (said, time.monotonic() - started), flush=True)
     finally:
         host.stop()
         driver.quit()
