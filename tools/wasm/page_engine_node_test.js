@@ -6,42 +6,19 @@
 // Openings view's engine column comes in its call, never `pending`.
 //   node tools/wasm/page_engine_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
-const fs = require('fs');
-const path = require('path');
+const { checks, loadOneThread, withCString } = require('./one_thread_node.js');
 
-const modulePath = path.resolve(process.argv[2] || '');
-const folder = path.dirname(modulePath);
-let failures = 0;
-function check(ok, what) {
-  console.log((ok ? 'ok: ' : 'FAIL: ') + what);
-  if (!ok) failures++;
-}
-
-// This emscripten loads the .wasm with fetch() wherever it exists, which Node's cannot do
-// for a file; without it the module reads the file.
-globalThis.fetch = undefined;
-const createKumalak = require(modulePath);
+const { check, finish } = checks();
 
 (async () => {
-  const data = fs.readFileSync(path.join(folder, 'kumalak-web-1t.data'));
-  const engine = await createKumalak({
-    noInitialRun: true,
-    locateFile: (file) => path.join(folder, file),
-    // The packed models: the page's worker downloads them; here they are read.
-    getPreloadedPackage: () => data.buffer.slice(data.byteOffset, data.byteOffset + data.length),
-    printErr: (line) => console.warn(line),
-  });
+  const engine = await loadOneThread(process.argv[2] || '');
   check(engine._kz_page_runs_jobs() === 1, 'the module without threads runs its jobs when asked');
   check(engine._kz_page_start(0) === 0, 'the engine starts');
 
   const call = (method, callPath, body, params, lang) => {
     const text = JSON.stringify({ method, path: callPath, params: params || {},
                                   body: body ? JSON.stringify(body) : '', lang: lang || 'en' });
-    const bytes = new TextEncoder().encode(text + '\0');
-    const pointer = engine._malloc(bytes.length);
-    engine.HEAPU8.set(bytes, pointer);
-    const out = engine._kz_page_call(pointer);
-    engine._free(pointer);
+    const out = withCString(engine, text, (pointer) => engine._kz_page_call(pointer));
     const answer = JSON.parse(engine.UTF8ToString(out));
     engine._free(out);
     return { status: answer.status, body: JSON.parse(answer.body) };
@@ -95,8 +72,7 @@ const createKumalak = require(modulePath);
   check(column.status === 200 && column.body.pending === false && column.body.engine,
         'the Openings view\'s engine column is searched in its call');
 
-  console.log(failures ? `FAILED (${failures})` : 'PASSED');
-  process.exit(failures ? 1 : 0);
+  finish();
 })().catch((error) => {
   console.log('FAIL: ' + error);
   process.exit(1);

@@ -7,45 +7,22 @@
 // nothing is answered after `quit`.
 //   node tools/wasm/protocol_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
-const fs = require('fs');
-const path = require('path');
+const { checks, loadOneThread, withCString } = require('./one_thread_node.js');
 
-const modulePath = path.resolve(process.argv[2] || '');
-const folder = path.dirname(modulePath);
-let failures = 0;
-function check(ok, what) {
-  console.log((ok ? 'ok: ' : 'FAIL: ') + what);
-  if (!ok) failures++;
-}
-
-// This emscripten loads the .wasm with fetch() wherever it exists, which Node's cannot do
-// for a file; without it the module reads the file.
-globalThis.fetch = undefined;
-const createKumalak = require(modulePath);
+const { check, finish } = checks();
 
 (async () => {
-  const data = fs.readFileSync(path.join(folder, 'kumalak-web-1t.data'));
   let written = [];
-  const engine = await createKumalak({
-    noInitialRun: true,
-    locateFile: (file) => path.join(folder, file),
-    getPreloadedPackage: () => data.buffer.slice(data.byteOffset, data.byteOffset + data.length),
-    print: (line) => written.push(line),
-    printErr: (line) => console.warn(line),
-  });
+  const engine = await loadOneThread(process.argv[2] || '', (line) => written.push(line));
   check(engine._kz_protocol_start(0, 0) === 0, 'the protocol starts');
 
   // Sends one line; returns [what kz_protocol_line returned, the lines written meanwhile,
   // the seconds it took].
   const send = (line) => {
-    const bytes = new TextEncoder().encode(line + '\0');
-    const pointer = engine._malloc(bytes.length);
-    engine.HEAPU8.set(bytes, pointer);
     written = [];
     const start = process.hrtime.bigint();
-    const goesOn = engine._kz_protocol_line(pointer);
+    const goesOn = withCString(engine, line, (pointer) => engine._kz_protocol_line(pointer));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    engine._free(pointer);
     return [goesOn, written, seconds];
   };
   const bestmoveOf = (lines) => lines.filter((l) => l.startsWith('bestmove'));
@@ -102,8 +79,7 @@ const createKumalak = require(modulePath);
   [goesOn, lines] = send('isready');
   check(goesOn === 0 && lines.length === 0, 'nothing is answered after quit');
 
-  console.log(failures ? `FAILED (${failures} failures)` : 'PASSED');
-  process.exit(failures ? 1 : 0);
+  finish();
 })().catch((error) => {
   console.log('FAIL: ' + (error && error.stack || error));
   process.exit(1);
