@@ -201,7 +201,8 @@ def check_not_isolated_offline(args, work):
     with open(sw, "w", encoding="utf-8") as f:
         f.write(worker.replace(coep, ""))
     host = StaticHost(site)
-    url = "http://127.0.0.1:%d/" % host.port
+    port = host.port  # each new version, and the host serving another one, at the same origin
+    url = "http://127.0.0.1:%d/" % port
     driver = web_browser.phone_driver(os.path.join(work, "profile-sw-not-isolated"))
     try:
         driver.set_script_timeout(args.timeout)
@@ -244,7 +245,7 @@ def check_not_isolated_offline(args, work):
             worker = f.read()
         with open(sw, "w", encoding="utf-8") as f:
             f.write(re.sub(r'const VERSION = "([^"]*)"', r'const VERSION = "\1-next"', worker))
-        host = StaticHost(site, int(url.rsplit(":", 1)[1].strip("/")))
+        host = StaticHost(site, port)
         driver.get(url)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#update-ready button"))
         web_test.tap_centered(driver, driver.find_element(By.CSS_SELECTOR, "#update-ready button"))
@@ -277,7 +278,7 @@ def check_not_isolated_offline(args, work):
             good = f.read()
         with open(wasm, "ab") as f:
             f.write(b"\0")
-        host = StaticHost(site, int(url.rsplit(":", 1)[1].strip("/")))
+        host = StaticHost(site, port)
         driver.quit()
         driver = web_browser.phone_driver(os.path.join(work, "profile-sw-other-engine"))
         driver.set_script_timeout(args.timeout)
