@@ -8,8 +8,9 @@ bad input answered with `error`, and prints level expert's visits in 1 s in Chro
 (--movetime-rounds). With --one-thread (a folder holding engine_worker.js,
 kumalak-web-1t.js, its .wasm and kumalak-web.data: the static site), the same worker in
 a page served without those headers, and so not isolated: the engine without threads
-answers the handshake, a search by nodes, `go infinite` bounded by MoveTime and ended by
-`stop`, bad input, and `quit`. Exit status 0 when every check passes."""
+answers the handshake, a search by nodes, `go infinite` that searches past MoveTime while
+`isready` is answered at once and ends on `stop` with its bestmove, bad input, and `quit`.
+Exit status 0 when every check passes."""
 import argparse
 import http.server
 import json
@@ -127,20 +128,30 @@ def check_not_isolated(folder, timeout):
         line = page.wait_for("bestmove", timeout=timeout)
         check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None,
               f"not isolated: go nodes 300 ends with a legal bestmove (got {line!r})")
-        page.send("setoption name MoveTime value 500")
+        # The search pauses for the worker's messages (tools/wasm/worker_yield.h): MoveTime
+        # bounds no infinite search, isready is answered during it, stop ends it.
+        page.send("setoption name MoveTime value 300")
         before = driver.execute_script("return window.kzLines.length")
         page.send("go infinite")
+        time.sleep(0.6)
+        asked = time.monotonic()
         page.send("isready")
-        check(page.wait_for("readyok", timeout=timeout) == "readyok",
-              "not isolated: isready is answered after go infinite's bounded search")
+        ready = page.wait_for("readyok", timeout=timeout)
+        ready_s = time.monotonic() - asked
+        check(ready == "readyok" and ready_s < 0.5,
+              f"not isolated: isready is answered during go infinite ({ready_s:.2f} s)")
         since = [m.get("line", "") for m in
                  driver.execute_script("return window.kzLines.slice(arguments[0])", before)]
         check(any(l.startswith("info ") for l in since)
               and not any(l.startswith("bestmove") for l in since),
-              "not isolated: go infinite searched and holds its bestmove until stop")
+              "not isolated: go infinite searches past MoveTime, without a bestmove")
+        asked = time.monotonic()
         page.send("stop")
-        check(page.wait_for("bestmove", timeout=10) is not None,
-              "not isolated: stop writes go infinite's bestmove")
+        line = page.wait_for("bestmove", timeout=10)
+        stop_s = time.monotonic() - asked
+        check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None
+              and stop_s < 0.5,
+              f"not isolated: stop ends go infinite with {line!r} ({stop_s:.2f} s)")
         page.send("go nodes x")
         check(page.wait_for("error", timeout=10) is not None,
               "not isolated: bad input is answered with error")
