@@ -55,10 +55,12 @@ function withCString(engine, text, call) {
 }
 
 // What `call()` (an export that may pause, tools/wasm/worker_yield.h) returned, once it
-// has ended: at once, or after the pauses of its search, as the workers wait for it.
+// has ended: at once, or after the pauses of its search, as the workers wait for it (a
+// module built without pauses always returns at the end).
 function untilDone(engine, call) {
   const returned = call();
-  return engine._kz_worker_paused() ? engine.Asyncify.whenDone() : Promise.resolve(returned);
+  const paused = engine._kz_worker_paused && engine._kz_worker_paused();
+  return paused ? engine.Asyncify.whenDone() : Promise.resolve(returned);
 }
 
 module.exports = { checks, loadOneThread, untilDone, withCString };

@@ -38,9 +38,7 @@ const POSITIONS = {
     const bytes = new TextEncoder().encode(line + '\0');
     const pointer = m._malloc(bytes.length);
     m.HEAPU8.set(bytes, pointer);
-    const done = m._kz_worker_paused ? untilDone(m, () => m._kz_protocol_line(pointer))
-                                      : Promise.resolve(m._kz_protocol_line(pointer));
-    return done.then(() => m._free(pointer));
+    return untilDone(m, () => m._kz_protocol_line(pointer)).then(() => m._free(pointer));
   };
   for (const engine of engines) {  // the network loaded and its kernels made, once
     await send(engine, 'position startpos');
