@@ -4,8 +4,9 @@
 // end of its call, a search by nodes with the shipped network included; `go infinite`
 // pauses its call and runs until `stop`: meanwhile `isready` is answered with readyok at
 // once, the session's commands are refused, and `stop` ends it with its bestmove within
-// 0.3 s; Threads is 1 only; a level named by a rating plays (the packed human model); bad
-// input is answered with `error`; nothing is answered after `quit`.
+// 0.3 s (the network's MCTS, and medium's alpha-beta); Threads is 1 only; a level named
+// by a rating plays (the packed human model); bad input is answered with `error`;
+// nothing is answered after `quit`.
 //   node tools/wasm/protocol_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
 const { checks, loadOneThread, untilDone } = require('./one_thread_node.js');
@@ -99,6 +100,20 @@ const { check, finish } = checks();
         `stop ends it with ${stopped[0]} in ${stopMs.toFixed(0)} ms`);
   [, lines] = await send('stop');
   check(lines.length === 0, 'a second stop writes nothing');
+
+  // The alpha-beta search (level medium) pauses deep in its recursion as well.
+  await send('setoption name Level value medium');
+  written = [];
+  const alphaBeta = pass('go infinite');
+  await sleep(300);
+  start = process.hrtime.bigint();
+  lineDuringSearch('stop');
+  await alphaBeta.done;
+  const abMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const abBest = bestmoveOf(written);
+  check(alphaBeta.paused && abBest.length === 1 && /^bestmove [1-9]$/.test(abBest[0]) && abMs < 300,
+        `medium's alpha-beta: stop ends go infinite with ${abBest[0]} in ${abMs.toFixed(0)} ms`);
+  await send('setoption name Level value expert');
 
   [, lines] = await send('setoption name Threads value 4');
   check(lines.length === 1 && lines[0].startsWith('error option Threads'),
