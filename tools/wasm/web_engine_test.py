@@ -9,7 +9,8 @@ bad input answered with `error`, and prints level expert's visits in 1 s in Chro
 kumalak-web-1t.js, its .wasm and kumalak-web.data: the static site), the same worker in
 a page served without those headers, and so not isolated: the engine without threads
 answers the handshake, a search by nodes, `go infinite` during which `isready` is answered
-at once and which `stop` ends with its bestmove, bad input, and `quit`.
+at once and which `stop` ends with its bestmove (a position and a go sent right behind the
+stop played after it), bad input, and `quit`.
 Exit status 0 when every check passes."""
 import argparse
 import http.server
@@ -147,12 +148,22 @@ def check_not_isolated(folder, timeout):
               and not any(l.startswith("bestmove") for l in since),
               "not isolated: go infinite searches, with info lines and no bestmove")
         asked = time.monotonic()
+        # Sent right behind the stop, as a GUI sends its next move: the worker keeps them
+        # until the search's bestmove, so the position is not refused as during a search.
+        before = driver.execute_script("return window.kzLines.length")
         page.send("stop")
+        page.send("position startpos moves 76")
+        page.send("go nodes 50")
         line = page.wait_for("bestmove", timeout=10)
         stop_s = time.monotonic() - asked
         check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None
               and stop_s < 0.5,
               f"not isolated: stop ends go infinite with {line!r} ({stop_s:.2f} s)")
+        line = page.wait_for("bestmove", timeout=timeout)
+        since = [m.get("line", "") for m in
+                 driver.execute_script("return window.kzLines.slice(arguments[0])", before)]
+        check(line is not None and not any(l.startswith("error") for l in since),
+              f"not isolated: the position and go sent behind the stop play after it ({line!r})")
         page.send("go nodes x")
         check(page.wait_for("error", timeout=10) is not None,
               "not isolated: bad input is answered with error")
