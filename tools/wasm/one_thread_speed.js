@@ -29,7 +29,9 @@ const POSITIONS = {
   for (const modulePath of paths) {
     const engine = { path: modulePath, written: [] };
     engine.module = await loadOneThread(modulePath, (line) => engine.written.push(line));
-    if (engine.module._kz_protocol_start(0, 0) !== 0) throw new Error(modulePath + ' did not start');
+    if (engine.module._kz_protocol_start(0, 0) !== 0) {
+      throw new Error(modulePath + ' did not start');
+    }
     engines.push(engine);
   }
   // One line, to the end of its call (a build without pauses returns at its end).

@@ -94,7 +94,8 @@ const { check, finish } = checks();
   const stopMs = Number(process.hrtime.bigint() - start) / 1e6;
   check(ran === 1 && stopMs < 300, `the stop ended the hint's search in ${stopMs.toFixed(0)} ms`);
   const afterStop = state(game.session);
-  check(afterStop.engine.task === '' && !afterStop.engine.running && afterStop.message === 'stopped',
+  check(afterStop.engine.task === '' && !afterStop.engine.running &&
+            afterStop.message === 'stopped',
         `the game says the hint stopped (${afterStop.message})`);
 
   const column = call('GET', '/api/openings/engine', null, { game: 'togyz' });
