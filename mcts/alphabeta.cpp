@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "mcts/search_yield.h"
+
 namespace kz {
 
 namespace {
@@ -217,6 +219,7 @@ bool AlphaBetaPlayer::out_of_time() {
   if (aborted_) return true;
   if (node_limit_ && nodes_ >= node_limit_) return aborted_ = true;
   if ((nodes_ & 1023) == 0) {
+    yield_search();  // the host may stop the search meanwhile (mcts/search_yield.h)
     if (stop_ && stop_->load(std::memory_order_relaxed)) return aborted_ = true;
     if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) return aborted_ = true;
   }

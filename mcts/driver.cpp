@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "mcts/search_yield.h"
+
 namespace kz {
 
 namespace {
@@ -151,6 +153,7 @@ void SearchDriver::run(std::span<Search* const> searches, std::span<const int64_
                        double max_seconds, const std::atomic<bool>* stop) {
   const auto t0 = Clock::now();
   while (true) {
+    yield_search();  // the host may stop the search meanwhile (mcts/search_yield.h)
     if (stop && stop->load(std::memory_order_relaxed)) break;
     if (max_seconds > 0 && since(t0) >= max_seconds) break;
     if (!step(searches, target_visits)) break;

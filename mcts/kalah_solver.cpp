@@ -14,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/checksum.h"
 #include "core/little_endian.h"
+#include "mcts/search_yield.h"
 
 namespace kz {
 
@@ -447,6 +448,7 @@ void KalahSolver::begin(const SolveLimits& limits) {
 void KalahSolver::check_limits() {
   next_check_ = nodes_ + 4096;
   if (node_limit_ > 0 && nodes_ >= node_limit_) throw Aborted{};
+  yield_search();  // the host may stop the solve meanwhile (mcts/search_yield.h)
   if (stop_ && stop_->load(std::memory_order_relaxed)) throw Aborted{};
   if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) throw Aborted{};
 }

@@ -1,7 +1,8 @@
 // The engine protocol's loop one line at a time (tools/engine_protocol.h), in-process: as
 // the one-thread WebAssembly engine runs it (no search thread: a go answers in its call,
-// go infinite is bounded and holds its bestmove until stop, Threads stays 1), and with a
-// search thread as `kumalak engine` runs it.
+// go infinite is bounded and holds its bestmove until stop, Threads stays 1; with a host
+// that pauses the search, stop ends it), and with a search thread as `kumalak engine`
+// runs it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/position.h"
+#include "mcts/search_yield.h"
 #include "tools/engine_protocol.h"
 
 namespace kz::cli {
@@ -115,6 +117,54 @@ TEST(EngineProtocolLines, WithoutThreadsGoInfiniteIsBoundedAndHoldsItsBestmoveUn
   ASSERT_EQ(answer.size(), 1u);
   EXPECT_TRUE(answer[0].starts_with("bestmove ")) << answer[0];
   EXPECT_TRUE(Position::start(GameSpec::togyz()).is_legal(std::stoi(answer[0].substr(9)) - 1));
+  EXPECT_TRUE(protocol.line("position startpos moves 76"));
+  EXPECT_TRUE(lines.take().empty());
+}
+
+// A host that pauses the search and passes lines in meanwhile (the one-thread
+// WebAssembly engine: mcts/search_yield.h, tools/wasm/worker_yield.h), played by a search
+// hook: on its fifth pause it sends isready, a position and stop.
+EngineProtocol* paused_protocol = nullptr;
+Lines* paused_lines = nullptr;
+int pauses = 0;
+std::vector<std::string> answers_while_paused;
+
+void answer_on_fifth_pause() {
+  if (++pauses != 5) return;
+  paused_lines->take();
+  for (const char* line : {"isready", "position startpos moves 76", "stop"}) {
+    EXPECT_TRUE(paused_protocol->line(line));
+    for (const std::string& answer : paused_lines->take()) answers_while_paused.push_back(answer);
+  }
+}
+
+TEST(EngineProtocolLines, WithoutThreadsAPausingHostStopsGoInfinite) {
+  Lines lines;
+  EngineProtocol protocol(without_threads(), lines.output());
+  EXPECT_TRUE(protocol.line("setoption name MoveTime value 100"));  // bounds no infinite search
+  paused_protocol = &protocol;
+  paused_lines = &lines;
+  pauses = 0;
+  answers_while_paused.clear();
+  set_search_yield_hook(&answer_on_fifth_pause);
+  const Clock::time_point start = Clock::now();
+  EXPECT_TRUE(protocol.line("go infinite"));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  set_search_yield_hook(nullptr);
+  EXPECT_EQ(pauses, 5);  // the search ended at the poll right after the stop
+  EXPECT_LT(seconds, 2.0);
+  // isready answered at once, the session's commands refused, stop answered by the search.
+  ASSERT_EQ(answers_while_paused.size(), 2u);
+  EXPECT_EQ(answers_while_paused[0], "readyok");
+  EXPECT_EQ(answers_while_paused[1], "error 'position' during a search: send stop first");
+  const std::vector<std::string> answer = lines.take();
+  ASSERT_FALSE(answer.empty());
+  ASSERT_TRUE(answer.back().starts_with("bestmove ")) << answer.back();
+  EXPECT_EQ(count_starting(answer, "bestmove"), 1);
+  EXPECT_TRUE(Position::start(GameSpec::togyz()).is_legal(std::stoi(answer.back().substr(9)) - 1));
+  // Nothing is held for a second stop, and the session takes commands again.
+  EXPECT_TRUE(protocol.line("stop"));
+  EXPECT_TRUE(lines.take().empty());
   EXPECT_TRUE(protocol.line("position startpos moves 76"));
   EXPECT_TRUE(lines.take().empty());
 }

@@ -7,6 +7,7 @@
 #include "core/notation.h"
 #include "core/numbers.h"
 #include "mcts/alphabeta.h"
+#include "mcts/search_yield.h"
 
 namespace kz::cli {
 
@@ -174,8 +175,9 @@ void EngineControl::go(ThinkLimits limits, bool infinite, std::optional<MoveCloc
     limits = ThinkLimits{};
     limits.depth = kMaxSearchDepth;   // alpha-beta: until stopped
     limits.nodes = int64_t(1) << 62;  // MCTS: until stopped
-    // In the caller nothing can stop it: bounded, by MoveTime or kInfiniteSearchSeconds.
-    if (!search_thread_)
+    // In the caller only a host that answers stop while the search pauses can stop it
+    // (mcts/search_yield.h); otherwise bounded, by MoveTime or kInfiniteSearchSeconds.
+    if (!search_thread_ && !search_yields())
       limits.movetime_s = movetime_ms_ > 0 ? movetime_ms_ / 1000.0 : kInfiniteSearchSeconds;
   } else if (limits.nodes == 0 && limits.depth == 0 && limits.movetime_s == 0 && movetime_ms_ > 0) {
     limits.movetime_s = movetime_ms_ / 1000.0;
@@ -250,8 +252,8 @@ void EngineControl::search(const Position& pos, const ThinkLimits& limits, bool 
   std::string bestmove =
       r.best_move >= 0 ? "bestmove " + std::to_string(r.best_move + 1) : "bestmove none";
   // UCI's rule: an infinite search answers only after stop. In the caller it cannot wait
-  // for one: it holds the answer for stop() to write.
-  if (infinite && failure.empty() && !search_thread_) {
+  // for one: unless a stop ended it, it holds the answer for stop() to write.
+  if (infinite && failure.empty() && !search_thread_ && !stop_.load()) {
     search_done_.store(true);
     held_bestmove_ = std::move(bestmove);
     return;

@@ -38,8 +38,10 @@ class EngineControl {
   // refused at the next go). `ratings`: the levels named by a rating (nullptr: none).
   // `search_thread`: true, each go searches on a thread of its own and returns at once;
   // false (a host without threads: the one-thread WebAssembly engine), go() searches in
-  // its caller and returns after the bestmove, an infinite search is bounded
-  // (infinite_search_seconds) and its bestmove held until stop(), and Threads stays 1.
+  // its caller and returns after the bestmove, and Threads stays 1. Where the host answers
+  // commands while the search pauses (mcts/search_yield.h), stop() ends it as with a
+  // thread; otherwise an infinite search is bounded (kInfiniteSearchSeconds) and its
+  // bestmove held until stop().
   EngineControl(const GameSpec& spec, Level level, EvaluatorFactory network, Emit emit,
                 std::shared_ptr<RatingLevels> ratings = nullptr, bool search_thread = true);
   ~EngineControl();  // stops and joins a search
@@ -90,11 +92,15 @@ class EngineControl {
   // those limits capped by the clock (mcts/time_manager.h), the time the engine takes to
   // set itself up counted against it.
   void go(ThinkLimits limits, bool infinite, std::optional<MoveClock> clock = std::nullopt);
-  // Ends a search early: raises the flag it watches; without a search thread, writes the
-  // bestmove an infinite search holds (a search in the caller cannot be interrupted).
+  // Ends a search early: raises the flag it watches (a search in the caller sees it when
+  // it goes on after a pause); writes the bestmove an infinite search holds.
   void stop();
-  bool searching() const { return held_bestmove_ || (worker_.joinable() && !search_done_.load()); }
-  // Without a search thread, how long `go infinite` searches when MoveTime is not set.
+  // A search runs (on its thread, or paused in the caller) or holds its bestmove.
+  bool searching() const {
+    return held_bestmove_ || ((worker_.joinable() || !search_thread_) && !search_done_.load());
+  }
+  // Without a search thread nor pauses, how long `go infinite` searches when MoveTime is
+  // not set.
   static constexpr double kInfiniteSearchSeconds = 10;
   // Joins a search that has finished (a finished search leaves a joinable thread).
   void reap();

@@ -21,9 +21,11 @@ struct EngineProtocolSettings {
   std::string level = "expert";  // the level at the start (--level): a name or a rating
   EvaluatorFactory network;      // nullptr: every level alpha-beta, Engine mcts refused at go
   std::shared_ptr<RatingLevels> ratings;  // nullptr: no level named by a rating
-  // false: no threads (EngineControl::Settings::threads): each `go` searches in the call
-  // that brought it and has answered when the call returns; `go infinite` is bounded
-  // and holds its bestmove until `stop`; the Threads option's only value is 1.
+  // false: no threads (EngineControl's search_thread): each `go` searches in the call
+  // that brought it and has answered when the call returns; the Threads option's only
+  // value is 1. Where the host pauses the search to pass more lines in (mcts/search_yield.h;
+  // the one-thread WebAssembly engine), `stop` ends it and `go infinite` runs until then;
+  // otherwise `go infinite` is bounded and holds its bestmove until `stop`.
   bool threads = true;
 };
 

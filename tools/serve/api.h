@@ -34,6 +34,9 @@ class ServeApi {
   // With EngineQueueOptions::no_threads: runs the next queued engine job on the calling
   // thread (EngineQueue::run_one); false when there was none.
   bool work() { return queue_.run_one(); }
+  // With no_threads, while work()'s job pauses (the page's one-thread engine): the
+  // watchdog's check, stopping the job once it has run past its time.
+  void stop_overdue_jobs() { queue_.stop_overdue(); }
   // Adds every API call to `router` (the page's files are the transport's: http.h).
   void routes(ApiRouter& router);
 

@@ -379,10 +379,19 @@ void EngineQueue::watchdog_loop() {
   while (!shutting_down_) {
     cv_watch_.wait_for(lock, std::chrono::milliseconds(50));
     const auto now = Clock::now();
-    for (auto& r : running_)
-      if (r.stop && now >= r.deadline) r.stop->store(true);
+    stop_jobs_past(now);
     close_idle_sessions(now);
   }
+}
+
+void EngineQueue::stop_overdue() {
+  std::lock_guard<std::mutex> lock(sessions_.mutex());
+  stop_jobs_past(Clock::now());
+}
+
+void EngineQueue::stop_jobs_past(Clock::time_point now) {
+  for (auto& r : running_)
+    if (r.stop && now >= r.deadline) r.stop->store(true);
 }
 
 void EngineQueue::close_idle_sessions(Clock::time_point now) {

@@ -13,8 +13,9 @@
 // A watchdog stops any job that runs past its time and closes sessions left idle.
 // A host without threads (the page's one-thread WebAssembly engine) sets `no_threads`:
 // then nothing runs on its own, the host calls run_one() for each job, which runs to its
-// level's budget on the host's thread (no watchdog stops it), a network search with the
-// session's players as on a search slot.
+// level's budget on the host's thread, a network search with the session's players as on
+// a search slot; a host whose job pauses (the page's engine: tools/wasm/worker_yield.h)
+// calls stop_overdue() meanwhile, the watchdog's check.
 // Progress reports (the Player progress callback) reach the session as they come, for
 // the page's polls.
 #pragma once
@@ -93,6 +94,10 @@ class EngineQueue {
   // the calling thread to its end. Returns whether there was one (the host calls again
   // while it returns true). Must not be called with the session table's mutex held.
   bool run_one();
+  // The watchdog's check, for a host without threads to call while run_one()'s job
+  // pauses: raises the stop flag of a job that has run past max_think_s. Must not be
+  // called with the session table's mutex held.
+  void stop_overdue();
   // Stops every search and joins the threads; queued jobs are dropped.
   void stop();
 
@@ -175,6 +180,8 @@ class EngineQueue {
   // With the mutex held, `s` the job's session: keeps what the job found, queues the next.
   void finish_evidence_job(Session& s, const JobInput& in, const JobOutput& out);
   void watchdog_loop();
+  // With the mutex held: raises the stop flags of the jobs past their deadline.
+  void stop_jobs_past(Clock::time_point now);
 
   SessionTable& sessions_;
   EngineQueueOptions options_;

@@ -11,9 +11,12 @@
 // the search runs on others: the page never waits, and `stop` ends a search at once.
 // Any other page gets kumalak-web-1t.js, without threads, whose protocol answers one line
 // at a time in this worker (kz_protocol_line, tools/wasm/protocol_lines.cpp): a `go`
-// searches to its limits before the next line is read, so a `stop` sent during it comes
-// too late to shorten it; `go infinite` searches for MoveTime (10 s when it is not set)
-// and keeps its bestmove until `stop`. The page itself never waits in either.
+// searches in this worker's thread, pausing every few tens of milliseconds
+// (tools/wasm/worker_yield.h), and the lines that came meanwhile are answered then as
+// natively: `isready` with readyok, `stop` ends the search with its bestmove (`go
+// infinite` runs until then), the session's commands are refused until it ends. Lines
+// after a `stop` (or `quit`) wait for the search's end, so that `stop`, `position`, `go`
+// sent together play in order. The page itself never waits in either.
 const THREADS = self.crossOriginIsolated === true;
 const MODULE = THREADS ? 'kumalak-web.js' : 'kumalak-web-1t.js';
 importScripts(MODULE);
@@ -21,6 +24,11 @@ importScripts(MODULE);
 let engine = null;
 let ended = false;  // after quit (without threads: the protocol has ended)
 const waiting = [];
+// Without threads: a line whose search is paused (its call goes on later), whether a stop
+// or quit was passed to it, and the lines that wait for its end.
+let searching = false;
+let stopping = false;
+const afterSearch = [];
 
 // With threads: the bytes go into the module's memory and to kz_push_input, which the
 // engine's reading thread waits on (tools/wasm/command_input.cpp).
@@ -32,20 +40,49 @@ function push(text) {
   engine._free(pointer);
 }
 
-// Without threads: each line of the message answered in turn, a search to its end.
+// Without threads: each line of the message answered in turn. A line whose search pauses
+// returns at once; the lines after it are answered meanwhile (those after a stop once the
+// search has ended), and its end is awaited (Asyncify.whenDone()).
 function answer(text) {
   for (const line of text.split(/\r?\n/)) {
     if (ended) return;
+    if (stopping) {
+      afterSearch.push(line);
+      continue;
+    }
+    if (searching && /^\s*(stop|quit)\s*$/.test(line)) stopping = true;
     const bytes = new TextEncoder().encode(line + '\0');
     const pointer = engine._malloc(bytes.length);
     engine.HEAPU8.set(bytes, pointer);
     const goesOn = engine._kz_protocol_line(pointer);
-    engine._free(pointer);
-    if (!goesOn) {
-      ended = true;
-      postMessage({exit: 0});
+    if (!searching && engine._kz_worker_paused()) {
+      searching = true;
+      engine.Asyncify.whenDone().then((stillOn) => {
+        engine._free(pointer);
+        searchEnded(stillOn);
+      }, (error) => {
+        postMessage({error: String(error)});
+        searchEnded(1);
+      });
+      continue;
     }
+    engine._free(pointer);
+    if (!goesOn) end();
   }
+}
+
+function end() {
+  if (ended) return;
+  ended = true;
+  postMessage({exit: 0});
+}
+
+function searchEnded(stillOn) {
+  searching = false;
+  stopping = false;
+  if (!stillOn) end();
+  const lines = afterSearch.splice(0);
+  if (lines.length) answer(lines.join('\n'));
 }
 
 function pass(text) {

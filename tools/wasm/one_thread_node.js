@@ -1,7 +1,8 @@
 // The page's engine without threads (kumalak-web-1t.js) loaded under Node for the tests
 // that drive it as the page's workers do (page_engine_node_test.js: page_worker.js's
 // calls; protocol_node_test.js: engine_worker.js's protocol lines), and what they share:
-// the checks' tally and a string passed to one of its exported functions.
+// the checks' tally, a string passed to one of its exported functions, and the wait for a
+// call whose search pauses.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -53,4 +54,13 @@ function withCString(engine, text, call) {
   }
 }
 
-module.exports = { checks, loadOneThread, withCString };
+// What `call()` (an export that may pause, tools/wasm/worker_yield.h) returned, once it
+// has ended: at once, or after the pauses of its search, as the workers wait for it (a
+// module built without pauses always returns at the end).
+function untilDone(engine, call) {
+  const returned = call();
+  const paused = engine._kz_worker_paused && engine._kz_worker_paused();
+  return paused ? engine.Asyncify.whenDone() : Promise.resolve(returned);
+}
+
+module.exports = { checks, loadOneThread, untilDone, withCString };

@@ -8,7 +8,9 @@
 // Compiled twice (tools/wasm/web_engine.cmake): with threads (kumalak-web, for a
 // cross-origin isolated page) the engine's jobs run on threads of their own; without
 // (kumalak-web-1t, for a page the browser does not isolate) nothing runs on its own, and
-// the worker calls kz_page_work between calls, each running one job to its end.
+// the worker calls kz_page_work between calls, each running one job to its end; the job's
+// search pauses every few tens of milliseconds (tools/wasm/worker_yield.h), and the calls
+// that came meanwhile are answered then, a stop ending the search as with threads.
 #include <emscripten.h>
 
 #include <cstdlib>
@@ -19,6 +21,9 @@
 #include "tools/serve/api.h"
 #include "tools/serve/api_router.h"
 #include "tools/serve_engine.h"
+#ifndef __EMSCRIPTEN_PTHREADS__
+#include "tools/wasm/worker_yield.h"
+#endif
 
 namespace kz::cli {
 
@@ -69,6 +74,10 @@ EMSCRIPTEN_KEEPALIVE int kz_page_start(int workers) {
   if (page) return 0;
   try {
     page = new PageApi({workers, 0, /*warm_networks=*/false, kThreads});
+#ifndef __EMSCRIPTEN_PTHREADS__
+    // The watchdog's check (no thread of its own here): a job past its time is stopped.
+    install_worker_yield([] { page->api->stop_overdue_jobs(); });
+#endif
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "the engine could not start: " << e.what() << std::endl;
@@ -82,12 +91,20 @@ EMSCRIPTEN_KEEPALIVE int kz_page_runs_jobs() {
 }
 
 // Without threads: runs the first queued engine job (a move, a hint, a ply of an
-// analysis) to its end; returns 1 if there was one, so the worker calls again after
-// answering the calls that came meanwhile, 0 when the queue is empty.
+// analysis) to its end; returns 1 if there was one, so the worker calls again, 0 when the
+// queue is empty. Its search pauses (kz_worker_paused() is then 1, and the worker waits
+// for the call with Asyncify.whenDone()), and kz_page_call answers meanwhile; the worker
+// never calls this again before the paused call has returned.
 EMSCRIPTEN_KEEPALIVE int kz_page_work() {
   using namespace kz::cli;
   if (!page || kThreads) return 0;
+#ifndef __EMSCRIPTEN_PTHREADS__
+  if (worker_call_paused()) return 0;  // one job at a time, as on one worker thread
+#endif
   try {
+#ifndef __EMSCRIPTEN_PTHREADS__
+    const PausableCall pausable;
+#endif
     return page->api->work() ? 1 : 0;
   } catch (const std::exception& e) {
     std::cerr << "the engine's job failed: " << e.what() << std::endl;

@@ -3,10 +3,12 @@
 // once and thinks only when asked (kz_page_work, one job to its end), plays the engine's
 // move and gives a hint, refuses bad input in the request's language, works out a game's
 // rating evidence one judged move per job with a game's move in between, and the
-// Openings view's engine column comes in its call, never `pending`.
+// Openings view's engine column comes in its call, never `pending`. A job's search pauses
+// for the calls that come meanwhile: a state call is answered while a hint at expert runs
+// and shows its best move so far, and a stop ends the hint within 0.3 s.
 //   node tools/wasm/page_engine_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
-const { checks, loadOneThread, withCString } = require('./one_thread_node.js');
+const { checks, loadOneThread, untilDone, withCString } = require('./one_thread_node.js');
 
 const { check, finish } = checks();
 
@@ -24,19 +26,21 @@ const { check, finish } = checks();
     return { status: answer.status, body: JSON.parse(answer.body) };
   };
   const state = (session) => call('GET', '/api/state', null, { session }).body;
+  // One job, as page_worker.js runs it: what kz_page_work returned, at the job's end.
+  const work = () => untilDone(engine, () => engine._kz_page_work());
 
   const game = call('POST', '/api/new', { game: 'togyz', level: 'hard', human: 'white' }).body;
   const moved = call('POST', '/api/move', { session: game.session, move: 7 });
   check(moved.status === 200, 'a move is answered at once');
   check(state(game.session).engine.task === 'move', 'the engine has not thought yet');
-  check(engine._kz_page_work() === 1, 'kz_page_work ran the engine move');
-  check(engine._kz_page_work() === 0, 'nothing else was queued');
+  check(await work() === 1, 'kz_page_work ran the engine move');
+  check(await work() === 0, 'nothing else was queued');
   const after = state(game.session);
   check(after.moves.length === 2 && after.engine.task === '',
         `the engine answered the move (${after.moves.length} plies)`);
 
   call('POST', '/api/hint', { session: game.session, level: 'hard' });
-  while (engine._kz_page_work() === 1) {}
+  while (await work() === 1) {}
   const hint = state(game.session).hint;
   check(hint && hint.nodes === 1000 && hint.moves.length === 3,
         `a hint at hard: 1000 visits, 3 moves (${hint && hint.nodes})`);
@@ -54,19 +58,45 @@ const { check, finish } = checks();
   const id = started.body.session;
   call('POST', '/api/move', { session: game.session, move: 1 });
   const ply = Date.now();
-  check(engine._kz_page_work() === 1, 'kz_page_work judged the first move');
+  check(await work() === 1, 'kz_page_work judged the first move');
   const plyMs = Date.now() - ply;
-  check(engine._kz_page_work() === 1 && state(game.session).engine.task === '',
+  check(await work() === 1 && state(game.session).engine.task === '',
         `the game's move came next (one judged move took ${plyMs} ms)`);
   const between = call('GET', '/api/games/evidence', null, { session: id }).body;
   check(between.done === false && between.judged === 1, `one move judged then (${between.judged})`);
   const rest = Date.now();
-  while (engine._kz_page_work() === 1) {}
+  while (await work() === 1) {}
   console.log(`the other 5 moves judged and the answer made in ${Date.now() - rest} ms`);
   const evidence = call('GET', '/api/games/evidence', null, { session: id });
   check(evidence.status === 200 && evidence.body.done && typeof evidence.body.accuracy === 'number' &&
         evidence.body.player.length === evidence.body.grid.length,
         `the evidence: accuracy ${evidence.body.accuracy}, ${evidence.body.grid && evidence.body.grid.length} ratings`);
+
+  // A hint at expert (a network search of 1 s) paused while it runs: a state call is
+  // answered, showing its best move so far; a stop is answered and ends it at once.
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  call('POST', '/api/hint', { session: game.session, level: 'expert' });
+  let ended = false;
+  const hintJob = work().then((ran) => { ended = true; return ran; });
+  await sleep(400);
+  let start = process.hrtime.bigint();
+  const during = state(game.session);
+  const stateMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const progress = during.engine.progress;
+  check(!ended && during.engine.task === 'hint' && during.engine.running && progress &&
+            progress.best >= 1 && progress.best <= 9,
+        `a state call is answered in ${stateMs.toFixed(1)} ms while the hint searches, ` +
+        `its best move so far ${progress && progress.best} (${progress && progress.nodes} visits)`);
+  start = process.hrtime.bigint();
+  const stop = call('POST', '/api/stop', { session: game.session });
+  check(stop.status === 200 && !ended, 'the stop is answered while the hint searches');
+  const ran = await hintJob;
+  const stopMs = Number(process.hrtime.bigint() - start) / 1e6;
+  check(ran === 1 && stopMs < 300, `the stop ended the hint's search in ${stopMs.toFixed(0)} ms`);
+  const afterStop = state(game.session);
+  check(afterStop.engine.task === '' && !afterStop.engine.running &&
+            afterStop.message === 'stopped',
+        `the game says the hint stopped (${afterStop.message})`);
 
   const column = call('GET', '/api/openings/engine', null, { game: 'togyz' });
   check(column.status === 200 && column.body.pending === false && column.body.engine,

@@ -9,9 +9,14 @@
 // Which engine: a cross-origin isolated page may share memory between workers, so it gets
 // kumalak-web.js, whose searches run on threads of their own; any other page gets
 // kumalak-web-1t.js, without threads. That one thinks on this worker's own thread: after
-// answering a call the worker runs the queued engine jobs one by one (kz_page_work), each
-// to its end, answering the calls that came meanwhile between two jobs. Only the chosen
-// engine is downloaded; both read the same packed files (kumalak-web.data).
+// answering a call the worker runs the queued engine jobs one by one (kz_page_work). A
+// job's search pauses every few tens of milliseconds (tools/wasm/worker_yield.h): the
+// worker answers the calls that came meanwhile, as the threaded engine answers them while
+// its threads think (a stop raises the flag the search polls when it goes on, and the job
+// ends with its best move so far), then lets the search go on. No call waits for a lock
+// the job holds: a job holds none while it searches (tools/serve/engine_queue.cpp runs it
+// outside the session table's lock). Only the chosen engine is downloaded; both read the
+// same packed files (kumalak-web.data).
 const THREADS = self.crossOriginIsolated === true;
 const MODULE = THREADS ? 'kumalak-web.js' : 'kumalak-web-1t.js';
 importScripts(MODULE);
@@ -23,7 +28,7 @@ const VERSION = '@KZ_SITE_VERSION@';
 let engine = null;
 const waiting = [];
 let runsJobs = false;    // the engine without threads: this worker runs its jobs
-let workQueued = false;  // a run of the next job is already scheduled
+let workQueued = false;  // a run of the next job is already scheduled, or one is running
 
 // The module's memory as bytes (with threads, the shared memory; without, the heap's view,
 // which emscripten replaces when memory grows).
@@ -47,14 +52,22 @@ function answer(call) {
 }
 
 // Without threads: the next queued job runs after the messages already waiting (a
-// macrotask), so an answer is posted before the search it queued starts, and a poll
-// that came during one job is answered before the next.
+// macrotask), so an answer is posted before the search it queued starts. When its search
+// pauses, the job's call returns at once (kz_worker_paused() says so) and the worker
+// waits for its end (Asyncify.whenDone()), answering calls meanwhile; one job at a time.
 function scheduleWork() {
   if (!runsJobs || workQueued) return;
   workQueued = true;
   setTimeout(() => {
-    workQueued = false;
-    if (engine._kz_page_work()) scheduleWork();
+    const more = engine._kz_page_work();
+    const done = engine._kz_worker_paused() ? engine.Asyncify.whenDone() : Promise.resolve(more);
+    done.then((another) => {
+      workQueued = false;
+      if (another) scheduleWork();
+    }, (error) => {
+      workQueued = false;
+      console.warn('the engine job failed: ' + error);
+    });
   }, 0);
 }
 

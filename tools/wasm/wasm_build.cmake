@@ -13,12 +13,14 @@ set(CMAKE_CXX_LINKER_LAUNCHER env NODE_PATH=/usr/share/nodejs)
 # WebAssembly's own (-fwasm-exceptions) would cost nothing until something throws, but in
 # Debian's emscripten 3.1.6 with pthreads no exception thrown in one function is caught in
 # another (a ten-line program shows it; the same program without -pthread works).
-# The one-thread build (KZ_WASM_ONE_THREAD) has no pthreads, so it takes WebAssembly's own
-# exceptions: no JavaScript trampoline around every call that may throw, a .wasm 14 %
-# smaller than with -fexceptions and as fast (docs/browser.md).
+# The one-thread build (KZ_WASM_ONE_THREAD) has no pthreads but takes emscripten's
+# exceptions too: its searches pause with Asyncify (tools/wasm/worker_yield.h), and
+# Debian's binaryen 108 cannot instrument a function holding a WebAssembly `try` (it
+# stops at the first one), which is every function with a destructor to run on a throw.
+# WebAssembly's own would make its .wasm 14 % smaller, at the same speed (docs/browser.md).
 if(KZ_WASM_ONE_THREAD)
-  add_compile_options(-msimd128 -fwasm-exceptions)
-  add_link_options(-fwasm-exceptions)
+  add_compile_options(-msimd128 -fexceptions)
+  add_link_options(-fexceptions)
 else()
   add_compile_options(-msimd128 -pthread -fexceptions)
   add_link_options(-pthread -fexceptions)

@@ -40,13 +40,18 @@ if(KZ_WASM_ONE_THREAD)
   add_executable(kumalak-web-1t ${CMAKE_CURRENT_SOURCE_DIR}/wasm/page_api.cpp
                  ${CMAKE_CURRENT_SOURCE_DIR}/serve_engine.cpp
                  ${CMAKE_CURRENT_SOURCE_DIR}/engine_protocol.cpp
-                 ${CMAKE_CURRENT_SOURCE_DIR}/wasm/protocol_lines.cpp)
+                 ${CMAKE_CURRENT_SOURCE_DIR}/wasm/protocol_lines.cpp
+                 ${CMAKE_CURRENT_SOURCE_DIR}/wasm/worker_yield.cpp)
   target_link_libraries(kumalak-web-1t PRIVATE ${KZ_KUMALAK_LINK})
   # Node too: tools/wasm/page_engine_node_test.js and protocol_node_test.js drive it there
   # as the workers do.
   kz_page_engine(kumalak-web-1t web,worker,node)
+  # Asyncify (tools/wasm/worker_yield.h): a search pauses for the worker's event loop and
+  # goes on; the worker waits for a paused call with Asyncify.whenDone().
   target_link_options(kumalak-web-1t PRIVATE
-    "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_kz_protocol_start,_kz_protocol_line,_malloc,_free")
+    "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_kz_protocol_start,_kz_protocol_line,_kz_worker_paused,_malloc,_free"
+    -sASYNCIFY=1 -sASYNCIFY_IMPORTS=kz_yield_to_worker -sASYNCIFY_STACK_SIZE=131072
+    "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,Asyncify")
   return()
 endif()
 

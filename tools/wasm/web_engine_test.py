@@ -8,8 +8,10 @@ bad input answered with `error`, and prints level expert's visits in 1 s in Chro
 (--movetime-rounds). With --one-thread (a folder holding engine_worker.js,
 kumalak-web-1t.js, its .wasm and kumalak-web.data: the static site), the same worker in
 a page served without those headers, and so not isolated: the engine without threads
-answers the handshake, a search by nodes, `go infinite` bounded by MoveTime and ended by
-`stop`, bad input, and `quit`. Exit status 0 when every check passes."""
+answers the handshake, a search by nodes, `go infinite` during which `isready` is answered
+at once and which `stop` ends with its bestmove (a position and a go sent right behind the
+stop played after it), bad input, and `quit`.
+Exit status 0 when every check passes."""
 import argparse
 import http.server
 import json
@@ -127,20 +129,41 @@ def check_not_isolated(folder, timeout):
         line = page.wait_for("bestmove", timeout=timeout)
         check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None,
               f"not isolated: go nodes 300 ends with a legal bestmove (got {line!r})")
-        page.send("setoption name MoveTime value 500")
+        # The search pauses for the worker's messages (tools/wasm/worker_yield.h): isready
+        # is answered during it, stop ends it. (MoveTime bounds no infinite search; without
+        # pauses this one searched the whole 2 s before answering either.)
+        page.send("setoption name MoveTime value 2000")
         before = driver.execute_script("return window.kzLines.length")
         page.send("go infinite")
+        time.sleep(0.3)
+        asked = time.monotonic()
         page.send("isready")
-        check(page.wait_for("readyok", timeout=timeout) == "readyok",
-              "not isolated: isready is answered after go infinite's bounded search")
+        ready = page.wait_for("readyok", timeout=timeout)
+        ready_s = time.monotonic() - asked
+        check(ready == "readyok" and ready_s < 0.5,
+              f"not isolated: isready is answered during go infinite ({ready_s:.2f} s)")
         since = [m.get("line", "") for m in
                  driver.execute_script("return window.kzLines.slice(arguments[0])", before)]
         check(any(l.startswith("info ") for l in since)
               and not any(l.startswith("bestmove") for l in since),
-              "not isolated: go infinite searched and holds its bestmove until stop")
+              "not isolated: go infinite searches, with info lines and no bestmove")
+        asked = time.monotonic()
+        # Sent right behind the stop, as a GUI sends its next move: the worker keeps them
+        # until the search's bestmove, so the position is not refused as during a search.
+        before = driver.execute_script("return window.kzLines.length")
         page.send("stop")
-        check(page.wait_for("bestmove", timeout=10) is not None,
-              "not isolated: stop writes go infinite's bestmove")
+        page.send("position startpos moves 76")
+        page.send("go nodes 50")
+        line = page.wait_for("bestmove", timeout=10)
+        stop_s = time.monotonic() - asked
+        check(line is not None and re.fullmatch(r"bestmove [1-9]", line) is not None
+              and stop_s < 0.5,
+              f"not isolated: stop ends go infinite with {line!r} ({stop_s:.2f} s)")
+        line = page.wait_for("bestmove", timeout=timeout)
+        since = [m.get("line", "") for m in
+                 driver.execute_script("return window.kzLines.slice(arguments[0])", before)]
+        check(line is not None and not any(l.startswith("error") for l in since),
+              f"not isolated: the position and go sent behind the stop play after it ({line!r})")
         page.send("go nodes x")
         check(page.wait_for("error", timeout=10) is not None,
               "not isolated: bad input is answered with error")

@@ -31,7 +31,8 @@ host (CTest WasmSiteOffline; docs/browser.md):
     left;
  9. a browser that runs the service worker but is not isolated by its headers (made so by
     a copy of the site whose service worker sends no COEP header): the page runs the
-    engine without threads, which the service worker keeps; with the host shut down, the
+    engine without threads, which the service worker keeps, and its Stop ends a hint at
+    expert while it searches (within 0.3 s); with the host shut down, the
     page opened again plays a move; a new version installs that engine, not the threaded
     one, and plays offline in its turn.
 
@@ -174,6 +175,43 @@ def engine_moves(driver, wait, By, Select, what):
         fail("%s: no engine move; %s" % (what, page_report(driver)))
 
 
+# Clicks Stop and answers the milliseconds until the page has disabled it (the stop's
+# answer rendered).
+STOP_CLICK_JS = """
+const done = arguments[arguments.length - 1];
+const stop = document.getElementById("stop");
+const start = performance.now();
+const observer = new MutationObserver(() => {
+  if (!stop.disabled) return;
+  observer.disconnect();
+  done(performance.now() - start);
+});
+observer.observe(stop, {attributes: true});
+stop.click();
+"""
+
+
+def hint_stopped(driver, wait, By, Select):
+    """A hint at expert (1 s of search) stopped with the Stop button in the engine without
+    threads: its search pauses for the worker's calls (tools/wasm/worker_yield.h), so the
+    stop is answered while it runs, not after it; fails when the page takes longer than
+    0.3 s to say so. A hint at hard comes first, to its end: the first search that uses
+    the network loads it, which does not pause."""
+    Select(driver.find_element(By.ID, "hint-level")).select_by_value("hard")
+    web_test.tap_centered(driver, driver.find_element(By.ID, "hint"))
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hint-box li")) == 3)
+    Select(driver.find_element(By.ID, "hint-level")).select_by_value("expert")
+    web_test.tap_centered(driver, driver.find_element(By.ID, "hint"))
+    wait.until(lambda d: d.find_element(By.ID, "stop").is_enabled())
+    time.sleep(0.2)  # the search has started
+    # Timed in the page: from the click until the answer has disabled the button again.
+    took = driver.execute_async_script(STOP_CLICK_JS) / 1000
+    if took > 0.3:
+        fail("not isolated: Stop ended the hint after %.2f s, not during its search" % took)
+    print("web_site_test: not isolated: Stop ended a hint at expert %.3f s after the click"
+          % took, flush=True)
+
+
 def cached_files(driver):
     """{cache name: [paths]} of the site's caches (kumalakzero-*)."""
     cached = driver.execute_async_script(CACHED_FILES_JS)
@@ -227,6 +265,7 @@ def check_not_isolated_offline(args, work):
         if missing:
             fail("not isolated: the engine without threads is not kept: %r missing" % missing)
         first_visit = list(host.requested)
+        hint_stopped(driver, wait, By, Select)
 
         # Offline: the page opened again, the engine without threads from the cache. (Opened,
         # not reloaded: right after the first visit's own reload, Chromium's reload of the
