@@ -8,6 +8,18 @@ add_test(NAME WasmEngineUnderNode
           --source ${CMAKE_SOURCE_DIR} --shared-data ${KZ_SHARED_DATA})
 set_tests_properties(WasmEngineUnderNode PROPERTIES TIMEOUT 900 ENVIRONMENT "KZ_TEST=1")
 
+# The integer forward (KUMALAK_PRECISION=int8, nn/portable_int_convolution.h) in the
+# WebAssembly engine and in the native engine's portable forward (the same quantised
+# arithmetic): the same move on 30 recorded positions at 200 visits (a few seconds).
+if(KZ_NATIVE_KUMALAK)
+  add_test(NAME WasmEngineInt8SameMove
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/engine_node_test.py
+            --wasm $<TARGET_FILE:kumalak> --native "${KZ_NATIVE_KUMALAK}"
+            --source ${CMAKE_SOURCE_DIR} --shared-data ${KZ_SHARED_DATA} --skip-protocol
+            --positions 30 --nodes 200 --wasm-precision int8 --native-precision int8 --need 0.95)
+  set_tests_properties(WasmEngineInt8SameMove PROPERTIES TIMEOUT 120 ENVIRONMENT "KZ_TEST=1")
+endif()
+
 # The engine in a Web Worker of headless Chromium (tools/wasm/web_engine_test.py): the page
 # build, kumalak-web, served cross-origin isolated; then the same worker from the site in
 # a page that is not isolated (the engine without threads, kumalak-web-1t).
