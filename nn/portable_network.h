@@ -5,10 +5,11 @@
 // vectors (the compilers' vector extension: SSE natively, SIMD128 in WebAssembly). Activations are
 // channels last, one position at a time, in per-thread buffers.
 //
-// With InferencePrecision::kInt8 the input convolution and the tower's run in integers
-// instead (nn/portable_int_convolution.h: per-position u8 activations widened to i16,
-// i16 weights per output channel, SIMD128's i16 dot product, 8 multiply-adds an
-// instruction); the pooling bias's fully connected layer and the heads stay fp32.
+// With InferencePrecision::kInt8 the tower's convolutions run in integers instead
+// (nn/portable_int_convolution.h: per-position u8 activations widened to i16, i16
+// weights per output channel, SIMD128's i16 dot product, 8 multiply-adds an
+// instruction); the input convolution (whose features one u8 scale would round away),
+// the pooling bias's fully connected layer and the heads stay fp32.
 #pragma once
 
 #include <memory>

@@ -221,12 +221,13 @@ TEST(PortableInt, TheBlockedForwardGivesThePlainLoopsFloats) {
 }
 
 // The tolerances: the native int8 kernels (nn/direct_convolution_int8.cpp: s8 weights,
-// +5 Elo [-8, +17] against fp32 at equal visits, docs/performance.md) differ from fp32
-// on these 300 positions by up to 0.027 in a move's probability, 0.070 in win - loss and
-// 1.75 in the margin (togyz.pt; kalah.pt less); this path, with the same u8 activations
-// and i16 weights, by up to 0.021, 0.049 and 1.0 (measured, printed below). Bounds of
-// about 2x this path's worst and above the native's, and means well under them: a kernel
-// that misplaced a weight, a pair or a zero point errs by tenths on most positions.
+// the input convolution quantised too; +5 Elo [-8, +17] against fp32 at equal visits,
+// docs/performance.md) differ from fp32 on these 300 positions by up to 0.027 in a
+// move's probability, 0.070 in win - loss and 1.75 in the margin (togyz.pt; kalah.pt
+// less); this path (i16 weights, the input convolution in fp32) by up to 0.016, 0.041
+// and 0.56, on average 0.0012 and 0.0057 (measured, printed below). Bounds of about 2x
+// this path's worst and mean, under the native's: a kernel that misplaced a weight, a
+// pair or a zero point errs by tenths on most positions.
 TEST(PortableInt, TheIntegerForwardStaysCloseToFp32OnRealPositions) {
   for (const char* file : {"togyz.pt", "kalah.pt"}) {
     const PlainModel m = load_plain_model(test::source_dir() + "/models/" + file);
@@ -262,11 +263,11 @@ TEST(PortableInt, TheIntegerForwardStaysCloseToFp32OnRealPositions) {
     what << file << ": worst policy " << worst_policy << " (mean " << mean_policy << "), value "
          << worst_value << " (mean " << mean_value << "), margin " << worst_margin
          << ", same best move " << same_best << " / " << n;
-    EXPECT_LT(worst_policy, 0.04) << what.str();
-    EXPECT_LT(worst_value, 0.1) << what.str();
-    EXPECT_LT(worst_margin, 2.0) << what.str();
-    EXPECT_LT(mean_policy, 0.003) << what.str();
-    EXPECT_LT(mean_value, 0.015) << what.str();
+    EXPECT_LT(worst_policy, 0.03) << what.str();
+    EXPECT_LT(worst_value, 0.08) << what.str();
+    EXPECT_LT(worst_margin, 1.2) << what.str();
+    EXPECT_LT(mean_policy, 0.0025) << what.str();
+    EXPECT_LT(mean_value, 0.012) << what.str();
     EXPECT_GE(same_best, n - 6) << what.str();
     std::cout << what.str() << "\n";
   }
