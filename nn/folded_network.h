@@ -18,11 +18,12 @@
 namespace kz {
 
 // Arithmetic of the network's convolutions. kAuto: bf16 where the CPU and oneDNN run it
-// (onednn_bf16_supported()), fp32 elsewhere.
+// (onednn_bf16_supported()), int8 in the WebAssembly build (portable_auto_precision()),
+// fp32 elsewhere.
 // kInt8: our kernels' dynamically quantised int8 (nn/direct_convolution.h) on CPUs with
 // AVX-512 VNNI, one thread a forward; in builds without oneDNN (WebAssembly) the portable
-// forward's integer path (nn/portable_int_convolution.h); asked for by name only, never
-// by kAuto.
+// forward's integer path (nn/portable_int_convolution.h), which kAuto picks in the
+// WebAssembly build only; elsewhere asked for by name only.
 enum class InferencePrecision { kAuto, kFp32, kBf16, kInt8 };
 
 // "auto", "fp32", "bf16", "int8" and back; parse throws std::invalid_argument on other
@@ -32,7 +33,8 @@ std::string to_string(InferencePrecision precision);
 
 // The precision evaluators use unless told otherwise: the environment variable
 // KUMALAK_PRECISION (auto, fp32, bf16 or int8) when set, else auto: bf16 where the CPU and
-// oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), fp32 elsewhere.
+// oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), int8 in the
+// WebAssembly build (portable_auto_precision()), fp32 elsewhere.
 // bf16 played 800 games against fp32 at equal visits without losing strength and
 // evaluates faster (docs/performance.md); KUMALAK_PRECISION=fp32 gives back the fp32
 // outputs earlier builds seeded. set_default_... overrides both for the rest of the
@@ -104,7 +106,9 @@ std::shared_ptr<const FoldedNetwork> make_folded_network(const FoldedWeights& we
                                                          InferencePrecision precision,
                                                          ConvolutionKernels kernels);
 
-// What kAuto means for PortableNetwork: fp32.
+// What kAuto means for PortableNetwork: int8 in the WebAssembly build (its integer path
+// is 1.4-1.5x fp32 there and held fp32's strength at equal visits, docs/browser.md), fp32
+// natively (KUMALAK_BACKEND=portable, builds without oneDNN).
 InferencePrecision portable_auto_precision();
 
 // How many threads one forward may use (oneDNN's OpenMP threads; our own kernels and the

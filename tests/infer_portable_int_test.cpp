@@ -288,6 +288,16 @@ TEST(PortableInt, Int8IsAskedOfThePortableForwardByNameAndBf16IsRefused) {
       std::runtime_error);
   EXPECT_THROW(PortableNetwork(folded, PortableKernels::kBlocked, InferencePrecision::kBf16),
                std::invalid_argument);
+#if defined(__EMSCRIPTEN__)
+  // The WebAssembly engine's default (measured: docs/browser.md, "The integer forward").
+  EXPECT_EQ(portable_auto_precision(), InferencePrecision::kInt8);
+  EXPECT_EQ(resolve_inference_precision(InferencePrecision::kAuto), InferencePrecision::kInt8);
+  EXPECT_EQ(make_folded_network(folded, InferencePrecision::kAuto, ConvolutionKernels::kAuto)
+                ->precision(),
+            InferencePrecision::kInt8);
+#else
+  EXPECT_EQ(portable_auto_precision(), InferencePrecision::kFp32);
+#endif
   if (!onednn_compiled()) {  // the WebAssembly build: kInt8 is the portable integer path
     const auto wasm =
         make_folded_network(folded, InferencePrecision::kInt8, ConvolutionKernels::kAuto);

@@ -189,7 +189,10 @@ def read_record(path, header):
                 key = (int(row["pair"]), bool(row["a_white"]))
                 if row["result"] not in ("1-0", "0-1", "1/2-1/2"):
                     raise ValueError(f"result '{row['result']}'")
-                for field, value in header.items():
+                # The budget's fields too where this match has none: a record played on
+                # a clock or by visits is not another budget's to resume.
+                for field in sorted(set(header) | {"clock", "b_unclocked", "nodes"}):
+                    value = header.get(field)
                     if row.get(field) != value:
                         raise ValueError(f"'{field}' is {row.get(field)!r}, this match's is "
                                          f"{value!r}: another match's record")

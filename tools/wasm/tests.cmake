@@ -68,8 +68,15 @@ if(KZ_NATIVE_KUMALAK)
   set_tests_properties(WasmSiteRunView PROPERTIES TIMEOUT 120 ENVIRONMENT "KZ_TEST=1")
 endif()
 
-# kz-forward-speed under Node: the portable forward set against SIMD128's measured peak.
+# kz-forward-speed under Node: the portable forward set against SIMD128's measured peaks,
+# the default (its integer path) against the i16 dot product's, fp32 against
+# multiply-and-add's.
 add_test(NAME WasmForwardSpeedTool
   COMMAND ${KZ_NODE} $<TARGET_FILE:kz-forward-speed> ${CMAKE_SOURCE_DIR}/models/togyz.pt 0.2 8)
 set_tests_properties(WasmForwardSpeedTool PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+  "^[0-9]+ positions/s, batch 8, precision int8, [0-9.]+ GOP/s, [0-9.]+ of the simd128-i16dot peak [0-9.]+ GOP/s")
+add_test(NAME WasmForwardSpeedToolFp32
+  COMMAND ${KZ_NODE} $<TARGET_FILE:kz-forward-speed> ${CMAKE_SOURCE_DIR}/models/togyz.pt 0.2 8)
+set_tests_properties(WasmForwardSpeedToolFp32 PROPERTIES TIMEOUT 60 ENVIRONMENT "KUMALAK_PRECISION=fp32"
+  PASS_REGULAR_EXPRESSION
   "^[0-9]+ positions/s, batch 8, precision fp32, [0-9.]+ GFLOP/s, [0-9.]+ of the simd128 peak [0-9.]+ GFLOP/s")
