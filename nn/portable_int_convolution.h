@@ -41,7 +41,7 @@ class PortableIntConvolution {
 
   // `layer`: weight [out][in][kernel] (or [out][in], a kernel of 1) and bias [out], as
   // FoldedWeights holds them. Throws std::invalid_argument where they do not match or the
-  // sums could overflow even with 8-bit weights (more than 66,000 inputs a output).
+  // sums could overflow even with 8-bit weights (more than 66,000 inputs to an output).
   explicit PortableIntConvolution(const FoldedLayer& layer);
 
   // y[l][o] = bias[o] + (s x weight_scale[o]) sum over taps k and inputs i of
