@@ -29,4 +29,13 @@ PeakMeasurement measure_fp32_peak(double seconds);
 // when the CPU lacks avx512_bf16.
 PeakMeasurement measure_bf16_peak(double seconds);
 
+// The i16 dot product's peak, what the portable forward's integer path
+// (nn/portable_int_convolution.h) runs on: per i32 lane two i16 products added, then added
+// to an accumulator (4 operations, as a multiply-add counts 2), 12 independent chains of 4
+// lanes, measured as measure_fp32_peak. isa "simd128-i16dot" in the WebAssembly build
+// (i32x4.dot_i16x8_s and i32x4.add; V8 makes them pmaddwd and paddd), "sse2-pmaddwd"
+// natively (the same instructions, what that path compiles to there); "" elsewhere.
+// Figures in billions of integer operations a second.
+PeakMeasurement measure_i16_dot_peak(double seconds);
+
 }  // namespace kz

@@ -18,9 +18,12 @@
 namespace kz {
 
 // Arithmetic of the network's convolutions. kAuto: bf16 where the CPU and oneDNN run it
-// (onednn_bf16_supported()), fp32 elsewhere.
+// (onednn_bf16_supported()), int8 in the WebAssembly build (portable_auto_precision()),
+// fp32 elsewhere.
 // kInt8: our kernels' dynamically quantised int8 (nn/direct_convolution.h) on CPUs with
-// AVX-512 VNNI, one thread a forward; asked for by name only, never by kAuto.
+// AVX-512 VNNI, one thread a forward; in builds without oneDNN (WebAssembly) the portable
+// forward's integer path (nn/portable_int_convolution.h), which kAuto picks in the
+// WebAssembly build only; elsewhere asked for by name only.
 enum class InferencePrecision { kAuto, kFp32, kBf16, kInt8 };
 
 // "auto", "fp32", "bf16", "int8" and back; parse throws std::invalid_argument on other
@@ -30,7 +33,8 @@ std::string to_string(InferencePrecision precision);
 
 // The precision evaluators use unless told otherwise: the environment variable
 // KUMALAK_PRECISION (auto, fp32, bf16 or int8) when set, else auto: bf16 where the CPU and
-// oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), fp32 elsewhere.
+// oneDNN run it (resolve_inference_precision(), nn/onednn_network.h), int8 in the
+// WebAssembly build (portable_auto_precision()), fp32 elsewhere.
 // bf16 played 800 games against fp32 at equal visits without losing strength and
 // evaluates faster (docs/performance.md); KUMALAK_PRECISION=fp32 gives back the fp32
 // outputs earlier builds seeded. set_default_... overrides both for the rest of the
@@ -46,8 +50,12 @@ void set_default_inference_precision(InferencePrecision precision);
 // avx512_core), in bf16 where the CPU has avx512_bf16 and oneDNN no AMX; oneDNN's
 // primitives elsewhere and for a forward on several OpenMP threads. kOneDnn: always
 // oneDNN's (to compare). kDirect: ours wherever they can run (refused where they cannot;
-// several threads still take oneDNN's).
-enum class ConvolutionKernels { kAuto, kOneDnn, kDirect };
+// several threads still take oneDNN's). kPortable: PortableNetwork's loops
+// (nn/portable_network.h) even where oneDNN is compiled in, in fp32 or int8, so that the
+// WebAssembly build's forward and its integer path run natively at full speed (tests,
+// `KUMALAK_BACKEND=portable`, Elo matches); make_folded_network takes it, OnednnNetwork
+// never sees it.
+enum class ConvolutionKernels { kAuto, kOneDnn, kDirect, kPortable };
 
 // One layer with its batch norm already folded: weight [out, in, kernel] for a
 // convolution, [out, in] for a fully connected layer; bias [out]; fp32.
@@ -91,11 +99,17 @@ class FoldedNetwork {
 };
 
 // The forward for `weights`: OnednnNetwork where this build has oneDNN (with
-// `precision` and `kernels` as it takes them), else PortableNetwork, which runs fp32
-// only (kBf16 and kInt8 are refused there with std::runtime_error; kAuto is fp32).
+// `precision` and `kernels` as it takes them), else (and for kernels kPortable)
+// PortableNetwork, which runs fp32 or int8 (its integer path, nn/portable_int_convolution.h;
+// kBf16 is refused there with std::runtime_error; kAuto is portable_auto_precision()).
 std::shared_ptr<const FoldedNetwork> make_folded_network(const FoldedWeights& weights,
                                                          InferencePrecision precision,
                                                          ConvolutionKernels kernels);
+
+// What kAuto means for PortableNetwork: int8 in the WebAssembly build (its integer path
+// is 1.4-1.5x fp32 there and held fp32's strength at equal visits, docs/browser.md), fp32
+// natively (KUMALAK_BACKEND=portable, builds without oneDNN).
+InferencePrecision portable_auto_precision();
 
 // How many threads one forward may use (oneDNN's OpenMP threads; our own kernels and the
 // portable forward use one): by default OMP_NUM_THREADS or the core count.

@@ -17,7 +17,8 @@ namespace kz {
 // took seconds), so `threads` is capped at the core count; <= 0 leaves the setting
 // (inference_threads(), nn/folded_network.h) alone. With KUMALAK_BACKEND=libtorch or
 // reference, the LibTorch loader installed by a full build runs instead (refused
-// without one).
+// without one); with KUMALAK_BACKEND=portable, PortableNetwork (the WebAssembly build's
+// forward, fp32 or KUMALAK_PRECISION=int8) even where oneDNN is compiled in.
 std::shared_ptr<Evaluator> load_model_evaluator(const GameSpec& spec, const std::string& model_path,
                                                 int threads);
 

@@ -43,6 +43,7 @@ std::string to_string(InferencePrecision precision) {
 
 InferencePrecision resolve_inference_precision(InferencePrecision precision) {
   if (precision != InferencePrecision::kAuto) return precision;
+  if (!onednn_compiled()) return portable_auto_precision();  // PortableNetwork's kAuto
   return onednn_bf16_supported() ? InferencePrecision::kBf16 : InferencePrecision::kFp32;
 }
 

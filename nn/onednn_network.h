@@ -54,8 +54,9 @@ bool onednn_compiled();
 bool onednn_bf16_supported();
 
 // The precision `precision` runs in on the oneDNN path: kAuto becomes kBf16 where
-// onednn_bf16_supported(), else kFp32; kFp32 and kBf16 stay as they are (kBf16 where it
-// cannot run is refused when the network is built, not here).
+// onednn_bf16_supported(), else kFp32 (in a build without oneDNN,
+// portable_auto_precision()); kFp32 and kBf16 stay as they are (kBf16 where it cannot run
+// is refused when the network is built, not here).
 InferencePrecision resolve_inference_precision(InferencePrecision precision);
 
 class OnednnNetwork : public FoldedNetwork {

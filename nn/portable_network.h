@@ -4,6 +4,12 @@
 // channels innermost), each convolution two cells by 16 outputs at a time in four-float
 // vectors (the compilers' vector extension: SSE natively, SIMD128 in WebAssembly). Activations are
 // channels last, one position at a time, in per-thread buffers.
+//
+// With InferencePrecision::kInt8 the tower's convolutions run in integers instead
+// (nn/portable_int_convolution.h: per-position u8 activations widened to i16, i16
+// weights per output channel, SIMD128's i16 dot product, 8 multiply-adds an
+// instruction); the input convolution (whose features one u8 scale would round away),
+// the pooling bias's fully connected layer and the heads stay fp32.
 #pragma once
 
 #include <memory>
@@ -21,16 +27,19 @@ enum class PortableKernels { kBlocked, kScalar };
 
 class PortableNetwork : public FoldedNetwork {
  public:
-  // Throws std::invalid_argument where the weights are not a network's (shapes that do
-  // not chain).
+  // `kernels` as above; `precision` kFp32 or kInt8 (kAuto is kFp32). Throws
+  // std::invalid_argument where the weights are not a network's (shapes that do not
+  // chain), and for kBf16.
   explicit PortableNetwork(const FoldedWeights& weights,
-                           PortableKernels kernels = PortableKernels::kBlocked);
+                           PortableKernels kernels = PortableKernels::kBlocked,
+                           InferencePrecision precision = InferencePrecision::kFp32);
   ~PortableNetwork() override;
 
   void forward(const float* features, int64_t batch, int64_t length, int pits, float* policy,
                float* heads, FeatureLayout layout = FeatureLayout::kPlanesMajor) const override;
   int64_t head_outputs() const override;
-  InferencePrecision precision() const override { return InferencePrecision::kFp32; }
+  // kFp32 or kInt8, as constructed.
+  InferencePrecision precision() const override;
   // The tower's output for one position, [length][channels()] (what every head reads),
   // from its cells-major features [length][kNumPlanes]: the human head's input
   // (nn/human_head.h).

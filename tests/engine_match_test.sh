@@ -95,4 +95,17 @@ for bad in 0+1 5+x -5; do
   if "${match[@]}" --games 2 --clock "$bad" > "$dir/cb" 2>&1; then fail "--clock $bad was accepted"; fi
   grep -q -- "--clock" "$dir/cb" || fail "no reason for --clock $bad: $(cat "$dir/cb")"
 done
+# Equal visits (--nodes): each move a `go nodes` search, the record marked with them (so a
+# match by time does not resume it), and no clock beside them.
+nodes=(python3 "$src/tools/engine_match.py" --a "$kumalak" --b "$kumalak" --level beginner
+       --nodes 30 --seed 3 --games 2)
+"${nodes[@]}" --record "$dir/n.jsonl" > "$dir/n1" || fail "the match by nodes failed: $(cat "$dir/n1")"
+grep -q 'beginner at 30 visits' "$dir/n1" || fail "the summary does not name the visits: $(cat "$dir/n1")"
+grep -q '"nodes": 30' "$dir/n.jsonl" || fail "the record does not keep the visits"
+if "${match[@]}" --games 2 --record "$dir/n.jsonl" > "$dir/n2" 2>&1; then
+  fail "a match by time resumed one by nodes"
+fi
+grep -q "n.jsonl:1: 'nodes' is 30" "$dir/n2" || fail "no reason: $(cat "$dir/n2")"
+if "${nodes[@]}" --clock 1+0 > "$dir/n3" 2>&1; then fail "--nodes on a --clock was accepted"; fi
+grep -q -- "--nodes" "$dir/n3" || fail "no reason for --nodes with --clock: $(cat "$dir/n3")"
 echo "engine_match: all checks passed"

@@ -55,5 +55,21 @@ TEST(CpuPeak, TheBf16PeakIsMeasuredOnlyWhereTheCpuHasBf16DotProducts) {
   EXPECT_EQ(peak.gflops, 0);
 }
 
+// The portable forward's integer path runs on 128-bit i16 dot products in both builds
+// (nn/portable_int_convolution.h): their own peak, so that its fraction stays honest.
+TEST(CpuPeak, TheI16DotPeakIsMeasuredOnTheInstructionsThePortableIntegerPathRuns) {
+  const PeakMeasurement peak = measure_i16_dot_peak(0.1);
+#if defined(__wasm_simd128__)
+  EXPECT_EQ(peak.isa, "simd128-i16dot");
+#elif defined(__x86_64__)
+  EXPECT_EQ(peak.isa, "sse2-pmaddwd");
+#else
+  GTEST_SKIP() << "no i16 dot product loop for this target";
+#endif
+  // 8 lanes of products and 4 of adds an instruction pair: far above one billion a
+  // second on any core that has them.
+  EXPECT_GT(peak.gflops, 1.0);
+}
+
 }  // namespace
 }  // namespace kz

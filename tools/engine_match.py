@@ -7,7 +7,8 @@ score and Elo of A with a 95 % interval over the pairs (pentanomial, as train/el
 `kumalak levels-match` report it).
 
   tools/engine_match.py --a build/tools/kumalak --b /tmp/old/kumalak --games 200 \\
-                        [--level expert] [--movetime 1000] [--threads 1] [--game togyz]
+                        [--level expert] [--movetime 1000 | --nodes N] [--threads 1]
+                        [--game togyz]
                         [--opening-plies 4] [--seed 7] [--a-option NAME=VALUE ...]
                         [--b-option NAME=VALUE ...] [--record match.jsonl] [--shard I/N]
                         [--clock 10s+0.1 [--b-unclocked]]
@@ -25,6 +26,11 @@ engine whose time ran out (null: none), and the summary the losses on time. With
 --b-unclocked only A plays on the clock and B thinks for --movetime a move (its time
 counted, never flagged): a level under a clock against the same level at its fixed
 budget (expert's is one second a move, the default --movetime).
+
+--nodes N searches N visits a move (`go nodes N`) instead of --movetime: equal visits
+for both sides whatever their speed, so that a match measures what the engines' answers
+are worth and not how fast they come (e.g. one network's arithmetic against another's,
+docs/browser.md's integer forward).
 
 --record keeps one JSON line per finished game and resumes a stopped match: the games
 already in it are not played again (the openings come from --seed, so they are the
@@ -52,12 +58,14 @@ class MatchEngine(Engine):
     def set_position(self, moves):
         self.send("position startpos" + (" moves " + " ".join(map(str, moves)) if moves else ""))
 
-    def best_move(self, moves, movetime, clock=None):
+    def best_move(self, moves, movetime, clock=None, nodes=0):
         """The engine's move after `moves`: with `movetime` ms, or on `clock`, the
-        (wtime, btime, winc, binc) in ms the go sends."""
+        (wtime, btime, winc, binc) in ms the go sends, or `nodes` visits when > 0."""
         self.set_position(moves)
         if clock:
             self.send("go wtime %d btime %d winc %d binc %d" % clock)
+        elif nodes > 0:
+            self.send(f"go nodes {nodes}")
         else:
             self.send(f"go movetime {movetime}")
         words = self.wait_for("bestmove")[-1].split()
@@ -181,7 +189,10 @@ def read_record(path, header):
                 key = (int(row["pair"]), bool(row["a_white"]))
                 if row["result"] not in ("1-0", "0-1", "1/2-1/2"):
                     raise ValueError(f"result '{row['result']}'")
-                for field, value in header.items():
+                # The budget's fields too where this match has none: a record played on
+                # a clock or by visits is not another budget's to resume.
+                for field in sorted(set(header) | {"clock", "b_unclocked", "nodes"}):
+                    value = header.get(field)
                     if row.get(field) != value:
                         raise ValueError(f"'{field}' is {row.get(field)!r}, this match's is "
                                          f"{value!r}: another match's record")
@@ -199,6 +210,8 @@ def main():
     ap.add_argument("--games", type=int, default=200, help="even: pairs of games")
     ap.add_argument("--level", default="expert")
     ap.add_argument("--movetime", type=int, default=1000, help="milliseconds a move")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="visits a move instead of --movetime (equal visits for both)")
     ap.add_argument("--threads", type=int, default=1, help="search threads of each engine")
     ap.add_argument("--game", default="togyz")
     ap.add_argument("--opening-plies", type=int, default=4)
@@ -232,6 +245,8 @@ def main():
             clock = parse_clock(a.clock)
         except ValueError as e:
             ap.error(str(e))
+    if a.nodes < 0 or (a.nodes and clock):
+        ap.error("--nodes must be positive and cannot be played on a --clock")
     if a.b_unclocked and not clock:
         ap.error("--b-unclocked needs --clock: A's clock")
     if shards > 1 and not a.record:
@@ -252,6 +267,8 @@ def main():
         header["clock"] = a.clock
     if a.b_unclocked:
         header["b_unclocked"] = True
+    if a.nodes:
+        header["nodes"] = a.nodes
     clocked = {"A": bool(clock), "B": bool(clock) and not a.b_unclocked}
     done = read_record(a.record, header)
     quiet = subprocess.DEVNULL
@@ -298,7 +315,7 @@ def main():
                     go_clock = ((left[white_name], left[black_name], clock[1], clock[1])
                                 if clocked[name] else None)
                     t0 = time.monotonic()
-                    move = mover.best_move(moves, a.movetime, go_clock)
+                    move = mover.best_move(moves, a.movetime, go_clock, a.nodes)
                     spent = (time.monotonic() - t0) * 1000  # ms, not rounded per move
                     used[name] += spent
                     counted[name] += 1
@@ -351,7 +368,8 @@ def main():
         return
     score, e, lo, hi = est
     budget = (f"A on a clock of {a.clock}, B at {a.movetime} ms" if a.b_unclocked
-              else f"on a clock of {a.clock}" if clock else f"at {a.movetime} ms")
+              else f"on a clock of {a.clock}" if clock
+              else f"at {a.nodes} visits" if a.nodes else f"at {a.movetime} ms")
     print(f"A ({a.a}) against B ({a.b}), {a.level} {budget}, Threads {a.threads}: "
           f"{w}-{d}-{l} (W-D-L) in {len(complete)} pairs, score {100 * score:.1f} %, "
           f"Elo {e:+.0f} [{lo:+.0f}, {hi:+.0f}] (95 %, pentanomial)")

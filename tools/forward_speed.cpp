@@ -9,7 +9,9 @@
 // LibTorch.
 //   kz-forward-speed MODEL [SECONDS] [BATCH]     e.g. models/togyz.pt 3 64
 // Prints one line: "<evals/s> positions/s, batch B, precision P, <G> GFLOP/s, <F> of the
-// <isa> peak <P> GFLOP/s" (the last part "no peak measured" on a CPU without one).
+// <isa> peak <P> GFLOP/s" (the last part "no peak measured" on a CPU without one); for
+// the portable forward's integer path (KUMALAK_PRECISION=int8 in the WebAssembly build,
+// or with KUMALAK_BACKEND=portable natively) GOP/s against the i16 dot product's peak.
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -24,6 +26,7 @@
 #include "nn/folded_network.h"
 #include "nn/model_evaluator.h"
 #include "nn/model_header.h"
+#include "nn/network_evaluator.h"
 #include "nn/network_flops.h"
 #include "nn/onednn_network.h"
 #include "nn/plain_model.h"
@@ -65,21 +68,29 @@ int main(int argc, char** argv) {
       elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     }
     const double rate = double(evaluated) / elapsed;
-    const InferencePrecision precision = resolve_inference_precision(default_inference_precision());
+    const auto* network = dynamic_cast<const NetworkEvaluator*>(evaluator.get());
+    const InferencePrecision precision =
+        network ? network->network().precision()
+                : resolve_inference_precision(default_inference_precision());
+    // The portable forward's integer path (nn/portable_int_convolution.h) is set against
+    // the i16 dot product's peak, the instructions it runs on, in integer operations.
+    const bool integer = network && precision == InferencePrecision::kInt8 &&
+                         network->network().implementation() == "portable";
+    const char* unit = integer ? "GOP/s" : "GFLOP/s";
     const double gflops =
         rate * double(forward_flops_per_position(meta.network, 2 * spec.pits)) / 1e9;
-    // After the forward's timing, so that it does not warm or heat the core for it. Always
-    // the fp32 peak: a bf16 forward may run on AMX tiles, whose peak no loop here measures,
-    // and may then pass it.
-    const PeakMeasurement peak = measure_fp32_peak(1.0);
+    // After the forward's timing, so that it does not warm or heat the core for it. Else
+    // always the fp32 peak: a bf16 forward may run on AMX tiles, whose peak no loop here
+    // measures, and may then pass it.
+    const PeakMeasurement peak = integer ? measure_i16_dot_peak(1.0) : measure_fp32_peak(1.0);
     std::ostringstream line;
     line << long(rate) << " positions/s, batch " << batch << ", precision " << to_string(precision)
-         << ", " << std::fixed << std::setprecision(1) << gflops << " GFLOP/s, ";
+         << ", " << std::fixed << std::setprecision(1) << gflops << " " << unit << ", ";
     if (peak.isa.empty())
       line << "no peak measured";
     else
       line << std::setprecision(3) << gflops / peak.gflops << " of the " << peak.isa << " peak "
-           << std::setprecision(1) << peak.gflops << " GFLOP/s";
+           << std::setprecision(1) << peak.gflops << " " << unit;
     std::cout << line.str() << std::endl;
     return 0;
   } catch (const std::exception& e) {

@@ -7,7 +7,10 @@
   search by nodes, an infinite search ended by `stop` (the search runs on a thread of its
   own while the protocol reads on), bad commands answered with `error` lines, `quit`;
 - with --native and recorded games: the same move as the native engine, both searching a
-  fixed number of visits in fp32, on positions from the games (--positions of them).
+  fixed number of visits in fp32, on positions from the games (--positions of them);
+  --wasm-precision int8 runs the WebAssembly engine's integer forward instead
+  (nn/portable_int_convolution.h), --native-precision int8 the native engine's portable
+  forward with the same integer path (KUMALAK_BACKEND=portable).
 
 Exit status 0 when every check passes, 1 otherwise; each failure is printed.
 """
@@ -153,9 +156,10 @@ def game_positions(shared_data, count, seed):
     return positions
 
 
-def same_move_checks(wasm, native, env, positions, nodes, need):
-    """Both engines search each position; the share of equal best moves must reach need."""
-    engines = [Engine(wasm, env), Engine(native, env)]
+def same_move_checks(wasm, native, envs, positions, nodes, need, names):
+    """Both engines search each position; the share of equal best moves must reach need.
+    `envs` and `names`: each engine's environment and name (wasm's first)."""
+    engines = [Engine(wasm, envs[0]), Engine(native, envs[1])]
     for e in engines:
         e.send("uci")
         e.wait_for("uciok")
@@ -176,8 +180,8 @@ def same_move_checks(wasm, native, env, positions, nodes, need):
         compared += 1
         same += answers[0] == answers[1]
         if answers[0] != answers[1] and compared - same <= 10:
-            print(f"  differs after {' '.join(moves) or 'the start'}: wasm {answers[0]}, "
-                  f"native {answers[1]}", flush=True)
+            print(f"  differs after {' '.join(moves) or 'the start'}: {names[0]} {answers[0]}, "
+                  f"{names[1]} {answers[1]}", flush=True)
         if (i + 1) % 50 == 0:
             rate = (i + 1) / (time.monotonic() - start)
             print(f"  {i + 1}/{len(positions)} positions, {rate:.1f}/s, same {same}/{compared}",
@@ -185,10 +189,11 @@ def same_move_checks(wasm, native, env, positions, nodes, need):
     for e in engines:
         e.quit()
     share = same / compared if compared else 0.0
-    print(f"same move: {same}/{compared} = {share:.3f} ({refused} refused by both) "
-          f"at {nodes} visits", flush=True)
+    print(f"same move, {names[0]} and {names[1]}: {same}/{compared} = {share:.3f} ({refused} "
+          f"refused by both) at {nodes} visits", flush=True)
     check(compared > 0 and share >= need,
-          f"the WebAssembly engine picks the native move in {share:.3f} >= {need} of positions")
+          f"the WebAssembly engine ({names[0]}) picks the native move ({names[1]}) in "
+          f"{share:.3f} >= {need} of positions")
 
 
 def main():
@@ -201,6 +206,10 @@ def main():
     p.add_argument("--nodes", type=int, default=200, help="visits per compared search")
     p.add_argument("--need", type=float, default=0.99, help="share of equal moves required")
     p.add_argument("--skip-protocol", action="store_true", help="only the comparisons")
+    p.add_argument("--wasm-precision", default="fp32", choices=["fp32", "int8"],
+                   help="the WebAssembly engine's forward in the comparison")
+    p.add_argument("--native-precision", default="fp32", choices=["fp32", "int8"],
+                   help="the native engine's (int8: its portable forward's integer path)")
     args = p.parse_args()
 
     wasm = NODE + [args.wasm]
@@ -220,7 +229,12 @@ def main():
 
     positions = game_positions(args.shared_data, args.positions, seed=1) if args.shared_data else []
     if native and positions:
-        same_move_checks(wasm, native, env, positions, args.nodes, args.need)
+        wasm_env = dict(env, KUMALAK_PRECISION=args.wasm_precision)
+        native_env = dict(env, KUMALAK_PRECISION=args.native_precision)
+        if args.native_precision == "int8":
+            native_env["KUMALAK_BACKEND"] = "portable"
+        same_move_checks(wasm, native, [wasm_env, native_env], positions, args.nodes, args.need,
+                         ["wasm " + args.wasm_precision, "native " + args.native_precision])
     elif not native:
         print("no --native: the same-move comparison is skipped")
     else:

@@ -8,6 +8,18 @@ add_test(NAME WasmEngineUnderNode
           --source ${CMAKE_SOURCE_DIR} --shared-data ${KZ_SHARED_DATA})
 set_tests_properties(WasmEngineUnderNode PROPERTIES TIMEOUT 900 ENVIRONMENT "KZ_TEST=1")
 
+# The integer forward (KUMALAK_PRECISION=int8, nn/portable_int_convolution.h) in the
+# WebAssembly engine and in the native engine's portable forward (the same quantised
+# arithmetic): the same move on 30 recorded positions at 200 visits (a few seconds).
+if(KZ_NATIVE_KUMALAK)
+  add_test(NAME WasmEngineInt8SameMove
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tools/wasm/engine_node_test.py
+            --wasm $<TARGET_FILE:kumalak> --native "${KZ_NATIVE_KUMALAK}"
+            --source ${CMAKE_SOURCE_DIR} --shared-data ${KZ_SHARED_DATA} --skip-protocol
+            --positions 30 --nodes 200 --wasm-precision int8 --native-precision int8 --need 0.95)
+  set_tests_properties(WasmEngineInt8SameMove PROPERTIES TIMEOUT 120 ENVIRONMENT "KZ_TEST=1")
+endif()
+
 # The engine in a Web Worker of headless Chromium (tools/wasm/web_engine_test.py): the page
 # build, kumalak-web, served cross-origin isolated; then the same worker from the site in
 # a page that is not isolated (the engine without threads, kumalak-web-1t).
@@ -56,8 +68,15 @@ if(KZ_NATIVE_KUMALAK)
   set_tests_properties(WasmSiteRunView PROPERTIES TIMEOUT 120 ENVIRONMENT "KZ_TEST=1")
 endif()
 
-# kz-forward-speed under Node: the portable forward set against SIMD128's measured peak.
+# kz-forward-speed under Node: the portable forward set against SIMD128's measured peaks,
+# the default (its integer path) against the i16 dot product's, fp32 against
+# multiply-and-add's.
 add_test(NAME WasmForwardSpeedTool
   COMMAND ${KZ_NODE} $<TARGET_FILE:kz-forward-speed> ${CMAKE_SOURCE_DIR}/models/togyz.pt 0.2 8)
 set_tests_properties(WasmForwardSpeedTool PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+  "^[0-9]+ positions/s, batch 8, precision int8, [0-9.]+ GOP/s, [0-9.]+ of the simd128-i16dot peak [0-9.]+ GOP/s")
+add_test(NAME WasmForwardSpeedToolFp32
+  COMMAND ${KZ_NODE} $<TARGET_FILE:kz-forward-speed> ${CMAKE_SOURCE_DIR}/models/togyz.pt 0.2 8)
+set_tests_properties(WasmForwardSpeedToolFp32 PROPERTIES TIMEOUT 60 ENVIRONMENT "KUMALAK_PRECISION=fp32"
+  PASS_REGULAR_EXPRESSION
   "^[0-9]+ positions/s, batch 8, precision fp32, [0-9.]+ GFLOP/s, [0-9.]+ of the simd128 peak [0-9.]+ GFLOP/s")
