@@ -407,6 +407,22 @@ def main():
         print("web_site_test: installable (manifest, no installability errors), %d files cached "
               "in %s" % (len(files), ours[0]), flush=True)
 
+        # A hard reload (Ctrl+Shift+R, the service worker bypassed): Chromium brought back
+        # the first visit's document, the one that reloaded itself, from its back/forward
+        # cache, frozen with no engine; the page must reload under the service worker.
+        before = driver.execute_script("return performance.timeOrigin")
+        driver.execute_cdp_cmd("Page.reload", {"ignoreCache": True})
+        try:
+            WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+                "return performance.timeOrigin !== arguments[0] && self.crossOriginIsolated"
+                " === true && !!window.kzState", before)
+                and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
+        except TimeoutException:
+            fail("after a hard reload the page has no game: %s" % driver.execute_script(
+                "return JSON.stringify([performance.getEntriesByType('navigation')[0].type,"
+                " self.crossOriginIsolated, !!navigator.serviceWorker.controller])"))
+        print("web_site_test: a hard reload: the board playable again, isolated", flush=True)
+
         # 3. No network: the host is gone; each language on the phone.
         host.stop()
         try:

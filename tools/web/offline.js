@@ -52,6 +52,12 @@ export async function prepareSite() {
   } catch (e) {
     return;  // a reload could not know it had happened: never a loop of reloads
   }
+  // The document left behind by this reload may come back from the back/forward cache
+  // (Chromium restored it on a hard reload, Ctrl+Shift+R, of the isolated page), frozen
+  // here with no engine: it reloads again, this time under the service worker.
+  window.addEventListener("pageshow", (e) => {
+    if (e.persisted) location.reload();
+  });
   location.reload();
   await new Promise(() => {});
 }
