@@ -133,7 +133,7 @@ struct Conv {
 
   // The same sums in the same order as run_scalar's, one cell by kBlockOutputs outputs at a
   // time, over only the inputs that are not 0 in each tap's cell (listed once per call):
-  // most of the features are 0 in most cells, so most of run_blocked's work is skipped.
+  // many features are 0 in a cell (the one-hot counts, tuzdyks, captures, the other game's).
   void run_sparse(const float* x, int64_t length, float* y) const {
     const int64_t half = kernel / 2;
     thread_local std::vector<int32_t> nonzero, counts;  // [length][in], [length]
