@@ -1,6 +1,7 @@
 #include "nn/portable_network.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -31,6 +32,12 @@ struct Conv {
   std::vector<float> w;         // [kernel][in][out]
   std::vector<float> b;         // [out]
   std::vector<float> zero_row;  // [in] zeros: run_blocked's cells outside the ring
+  // Whether run_sparse may stand in for run_blocked (the input convolution, whose features
+  // are mostly 0/1 planes, many of them 0): skipping a 0 input leaves each sum as it is, to
+  // the bit (adding 0 x w, +-0, changes a sum only where it is -0, then +0, or where w is
+  // not finite, then NaN; and a sum is -0 only if the bias is, as x + y rounds to -0 only
+  // where both are -0), so: finite weights and no -0 bias.
+  bool sparse = false;
   // Where set (kInt8), the layer runs through it instead (nn/portable_int_convolution.h).
   std::shared_ptr<const PortableIntConvolution> integer;
 
@@ -57,7 +64,7 @@ struct Conv {
     if (integer)
       integer->run(x, length, y, kernels);
     else if (kernels == PortableKernels::kBlocked && out % kBlockOutputs == 0)
-      run_blocked(x, length, y);
+      sparse ? run_sparse(x, length, y) : run_blocked(x, length, y);
     else
       run_scalar(x, length, y);
   }
@@ -120,6 +127,48 @@ struct Conv {
           float* y1 = y0 + out;
           store(y1, c0), store(y1 + 4, c1), store(y1 + 8, c2), store(y1 + 12, c3);
         }
+      }
+    }
+  }
+
+  // The same sums in the same order as run_scalar's, one cell by kBlockOutputs outputs at a
+  // time, over only the inputs that are not 0 in each tap's cell (listed once per call):
+  // many features are 0 in a cell (the one-hot counts, tuzdyks, captures, the other game's).
+  void run_sparse(const float* x, int64_t length, float* y) const {
+    const int64_t half = kernel / 2;
+    thread_local std::vector<int32_t> nonzero, counts;  // [length][in], [length]
+    nonzero.resize(size_t(length * in));
+    counts.resize(size_t(length));
+    for (int64_t l = 0; l < length; ++l) {
+      const float* row = x + l * in;
+      int32_t* list = nonzero.data() + l * in;
+      int32_t n = 0;
+      for (int64_t i = 0; i < in; ++i) {
+        list[n] = int32_t(i);
+        n += row[i] != 0;
+      }
+      counts[size_t(l)] = n;
+    }
+    for (int64_t o0 = 0; o0 < out; o0 += kBlockOutputs) {
+      const float* bo = b.data() + o0;
+      for (int64_t l = 0; l < length; ++l) {
+        v4 a0 = load(bo), a1 = load(bo + 4), a2 = load(bo + 8), a3 = load(bo + 12);
+        for (int64_t k = 0; k < kernel; ++k) {
+          const int64_t src = l + k - half;
+          if (src < 0 || src >= length) continue;
+          const float* row = x + src * in;
+          const int32_t* list = nonzero.data() + src * in;
+          const float* wk = w.data() + k * in * out + o0;
+          for (int32_t n = 0; n < counts[size_t(src)]; ++n) {
+            const int64_t i = list[n];
+            const float* wi = wk + i * out;
+            const v4 v = v4{} + row[i];
+            a0 += v * load(wi), a1 += v * load(wi + 4), a2 += v * load(wi + 8),
+                a3 += v * load(wi + 12);
+          }
+        }
+        float* yl = y + l * out + o0;
+        store(yl, a0), store(yl + 4, a1), store(yl + 8, a2), store(yl + 12, a3);
       }
     }
   }
@@ -209,6 +258,10 @@ PortableNetwork::PortableNetwork(const FoldedWeights& w, PortableKernels kernels
     return c;
   };
   m.input = Conv(w.input);
+  m.input.sparse =
+      std::all_of(m.input.w.begin(), m.input.w.end(), [](float v) { return std::isfinite(v); }) &&
+      std::none_of(m.input.b.begin(), m.input.b.end(),
+                   [](float v) { return v == 0 && std::signbit(v); });
   m.channels = m.input.out;
   if (m.input.in != kNumPlanes)
     throw std::invalid_argument(
