@@ -75,34 +75,39 @@ TEST(PlainNetwork, ThePortableForwardAgreesWithTheFastestInFp32) {
   }
 }
 
+// In fp32 and in the integer path (nn/portable_int_convolution.h): its integer sums are
+// exact, then the same fp32 steps in the same order.
 TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloats) {
-  for (const char* file : {"togyz.pt", "kalah.pt", "togyz-human.pt"}) {
-    const PlainModel m = load_plain_model(model(file));
-    const GameSpec spec = GameSpec::parse(m.meta.game);
-    const FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
-    const PortableNetwork blocked(folded, PortableKernels::kBlocked);
-    const PortableNetwork scalar(folded, PortableKernels::kScalar);
-    const std::vector<Position> positions = positions_of(spec, 50, 5);
-    const int64_t L = ring_length(positions[0]);
-    const size_t per = size_t(kNumPlanes * L);
-    std::vector<float> features(positions.size() * per);
-    for (size_t i = 0; i < positions.size(); ++i)
-      encode_features(positions[i], std::span<float>(features.data() + i * per, per));
-    const int64_t n = int64_t(positions.size()), H = blocked.head_outputs();
-    std::vector<float> p1(size_t(n * spec.pits)), p2(p1.size()), h1(size_t(n * H)), h2(h1.size());
-    blocked.forward(features.data(), n, L, spec.pits, p1.data(), h1.data());
-    scalar.forward(features.data(), n, L, spec.pits, p2.data(), h2.data());
-    EXPECT_EQ(p1, p2) << file;
-    EXPECT_EQ(h1, h2) << file;
-    std::vector<float> t1(size_t(L * blocked.channels())), t2(t1.size());
-    std::vector<float> cells(size_t(kNumPlanes * L));
-    for (int64_t c = 0; c < kNumPlanes; ++c)
-      for (int64_t l = 0; l < L; ++l)
-        cells[size_t(l * kNumPlanes + c)] = features[size_t(c * L + l)];
-    blocked.trunk(cells.data(), L, t1.data());
-    scalar.trunk(cells.data(), L, t2.data());
-    EXPECT_EQ(t1, t2) << file;
-  }
+  for (const char* file : {"togyz.pt", "kalah.pt", "togyz-human.pt"})
+    for (const InferencePrecision precision :
+         {InferencePrecision::kFp32, InferencePrecision::kInt8}) {
+      const PlainModel m = load_plain_model(model(file));
+      const GameSpec spec = GameSpec::parse(m.meta.game);
+      const FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
+      const PortableNetwork blocked(folded, PortableKernels::kBlocked, precision);
+      const PortableNetwork scalar(folded, PortableKernels::kScalar, precision);
+      EXPECT_EQ(blocked.precision(), precision);
+      const std::vector<Position> positions = positions_of(spec, 50, 5);
+      const int64_t L = ring_length(positions[0]);
+      const size_t per = size_t(kNumPlanes * L);
+      std::vector<float> features(positions.size() * per);
+      for (size_t i = 0; i < positions.size(); ++i)
+        encode_features(positions[i], std::span<float>(features.data() + i * per, per));
+      const int64_t n = int64_t(positions.size()), H = blocked.head_outputs();
+      std::vector<float> p1(size_t(n * spec.pits)), p2(p1.size()), h1(size_t(n * H)), h2(h1.size());
+      blocked.forward(features.data(), n, L, spec.pits, p1.data(), h1.data());
+      scalar.forward(features.data(), n, L, spec.pits, p2.data(), h2.data());
+      EXPECT_EQ(p1, p2) << file;
+      EXPECT_EQ(h1, h2) << file;
+      std::vector<float> t1(size_t(L * blocked.channels())), t2(t1.size());
+      std::vector<float> cells(size_t(kNumPlanes * L));
+      for (int64_t c = 0; c < kNumPlanes; ++c)
+        for (int64_t l = 0; l < L; ++l)
+          cells[size_t(l * kNumPlanes + c)] = features[size_t(c * L + l)];
+      blocked.trunk(cells.data(), L, t1.data());
+      scalar.trunk(cells.data(), L, t2.data());
+      EXPECT_EQ(t1, t2) << file;
+    }
 }
 
 // The input convolution adds only each cell's non-zero features (run_sparse): the same

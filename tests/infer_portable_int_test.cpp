@@ -3,8 +3,9 @@
 // each convolution equals the exact integer sums of its own quantised numbers, the
 // quantised numbers are within half a step of the floats, the sums cannot overflow at
 // the widest inputs the weights' bits allow, zero and constant inputs come out exactly,
-// the blocked kernel gives the plain loop's floats, and the whole network stays close to
-// the fp32 forward on real positions of the shipped models.
+// and the whole network stays close to the fp32 forward on real positions of the shipped
+// models (that its blocked kernels give the plain loops' floats is
+// tests/infer_plain_model_test.cpp's, in both precisions).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -195,29 +196,6 @@ std::vector<Position> positions_of(const GameSpec& spec, int n, uint64_t seed) {
     if (!p.is_decided()) out.push_back(p);
   }
   return out;
-}
-
-TEST(PortableInt, TheBlockedForwardGivesThePlainLoopsFloats) {
-  for (const char* file : {"togyz.pt", "kalah.pt"}) {
-    const PlainModel m = load_plain_model(test::source_dir() + "/models/" + file);
-    const GameSpec spec = GameSpec::parse(m.meta.game);
-    const FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
-    const PortableNetwork blocked(folded, PortableKernels::kBlocked, InferencePrecision::kInt8);
-    const PortableNetwork scalar(folded, PortableKernels::kScalar, InferencePrecision::kInt8);
-    EXPECT_EQ(blocked.precision(), InferencePrecision::kInt8);
-    const std::vector<Position> positions = positions_of(spec, 30, 5);
-    const int64_t L = ring_length(positions[0]);
-    const size_t per = size_t(kNumPlanes * L);
-    std::vector<float> features(positions.size() * per);
-    for (size_t i = 0; i < positions.size(); ++i)
-      encode_features(positions[i], std::span<float>(features.data() + i * per, per));
-    const int64_t n = int64_t(positions.size()), H = blocked.head_outputs();
-    std::vector<float> p1(size_t(n * spec.pits)), p2(p1.size()), h1(size_t(n * H)), h2(h1.size());
-    blocked.forward(features.data(), n, L, spec.pits, p1.data(), h1.data());
-    scalar.forward(features.data(), n, L, spec.pits, p2.data(), h2.data());
-    EXPECT_EQ(p1, p2) << file;
-    EXPECT_EQ(h1, h2) << file;
-  }
 }
 
 // The tolerances: the native int8 kernels (nn/direct_convolution_int8.cpp: s8 weights,
