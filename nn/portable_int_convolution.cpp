@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "nn/portable_vector.h"
+
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #elif defined(__SSE2__)
@@ -15,23 +17,18 @@ namespace kz {
 
 namespace {
 
-// Four lanes in a vector register through the compilers' vector extension (SIMD128 in
-// WebAssembly, SSE natively), loaded and stored unaligned.
-typedef float v4 __attribute__((vector_size(16)));
-typedef float v4_unaligned __attribute__((vector_size(16), aligned(4), may_alias));
+using portable::kBlockOutputs;
+using portable::load;
+using portable::store;
+using portable::v4;
+
+// Four i32 or eight i16 lanes in a vector register, as v4 (nn/portable_vector.h).
 typedef int32_t i4 __attribute__((vector_size(16)));
 typedef int32_t i4_unaligned __attribute__((vector_size(16), aligned(2), may_alias));
 typedef int16_t s8 __attribute__((vector_size(16)));
-inline v4 load(const float* p) {
-  return *reinterpret_cast<const v4_unaligned*>(p);
-}
-inline void store(float* p, v4 v) {
-  *reinterpret_cast<v4_unaligned*>(p) = v;
-}
 inline i4 load_pairs(const int16_t* p) {
   return *reinterpret_cast<const i4_unaligned*>(p);
 }
-constexpr int64_t kBlockOutputs = 16;  // the outputs run_blocked keeps in registers
 
 // Per i32 lane, the two i16 products of `a`'s and `b`'s lanes 2j and 2j + 1 added:
 // i32x4.dot_i16x8_s in WebAssembly (pmaddwd under V8), the same instruction natively.

@@ -8,22 +8,16 @@
 
 #include "nn/features.h"
 #include "nn/portable_int_convolution.h"
+#include "nn/portable_vector.h"
 
 namespace kz {
 
 namespace {
 
-// Four floats in a vector register (SSE natively, SIMD128 in WebAssembly), through the
-// compilers' vector extension; loaded and stored unaligned.
-typedef float v4 __attribute__((vector_size(16)));
-typedef float v4_unaligned __attribute__((vector_size(16), aligned(4), may_alias));
-inline v4 load(const float* p) {
-  return *reinterpret_cast<const v4_unaligned*>(p);
-}
-inline void store(float* p, v4 v) {
-  *reinterpret_cast<v4_unaligned*>(p) = v;
-}
-constexpr int64_t kBlockOutputs = 16;  // the outputs run_blocked keeps in registers
+using portable::kBlockOutputs;
+using portable::load;
+using portable::store;
+using portable::v4;
 
 // A convolution with its weights as [kernel][in][out] (the output channels innermost),
 // or a fully connected layer as a convolution of kernel 1.
