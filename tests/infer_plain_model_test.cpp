@@ -19,21 +19,14 @@
 #include "nn/network_layout.h"
 #include "nn/plain_model.h"
 #include "nn/portable_network.h"
+#include "tests/random_positions.h"
 #include "tests/test_util.h"
 
 namespace kz {
 namespace {
 
 std::vector<Position> positions_of(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 40);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
+  return test::undecided_random_positions(spec, n, seed, 40);
 }
 
 std::string model(const std::string& name) {

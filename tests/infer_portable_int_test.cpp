@@ -22,6 +22,7 @@
 #include "nn/plain_model.h"
 #include "nn/portable_int_convolution.h"
 #include "nn/portable_network.h"
+#include "tests/random_positions.h"
 #include "tests/test_util.h"
 
 namespace kz {
@@ -186,18 +187,6 @@ TEST(PortableInt, ZeroAndConstantInputsComeOutExactly) {
   }
 }
 
-std::vector<Position> positions_of(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 60);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
-}
-
 // The tolerances: the native int8 kernels (nn/direct_convolution_int8.cpp: s8 weights,
 // the input convolution quantised too; +5 Elo [-8, +17] against fp32 at equal visits,
 // docs/performance.md) differ from fp32 on these 300 positions by up to 0.027 in a
@@ -216,7 +205,7 @@ TEST(PortableInt, TheIntegerForwardStaysCloseToFp32OnRealPositions) {
                                                                   InferencePrecision::kInt8),
                           "int8");
     const int n = 300;
-    const std::vector<Position> positions = positions_of(spec, n, 7);
+    const std::vector<Position> positions = test::undecided_random_positions(spec, n, 7, 60);
     std::vector<EvalOutput> a(positions.size()), b(positions.size());
     fp32.evaluate(positions, a);
     int8.evaluate(positions, b);

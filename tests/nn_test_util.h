@@ -15,6 +15,7 @@
 #include "nn/inference_network.h"
 #include "nn/model_file.h"
 #include "nn/nn_evaluator.h"
+#include "tests/random_positions.h"
 
 namespace kz::test {
 
@@ -36,15 +37,7 @@ inline HumanHeadInfo human_range(int rating_min, int rating_max, int rating_mean
 
 // `n` undecided positions, each after up to 29 random plies from the start (seeded).
 inline std::vector<Position> random_positions(const GameSpec& spec, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Position> out;
-  while (int(out.size()) < n) {
-    Position p = Position::start(spec);
-    const int plies = int(rng() % 30);
-    for (int i = 0; i < plies && !p.is_decided(); ++i) p.play(random_legal_move(p, rng));
-    if (!p.is_decided()) out.push_back(p);
-  }
-  return out;
+  return undecided_random_positions(spec, n, seed, 30);
 }
 
 // Sets the process's default inference precision (nn/inference_network.h) for one
