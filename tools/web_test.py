@@ -120,6 +120,27 @@ def click_fresh(driver, wait, by, selector):
     wait.until(attempt)
 
 
+def wait_while_moving(driver, done, progress, stall_seconds, most_seconds):
+    """Polls `done(driver)` until it holds (True) while `progress(driver)`, a text that
+    changes as long work goes on, changes at least every `stall_seconds`; False when it
+    stalls that long or `most_seconds` pass."""
+    started = last_change = time.time()
+    last = None
+    while True:
+        try:
+            if done(driver):
+                return True
+            now_text = progress(driver)
+        except Exception:
+            now_text = last
+        now = time.time()
+        if now_text != last:
+            last, last_change = now_text, now
+        if now - last_change > stall_seconds or now - started > most_seconds:
+            return False
+        time.sleep(0.1)
+
+
 def fail(message):
     print("web_test: FAIL: " + message, file=sys.stderr)
     sys.exit(1)
@@ -1410,7 +1431,10 @@ def your_games_check(driver, wait, By, Select, folder, screenshots, server_page)
     started = time.time()
     # A page of its own, as a player opening it (nothing left of the checks before).
     driver.get(driver.current_url)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18)
+    # The game resumed: the page has its state (kzState is null until the resumed game's
+    # state arrives, which would then replace a position set up before it).
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit")) == 18
+               and d.execute_script("return !!window.kzState"))
     # A game played here to its end is kept: White's 91 captures 2 and reaches 82.
     Select(driver.find_element(By.ID, "human")).select_by_value("0")
     field = driver.find_element(By.ID, "position")
@@ -1476,9 +1500,21 @@ def your_games_check(driver, wait, By, Select, folder, screenshots, server_page)
     wait.until(lambda d: len(rows(d)) == 1 and "Dana" in rows(d)[0].text)
     driver.find_element(By.ID, "games-opponent").clear()
     driver.execute_script("document.getElementById('games-opponent').dispatchEvent(new Event('input'))")
-    # The background pass: each game's accuracy, then the rating over all of them.
-    wait.until(lambda d: re.match(r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from %d games\.$"
-                                  % (before + 3), d.find_element(By.ID, "games-rating").text))
+    # The background pass: each game's accuracy, then the rating over all of them. Its
+    # length is the games' (before + 3 of them, each analysed at 100 visits), which a
+    # loaded machine stretches: the wait fails when the pass stops moving, not at a fixed
+    # time.
+    pass_started = time.time()
+    rating_shown = lambda d: re.match(
+        r"Your estimated PlayOK rating: [\d,]+ \([\d,]+–[\d,]+\) from %d games\.$" % (before + 3),
+        d.find_element(By.ID, "games-rating").text)
+    if not wait_while_moving(driver, rating_shown, lambda d: d.find_element(By.ID, "games-progress").text,
+                             wait._timeout, 10 * wait._timeout):
+        fail("Your games: no rating over the %d games after %.0f s; the pass says %r, the rating line %r"
+             % (before + 3, time.time() - pass_started, driver.find_element(By.ID, "games-progress").text,
+                driver.find_element(By.ID, "games-rating").text))
+    print("web_test: Your games: %d games analysed and rated in %.1f s"
+          % (before + 3, time.time() - pass_started), flush=True)
     rating = driver.find_element(By.ID, "games-rating").text
     accuracies = [r.find_elements(By.TAG_NAME, "td")[6].text for r in rows(driver)]
     if not all(re.match(r"\d+%$", a) for a in accuracies):
