@@ -77,14 +77,52 @@ inline void quantise8(const float* x, v4 inverse, s8 low, s8 high, int16_t* out)
   std::memcpy(out, &q, sizeof(q));
 }
 
+// Winograd F(4,3)'s output transform A^T m (see the header), in this order in both
+// kernels (T float or v4), so that both give the same floats.
+template <class T>
+inline void winograd_output(const T* m, T* y) {
+  const T s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+  y[0] = m[0] + s12 + s34;
+  y[1] = d12 + d34 * 2.f;
+  y[2] = s12 + s34 * 4.f;
+  y[3] = d12 + d34 * 8.f + m[5];
+}
+
+// G g for one output and input's three taps (see the header).
+inline void winograd_weights(const double g[3], double t[6]) {
+  t[0] = g[0] / 4;
+  t[1] = -(g[0] + g[1] + g[2]) / 6;
+  t[2] = -(g[0] - g[1] + g[2]) / 6;
+  t[3] = (g[0] + 2 * g[1] + 4 * g[2]) / 24;
+  t[4] = (g[0] - 2 * g[1] + 4 * g[2]) / 24;
+  t[5] = g[2];
+}
+
+// B^T d for one tile's six cells (T int16_t or s8; exact, see the header).
+template <class T>
+inline void winograd_input_tile(const T* d, T* u) {
+  u[0] = T(d[0] * 4 - d[2] * 5 + d[4]);
+  u[1] = T(d[3] + d[4] - (d[1] + d[2]) * 4);
+  u[2] = T((d[1] - d[2]) * 4 - d[3] + d[4]);
+  u[3] = T((d[3] - d[1]) * 2 - d[2] + d[4]);
+  u[4] = T((d[1] - d[3]) * 2 - d[2] + d[4]);
+  u[5] = T(d[1] * 4 - d[3] * 5 + d[5]);
+}
+
 }  // namespace
+
+int32_t PortableIntConvolution::winograd_weight_limit(int64_t padded_in) {
+  const int64_t limit =
+      std::min<int64_t>(32767, ((int64_t(1) << 31) - 1) / (kWinogradInputBound * padded_in));
+  return int32_t(limit);
+}
 
 int32_t PortableIntConvolution::weight_limit(int64_t inputs) {
   const int64_t limit = std::min<int64_t>(32767, ((int64_t(1) << 31) - 1) / (255 * inputs));
   return int32_t(limit);
 }
 
-PortableIntConvolution::PortableIntConvolution(const FoldedLayer& layer) {
+PortableIntConvolution::PortableIntConvolution(const FoldedLayer& layer, Method method) {
   const PlainTensor& weight = layer.weight;
   if (weight.shape.size() < 2 || layer.bias.numel() != weight.size(0))
     throw std::invalid_argument("PortableIntConvolution: a layer's weight and bias do not match");
@@ -92,21 +130,34 @@ PortableIntConvolution::PortableIntConvolution(const FoldedLayer& layer) {
   in_ = weight.size(1);
   kernel_ = weight.shape.size() == 3 ? weight.size(2) : 1;
   padded_in_ = in_ + in_ % 2;
-  const int32_t limit = weight_limit(kernel_ * padded_in_);
+  winograd_ = method == Method::kWinograd && kernel_ == 3;
+  taps_ = winograd_ ? kWinogradTaps : kernel_;
+  const int32_t limit =
+      winograd_ ? winograd_weight_limit(padded_in_) : weight_limit(kernel_ * padded_in_);
   if (limit < 127)
     throw std::invalid_argument("PortableIntConvolution: too many inputs for i32 sums");
-  packed_.assign(size_t(kernel_ * padded_in_ * out_), 0);
+  packed_.assign(size_t(taps_ * padded_in_ * out_), 0);
   weight_scale_.assign(size_t(out_), 1.f);
+  std::vector<double> w(size_t(in_ * taps_));  // one output's weights [in][tap]
   for (int64_t o = 0; o < out_; ++o) {
-    const float* w = weight.f32.data() + o * in_ * kernel_;
-    float largest = 0;
-    for (int64_t i = 0; i < in_ * kernel_; ++i) largest = std::max(largest, std::abs(w[i]));
-    const float scale = largest > 0 ? largest / float(limit) : 1.f;
+    const float* g = weight.f32.data() + o * in_ * kernel_;
+    for (int64_t i = 0; i < in_; ++i) {
+      double* t = w.data() + i * taps_;
+      if (winograd_) {
+        const double taps[3] = {g[i * 3], g[i * 3 + 1], g[i * 3 + 2]};
+        winograd_weights(taps, t);
+      } else {
+        for (int64_t k = 0; k < kernel_; ++k) t[k] = g[i * kernel_ + k];
+      }
+    }
+    double largest = 0;
+    for (const double v : w) largest = std::max(largest, std::abs(v));
+    const float scale = largest > 0 ? float(largest / limit) : 1.f;
     weight_scale_[size_t(o)] = scale;
     for (int64_t i = 0; i < in_; ++i)
-      for (int64_t k = 0; k < kernel_; ++k) {
-        const float q =
-            std::clamp(std::nearbyint(w[i * kernel_ + k] / scale), -float(limit), float(limit));
+      for (int64_t k = 0; k < taps_; ++k) {
+        const double q = std::clamp(std::nearbyint(w[size_t(i * taps_ + k)] / double(scale)),
+                                    -double(limit), double(limit));
         packed_[size_t(((k * (padded_in_ / 2) + i / 2) * out_ + o) * 2 + i % 2)] = int16_t(q);
       }
   }
@@ -165,10 +216,19 @@ void PortableIntConvolution::run(const float* x, int64_t length, float* y,
   scale.resize(size_t(out_));
   for (int64_t o = 0; o < out_; ++o)
     scale[size_t(o)] = activations.scale * weight_scale_[size_t(o)];
-  if (kernels == PortableKernels::kBlocked && out_ % kBlockOutputs == 0)
+  const bool blocked = kernels == PortableKernels::kBlocked && out_ % kBlockOutputs == 0;
+  if (winograd_) {
+    thread_local std::vector<int16_t> u;
+    winograd_input(activations, length, u);
+    if (blocked)
+      run_winograd_blocked(u.data(), length, scale.data(), y);
+    else
+      run_winograd_scalar(u.data(), length, scale.data(), y);
+  } else if (blocked) {
     run_blocked(activations, length, scale.data(), y);
-  else
+  } else {
     run_scalar(activations, length, scale.data(), y);
+  }
 }
 
 void PortableIntConvolution::run_scalar(const Activations& a, int64_t length, const float* scale,
@@ -235,6 +295,114 @@ void PortableIntConvolution::run_blocked(const Activations& a, int64_t length, c
         float* y1 = y0 + out_;
         store(y1, to_float(c0, 0)), store(y1 + 4, to_float(c1, 1));
         store(y1 + 8, to_float(c2, 2)), store(y1 + 12, to_float(c3, 3));
+      }
+    }
+  }
+}
+
+// U [tile][6][padded_in]: B^T over each tile's six cells, eight channels at a time.
+void PortableIntConvolution::winograd_input(const Activations& a, int64_t length,
+                                            std::vector<int16_t>& u) const {
+  const int64_t tiles = (length + kWinogradTile - 1) / kWinogradTile;
+  u.resize(size_t(tiles * kWinogradTaps * padded_in_));
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int16_t* rows[6];
+    for (int64_t c = 0; c < 6; ++c) {
+      const int64_t cell = t * kWinogradTile - 1 + c;
+      rows[c] =
+          cell >= 0 && cell < length ? a.centred.data() + cell * padded_in_ : zero_row_.data();
+    }
+    int16_t* out = u.data() + t * kWinogradTaps * padded_in_;
+    int64_t i = 0;
+    for (; i + 8 <= padded_in_; i += 8) {
+      s8 d[6], v[6];
+      for (int c = 0; c < 6; ++c) std::memcpy(&d[c], rows[c] + i, sizeof(s8));
+      winograd_input_tile(d, v);
+      for (int j = 0; j < 6; ++j) std::memcpy(out + j * padded_in_ + i, &v[j], sizeof(s8));
+    }
+    for (; i < padded_in_; ++i) {
+      int16_t d[6], v[6];
+      for (int c = 0; c < 6; ++c) d[c] = rows[c][i];
+      winograd_input_tile(d, v);
+      for (int j = 0; j < 6; ++j) out[j * padded_in_ + i] = v[j];
+    }
+  }
+}
+
+void PortableIntConvolution::run_winograd_scalar(const int16_t* u, int64_t length,
+                                                 const float* scale, float* y) const {
+  const int64_t tiles = (length + kWinogradTile - 1) / kWinogradTile;
+  for (int64_t t = 0; t < tiles; ++t)
+    for (int64_t o = 0; o < out_; ++o) {
+      float m[6], r[4];
+      for (int64_t j = 0; j < kWinogradTaps; ++j) {
+        const int16_t* row = u + (t * kWinogradTaps + j) * padded_in_;
+        int32_t sum = 0;
+        for (int64_t i = 0; i < padded_in_; ++i) sum += int32_t(row[i]) * weight(o, i, j);
+        m[j] = float(sum);
+      }
+      winograd_output(m, r);
+      for (int64_t k = 0; k < kWinogradTile && t * kWinogradTile + k < length; ++k)
+        y[(t * kWinogradTile + k) * out_ + o] = r[k] * scale[o] + bias_[size_t(o)];
+    }
+}
+
+// Two tiles by 16 outputs as run_blocked's two cells: for each transformed tap, eight
+// i32x4 accumulators over the input pairs, each weight load shared by both tiles; an odd
+// last tile (Togyz's 18 cells are 5 tiles) alone, so that no dot product is spent on a
+// tile of zeros.
+void PortableIntConvolution::run_winograd_blocked(const int16_t* u, int64_t length,
+                                                  const float* scale, float* y) const {
+  const int64_t tiles = (length + kWinogradTile - 1) / kWinogradTile;
+  for (int64_t o0 = 0; o0 < out_; o0 += kBlockOutputs) {
+    int64_t t = 0;
+    for (; t + 2 <= tiles; t += 2) winograd_tiles<2>(u, t, o0, length, scale, y);
+    if (t < tiles) winograd_tiles<1>(u, t, o0, length, scale, y);
+  }
+}
+
+template <int kTiles>
+void PortableIntConvolution::winograd_tiles(const int16_t* u, int64_t t, int64_t o0, int64_t length,
+                                            const float* scale, float* y) const {
+  const int64_t pairs = padded_in_ / 2, stride = kWinogradTaps * padded_in_;
+  v4 m[kTiles][4][6];  // [tile][output quarter][transformed tap]
+  for (int64_t j = 0; j < kWinogradTaps; ++j) {
+    const int16_t* r0 = u + t * stride + j * padded_in_;
+    const int16_t* r1 = r0 + (kTiles - 1) * stride;
+    const int16_t* wk = packed_.data() + (j * pairs * out_ + o0) * 2;
+    i4 a0 = {}, a1 = {}, a2 = {}, a3 = {}, c0 = {}, c1 = {}, c2 = {}, c3 = {};
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int16_t* wj = wk + p * out_ * 2;
+      const i4 w0 = load_pairs(wj), w1 = load_pairs(wj + 8), w2 = load_pairs(wj + 16),
+               w3 = load_pairs(wj + 24);
+      int32_t p0;  // two input channels' i16 as one i32, broadcast
+      std::memcpy(&p0, r0 + 2 * p, sizeof(p0));
+      const i4 v0 = i4{} + p0;
+      a0 += dot_pairs(v0, w0), a1 += dot_pairs(v0, w1), a2 += dot_pairs(v0, w2),
+          a3 += dot_pairs(v0, w3);
+      if constexpr (kTiles == 2) {
+        int32_t p1;
+        std::memcpy(&p1, r1 + 2 * p, sizeof(p1));
+        const i4 v1 = i4{} + p1;
+        c0 += dot_pairs(v1, w0), c1 += dot_pairs(v1, w1), c2 += dot_pairs(v1, w2),
+            c3 += dot_pairs(v1, w3);
+      }
+    }
+    m[0][0][j] = __builtin_convertvector(a0, v4), m[0][1][j] = __builtin_convertvector(a1, v4);
+    m[0][2][j] = __builtin_convertvector(a2, v4), m[0][3][j] = __builtin_convertvector(a3, v4);
+    if constexpr (kTiles == 2) {
+      m[1][0][j] = __builtin_convertvector(c0, v4), m[1][1][j] = __builtin_convertvector(c1, v4);
+      m[1][2][j] = __builtin_convertvector(c2, v4), m[1][3][j] = __builtin_convertvector(c3, v4);
+    }
+  }
+  for (int q = 0; q < 4; ++q) {
+    const v4 times = load(scale + o0 + 4 * q), bias = load(bias_.data() + o0 + 4 * q);
+    for (int k = 0; k < kTiles; ++k) {
+      v4 r[4];
+      winograd_output(m[k][q], r);
+      for (int64_t c = 0; c < kWinogradTile; ++c) {
+        const int64_t l = (t + k) * kWinogradTile + c;
+        if (l < length) store(y + l * out_ + o0 + 4 * q, r[c] * times + bias);
       }
     }
   }
