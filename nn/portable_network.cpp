@@ -48,7 +48,8 @@ struct Conv {
   }
 
   // y[l][o] = b[o] + sum over taps and inputs of x[l + k - kernel / 2][i] w[k][i][o], for
-  // `length` cells of channels-last x (zero outside the ring's cells).
+  // `length` cells of channels-last x (zero outside the ring's cells). kBlocked gives
+  // run_scalar's floats to the bit but where make_winograd() was called (run_winograd).
   void run(const float* x, int64_t length, float* y, PortableKernels kernels) const {
     if (integer)
       integer->run(x, length, y, kernels);
@@ -180,8 +181,9 @@ struct Conv {
   // products per input and output instead of 12, y = A^T [(G g) . (B^T d)] (Lavin and
   // Gray's matrices), the weights' G g made once (in double, then rounded), the inputs'
   // B^T d once per tile. Not the plain loop's floats: its rounding bound is
-  // tests/infer_plain_model_test.cpp's. Under WebAssembly 2.6x run_blocked's time over
-  // only the non-zero features (1.9 against 5.0 us; natively equal, 2.1 us).
+  // tests/infer_plain_model_test.cpp's. Under WebAssembly 1.9 us a position against 5.0 us
+  // for the kernel it replaced (the same loop over each cell's non-zero features only);
+  // natively both 2.1 us.
   void make_winograd() {
     if (kernel != 3) return;
     static constexpr double G[6][3] = {{1 / 4., 0, 0},
