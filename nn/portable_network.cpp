@@ -26,12 +26,7 @@ struct Conv {
   std::vector<float> w;         // [kernel][in][out]
   std::vector<float> b;         // [out]
   std::vector<float> zero_row;  // [in] zeros: run_blocked's cells outside the ring
-  // Whether run_sparse may stand in for run_blocked (the input convolution, whose features
-  // are mostly 0/1 planes, many of them 0): skipping a 0 input leaves each sum as it is, to
-  // the bit (adding 0 x w, +-0, changes a sum only where it is -0, then +0, or where w is
-  // not finite, then NaN; and a sum is -0 only if the bias is, as x + y rounds to -0 only
-  // where both are -0), so: finite weights and no -0 bias.
-  bool sparse = false;
+  std::vector<float> winograd;  // [6][in][out]: G g (run_winograd), where made
   // Where set (kInt8), the layer runs through it instead (nn/portable_int_convolution.h).
   std::shared_ptr<const PortableIntConvolution> integer;
 
@@ -53,12 +48,17 @@ struct Conv {
   }
 
   // y[l][o] = b[o] + sum over taps and inputs of x[l + k - kernel / 2][i] w[k][i][o], for
-  // `length` cells of channels-last x (zero outside the ring's cells).
+  // `length` cells of channels-last x (zero outside the ring's cells). kBlocked gives
+  // run_scalar's floats to the bit but where make_winograd() was called (run_winograd).
   void run(const float* x, int64_t length, float* y, PortableKernels kernels) const {
     if (integer)
       integer->run(x, length, y, kernels);
+    else if (kernels == PortableKernels::kBlocked && length == 1 && kernel == 1)
+      run_one(x, y);
+    else if (kernels == PortableKernels::kBlocked && kernel == 1 && out < 4)
+      run_cells(x, length, y);
     else if (kernels == PortableKernels::kBlocked && out % kBlockOutputs == 0)
-      sparse ? run_sparse(x, length, y) : run_blocked(x, length, y);
+      winograd.empty() ? run_blocked(x, length, y) : run_winograd(x, length, y);
     else
       run_scalar(x, length, y);
   }
@@ -80,6 +80,57 @@ struct Conv {
         }
       }
     }
+  }
+
+  // One cell of a kernel-1 layer (the fully connected layers: the pooling bias's, the
+  // value head's): the same sums in the same order as run_scalar's, so the same floats,
+  // 32 outputs at a time in eight vectors (independent sums, so that the adds' latency
+  // overlaps), then 4, then one; run_blocked would add a second cell of zeros.
+  void run_one(const float* x, float* y) const {
+    int64_t o0 = 0;
+    for (; o0 + 32 <= out; o0 += 32) {
+      const float* bo = b.data() + o0;
+      v4 a[8];
+      for (int64_t q = 0; q < 8; ++q) a[q] = load(bo + 4 * q);
+      for (int64_t i = 0; i < in; ++i) {
+        const float* wi = w.data() + i * out + o0;
+        const v4 v = v4{} + x[i];
+        for (int64_t q = 0; q < 8; ++q) a[q] += v * load(wi + 4 * q);
+      }
+      for (int64_t q = 0; q < 8; ++q) store(y + o0 + 4 * q, a[q]);
+    }
+    for (; o0 + 4 <= out; o0 += 4) {
+      v4 a = load(b.data() + o0);
+      for (int64_t i = 0; i < in; ++i) a += (v4{} + x[i]) * load(w.data() + i * out + o0);
+      store(y + o0, a);
+    }
+    for (; o0 < out; ++o0) {
+      float a = b[size_t(o0)];
+      for (int64_t i = 0; i < in; ++i) a += x[i] * w[size_t(i * out + o0)];
+      y[o0] = a;
+    }
+  }
+
+  // A kernel-1 layer with fewer outputs than a vector holds (the policy's last layer, one
+  // output a cell): four cells in a vector's lanes, each lane the same sum in the same
+  // order as run_scalar's.
+  void run_cells(const float* x, int64_t length, float* y) const {
+    int64_t l = 0;
+    for (; l + 4 <= length; l += 4) {
+      const float* x0 = x + l * in;
+      for (int64_t o = 0; o < out; ++o) {
+        v4 a = v4{} + b[size_t(o)];
+        for (int64_t i = 0; i < in; ++i)
+          a += v4{x0[i], x0[in + i], x0[2 * in + i], x0[3 * in + i]} * w[size_t(i * out + o)];
+        for (int k = 0; k < 4; ++k) y[(l + k) * out + o] = a[k];
+      }
+    }
+    for (; l < length; ++l)
+      for (int64_t o = 0; o < out; ++o) {
+        float a = b[size_t(o)];
+        for (int64_t i = 0; i < in; ++i) a += x[l * in + i] * w[size_t(i * out + o)];
+        y[l * out + o] = a;
+      }
   }
 
   // The same sums in the same order (so the same floats, to the bit), with two cells by
@@ -125,44 +176,95 @@ struct Conv {
     }
   }
 
-  // The same sums in the same order as run_scalar's, one cell by kBlockOutputs outputs at a
-  // time, over only the inputs that are not 0 in each tap's cell (listed once per call):
-  // many features are 0 in a cell (the one-hot counts, tuzdyks, captures, the other game's).
-  void run_sparse(const float* x, int64_t length, float* y) const {
-    const int64_t half = kernel / 2;
-    thread_local std::vector<int32_t> nonzero, counts;  // [length][in], [length]
-    nonzero.resize(size_t(length * in));
-    counts.resize(size_t(length));
-    for (int64_t l = 0; l < length; ++l) {
-      const float* row = x + l * in;
-      int32_t* list = nonzero.data() + l * in;
-      int32_t n = 0;
-      for (int64_t i = 0; i < in; ++i) {
-        list[n] = int32_t(i);
-        n += row[i] != 0;
+  // Winograd F(4,3) along the row, for the input convolution (kernel 3): each tile of 4
+  // output cells from the 6 input cells x[4t - 1 .. 4t + 4] (0 outside the ring) in 6
+  // products per input and output instead of 12, y = A^T [(G g) . (B^T d)] (Lavin and
+  // Gray's matrices), the weights' G g made once (in double, then rounded), the inputs'
+  // B^T d once per tile. Not the plain loop's floats: its rounding bound is
+  // tests/infer_plain_model_test.cpp's. Under WebAssembly 1.9 us a position against 5.0 us
+  // for the kernel it replaced (the same loop over each cell's non-zero features only);
+  // natively both 2.1 us.
+  void make_winograd() {
+    if (kernel != 3) return;
+    static constexpr double G[6][3] = {{1 / 4., 0, 0},
+                                       {-1 / 6., -1 / 6., -1 / 6.},
+                                       {-1 / 6., 1 / 6., -1 / 6.},
+                                       {1 / 24., 1 / 12., 1 / 6.},
+                                       {1 / 24., -1 / 12., 1 / 6.},
+                                       {0, 0, 1}};
+    winograd.resize(size_t(6 * in * out));
+    for (int64_t e = 0; e < 6; ++e)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t o = 0; o < out; ++o) {
+          double sum = 0;
+          for (int64_t k = 0; k < 3; ++k)
+            sum += G[e][k] * double(w[size_t((k * in + i) * out + o)]);
+          winograd[size_t((e * in + i) * out + o)] = float(sum);
+        }
+  }
+
+  void run_winograd(const float* x, int64_t length, float* y) const {
+    const int64_t tiles = (length + 3) / 4;
+    thread_local std::vector<float> v;  // [tiles][6][in]: B^T d
+    v.resize(size_t(tiles * 6 * in));
+    const float* zeros = zero_row.data();
+    for (int64_t t = 0; t < tiles; ++t) {
+      const float* d[6];
+      for (int64_t j = 0; j < 6; ++j) {
+        const int64_t src = 4 * t - 1 + j;
+        d[j] = src >= 0 && src < length ? x + src * in : zeros;
       }
-      counts[size_t(l)] = n;
+      float* vt = v.data() + t * 6 * in;
+      for (int64_t i = 0; i < in; ++i) {
+        const float d0 = d[0][i], d1 = d[1][i], d2 = d[2][i], d3 = d[3][i], d4 = d[4][i],
+                    d5 = d[5][i];
+        vt[i] = 4 * d0 - 5 * d2 + d4;
+        vt[in + i] = -4 * (d1 + d2) + d3 + d4;
+        vt[2 * in + i] = 4 * (d1 - d2) - d3 + d4;
+        vt[3 * in + i] = 2 * (d3 - d1) - d2 + d4;
+        vt[4 * in + i] = 2 * (d1 - d3) - d2 + d4;
+        vt[5 * in + i] = 4 * d1 - 5 * d3 + d5;
+      }
     }
     for (int64_t o0 = 0; o0 < out; o0 += kBlockOutputs) {
-      const float* bo = b.data() + o0;
-      for (int64_t l = 0; l < length; ++l) {
-        v4 a0 = load(bo), a1 = load(bo + 4), a2 = load(bo + 8), a3 = load(bo + 12);
-        for (int64_t k = 0; k < kernel; ++k) {
-          const int64_t src = l + k - half;
-          if (src < 0 || src >= length) continue;
-          const float* row = x + src * in;
-          const int32_t* list = nonzero.data() + src * in;
-          const float* wk = w.data() + k * in * out + o0;
-          for (int32_t n = 0; n < counts[size_t(src)]; ++n) {
-            const int64_t i = list[n];
-            const float* wi = wk + i * out;
-            const v4 v = v4{} + row[i];
-            a0 += v * load(wi), a1 += v * load(wi + 4), a2 += v * load(wi + 8),
-                a3 += v * load(wi + 12);
-          }
+      int64_t t = 0;
+      for (; t + 2 <= tiles; t += 2) winograd_tiles<2>(v.data(), t, o0, length, y);
+      if (t < tiles) winograd_tiles<1>(v.data(), t, o0, length, y);
+    }
+  }
+
+  // `Tiles` (1 or 2) tiles from t by kBlockOutputs outputs from o0: for each of the 6
+  // elements, the products' sums over the inputs in Tiles x 4 vectors (two tiles share
+  // each weight load, as run_blocked's two cells), then A^T and the bias.
+  template <int Tiles>
+  void winograd_tiles(const float* v, int64_t t, int64_t o0, int64_t length, float* y) const {
+    v4 m[Tiles][6][4];
+    for (int64_t e = 0; e < 6; ++e) {
+      v4 a[Tiles][4] = {};
+      const float* we = winograd.data() + e * in * out + o0;
+      const float* x0 = v + (t * 6 + e) * in;
+      for (int64_t i = 0; i < in; ++i) {
+        const float* wi = we + i * out;
+        const v4 w0 = load(wi), w1 = load(wi + 4), w2 = load(wi + 8), w3 = load(wi + 12);
+        for (int s = 0; s < Tiles; ++s) {
+          const v4 d = v4{} + x0[s * 6 * in + i];
+          a[s][0] += d * w0, a[s][1] += d * w1, a[s][2] += d * w2, a[s][3] += d * w3;
         }
-        float* yl = y + l * out + o0;
-        store(yl, a0), store(yl + 4, a1), store(yl + 8, a2), store(yl + 12, a3);
+      }
+      for (int s = 0; s < Tiles; ++s)
+        for (int q = 0; q < 4; ++q) m[s][e][q] = a[s][q];
+    }
+    for (int s = 0; s < Tiles; ++s) {
+      const int64_t l0 = 4 * (t + s);
+      for (int q = 0; q < 4; ++q) {
+        const v4(&e)[6][4] = m[s];
+        const v4 bias = load(b.data() + o0 + 4 * q);
+        const v4 p = e[1][q] + e[2][q], n = e[1][q] - e[2][q];
+        const v4 p2 = e[3][q] + e[4][q], n2 = e[3][q] - e[4][q];
+        const v4 r[4] = {bias + (e[0][q] + p + p2), bias + (n + 2 * n2), bias + (p + 4 * p2),
+                         bias + (n + 8 * n2 + e[5][q])};
+        for (int64_t k = 0; k < 4 && l0 + k < length; ++k)
+          store(y + (l0 + k) * out + o0 + 4 * q, r[k]);
       }
     }
   }
@@ -199,13 +301,18 @@ void tower(const PortableNetwork::Impl& m, const float* in, int64_t L, float* x,
   relu(x, L * C);
   for (const PortableNetwork::Impl::Block& b : m.tower) {
     b.conv1.run(x, L, y.data(), K);
-    relu(y.data(), L * C);
     // The global pooling bias: the mean over the ring through pool_fc, added to every
-    // cell.
-    std::fill(pooled.begin(), pooled.begin() + C, 0.f);
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t c = 0; c < C; ++c) pooled[size_t(c)] += y[size_t(l * C + c)];
-    for (int64_t c = 0; c < C; ++c) pooled[size_t(c)] /= float(L);
+    // cell; the ReLU in the same pass as the sums (the same sums in the same order).
+    float* sum = pooled.data();
+    std::fill(sum, sum + C, 0.f);
+    for (int64_t l = 0; l < L; ++l) {
+      float* yl = y.data() + l * C;
+      for (int64_t c = 0; c < C; ++c) {
+        yl[c] = std::max(yl[c], 0.f);
+        sum[c] += yl[c];
+      }
+    }
+    for (int64_t c = 0; c < C; ++c) sum[c] /= float(L);
     b.pool_fc.run(pooled.data(), 1, hidden.data(), K);
     for (int64_t l = 0; l < L; ++l)
       for (int64_t c = 0; c < C; ++c) y[size_t(l * C + c)] += hidden[size_t(c)];
@@ -252,10 +359,7 @@ PortableNetwork::PortableNetwork(const FoldedWeights& w, PortableKernels kernels
     return c;
   };
   m.input = Conv(w.input);
-  m.input.sparse =
-      std::all_of(m.input.w.begin(), m.input.w.end(), [](float v) { return std::isfinite(v); }) &&
-      std::none_of(m.input.b.begin(), m.input.b.end(),
-                   [](float v) { return v == 0 && std::signbit(v); });
+  m.input.make_winograd();
   m.channels = m.input.out;
   if (m.input.in != kNumPlanes)
     throw std::invalid_argument(
@@ -328,17 +432,20 @@ void PortableNetwork::forward(const float* features, int64_t batch, int64_t L, i
     m.policy_out.run(p.data(), L, pv.data(), m.kernels);
     std::copy(pv.begin(), pv.begin() + pits, policy_out + n * pits);
     // Value: mean- and max-pooled over the ring, then the hidden layer and the outputs.
+    // Cell by cell, the channels innermost (contiguous, so in vectors), the ReLU in the
+    // same pass: each channel's sum in the same order as one channel at a time.
     m.value.run(x.data(), L, v.data(), m.kernels);
-    relu(v.data(), L * V);
-    for (int64_t c = 0; c < V; ++c) {
-      float sum = 0, top = v[size_t(c)];
-      for (int64_t l = 0; l < L; ++l) {
-        sum += v[size_t(l * V + c)];
-        top = std::max(top, v[size_t(l * V + c)]);
+    float *sum = pooled.data(), *top = pooled.data() + V;
+    for (int64_t c = 0; c < V; ++c) sum[c] = 0, top[c] = std::max(v[size_t(c)], 0.f);
+    for (int64_t l = 0; l < L; ++l) {
+      const float* vl = v.data() + l * V;
+      for (int64_t c = 0; c < V; ++c) {
+        const float a = std::max(vl[c], 0.f);
+        sum[c] += a;
+        top[c] = std::max(top[c], a);
       }
-      pooled[size_t(c)] = sum / float(L);
-      pooled[size_t(V + c)] = top;
     }
+    for (int64_t c = 0; c < V; ++c) sum[c] /= float(L);
     m.value_fc.run(pooled.data(), 1, hidden.data(), m.kernels);
     relu(hidden.data(), m.value_fc.out);
     m.head.run(hidden.data(), 1, heads_out + n * m.head_outputs, m.kernels);

@@ -20,9 +20,10 @@
 namespace kz {
 
 // How the convolutions run: kBlocked keeps two cells by 16 outputs in vector registers
-// (layers whose outputs are a multiple of 16; the others as kScalar), kScalar is the
-// plain loop. Both give the same floats to the bit (the same sums in the same order);
-// kScalar is there for the test that holds them to it.
+// (the fully connected and one-output layers in vectors of their own), kScalar is the
+// plain loop. Both give the same floats to the bit (the same sums in the same order)
+// except for the input convolution, which kBlocked runs in Winograd F(4,3) (within its
+// rounding bound of the exact sums); kScalar is there for the tests that hold them to it.
 enum class PortableKernels { kBlocked, kScalar };
 
 class PortableNetwork : public FoldedNetwork {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <numeric>
 #include <random>
 
@@ -68,6 +69,20 @@ TEST(PlainNetwork, ThePortableForwardAgreesWithTheFastestInFp32) {
   }
 }
 
+// The input convolution's weights and the features rounded so that Winograd's every
+// step is exact (the weights to multiples of 3 / 32, so that G g's sixths, twelfths and
+// twenty-fourths are multiples of 1 / 256; the features to halves; the biases to 1 / 512;
+// the sums far below 2^24 of their units), as the plain loop's are: the input
+// convolution's blocked kernel (Winograd, tests below) then gives the plain loop's floats,
+// so the rest of the forward is held to the bit.
+void round_for_exact_winograd(FoldedWeights& folded) {
+  for (float& w : folded.input.weight.f32) w = std::round(w * 32 / 3) * 3 / 32;
+  for (float& b : folded.input.bias.f32) b = std::round(b * 512) / 512;
+}
+void round_features_to_halves(std::vector<float>& features) {
+  for (float& f : features) f = std::round(f * 2) / 2;
+}
+
 // In fp32 and in the integer path (nn/portable_int_convolution.h): its integer sums are
 // exact, then the same fp32 steps in the same order.
 TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloats) {
@@ -76,7 +91,8 @@ TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloat
          {InferencePrecision::kFp32, InferencePrecision::kInt8}) {
       const PlainModel m = load_plain_model(model(file));
       const GameSpec spec = GameSpec::parse(m.meta.game);
-      const FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
+      FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
+      round_for_exact_winograd(folded);
       const PortableNetwork blocked(folded, PortableKernels::kBlocked, precision);
       const PortableNetwork scalar(folded, PortableKernels::kScalar, precision);
       EXPECT_EQ(blocked.precision(), precision);
@@ -86,6 +102,7 @@ TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloat
       std::vector<float> features(positions.size() * per);
       for (size_t i = 0; i < positions.size(); ++i)
         encode_features(positions[i], std::span<float>(features.data() + i * per, per));
+      round_features_to_halves(features);
       const int64_t n = int64_t(positions.size()), H = blocked.head_outputs();
       std::vector<float> p1(size_t(n * spec.pits)), p2(p1.size()), h1(size_t(n * H)), h2(h1.size());
       blocked.forward(features.data(), n, L, spec.pits, p1.data(), h1.data());
@@ -103,31 +120,89 @@ TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloat
     }
 }
 
-// The input convolution adds only each cell's non-zero features (run_sparse): the same
-// sums in the same order as the plain loop, so the trunk's floats are the same to the bit
-// (compared as bytes, the sign of a zero included), in fp32 and int8, from the start
-// (where the stores' and the tuzdyks' planes are 0 everywhere) and later positions.
-TEST(PlainNetwork, TheInputConvolutionOverNonZeroFeaturesGivesThePlainLoopsBits) {
+// The input convolution in Winograd F(4,3) (kBlocked) against its exact sums, in double,
+// within its rounding bound: a network without its tower, whose trunk is the input
+// convolution through a ReLU (which can only bring two values closer). Each output is
+// A^T [(G g) . (B^T d)]: along each path from a weight and a feature to the output at
+// most in + 9 roundings (G g rounded once from double, B^T d 3, the product 1, the sum
+// over the inputs in, A^T 3, the bias 1), so |computed - exact| <= gamma(in + 9) x the
+// same expression over the absolute values of every matrix and number (gamma(n) =
+// n u / (1 - n u), u = 2^-24): rigorous, and about 1e-5 of the terms' sizes here, where a
+// wrong coefficient or a misplaced tile would be off by their size. The plain loop
+// (kScalar), the reference the other tests hold the rest of the forward to, is held to
+// the direct sum's bound, gamma(3 in + 1) x (|bias| + sum |x w|).
+TEST(PlainNetwork, TheWinogradInputConvolutionIsWithinItsRoundingBoundOfTheExactSums) {
+  static constexpr double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                      {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                      {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static constexpr double G[6][3] = {{1 / 4., 0, 0},
+                                     {-1 / 6., -1 / 6., -1 / 6.},
+                                     {-1 / 6., 1 / 6., -1 / 6.},
+                                     {1 / 24., 1 / 12., 1 / 6.},
+                                     {1 / 24., -1 / 12., 1 / 6.},
+                                     {0, 0, 1}};
+  static constexpr double AT[4][6] = {
+      {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  const auto gamma = [](double n) {
+    const double u = std::ldexp(1.0, -24);
+    return n * u / (1 - n * u);
+  };
   for (const char* file : {"togyz.pt", "kalah.pt"}) {
     const PlainModel m = load_plain_model(model(file));
     const GameSpec spec = GameSpec::parse(m.meta.game);
-    const FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
-    std::vector<Position> positions = positions_of(spec, 10, 9);
+    FoldedWeights folded = fold_network_weights(m.tensors, m.meta.network);
+    folded.tower.clear();
+    const PortableNetwork winograd(folded, PortableKernels::kBlocked);
+    const PortableNetwork plain(folded, PortableKernels::kScalar);
+    const PlainTensor& w = folded.input.weight;  // [out][in][3]
+    const std::vector<float>& bias = folded.input.bias.f32;
+    const int64_t C = w.size(0), I = w.size(1);
+    ASSERT_EQ(w.size(2), 3);
+    ASSERT_EQ(C % 16, 0);  // so that kBlocked runs it in Winograd
+    std::vector<Position> positions = positions_of(spec, 40, 11);
     positions.push_back(Position::start(spec));
-    for (const InferencePrecision precision :
-         {InferencePrecision::kFp32, InferencePrecision::kInt8}) {
-      const PortableNetwork blocked(folded, PortableKernels::kBlocked, precision);
-      const PortableNetwork scalar(folded, PortableKernels::kScalar, precision);
-      for (const Position& p : positions) {
-        const int64_t L = ring_length(p);
-        std::vector<float> cells(size_t(kNumPlanes * L));
-        encode_features_cells_major(p, std::span<float>(cells));
-        std::vector<float> t1(size_t(L * blocked.channels())), t2(t1.size());
-        blocked.trunk(cells.data(), L, t1.data());
-        scalar.trunk(cells.data(), L, t2.data());
-        EXPECT_EQ(std::memcmp(t1.data(), t2.data(), t1.size() * sizeof(float)), 0) << file;
-      }
+    double worst = 0, worst_plain = 0;  // the largest error as a fraction of its bound
+    for (const Position& p : positions) {
+      const int64_t L = ring_length(p);
+      std::vector<float> cells(size_t(kNumPlanes * L));
+      encode_features_cells_major(p, std::span<float>(cells));
+      // Features outside [0, 1] too (the counts' planes reach several), and of both signs.
+      for (size_t i = 0; i < cells.size(); i += 7) cells[i] = cells[i] * 3.5f - 0.75f;
+      const auto x = [&](int64_t l, int64_t i) {
+        return l >= 0 && l < L ? double(cells[size_t(l * I + i)]) : 0.0;
+      };
+      std::vector<float> t1(size_t(L * C)), t2(t1.size());
+      winograd.trunk(cells.data(), L, t1.data());
+      plain.trunk(cells.data(), L, t2.data());
+      for (int64_t l = 0; l < L; ++l)
+        for (int64_t o = 0; o < C; ++o) {
+          double exact = bias[size_t(o)], direct = std::abs(exact), tiled = std::abs(exact);
+          const int64_t t = l / 4, r = l % 4;
+          for (int64_t i = 0; i < I; ++i) {
+            const auto g = [&](int64_t k) { return double(w.f32[size_t((o * I + i) * 3 + k)]); };
+            for (int64_t k = 0; k < 3; ++k) {
+              exact += x(l + k - 1, i) * g(k);
+              direct += std::abs(x(l + k - 1, i) * g(k));
+            }
+            for (int64_t e = 0; e < 6; ++e) {
+              double u = 0, v = 0;
+              for (int64_t k = 0; k < 3; ++k) u += std::abs(G[e][k] * g(k));
+              for (int64_t j = 0; j < 6; ++j) v += std::abs(BT[e][j] * x(4 * t - 1 + j, i));
+              tiled += std::abs(AT[r][e]) * u * v;
+            }
+          }
+          const double want = std::max(exact, 0.0);
+          const double bound = gamma(double(I + 9)) * tiled + 1e-30;
+          const double bound_plain = gamma(double(3 * I + 1)) * direct + 1e-30;
+          const double got = t1[size_t(l * C + o)], got_plain = t2[size_t(l * C + o)];
+          EXPECT_LE(std::abs(got - want), bound) << file << " cell " << l << " output " << o;
+          EXPECT_LE(std::abs(got_plain - want), bound_plain) << file << " cell " << l;
+          worst = std::max(worst, std::abs(got - want) / bound);
+          worst_plain = std::max(worst_plain, std::abs(got_plain - want) / bound_plain);
+        }
     }
+    std::cout << file << ": the largest error " << worst << " of the Winograd bound, "
+              << worst_plain << " of the plain loop's\n";
   }
 }
 
