@@ -58,6 +58,15 @@ import web_browser  # noqa: E402
 import web_test  # noqa: E402  (the page's checks on a phone)
 
 
+def page_wait(driver, timeout):
+    """A WebDriverWait that also polls on past an element gone stale: the site's page
+    reloads itself on a first visit (the service worker taking over, the isolation), so an
+    element found just before may belong to the document that went away."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def fail(message):
     print("web_site_test: FAIL: " + message, flush=True)
     sys.exit(1)
@@ -226,7 +235,7 @@ def check_not_isolated_offline(args, work):
     out): the engine without threads is kept offline, and a new version keeps it instead
     of the threaded one."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
     start = time.monotonic()
     site = os.path.join(work, "not-isolated")
     shutil.copytree(os.path.abspath(args.site), site)
@@ -244,7 +253,7 @@ def check_not_isolated_offline(args, work):
     driver = web_browser.phone_driver(os.path.join(work, "profile-sw-not-isolated"))
     try:
         driver.set_script_timeout(args.timeout)
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         driver.get(url)
         # The first visit reloads the page once, under the service worker.
         wait.until(lambda d: d.execute_script(
@@ -321,7 +330,7 @@ def check_not_isolated_offline(args, work):
         driver.quit()
         driver = web_browser.phone_driver(os.path.join(work, "profile-sw-other-engine"))
         driver.set_script_timeout(args.timeout)
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         driver.get(url)
         wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
                    and "could not start" in d.find_element(By.ID, "toast").text)
@@ -364,14 +373,14 @@ def main():
         return
     from selenium.webdriver.common.by import By
     from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
     work, site, host, url = site_on_static_host(args.site, "kz-site-")
     driver = web_browser.phone_driver(os.path.join(work, "profile"))
     try:
         driver.set_page_load_timeout(args.timeout)
         driver.set_script_timeout(args.timeout)
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
 
         # 1. The first visit: the service worker, then the page again under it, isolated.
         start = time.monotonic()
@@ -413,7 +422,7 @@ def main():
         before = driver.execute_script("return performance.timeOrigin")
         driver.execute_cdp_cmd("Page.reload", {"ignoreCache": True})
         try:
-            WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            page_wait(driver, 20).until(lambda d: d.execute_script(
                 "return performance.timeOrigin !== arguments[0] && self.crossOriginIsolated"
                 " === true && !!window.kzState", before)
                 and d.find_elements(By.CSS_SELECTOR, "#board .pit.playable"))
@@ -501,7 +510,7 @@ def main():
             "sessionStorage.clear()")
         driver.get(url)
         try:
-            WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            page_wait(driver, 20).until(lambda d: d.execute_script(
                 "return window.kzState && kzState.moves.length > 0"))
         except TimeoutException:
             fail("with register() not answering the engine did not move; %s" % page_report(driver))
@@ -544,7 +553,7 @@ def main():
             f.truncate(os.path.getsize(wasm) // 2)
         host = StaticHost(damaged)
         driver = web_browser.phone_driver(os.path.join(work, "profile-damaged"))
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         driver.get("http://127.0.0.1:%d/" % host.port)
         wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
                    and "could not start" in d.find_element(By.ID, "toast").text)
@@ -573,7 +582,7 @@ def main():
         driver = web_browser.phone_driver(os.path.join(work, "profile-no-simd"))
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                                {"source": "WebAssembly.validate = () => false;"})
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         driver.get("http://127.0.0.1:%d/" % host.port)
         wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
                    and "cannot run the engine" in d.find_element(By.ID, "toast").text)
@@ -597,7 +606,7 @@ def main():
             f.write(re.sub(r'version: "([^"]*)"', r'version: "\1-older"', text))
         host = StaticHost(mixed)
         driver = web_browser.phone_driver(os.path.join(work, "profile-mixed"))
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         driver.get("http://127.0.0.1:%d/" % host.port)
         wait.until(lambda d: d.find_element(By.ID, "toast").is_displayed()
                    and "different versions" in d.find_element(By.ID, "toast").text)
@@ -611,7 +620,7 @@ def main():
         driver = web_browser.phone_driver(os.path.join(work, "profile-no-isolation"))
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                                {"source": "delete Navigator.prototype.serviceWorker;"})
-        wait = WebDriverWait(driver, args.timeout)
+        wait = page_wait(driver, args.timeout)
         start = time.monotonic()
         driver.get("http://127.0.0.1:%d/" % host.port)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board .pit.playable")) > 0)
