@@ -22,6 +22,7 @@
 #include "nn/portable_network.h"
 #include "tests/random_positions.h"
 #include "tests/test_util.h"
+#include "tests/winograd_matrices.h"
 
 namespace kz {
 namespace {
@@ -132,17 +133,7 @@ TEST(PlainNetwork, ThePortableForwardsBlockedConvolutionsGiveTheScalarLoopsFloat
 // (kScalar), the reference the other tests hold the rest of the forward to, is held to
 // the direct sum's bound, gamma(3 in + 1) x (|bias| + sum |x w|).
 TEST(PlainNetwork, TheWinogradInputConvolutionIsWithinItsRoundingBoundOfTheExactSums) {
-  static constexpr double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
-                                      {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
-                                      {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-  static constexpr double G[6][3] = {{1 / 4., 0, 0},
-                                     {-1 / 6., -1 / 6., -1 / 6.},
-                                     {-1 / 6., 1 / 6., -1 / 6.},
-                                     {1 / 24., 1 / 12., 1 / 6.},
-                                     {1 / 24., -1 / 12., 1 / 6.},
-                                     {0, 0, 1}};
-  static constexpr double AT[4][6] = {
-      {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  using test::kAt, test::kBt, test::kG;
   const auto gamma = [](double n) {
     const double u = std::ldexp(1.0, -24);
     return n * u / (1 - n * u);
@@ -186,9 +177,9 @@ TEST(PlainNetwork, TheWinogradInputConvolutionIsWithinItsRoundingBoundOfTheExact
             }
             for (int64_t e = 0; e < 6; ++e) {
               double u = 0, v = 0;
-              for (int64_t k = 0; k < 3; ++k) u += std::abs(G[e][k] * g(k));
-              for (int64_t j = 0; j < 6; ++j) v += std::abs(BT[e][j] * x(4 * t - 1 + j, i));
-              tiled += std::abs(AT[r][e]) * u * v;
+              for (int64_t k = 0; k < 3; ++k) u += std::abs(kG[e][k] * g(k));
+              for (int64_t j = 0; j < 6; ++j) v += std::abs(kBt[e][j] * x(4 * t - 1 + j, i));
+              tiled += std::abs(kAt[r][e]) * u * v;
             }
           }
           const double want = std::max(exact, 0.0);

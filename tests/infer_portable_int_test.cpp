@@ -25,6 +25,7 @@
 #include "nn/portable_network.h"
 #include "tests/random_positions.h"
 #include "tests/test_util.h"
+#include "tests/winograd_matrices.h"
 
 namespace kz {
 namespace {
@@ -39,18 +40,9 @@ FoldedLayer random_layer(int64_t out, int64_t in, int64_t kernel, std::mt19937& 
   return layer;
 }
 
-// The tests' own copy of Winograd F(4,3)'s matrices (nn/portable_int_convolution.h),
-// checked against the direct correlation in WinogradsMatricesMakeTheDirectCorrelation.
-constexpr int kBt[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-                           {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-constexpr int kAt[4][6] = {
-    {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-constexpr double kG[6][3] = {{1. / 4, 0, 0},
-                             {-1. / 6, -1. / 6, -1. / 6},
-                             {-1. / 6, 1. / 6, -1. / 6},
-                             {1. / 24, 1. / 12, 1. / 6},
-                             {1. / 24, -1. / 12, 1. / 6},
-                             {0, 0, 1}};
+using test::kAt;
+using test::kBt;
+using test::kG;
 
 // U [tile][j][in] = B^T d over each tile's six cells centred[4t - 1 + c] (0 outside).
 std::vector<int64_t> winograd_input(const PortableIntConvolution::Activations& a, int64_t length,
