@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 
 #include "core/atomic_file.h"
@@ -93,18 +94,30 @@ class DbBuilder {
   DbBuilder(Variant variant, int pits, int8_t* values)
       : variant_(variant), m_(pits), values_(values) {}
 
-  void solve_level(int k) {
+  // Solves every arrangement of `k` seeds; false when `stop` (may be null) was raised
+  // first. A position's value is written only once it is solved, so a level stopped
+  // part way is completed by solving it again (what is solved is skipped).
+  bool solve_level(int k, const std::atomic<bool>* stop) {
     uint8_t a[kMaxParts] = {};
-    enumerate(a, 0, k, k);
+    stop_ = stop;
+    return enumerate(a, 0, k, k);
   }
 
  private:
-  void enumerate(uint8_t* a, int i, int rem, int k) {
+  // How many arrangements are visited between two polls of the stop flag: about half a
+  // millisecond of building in a browser.
+  static constexpr uint32_t kPollEvery = 1024;
+
+  bool enumerate(uint8_t* a, int i, int rem, int k) {
     const int parts = 2 * m_;
     if (i == parts - 1) {
+      if (++visited_ % kPollEvery == 0) {
+        yield_search();  // the host may stop the build meanwhile (mcts/search_yield.h)
+        if (stop_ && stop_->load(std::memory_order_relaxed)) return false;
+      }
       a[i] = uint8_t(rem);
       const uint64_t idx = arrangement_index(a, parts, k);
-      if (values_[idx] != kUnknown) return;
+      if (values_[idx] != kUnknown) return true;
       Position pos;
       pos.variant = variant_;
       pos.npits = uint8_t(m_);
@@ -114,12 +127,13 @@ class DbBuilder {
         pos.pits[kMaxPits + j] = a[m_ + j];
       }
       values_[idx] = int8_t(solve(pos));
-      return;
+      return true;
     }
     for (int v = 0; v <= rem; ++v) {
       a[i] = uint8_t(v);
-      enumerate(a, i + 1, rem - v, k);
+      if (!enumerate(a, i + 1, rem - v, k)) return false;
     }
+    return true;
   }
 
   int lookup(const Position& pos) {
@@ -163,6 +177,8 @@ class DbBuilder {
   Variant variant_;
   int m_;
   int8_t* values_;
+  const std::atomic<bool>* stop_ = nullptr;
+  uint32_t visited_ = 0;
 };
 
 // The database file: a header of kDbHeaderBytes, every number in it little-endian
@@ -205,26 +221,47 @@ uint64_t KalahEndgameDb::entries(int pits, int max_seeds) {
 
 KalahEndgameDb KalahEndgameDb::build(Variant variant, int pits, int max_seeds,
                                      const std::function<void(int, double)>& progress) {
+  KalahEndgameDbBuild build(variant, pits, max_seeds);
+  build.run(nullptr, progress);
+  return build.take();
+}
+
+KalahEndgameDbBuild::KalahEndgameDbBuild(Variant variant, int pits, int max_seeds) {
   if (variant == Variant::kTogyz) throw std::invalid_argument("endgame databases are for Kalah");
   if (pits < 1 || pits > kMaxPits || max_seeds < 0 || max_seeds > kMaxDbSeeds)
     throw std::invalid_argument("endgame database: pits must be 1.." + std::to_string(kMaxPits) +
                                 " and seeds 0.." + std::to_string(kMaxDbSeeds));
-  KalahEndgameDb db;
-  db.variant_ = variant;
-  db.pits_ = pits;
-  db.max_seeds_ = max_seeds;
-  db.size_ = entries(pits, max_seeds);
-  db.values_.reset(static_cast<int8_t*>(big_alloc_zeroed(db.size_)));
-  std::memset(db.values_.get(), kUnknown, db.size_);
+  db_.variant_ = variant;
+  db_.pits_ = pits;
+  db_.max_seeds_ = max_seeds;
+  db_.size_ = KalahEndgameDb::entries(pits, max_seeds);
+  db_.values_.reset(static_cast<int8_t*>(big_alloc_zeroed(db_.size_)));
+  std::memset(db_.values_.get(), kUnknown, db_.size_);
+}
+
+bool KalahEndgameDbBuild::run(const std::atomic<bool>* stop,
+                              const std::function<void(int, double)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  DbBuilder builder(variant, pits, db.values_.get());
-  for (int k = 0; k <= max_seeds; ++k) {
-    builder.solve_level(k);
-    if (progress)
-      progress(k, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const auto seconds = [&] {
+    return seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  DbBuilder builder(db_.variant_, db_.pits_, db_.values_.get());
+  while (!done()) {
+    if (!builder.solve_level(next_level_, stop)) {
+      seconds_ = seconds();
+      return false;
+    }
+    if (progress) progress(next_level_, seconds());
+    ++next_level_;
   }
-  db.crc_ = crc32(db.values_.get(), db.size_);
-  return db;
+  seconds_ = seconds();
+  db_.crc_ = crc32(db_.values_.get(), db_.size_);
+  return true;
+}
+
+KalahEndgameDb KalahEndgameDbBuild::take() {
+  if (!done()) throw std::logic_error("the endgame database is not built yet");
+  return std::move(db_);
 }
 
 uint64_t KalahEndgameDb::index(const Position& pos) const {
@@ -352,14 +389,22 @@ int cached_or_default_egtb_seeds(const GameSpec& spec, const std::string& dir) {
 }
 
 std::shared_ptr<const KalahEndgameDb> load_or_build_egtb(const GameSpec& spec, int max_seeds,
-                                                         const std::string& dir,
-                                                         std::ostream* log) {
-  static std::mutex mutex;
+                                                         const std::string& dir, std::ostream* log,
+                                                         const std::atomic<bool>* stop) {
+  // Recursive: a call made from within a build on the same thread (while it pauses for
+  // its host, mcts/search_yield.h) must be told that its table is being built, not wait
+  // for itself. Another thread waits, as before.
+  static std::recursive_mutex mutex;
   static std::map<std::string, std::shared_ptr<const KalahEndgameDb>> loaded;
+  // Builds a stop interrupted, to go on with; and the tables being built now.
+  static std::map<std::string, std::unique_ptr<KalahEndgameDbBuild>> unfinished;
+  static std::set<std::string> building;
   const std::string path =
       (std::filesystem::path(dir) / egtb_file_name(spec.variant, spec.pits, max_seeds)).string();
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::recursive_mutex> lock(mutex);
   if (auto it = loaded.find(path); it != loaded.end()) return it->second;
+  if (building.count(path))
+    throw EgtbBuildStopped("the endgame database " + path + " is being built");
   std::shared_ptr<const KalahEndgameDb> db;
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
@@ -371,11 +416,24 @@ std::shared_ptr<const KalahEndgameDb> load_or_build_egtb(const GameSpec& spec, i
     }
   }
   if (!db) {
+    std::unique_ptr<KalahEndgameDbBuild>& build = unfinished[path];
     if (log)
-      *log << "building the endgame database " << path << " ("
-           << KalahEndgameDb::entries(spec.pits, max_seeds) / 1000000.0 << " M positions, once)\n";
-    auto built =
-        std::make_shared<KalahEndgameDb>(KalahEndgameDb::build(spec.variant, spec.pits, max_seeds));
+      *log << (build ? "going on with the endgame database " : "building the endgame database ")
+           << path << " (" << KalahEndgameDb::entries(spec.pits, max_seeds) / 1000000.0
+           << " M positions, once)\n";
+    if (!build) build = std::make_unique<KalahEndgameDbBuild>(spec.variant, spec.pits, max_seeds);
+    building.insert(path);
+    bool complete = false;
+    try {
+      complete = build->run(stop);
+    } catch (...) {
+      building.erase(path);
+      throw;
+    }
+    building.erase(path);
+    if (!complete) throw EgtbBuildStopped("stopped while building the endgame database " + path);
+    auto built = std::make_shared<KalahEndgameDb>(build->take());
+    unfinished.erase(path);
     try {
       std::filesystem::create_directories(dir);
       built->save(path);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,7 @@ class KalahEndgameDb {
     Variant variant;
     int pits, max_seeds;
   };
+  friend class KalahEndgameDbBuild;
   static KalahEndgameDb load(const std::string& path, const Expected* expected);
   uint64_t index(const Position& pos) const;
   Variant variant_ = Variant::kKalah;
@@ -77,6 +79,42 @@ class KalahEndgameDb {
   uint32_t crc_ = 0;
   uint64_t size_ = 0;
   BigArray<int8_t> values_;
+};
+
+// A table being built that a stop may interrupt and a later run() resume where it was:
+// a build takes seconds (Kalah(6,n)'s default table: 30 M positions, 11-12 s in a
+// browser), and the page's engine must stop a search at once when the player asks, even
+// the first search of the perfect level, which builds its table first.
+class KalahEndgameDbBuild {
+ public:
+  // Throws std::invalid_argument as KalahEndgameDb::build does.
+  KalahEndgameDbBuild(Variant variant, int pits, int max_seeds);
+  // Solves seed levels until the table is complete (true) or `stop` (may be null) is
+  // raised (false: every position solved so far is kept, and the next run() goes on from
+  // there). Polls `stop` every few thousand positions, after calling yield_search()
+  // (mcts/search_yield.h) so that a host without threads answers its calls meanwhile.
+  // `progress` (may be empty) is called after each seed level with the seconds spent in
+  // all runs so far.
+  bool run(const std::atomic<bool>* stop,
+           const std::function<void(int level, double seconds)>& progress = {});
+  // Whether run() has completed the table.
+  bool done() const { return next_level_ > db_.max_seeds_; }
+  // The table, once done(); the build is empty after it.
+  KalahEndgameDb take();
+
+ private:
+  KalahEndgameDb db_;
+  int next_level_ = 0;  // the first seed level not yet complete
+  double seconds_ = 0;  // spent in run() so far
+};
+
+// Thrown by load_or_build_egtb when its `stop` was raised before the table was complete:
+// the work done is kept in the process and the next call for the same table goes on from
+// there. Also thrown to a call made while the same table is being built on the same
+// thread (a build paused for its host's event loop, mcts/search_yield.h).
+class EgtbBuildStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Where databases are kept: $KZ_EGTB_DIR, else $XDG_CACHE_HOME/kumalak/egtb, else
@@ -94,11 +132,13 @@ int default_egtb_seeds(const GameSpec& spec);
 int cached_or_default_egtb_seeds(const GameSpec& spec, const std::string& dir);
 // The table for `spec` with `max_seeds`, loaded from `dir` or, when the file is
 // missing or unreadable, built and saved there (a note on `log` when given). Shared
-// within the process: a second call returns the same table. Throws std::runtime_error
-// only when a table can be neither read nor built.
+// within the process: a second call returns the same table. A raised `stop` (may be
+// null) interrupts the build with EgtbBuildStopped, and a later call resumes it. Throws
+// std::runtime_error otherwise only when a table can be neither read nor built.
 std::shared_ptr<const KalahEndgameDb> load_or_build_egtb(const GameSpec& spec, int max_seeds,
                                                          const std::string& dir,
-                                                         std::ostream* log = nullptr);
+                                                         std::ostream* log = nullptr,
+                                                         const std::atomic<bool>* stop = nullptr);
 
 // --- The solver -----------------------------------------------------------------------
 struct SolveLimits {

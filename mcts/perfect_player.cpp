@@ -79,8 +79,8 @@ void PerfectPlayer::set_progress_callback(ProgressCallback cb) {
   if (fallback_) fallback_->set_progress_callback(std::move(cb));
 }
 
-void PerfectPlayer::ensure_solver() {
-  if (solver_) return;
+bool PerfectPlayer::ensure_solver(const std::atomic<bool>* stop) {
+  if (solver_) return true;
   std::shared_ptr<const KalahEndgameDb> db;
   const std::string dir = opt_.egtb_dir.empty() ? default_egtb_dir() : opt_.egtb_dir;
   const int seeds =
@@ -88,7 +88,9 @@ void PerfectPlayer::ensure_solver() {
   if (seeds > 0) {
     if (opt_.build_egtb) {
       try {
-        db = load_or_build_egtb(spec_, seeds, dir, opt_.log);
+        db = load_or_build_egtb(spec_, seeds, dir, opt_.log, stop);
+      } catch (const EgtbBuildStopped&) {
+        return false;  // the next think() goes on with the build
       } catch (const std::exception& e) {
         if (opt_.log) *opt_.log << "endgame database unavailable: " << e.what() << "\n";
       }
@@ -98,13 +100,16 @@ void PerfectPlayer::ensure_solver() {
       const auto path = dir + "/" + egtb_file_name(spec_.variant, spec_.pits, seeds);
       if (std::filesystem::exists(path, ec)) {
         try {
-          db = load_or_build_egtb(spec_, seeds, dir, opt_.log);
+          db = load_or_build_egtb(spec_, seeds, dir, opt_.log, stop);
+        } catch (const EgtbBuildStopped&) {
+          return false;
         } catch (const std::exception&) {
         }
       }
     }
   }
   solver_ = std::make_unique<KalahSolver>(opt_.tt_mib, db);
+  return true;
 }
 
 ThinkLimits PerfectPlayer::budget() const {
@@ -120,15 +125,18 @@ ThinkResult PerfectPlayer::think(const Position& pos, const ThinkLimits& limits)
     return {};
   }
   const auto t0 = std::chrono::steady_clock::now();
-  ensure_solver();
-  SolveLimits sl;
-  sl.stop = limits.stop;
-  sl.movetime_s = limits.movetime_s > 0 ? limits.movetime_s * opt_.solve_share : opt_.solve_s;
-  last_ = solver_->solve(pos, sl, opt_.all_moves);
-  if (last_.solved) {
-    ThinkResult r = solve_to_think_result(pos, last_);
-    if (progress_) progress_(r);
-    return r;
+  // Stopped while its table was being built, the move comes from the fallback (which
+  // sees the stop too) and the build goes on at the next think().
+  if (ensure_solver(limits.stop)) {
+    SolveLimits sl;
+    sl.stop = limits.stop;
+    sl.movetime_s = limits.movetime_s > 0 ? limits.movetime_s * opt_.solve_share : opt_.solve_s;
+    last_ = solver_->solve(pos, sl, opt_.all_moves);
+    if (last_.solved) {
+      ThinkResult r = solve_to_think_result(pos, last_);
+      if (progress_) progress_(r);
+      return r;
+    }
   }
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!fallback_) {

@@ -59,7 +59,9 @@ class PerfectPlayer : public Player {
   Player* fallback() { return fallback_.get(); }
 
  private:
-  void ensure_solver();
+  // Makes the solver, with its endgame table (loaded, or built: seconds). False when
+  // `stop` was raised while building it: no solver yet, the build kept to go on with.
+  bool ensure_solver(const std::atomic<bool>* stop);
   GameSpec spec_;
   std::unique_ptr<Player> fallback_;
   PerfectPlayerOptions opt_;

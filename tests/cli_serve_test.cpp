@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -26,10 +27,12 @@ using json = nlohmann::json;
 // when destroyed and records how it ended.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::string& extra_args = "") {
+  // `cwd`: the folder it runs in ("" = the test's own).
+  explicit ServerProcess(const std::string& extra_args = "", const std::string& cwd = "") {
     int fds[2];
     if (pipe(fds) != 0) return;
-    const std::string cmd = "exec env KZ_MODELS_DIR='" + test::source_dir() + "/models' " +
+    const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") +
+                            "exec env KZ_MODELS_DIR='" + test::source_dir() + "/models' " +
                             test::bin("kumalak") + " serve --port 0 --workers 1 " + extra_args;
     pid_ = fork();
     if (pid_ == 0) {
@@ -556,6 +559,63 @@ TEST(ServeCli, ServesASiteWithTheRunViewBesideIt) {
   }
   EXPECT_EQ(call(server.port(), "GET", "/api/runs", "").status, 200);
   EXPECT_EQ(server.stop(), 0);
+}
+
+// Run where a WebAssembly site has been built (the repository root after the web-site
+// target), `serve` serves it without being told, and says which page it serves;
+// `--builtin-page` keeps the page built in.
+TEST(ServeCli, ServesTheWebAssemblySiteFoundWhereItRuns) {
+  const std::string root = test::temp_dir("serve-root");
+  const std::string site = root + "/build-wasm/web-site";
+  std::filesystem::create_directories(site);
+  test::write_bytes(site + "/index.html", "<p>the site's own page</p>");
+  {
+    // A folder without its service worker is a build not finished: the page built in.
+    ServerProcess server("", root);
+    ASSERT_GT(server.port(), 0) << server.banner();
+    EXPECT_NE(server.next_line().find("the page built in asks this server"), std::string::npos);
+    httplib::Client cli("127.0.0.1", server.port());
+    auto r = cli.Get("/app.js");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(server.stop(), 0);
+  }
+  test::write_bytes(site + "/sw.js", "// the site's service worker");
+  {
+    ServerProcess server("", root);
+    ASSERT_GT(server.port(), 0) << server.banner();
+    const std::string said = server.next_line();
+    EXPECT_NE(said.find("its own engine in WebAssembly, from build-wasm/web-site"),
+              std::string::npos)
+        << said;
+    httplib::Client cli("127.0.0.1", server.port());
+    auto r = cli.Get("/");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body, "<p>the site's own page</p>");
+    EXPECT_EQ(r->get_header_value("Cross-Origin-Embedder-Policy"), "require-corp");
+    r = cli.Get("/app.js");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << "a file of the page built in";
+    EXPECT_EQ(server.stop(), 0);
+  }
+  {
+    ServerProcess server("--builtin-page", root);
+    ASSERT_GT(server.port(), 0) << server.banner();
+    EXPECT_NE(server.next_line().find("the page built in"), std::string::npos);
+    httplib::Client cli("127.0.0.1", server.port());
+    auto r = cli.Get("/app.js");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(server.stop(), 0);
+  }
+  std::string out;
+  EXPECT_NE(test::run_command("cd '" + root + "' && " + test::bin("kumalak") +
+                                  " serve --builtin-page --site build-wasm/web-site",
+                              &out, true),
+            0)
+      << out;
+  EXPECT_NE(out.find("--builtin-page"), std::string::npos) << out;
+  std::filesystem::remove_all(root);
 }
 
 TEST(ServeCli, RefusesBadOptionsAndWarnsWhenOpen) {

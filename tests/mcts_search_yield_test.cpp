@@ -1,18 +1,24 @@
 // The search's pause for its host (mcts/search_yield.h): the alpha-beta search, the MCTS
 // driver and the Kalah solver call the hook where they poll their stop flag, and a stop
 // raised while paused (as the one-thread page engine's worker raises it) ends the search
-// at that poll, with a legal move. Without a hook nothing is called.
+// at that poll, with a legal move. Without a hook nothing is called. The endgame table
+// the perfect level builds first pauses and stops the same way, and goes on later from
+// where it stopped.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 #include "mcts/alphabeta.h"
 #include "mcts/kalah_solver.h"
 #include "mcts/mcts_player.h"
+#include "mcts/perfect_player.h"
 #include "mcts/rollout_evaluator.h"
 #include "mcts/search_yield.h"
+#include "tests/test_util.h"
 
 namespace kz {
 namespace {
@@ -88,6 +94,78 @@ TEST(SearchYield, TheKalahSolverPausesAndStops) {
   const SolveResult r = solver.solve(Position::start(GameSpec::parse("kalah")), limits);
   EXPECT_FALSE(r.solved);
   EXPECT_EQ(pauses, 10);
+}
+
+TEST(SearchYield, TheEndgameTableBuildPausesStopsAndGoesOnWhereItStopped) {
+  const KalahEndgameDb whole = KalahEndgameDb::build(Variant::kKalah, 4, 12);
+  KalahEndgameDbBuild build(Variant::kKalah, 4, 12);
+  {
+    PausingHost host;
+    EXPECT_FALSE(build.run(&stop_flag));
+    EXPECT_EQ(pauses, 10);  // no poll after the one that saw the stop
+  }
+  EXPECT_FALSE(build.done());
+  EXPECT_THROW(build.take(), std::logic_error);
+  int levels = 0;
+  EXPECT_TRUE(build.run(nullptr, [&](int, double) { ++levels; }));
+  EXPECT_GE(levels, 1);
+  EXPECT_LT(levels, 13);  // the levels completed before the stop are not solved again
+  const KalahEndgameDb resumed = build.take();
+  EXPECT_EQ(resumed.size(), whole.size());
+  EXPECT_EQ(resumed.checksum(), whole.checksum());
+}
+
+TEST(SearchYield, APerfectLevelStoppedWhileBuildingItsTableMovesAndBuildsOnNextTime) {
+  const std::string dir = test::temp_dir("stopped-build");
+  const GameSpec spec = GameSpec::parse("kalah:4,3");
+  PerfectPlayerOptions o;
+  o.egtb_dir = dir;
+  o.egtb_seeds = 12;
+  o.tt_mib = 8;
+  PerfectPlayer player(spec, nullptr, o);
+  const Position start = Position::start(spec);
+  const std::string table = dir + "/" + egtb_file_name(spec.variant, spec.pits, 12);
+  {
+    ThinkLimits limits;
+    limits.stop = &stop_flag;
+    PausingHost host;
+    const ThinkResult r = player.think(start, limits);
+    EXPECT_EQ(pauses, 10);
+    EXPECT_TRUE(start.is_legal(r.best_move));
+    EXPECT_FALSE(r.proven);
+  }
+  EXPECT_FALSE(std::filesystem::exists(table));
+  // The table goes on from where it stopped, is saved, and the start is solved with it.
+  const ThinkResult r = player.think(start, {});
+  EXPECT_TRUE(r.proven);
+  EXPECT_TRUE(std::filesystem::exists(table));
+  EXPECT_EQ(KalahEndgameDb::load(table).checksum(),
+            KalahEndgameDb::build(spec.variant, spec.pits, 12).checksum());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SearchYield, ACallMadeWhileItsTableIsBuildingIsToldSo) {
+  // Without threads a call made while the build pauses reaches load_or_build_egtb with
+  // the table half built: it is told so (EgtbBuildStopped), it never builds it twice.
+  static const std::string dir = test::temp_dir("reentrant-build");
+  static const GameSpec spec = GameSpec::parse("kalah:4,2");
+  static std::string inner;
+  stop_flag.store(false);
+  pauses = 0;
+  set_search_yield_hook([] {
+    if (++pauses != 1) return;
+    try {
+      load_or_build_egtb(spec, 12, dir);
+      inner = "built";
+    } catch (const EgtbBuildStopped& e) {
+      inner = e.what();
+    }
+  });
+  const auto db = load_or_build_egtb(spec, 12, dir);
+  set_search_yield_hook(nullptr);
+  EXPECT_NE(inner.find("is being built"), std::string::npos) << inner;
+  EXPECT_EQ(db->checksum(), KalahEndgameDb::build(spec.variant, spec.pits, 12).checksum());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

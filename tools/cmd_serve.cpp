@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -37,9 +38,30 @@ struct ServeOptions {
   int http_threads = 24;
   std::vector<std::string> runs;  // training run folders for the Run view (read only)
   // A static copy of the site (tools/wasm/web_site.cmake) served in place of the page
-  // compiled in: the page with the WebAssembly engine; "" = the compiled-in page.
+  // compiled in: the page with the WebAssembly engine; "" = kDefaultSite where the
+  // command runs has one, else the compiled-in page.
   std::string site;
+  // The compiled-in page (it asks this server's API for every move) even where a site is
+  // found: for GUIs and tests of that page.
+  bool builtin_page = false;
 };
+
+// Where `serve` looks for the WebAssembly site when not told, relative to the folder it
+// runs in, as the levels look for models/: the repository root after
+// `cmake --build build-wasm --target web-site` (docs/browser.md).
+constexpr const char* kDefaultSite = "build-wasm/web-site";
+
+// The site folder to serve ("" = the page built in).
+std::string site_to_serve(const ServeOptions& opt) {
+  if (!opt.site.empty() || opt.builtin_page) return opt.site;
+  std::error_code ec;
+  const std::filesystem::path dir = kDefaultSite;
+  // Its page and its service worker: a folder the build only began is not a site.
+  if (std::filesystem::is_regular_file(dir / "index.html", ec) &&
+      std::filesystem::is_regular_file(dir / "sw.js", ec))
+    return dir.string();
+  return "";
+}
 
 // The engine's threads: the job queue's watchdog keeps one slot per worker.
 constexpr int kMaxWorkers = 8;
@@ -78,7 +100,8 @@ int run_serve(const ServeOptions& opt) {
   httplib::Server http;
   const bool local = serve::is_loopback(opt.host);
   serve::configure_http(http, opt.http_threads, local);
-  serve::add_page_routes(http, opt.site);
+  const std::string site = site_to_serve(opt);
+  serve::add_page_routes(http, site);
   serve::add_routes(http, router);
   const int port = serve::bind_http(http, opt.host, opt.port);
   if (port <= 0) {
@@ -102,6 +125,15 @@ int run_serve(const ServeOptions& opt) {
     std::cout << "kumalak serve: listening on " << opt.host
               << ", not only localhost: anyone who can reach this machine on port " << port
               << " can use the engine" << std::endl;
+  if (!site.empty())
+    std::cout << "kumalak serve: the page plays with its own engine in WebAssembly, from " << site
+              << " (offline too, once opened; --builtin-page: the page that asks this server)"
+              << std::endl;
+  else
+    std::cout << "kumalak serve: the page built in asks this server for every move; the page "
+                 "that plays in the browser, offline too: cmake --build build-wasm --target "
+                 "web-site, then serve from the repository root (docs/browser.md)"
+              << std::endl;
   std::atomic<bool> listen_returned{false};
   std::thread signal_thread([&] {
     int sig = 0;
@@ -153,10 +185,16 @@ void register_serve(CLI::App& app, int& exit_code) {
                   "a training run folder to watch in the Run view (/run.html); repeatable; "
                   "only read")
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--site", opt->site,
-                  "serve this static copy of the site (the page with the engine in WebAssembly: "
-                  "cmake --build build-wasm --target web-site) instead of the page built in")
-      ->check(CLI::ExistingDirectory);
+  auto* site = cmd->add_option("--site", opt->site,
+                               "serve this static copy of the site (the page with the engine in "
+                               "WebAssembly: cmake --build build-wasm --target web-site) instead "
+                               "of the page built in (default: build-wasm/web-site where the "
+                               "command runs has it)")
+                   ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--builtin-page", opt->builtin_page,
+                "serve the page built into this program, which asks this server for every "
+                "move, even where a WebAssembly site is found")
+      ->excludes(site);
   cmd->callback([opt, &exit_code] { exit_code = run_serve(*opt); });
 }
 

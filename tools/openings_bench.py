@@ -139,7 +139,7 @@ def main():
     args = ap.parse_args()
     if args.site:
         return site(args)
-    server, url = start_server(sys.exit, args.kumalak)
+    server, url = start_server(sys.exit, args.kumalak, "--builtin-page")
     base = url.rstrip("/")
     try:
         start, first = settled(base, engine_path("", args.rating))

@@ -55,7 +55,7 @@ def main():
     run = os.path.join(tempfile.mkdtemp(prefix="kz-run-view-"), os.path.basename(args.run.rstrip("/")))
     shutil.copytree(args.run, run)
     server, url = start_server(fail, args.kumalak, "--run", run,
-                               *(["--site", args.site] if args.site else []))
+                               *(["--site", args.site] if args.site else ["--builtin-page"]))
     driver = None
     try:
         driver = desktop_driver(1280, 1700)

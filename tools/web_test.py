@@ -185,7 +185,7 @@ def main():
     env = dict(os.environ)
     if args.models:
         env["KZ_MODELS_DIR"] = args.models
-    server, url = start_server(fail, args.kumalak, *(["--site", args.site] if args.site else []),
+    server, url = start_server(fail, args.kumalak, *(["--site", args.site] if args.site else ["--builtin-page"]),
                                env=env)
     driver = None
     try:

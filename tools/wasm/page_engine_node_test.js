@@ -5,7 +5,8 @@
 // rating evidence one judged move per job with a game's move in between, and the
 // Openings view's engine column comes in its call, never `pending`. A job's search pauses
 // for the calls that come meanwhile: a state call is answered while a hint at expert runs
-// and shows its best move so far, and a stop ends the hint within 0.3 s.
+// and shows its best move so far, and a stop ends the hint within 0.3 s; the same while
+// Kalah's perfect level builds its endgame table.
 //   node tools/wasm/page_engine_node_test.js build-wasm/one-thread/tools/kumalak-web-1t.js
 'use strict';
 const { checks, loadOneThread, untilDone, withCString } = require('./one_thread_node.js');
@@ -97,6 +98,28 @@ const { check, finish } = checks();
   check(afterStop.engine.task === '' && !afterStop.engine.running &&
             afterStop.message === 'stopped',
         `the game says the hint stopped (${afterStop.message})`);
+
+  // Kalah's perfect level builds its endgame table on its first search (30 M positions,
+  // 11-12 s here): the build pauses for the calls too, and a stop ends it at once, the
+  // positions solved kept for the next search.
+  const kalah = call('POST', '/api/new', { game: 'kalah', level: 'medium', human: 'white' }).body;
+  call('POST', '/api/hint', { session: kalah.session, level: 'perfect' });
+  ended = false;
+  const perfectJob = work().then((ran) => { ended = true; return ran; });
+  await sleep(400);
+  start = process.hrtime.bigint();
+  const building = state(kalah.session);
+  const buildingMs = Number(process.hrtime.bigint() - start) / 1e6;
+  check(!ended && building.engine.task === 'hint' && building.engine.running,
+        `a state call is answered in ${buildingMs.toFixed(1)} ms while the perfect level builds its table`);
+  start = process.hrtime.bigint();
+  const stopBuild = call('POST', '/api/stop', { session: kalah.session });
+  check(stopBuild.status === 200 && !ended, 'the stop is answered while the table is built');
+  const builtRan = await perfectJob;
+  const stopBuildMs = Number(process.hrtime.bigint() - start) / 1e6;
+  check(builtRan === 1 && stopBuildMs < 300,
+        `the stop ended the table's build in ${stopBuildMs.toFixed(0)} ms`);
+  check(state(kalah.session).message === 'stopped', 'the game says the hint stopped');
 
   const column = call('GET', '/api/openings/engine', null, { game: 'togyz' });
   check(column.status === 200 && column.body.pending === false && column.body.engine,
