@@ -25,6 +25,60 @@ importScripts(MODULE);
 // a page of another version (a cache gone wrong) can tell.
 const VERSION = '@KZ_SITE_VERSION@';
 
+// Kalah's perfect level builds its endgame table on its first search (30 M positions,
+// about 10 s) and saves it where default_egtb_dir() (mcts/kalah_solver.h) says: under
+// emscripten's HOME, /home/web_user. That folder lives in the browser's IndexedDB
+// (emscripten's IDBFS), read before the engine starts and written when a new table
+// appears, so a table is built once per browser, not once per visit. A browser that
+// keeps nothing (storage refused or full) builds it again next time, as before; a table
+// that comes back damaged is refused by its checksum and built again.
+const TABLES = '/home/web_user/.cache/kumalak/egtb';
+// The longest the engine's start waits for IndexedDB (a browser may leave an open
+// request unanswered): after it the engine starts and the tables are simply not kept.
+const TABLES_WAIT_MS = 3000;
+let tablesKept = null;          // the tables' names as last written to IndexedDB; null: not kept
+let tablesWrite = Promise.resolve();
+
+function tableNames(module) {
+  return module.FS.readdir(TABLES).filter((name) => name.endsWith('.egtb')).sort().join('\n');
+}
+
+// Before the engine starts (a run dependency of the module): the kept tables read back.
+function readKeptTables(module) {
+  module.addRunDependency('kept endgame tables');
+  let settled = false;
+  const settle = (kept, why) => {
+    if (settled) return;
+    settled = true;
+    if (why) console.warn('the endgame tables are not kept in this browser: ' + why);
+    tablesKept = kept ? tableNames(module) : null;
+    module.removeRunDependency('kept endgame tables');
+  };
+  try {
+    module.FS.mkdirTree(TABLES);
+    module.FS.mount(module.FS.filesystems.IDBFS, {}, TABLES);
+    module.FS.syncfs(true, (error) => settle(!error, error && String(error)));
+    setTimeout(() => settle(false, 'IndexedDB did not answer'), TABLES_WAIT_MS);
+  } catch (error) {
+    settle(false, String(error));
+  }
+}
+
+// After a call or a job: a table saved since the last look is written to IndexedDB (one
+// write at a time).
+function keepNewTables() {
+  if (tablesKept === null) return;
+  const names = tableNames(engine);
+  if (names === tablesKept) return;
+  tablesKept = names;
+  tablesWrite = tablesWrite.then(() => new Promise((resolve) => {
+    engine.FS.syncfs(false, (error) => {
+      if (error) console.warn('an endgame table could not be kept in this browser: ' + error);
+      resolve();
+    });
+  }));
+}
+
 let engine = null;
 const waiting = [];
 let runsJobs = false;    // the engine without threads: this worker runs its jobs
@@ -63,6 +117,7 @@ function scheduleWork() {
     const done = engine._kz_worker_paused() ? engine.Asyncify.whenDone() : Promise.resolve(more);
     done.then((another) => {
       workQueued = false;
+      keepNewTables();
       if (another) scheduleWork();
     }, (error) => {
       workQueued = false;
@@ -73,6 +128,7 @@ function scheduleWork() {
 
 function reply(call) {
   postMessage(answer(call));
+  keepNewTables();
   scheduleWork();
 }
 
@@ -90,6 +146,7 @@ createKumalak({
   locateFile: (path, prefix) => prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
   print: (line) => console.log(line),
   printErr: (line) => console.warn(line),
+  preRun: [readKeptTables],
 }).then((module) => {
   if (module._kz_page_start(0) !== 0) throw new Error('the engine did not start');
   engine = module;

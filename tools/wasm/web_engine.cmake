@@ -30,7 +30,9 @@ function(kz_page_engine target environment)
   target_link_options(${target} PRIVATE
     -sMODULARIZE=1 -sEXPORT_NAME=createKumalak -sENVIRONMENT=${environment}
     -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728 -sMAXIMUM_MEMORY=2147483648
-    -sTOTAL_STACK=1048576 "-sEXPORTED_RUNTIME_METHODS=UTF8ToString" ${packed})
+    -sTOTAL_STACK=1048576 ${packed}
+    # IndexedDB under the endgame tables' folder (page_worker.js keeps them there).
+    -lidbfs.js)
   set_target_properties(${target} PROPERTIES SUFFIX ".js")
 endfunction()
 
@@ -51,7 +53,7 @@ if(KZ_WASM_ONE_THREAD)
   target_link_options(kumalak-web-1t PRIVATE
     "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_kz_protocol_start,_kz_protocol_line,_kz_worker_paused,_malloc,_free"
     -sASYNCIFY=1 -sASYNCIFY_IMPORTS=kz_yield_to_worker -sASYNCIFY_STACK_SIZE=131072
-    "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,Asyncify")
+    "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,FS,addRunDependency,removeRunDependency,Asyncify")
   return()
 endif()
 
@@ -60,6 +62,7 @@ target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
 kz_page_engine(kumalak-web web,worker)
 target_link_options(kumalak-web PRIVATE
   -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sEXIT_RUNTIME=1
+  "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,FS,addRunDependency,removeRunDependency"
   "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
 # The worker scripts beside the module, copied again whenever one changes (not only when
 # the module is linked again).
