@@ -36,11 +36,14 @@ const TABLES = '/home/web_user/.cache/kumalak/egtb';
 // The longest the engine's start waits for IndexedDB (a browser may leave an open
 // request unanswered): after it the engine starts and the tables are simply not kept.
 const TABLES_WAIT_MS = 3000;
-let tablesKept = null;          // the tables' names as last written to IndexedDB; null: not kept
+let tablesKept = null;          // tableNames() as last written to IndexedDB; null: not kept
 let tablesWrite = Promise.resolve();
 
+// The tables there, each with the time it was written: a table built again in place of
+// one that did not read (damaged, an old format) has the same name but not the same time.
 function tableNames(module) {
-  return module.FS.readdir(TABLES).filter((name) => name.endsWith('.egtb')).sort().join('\n');
+  return module.FS.readdir(TABLES).filter((name) => name.endsWith('.egtb')).sort()
+      .map((name) => name + ' ' + module.FS.stat(TABLES + '/' + name).mtime.getTime()).join('\n');
 }
 
 // Before the engine starts (a run dependency of the module): the kept tables read back.

@@ -14,7 +14,8 @@ host (CTest WasmSiteOffline; docs/browser.md):
     40 px holes, no sideways scroll, no English left in kk/ru/ky);
  4. the game in progress survives a reload, offline; Kalah's perfect level builds its
     endgame table once, the page keeps it in IndexedDB, and after a reload a perfect hint
-    is solved with it at once, offline, without building it again;
+    is solved with it at once, offline, without building it again; a kept table damaged
+    in IndexedDB is refused, built again and kept again;
  5. the first engine move after the page opens (a kept game at the default level with the
     engine to move), with the CPU as it is and throttled 4x (DevTools' throttling, which
     slows the page but not, in this Chromium, its workers: the engine's time is not a
@@ -171,19 +172,37 @@ const done = arguments[arguments.length - 1];
 """
 
 # The endgame tables the page keeps in IndexedDB (page_worker.js: emscripten's IDBFS, one
-# database named by the folder, the files' paths as keys).
+# database named by the folder, the files' paths as keys): each table's time written; with
+# arguments[0] true, one byte of each table's values changed first (a damaged table).
+TABLES_DB = "/home/web_user/.cache/kumalak/egtb"
 KEPT_TABLES_JS = """
+const damage = arguments[0];
 const done = arguments[arguments.length - 1];
-const open = indexedDB.open('/home/web_user/.cache/kumalak/egtb');
+const open = indexedDB.open('%s');
 open.onerror = () => done({ error: String(open.error) });
 open.onsuccess = () => {
   const db = open.result;
-  if (!db.objectStoreNames.contains('FILE_DATA')) return done({ tables: [] });
-  const keys = db.transaction('FILE_DATA').objectStore('FILE_DATA').getAllKeys();
-  keys.onsuccess = () => done({ tables: keys.result.filter((k) => String(k).endsWith('.egtb')) });
-  keys.onerror = () => done({ error: String(keys.error) });
+  if (!db.objectStoreNames.contains('FILE_DATA')) return done({ tables: {} });
+  const store = db.transaction('FILE_DATA', 'readwrite').objectStore('FILE_DATA');
+  const tables = {};
+  const walk = store.openCursor();
+  walk.onsuccess = () => {
+    const cursor = walk.result;
+    if (!cursor) return;
+    if (String(cursor.key).endsWith('.egtb')) {
+      tables[cursor.key] = cursor.value.timestamp.getTime();
+      if (damage) {
+        const entry = cursor.value;
+        entry.contents[1000] ^= 0x10;
+        cursor.update(entry);
+      }
+    }
+    cursor.continue();
+  };
+  walk.transaction.oncomplete = () => done({ tables });
+  walk.transaction.onerror = () => done({ error: String(walk.transaction.error) });
 };
-"""
+""" % TABLES_DB
 
 
 def perfect_hint(driver, what):
@@ -193,27 +212,43 @@ def perfect_hint(driver, what):
     return r
 
 
-def kalah_table_kept(driver, timeout):
-    """Kalah's perfect level: its table built once (hints again while the page's 10 s
-    limit stops the build first, which the next one resumes), written to IndexedDB, and
-    used after a reload without building it again."""
+def kept_tables(driver, damage=False):
+    r = driver.execute_async_script(KEPT_TABLES_JS, damage)
+    if "error" in r:
+        fail("reading the kept endgame tables: %s" % r["error"])
+    return r["tables"]
+
+
+def build_table(driver, what):
+    """Perfect hints until one is solved: the page's 10 s limit may stop the build first,
+    and the next hint resumes it. Returns the seconds they took and how many there were."""
     built = 0.0
     for attempt in range(6):
-        r = perfect_hint(driver, "building the table")
+        r = perfect_hint(driver, what)
         built += r["seconds"]
         if r["proven"]:
-            break
-    else:
-        fail("the perfect level never solved a position its table holds: %r" % r)
+            return built, attempt + 1
+    fail("%s: the perfect level never solved a position its table holds: %r" % (what, r))
+
+
+def wait_kept(driver, timeout, other_than):
+    """The tables in IndexedDB once they are there and differ from `other_than`."""
     end = time.monotonic() + timeout
     kept = {}
     while time.monotonic() < end:
-        kept = driver.execute_async_script(KEPT_TABLES_JS)
-        if kept.get("tables"):
-            break
+        kept = kept_tables(driver)
+        if kept and kept != other_than:
+            return kept
         time.sleep(0.2)
-    else:
-        fail("the endgame table was not kept in IndexedDB: %r" % kept)
+    fail("the endgame table was not kept in IndexedDB: %r (before: %r)" % (kept, other_than))
+
+
+def kalah_table_kept(driver, timeout):
+    """Kalah's perfect level: its table built once, written to IndexedDB, and used after a
+    reload without building it again; a kept table damaged in IndexedDB is refused, built
+    again and kept again."""
+    built, hints = build_table(driver, "building the table")
+    kept = wait_kept(driver, timeout, {})
     driver.refresh()
     page_wait(driver, timeout).until(lambda d: d.execute_script("return !!window.kzState"))
     again = perfect_hint(driver, "after a reload")
@@ -222,8 +257,17 @@ def kalah_table_kept(driver, timeout):
              "the table was not read back" % (again["seconds"], again["proven"], built))
     print("web_site_test: Kalah's endgame table built in %.1f s (%d hint%s), kept in IndexedDB "
           "(%s), and after a reload a perfect hint solved in %.2f s, offline"
-          % (built, attempt + 1, "" if attempt == 0 else "s", ", ".join(kept["tables"]),
-             again["seconds"]), flush=True)
+          % (built, hints, "" if hints == 1 else "s", ", ".join(kept), again["seconds"]),
+          flush=True)
+    kept_tables(driver, damage=True)
+    driver.refresh()
+    page_wait(driver, timeout).until(lambda d: d.execute_script("return !!window.kzState"))
+    rebuilt, hints = build_table(driver, "after the kept table was damaged")
+    if rebuilt < again["seconds"] * 2:
+        fail("a damaged kept table was used: the perfect hint took %.2f s" % rebuilt)
+    wait_kept(driver, timeout, kept)
+    print("web_site_test: a kept table damaged in IndexedDB: refused, built again in %.1f s "
+          "and kept again" % rebuilt, flush=True)
 
 
 def page_report(driver):
