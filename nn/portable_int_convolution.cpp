@@ -371,18 +371,22 @@ void PortableIntConvolution::winograd_tiles(const int16_t* u, int64_t t, int64_t
     const int16_t* r1 = r0 + (kTiles - 1) * stride;
     const int16_t* wk = packed_.data() + (j * pairs * out_ + o0) * 2;
     i4 a0 = {}, a1 = {}, a2 = {}, a3 = {}, c0 = {}, c1 = {}, c2 = {}, c3 = {};
-    for (int64_t p = 0; p < pairs; ++p) {
-      const int16_t* wj = wk + p * out_ * 2;
+    // Pointers stepped rather than indexed: int64_t indices cost 64-bit arithmetic and a
+    // wrap per address in wasm32.
+    const int16_t* wj = wk;
+    const ptrdiff_t w_step = out_ * 2;
+    const int16_t* const r0_end = r0 + 2 * pairs;
+    for (; r0 != r0_end; r0 += 2, r1 += 2, wj += w_step) {
       const i4 w0 = load_pairs(wj), w1 = load_pairs(wj + 8), w2 = load_pairs(wj + 16),
                w3 = load_pairs(wj + 24);
       int32_t p0;  // two input channels' i16 as one i32, broadcast
-      std::memcpy(&p0, r0 + 2 * p, sizeof(p0));
+      std::memcpy(&p0, r0, sizeof(p0));
       const i4 v0 = i4{} + p0;
       a0 += dot_pairs(v0, w0), a1 += dot_pairs(v0, w1), a2 += dot_pairs(v0, w2),
           a3 += dot_pairs(v0, w3);
       if constexpr (kTiles == 2) {
         int32_t p1;
-        std::memcpy(&p1, r1 + 2 * p, sizeof(p1));
+        std::memcpy(&p1, r1, sizeof(p1));
         const i4 v1 = i4{} + p1;
         c0 += dot_pairs(v1, w0), c1 += dot_pairs(v1, w1), c2 += dot_pairs(v1, w2),
             c3 += dot_pairs(v1, w3);
