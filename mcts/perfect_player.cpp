@@ -85,27 +85,21 @@ bool PerfectPlayer::ensure_solver(const std::atomic<bool>* stop) {
   const std::string dir = opt_.egtb_dir.empty() ? default_egtb_dir() : opt_.egtb_dir;
   const int seeds =
       opt_.egtb_seeds < 0 ? cached_or_default_egtb_seeds(spec_, dir) : opt_.egtb_seeds;
-  if (seeds > 0) {
-    if (opt_.build_egtb) {
-      try {
-        db = load_or_build_egtb(spec_, seeds, dir, opt_.log, stop);
-      } catch (const EgtbBuildStopped&) {
-        return false;  // the next think() goes on with the build
-      } catch (const std::exception& e) {
-        if (opt_.log) *opt_.log << "endgame database unavailable: " << e.what() << "\n";
-      }
-    } else {
-      // Only a table that is already there (building one takes seconds to minutes).
-      std::error_code ec;
-      const auto path = dir + "/" + egtb_file_name(spec_.variant, spec_.pits, seeds);
-      if (std::filesystem::exists(path, ec)) {
-        try {
-          db = load_or_build_egtb(spec_, seeds, dir, opt_.log, stop);
-        } catch (const EgtbBuildStopped&) {
-          return false;
-        } catch (const std::exception&) {
-        }
-      }
+  // Without build_egtb, only a table that is already there (building one takes seconds
+  // to minutes), and a file that does not read is passed over without a word.
+  const auto table_there = [&] {
+    std::error_code ec;
+    return std::filesystem::exists(dir + "/" + egtb_file_name(spec_.variant, spec_.pits, seeds),
+                                   ec);
+  };
+  if (seeds > 0 && (opt_.build_egtb || table_there())) {
+    try {
+      db = load_or_build_egtb(spec_, seeds, dir, opt_.log, stop);
+    } catch (const EgtbBuildStopped&) {
+      return false;  // the next think() goes on with the build
+    } catch (const std::exception& e) {
+      if (opt_.build_egtb && opt_.log)
+        *opt_.log << "endgame database unavailable: " << e.what() << "\n";
     }
   }
   solver_ = std::make_unique<KalahSolver>(opt_.tt_mib, db);
