@@ -18,6 +18,9 @@
 # own exceptions, and the same packed files, whose kumalak-web.data the site ships once.
 set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt
     openings/togyz.kzo)
+# What page_worker.js calls in both page engines' runtime: strings out of the module, and
+# the file system with the run dependency that keeps Kalah's tables in IndexedDB.
+set(KZ_PAGE_RUNTIME_METHODS UTF8ToString,FS,addRunDependency,removeRunDependency)
 
 # kz_page_engine(TARGET ENVIRONMENT): what both page engines share: a module factory for
 # ENVIRONMENT (emscripten's: web,worker), memory that grows, the shipped files packed in.
@@ -53,7 +56,7 @@ if(KZ_WASM_ONE_THREAD)
   target_link_options(kumalak-web-1t PRIVATE
     "-sEXPORTED_FUNCTIONS=_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_kz_protocol_start,_kz_protocol_line,_kz_worker_paused,_malloc,_free"
     -sASYNCIFY=1 -sASYNCIFY_IMPORTS=kz_yield_to_worker -sASYNCIFY_STACK_SIZE=131072
-    "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,FS,addRunDependency,removeRunDependency,Asyncify")
+    "-sEXPORTED_RUNTIME_METHODS=${KZ_PAGE_RUNTIME_METHODS},Asyncify")
   return()
 endif()
 
@@ -62,7 +65,7 @@ target_link_libraries(kumalak-web PRIVATE ${KZ_KUMALAK_LINK})
 kz_page_engine(kumalak-web web,worker)
 target_link_options(kumalak-web PRIVATE
   -sPROXY_TO_PTHREAD=1 -sPTHREAD_POOL_SIZE=8 -sEXIT_RUNTIME=1
-  "-sEXPORTED_RUNTIME_METHODS=UTF8ToString,FS,addRunDependency,removeRunDependency"
+  "-sEXPORTED_RUNTIME_METHODS=${KZ_PAGE_RUNTIME_METHODS}"
   "-sEXPORTED_FUNCTIONS=_main,_kz_push_input,_kz_page_start,_kz_page_call,_kz_page_work,_kz_page_runs_jobs,_malloc,_free")
 # The worker scripts beside the module, copied again whenever one changes (not only when
 # the module is linked again).
