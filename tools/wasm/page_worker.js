@@ -28,14 +28,23 @@ const VERSION = '@KZ_SITE_VERSION@';
 // Kalah's perfect level builds its endgame table on its first search (30 M positions,
 // about 10 s) and saves it where default_egtb_dir() (mcts/kalah_solver.h) says: under
 // emscripten's HOME, /home/web_user. That folder lives in the browser's IndexedDB
-// (emscripten's IDBFS), read before the engine starts and written when a new table
-// appears, so a table is built once per browser, not once per visit. A browser that
-// keeps nothing (storage refused or full) builds it again next time, as before; a table
-// that comes back damaged is refused by its checksum and built again.
+// (emscripten's IDBFS), so a table is built once per browser, not once per visit. A
+// browser that keeps nothing (storage refused or full) builds it again next time, as
+// before; a table that comes back damaged is refused by its checksum and built again.
+//
+// The kept tables are read back only when a call first names Kalah or Bantumi (a Kalah
+// session exists only once a call has named its game): copying a 30 MB table out of
+// IndexedDB before the engine starts cost every visit about 0.2 s before its first move,
+// Togyz players included. That call, and every call after it, waits for the read; the
+// worker then posts {tables: 'read' | 'not kept', kept: [names]} (the page ignores it; a
+// test reads it) and answers them in order.
 const TABLES = '/home/web_user/.cache/kumalak/egtb';
-// The longest the engine's start waits for IndexedDB (a browser may leave an open
-// request unanswered): after it the engine starts and the tables are simply not kept.
+// The longest a Kalah call waits for IndexedDB (a browser may leave an open request
+// unanswered): after it the calls go on and the tables are simply not kept.
 const TABLES_WAIT_MS = 3000;
+let tablesMounted = false;      // the folder is on IDBFS (nothing read yet: mounting reads nothing)
+let tablesReading = false;      // the read has started (once per worker)
+let tablesRead = false;         // it has ended, kept or not
 let tablesKept = null;          // tableNames() as last written to IndexedDB; null: not kept
 let tablesWrite = Promise.resolve();
 
@@ -46,21 +55,39 @@ function tableNames(module) {
       .map((name) => name + ' ' + module.FS.stat(TABLES + '/' + name).mtime.getTime()).join('\n');
 }
 
-// Before the engine starts (a run dependency of the module): the kept tables read back.
-function readKeptTables(module) {
-  module.addRunDependency('kept endgame tables');
+// Before the engine starts: the tables' folder put on IDBFS, which reads nothing yet.
+function mountTables(module) {
+  try {
+    module.FS.mkdirTree(TABLES);
+    module.FS.mount(module.FS.filesystems.IDBFS, {}, TABLES);
+    tablesMounted = true;
+  } catch (error) {
+    console.warn('the endgame tables are not kept in this browser: ' + error);
+  }
+}
+
+// A call that may search a Kalah position: its game named anywhere in it.
+function namesKalah(call) {
+  return /kalah|bantumi/i.test(JSON.stringify(call.params || {}) + String(call.body || ''));
+}
+
+// The kept tables read back into the engine's folder, once; then the calls waiting go on.
+function readKeptTables() {
+  tablesReading = true;
   let settled = false;
   const settle = (kept, why) => {
     if (settled) return;
     settled = true;
     if (why) console.warn('the endgame tables are not kept in this browser: ' + why);
-    tablesKept = kept ? tableNames(module) : null;
-    module.removeRunDependency('kept endgame tables');
+    tablesKept = kept ? tableNames(engine) : null;
+    tablesRead = true;
+    const names = kept ? tablesKept.split('\n').filter(Boolean).map((line) => line.split(' ')[0]) : [];
+    postMessage({ tables: kept ? 'read' : 'not kept', kept: names });
+    answerWaiting();
   };
+  if (!tablesMounted) return settle(false, null);
   try {
-    module.FS.mkdirTree(TABLES);
-    module.FS.mount(module.FS.filesystems.IDBFS, {}, TABLES);
-    module.FS.syncfs(true, (error) => settle(!error, error && String(error)));
+    engine.FS.syncfs(true, (error) => settle(!error, error && String(error)));
     setTimeout(() => settle(false, 'IndexedDB did not answer'), TABLES_WAIT_MS);
   } catch (error) {
     settle(false, String(error));
@@ -135,8 +162,22 @@ function reply(call) {
   scheduleWork();
 }
 
+// The calls waiting, answered in order: until the engine is ready, and from a call that
+// names Kalah until the kept tables are read.
+function answerWaiting() {
+  while (engine && waiting.length > 0) {
+    if (!tablesRead && namesKalah(waiting[0])) {
+      if (!tablesReading) readKeptTables();
+      if (!tablesRead) return;
+      continue;  // read at once (nothing to read): the calls may have been answered meanwhile
+    }
+    reply(waiting.shift());
+  }
+}
+
 self.onmessage = (event) => {
-  if (engine) reply(event.data); else waiting.push(event.data);
+  waiting.push(event.data);
+  answerWaiting();
 };
 
 createKumalak({
@@ -149,11 +190,11 @@ createKumalak({
   locateFile: (path, prefix) => prefix + (path === 'kumalak-web-1t.data' ? 'kumalak-web.data' : path),
   print: (line) => console.log(line),
   printErr: (line) => console.warn(line),
-  preRun: [readKeptTables],
+  preRun: [mountTables],
 }).then((module) => {
   if (module._kz_page_start(0) !== 0) throw new Error('the engine did not start');
   engine = module;
   runsJobs = module._kz_page_runs_jobs() === 1;
   postMessage({ ready: true, version: VERSION, threads: !runsJobs });
-  for (const call of waiting.splice(0)) reply(call);
+  answerWaiting();
 }).catch((error) => postMessage({ failed: String(error) }));

@@ -205,6 +205,58 @@ open.onsuccess = () => {
 """ % TABLES_DB
 
 
+# A worker of the page's own (page_worker.js) driven directly: a Togyz game until the
+# engine's first move, then a new Kalah game; what the worker posted, in order. The kept
+# endgame tables are read only when a call names Kalah, not before the engine's start.
+LAZY_TABLES_JS = """
+const done = arguments[arguments.length - 1];
+const worker = new Worker('page_worker.js');
+const events = [];
+const pending = new Map();
+let next = 1;
+worker.onmessage = (e) => {
+  const m = e.data;
+  if (m.failed) return done({ error: m.failed });
+  if (m.ready) events.push('ready');
+  if (m.tables) events.push('tables ' + m.tables + ': ' + m.kept.join(','));
+  const settle = pending.get(m.id);
+  if (settle) { pending.delete(m.id); settle(JSON.parse(m.body)); }
+};
+const call = (method, path, body, params) => new Promise((resolve) => {
+  const id = next++;
+  pending.set(id, resolve);
+  worker.postMessage({ id, method, path, params: params || {},
+                       body: body ? JSON.stringify(body) : '', lang: 'en' });
+});
+(async () => {
+  const togyz = await call('POST', '/api/new', { game: 'togyz', level: 'medium', human: 'black' });
+  for (;;) {
+    const s = await call('GET', '/api/state', null, { session: togyz.session });
+    if (s.moves.length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  events.push('togyz moved');
+  const kalah = await call('POST', '/api/new', { game: 'kalah', human: 'both' });
+  events.push(kalah.session ? 'kalah started' : 'kalah refused');
+  worker.terminate();
+  done({ events });
+})().catch((e) => done({ error: String(e) }));
+"""
+
+
+def tables_read_lazily(driver, kept):
+    r = driver.execute_async_script(LAZY_TABLES_JS)
+    if "error" in r:
+        fail("a worker of the page's, driven directly: %s" % r["error"])
+    names = ",".join(sorted(k.rsplit("/", 1)[-1] for k in kept))
+    want = ["ready", "togyz moved", "tables read: " + names, "kalah started"]
+    if r["events"] != want:
+        fail("the kept endgame tables were not read only when a call named Kalah: the worker "
+             "posted %r, not %r" % (r["events"], want))
+    print("web_site_test: the kept endgame table was read only when a call named Kalah, after "
+          "a Togyz game's first engine move", flush=True)
+
+
 def perfect_hint(driver, what):
     r = driver.execute_async_script(PERFECT_HINT_JS)
     if "error" in r:
@@ -249,6 +301,7 @@ def kalah_table_kept(driver, timeout):
     again and kept again."""
     built, hints = build_table(driver, "building the table")
     kept = wait_kept(driver, timeout, {})
+    tables_read_lazily(driver, kept)
     driver.refresh()
     page_wait(driver, timeout).until(lambda d: d.execute_script("return !!window.kzState"))
     again = perfect_hint(driver, "after a reload")
