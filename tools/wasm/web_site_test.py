@@ -13,7 +13,8 @@ host (CTest WasmSiteOffline; docs/browser.md):
     puzzle and lists the mistakes, with no network (tools/web_test.py's phone check:
     40 px holes, no sideways scroll, no English left in kk/ru/ky);
  4. the game in progress survives a reload, offline; Kalah's perfect level builds its
-    endgame table once, the page keeps it in IndexedDB, and after a reload a perfect hint
+    endgame table once, the page keeps it in IndexedDB and reads it back only when a call
+    names Kalah (a worker of the page's driven directly), and after a reload a perfect hint
     is solved with it at once, offline, without building it again; a kept table damaged
     in IndexedDB is refused, built again and kept again;
  5. the first engine move after the page opens (a kept game at the default level with the
