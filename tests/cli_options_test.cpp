@@ -116,6 +116,27 @@ TEST(CliOptions, AGameOrLevelTheCommandCannotUseIsRefusedWhileParsing) {
   EXPECT_NE(r.out.find("--level: unknown level 'godlike'"), std::string::npos) << r.out;
 }
 
+// Every kind of command line CLI11 refuses exits with 2, as those the commands refuse
+// themselves, with CLI11's words for what is wrong; --help stays 0.
+TEST(CliOptions, EveryBadCommandLineExitsWith2) {
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"perft --bogus", "--bogus"},                               // an unknown option
+      {"perft extra-argument", "extra-argument"},                 // an argument too many
+      {"hint --level", "--level"},                                // an option without its value
+      {"", "subcommand"},                                         // no command
+      {"serve --builtin-page --site .", "--builtin-page"},        // two that exclude each other
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run("kumalak", c.args);
+    EXPECT_EQ(r.status, 2) << "'" << c.args << "'\n" << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << "'" << c.args << "'\n" << r.out;
+  }
+  EXPECT_EQ(run("kumalak", "perft --help").status, 0);
+}
+
 // --help after the options: CLI11 checks every value first, so an accepted value shows the
 // help (status 0) and a refused one fails without running anything.
 TEST(CliOptions, OutOfRangeValuesAreRefusedNamingTheOptionAndItsRange) {

@@ -41,10 +41,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int status = app.exit(e);
-    // A value an option's check refuses (a game, a level, a number out of range:
-    // tools/cli_options.h) is a bad command line like those the commands refuse
-    // themselves, and every command exits with 2 for those (docs/rules-core.md).
-    return e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ValidationError) ? 2 : status;
+    // Whatever CLI11 refuses (a value an option's check refuses, an unknown option, a
+    // missing value, two options that exclude each other, no command) is a bad command
+    // line like those the commands refuse themselves, and every one exits with 2
+    // (docs/rules-core.md), not with CLI11's own code for its kind; --help stays 0.
+    return status == 0 ? 0 : 2;
   }
   return exit_code;
 }
