@@ -123,11 +123,11 @@ TEST(CliOptions, EveryBadCommandLineExitsWith2) {
     std::string args, message;
   };
   const std::vector<Case> cases = {
-      {"perft --bogus", "--bogus"},                               // an unknown option
-      {"perft extra-argument", "extra-argument"},                 // an argument too many
-      {"hint --level", "--level"},                                // an option without its value
-      {"", "subcommand"},                                         // no command
-      {"serve --builtin-page --site .", "--builtin-page"},        // two that exclude each other
+      {"perft --bogus", "--bogus"},                         // an unknown option
+      {"perft extra-argument", "extra-argument"},           // an argument too many
+      {"hint --level", "--level"},                          // an option without its value
+      {"", "subcommand"},                                   // no command
+      {"serve --builtin-page --site .", "--builtin-page"},  // two that exclude each other
   };
   for (const Case& c : cases) {
     const CliRun r = run("kumalak", c.args);
