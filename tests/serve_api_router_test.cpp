@@ -87,6 +87,29 @@ TEST(ApiRouter, MalformedRequestsAre400SayingWhatIsWrong) {
   EXPECT_EQ(router.answer(post("/api/echo", std::string(kMaxBodyBytes + 1, ' '))).status, 413);
 }
 
+// Bytes that are not UTF-8 in a request (a body cut inside a letter, a path of %FF) are
+// quoted by the refusal as U+FFFD: the answer is JSON and says what is wrong, where
+// writing the raw bytes into JSON threw out of the router (and, over HTTP, ended the
+// server).
+TEST(ApiRouter, BytesThatAreNotUtf8AreRefusedNotThrown) {
+  const ApiRouter router = echo_router();
+  for (const char* body : {"{\"a\": \"\xd0", "{\"a\": \"\xff\"}", "\xc3\x28"}) {
+    ApiResponse r;
+    ASSERT_NO_THROW(r = router.answer(post("/api/echo", body)));
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(body_of(r)["error"].get<std::string>().find("JSON"), std::string::npos) << r.body;
+  }
+  ApiResponse r;
+  ASSERT_NO_THROW(r = router.answer(get("/api/\xff")));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(body_of(r)["error"].get<std::string>().find("/api/\xef\xbf\xbd"), std::string::npos)
+      << r.body;
+  // A handler's answer that quotes such bytes back is sent, not refused.
+  ASSERT_NO_THROW(r = router.answer(get("/api/echo", {{"name", "Ann\xff"}})));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(body_of(r)["got"]["name"], "Ann\xef\xbf\xbd");
+}
+
 TEST(ApiRouter, HandlersErrorsBecomeTheirStatuses) {
   const ApiRouter router = echo_router();
   ApiResponse r = router.answer(get("/api/refuse"));

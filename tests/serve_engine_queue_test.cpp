@@ -91,6 +91,26 @@ std::pair<int, json> get_in(const InProcessApi& server, const std::string& path,
   return {r->status, json::parse(r->body, nullptr, false)};
 }
 
+// A path of bytes that are not UTF-8 (GET /%FF) is answered 404 in JSON, and the server
+// goes on: writing them into the answer's JSON once threw in the HTTP library's error
+// handler and ended `kumalak serve`.
+TEST(ServeHttp, APathThatIsNotUtf8IsA404AndTheServerGoesOn) {
+  InProcessApi server = in_process_server(
+      [](Task, const GameSpec&, Level) { return std::make_unique<FixedMovePlayer>(0); });
+  ASSERT_GT(server.port(), 0);
+  auto [status, body] = get_in(server, "/%FF%FE", "en");
+  EXPECT_EQ(status, 404);
+  ASSERT_TRUE(body.is_object()) << body;
+  EXPECT_NE(body.value("error", "").find("no such page"), std::string::npos) << body;
+  std::tie(status, body) = get_in(server, "/api/%FF", "en");
+  EXPECT_EQ(status, 404) << body;
+  httplib::Client cli("127.0.0.1", server.port());
+  auto cut = cli.Post("/api/new", std::string("{\"game\": \"\xd0"), "application/json");
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->status, 400) << cut->body;
+  EXPECT_EQ(server.call("GET", "/api/info").first, 200);
+}
+
 TEST(ServeEngineMove, AnIllegalMoveIsAnInternalErrorAnsweredWith500) {
   // Togyz, Black to move with hole 1 empty: the stub's hole 1 is illegal.
   InProcessApi server = in_process_server(
