@@ -168,6 +168,19 @@ TEST(CliReplay, PgnWithABadGame) {
   EXPECT_TRUE(contains(two.err, "cannot open '/nonexistent/file.pgn'")) << two.err;
 }
 
+// A file whose name is not UTF-8 (a name of another encoding) is replayed and named in
+// its JSON with U+FFFD for the bytes it cannot write; writing the raw bytes into JSON
+// threw and ended the command.
+TEST(CliReplay, AFileNameThatIsNotUtf8) {
+  const std::string path = write_file("games-\xff\xfe.pgn", "1. 76 98 *\n");
+  const CliRun r = kumalak("replay '" + path + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_EQ(lines[0]["source"], scratch() + "/games-\xef\xbf\xbd\xef\xbf\xbd.pgn");
+  EXPECT_EQ(lines[0]["plies"], 2);
+}
+
 TEST(CliReplay, UsageErrors) {
   CliRun r = kumalak("replay");
   EXPECT_EQ(r.status, 2);

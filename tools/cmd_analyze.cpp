@@ -14,6 +14,7 @@
 #include "tools/analyze_report.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 
 namespace kz::cli {
 
@@ -52,9 +53,8 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
   }
   if (!timed.report.skipped.empty()) status = 1;
   if (opt.json)
-    std::cout << player_report_json(player, timed, tools.engines.empty() ? 0 : opt.visits,
-                                    int(tools.workers.size()), tools.human.path)
-                     .dump()
+    std::cout << json_text(player_report_json(player, timed, tools.engines.empty() ? 0 : opt.visits,
+                                              int(tools.workers.size()), tools.human.path))
               << "\n";
   else
     std::cout << player_report_text(player, timed.report);
@@ -91,7 +91,7 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   }
   const ByPlayerSetup setup = by_player_setup(opt, tools);
   if (opt.json)
-    std::cout << by_player_json(timed, setup).dump() << "\n";
+    std::cout << json_text(by_player_json(timed, setup)) << "\n";
   else
     std::cout << by_player_text(timed, setup);
   return 0;

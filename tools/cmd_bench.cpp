@@ -56,6 +56,7 @@
 #include "nn/onednn_conv_timing.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 #include "tools/search_bench.h"
 
 namespace kz::cli {
@@ -101,7 +102,8 @@ SearchBenchSettings search_settings(const BenchOptions& o) {
 
 int run_tree_bench(const BenchOptions& o) {
   const GameSpec spec = GameSpec::parse(o.game);
-  std::cout << tree_bench(spec, search_settings(o), o.score_bounds, o.seconds).dump() << std::endl;
+  std::cout << json_text(tree_bench(spec, search_settings(o), o.score_bounds, o.seconds))
+            << std::endl;
   return 0;
 }
 
@@ -177,7 +179,7 @@ int run_bench(const BenchOptions& o) {
       bench_json(spec, {search_settings(o), o.threads, search_threads, o.score_bounds}, network,
                  net, serial, piped);
   for (const auto& [key, value] : peak_figures.items()) j[key] = value;
-  std::cout << j.dump() << std::endl;
+  std::cout << json_text(j) << std::endl;
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "core/i18n.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 #include "tools/serve/lang_api.h"
 
 namespace kz::cli {
@@ -19,7 +20,7 @@ void register_catalog(CLI::App& app, int& exit_code) {
     try {
       const serve::json out = code->empty() ? serve::json{{"languages", i18n::languages()}}
                                             : serve::catalog_json(*code);
-      std::cout << out.dump() << std::endl;
+      std::cout << json_text(out) << std::endl;
     } catch (const std::exception& e) {
       print_command_error("kumalak catalog", e);
       exit_code = 2;

@@ -18,6 +18,7 @@
 #include "tools/exact_result_words.h"
 #include "tools/hint_json.h"
 #include "tools/human_level.h"
+#include "tools/json_text.h"
 #include "tools/move_words.h"
 
 namespace kz::cli {
@@ -79,7 +80,7 @@ int run_rating_hint(const HintOptions& opt, const GameSpec& spec, const Position
                             {"probability", m.probability}});
     j["engine"] = engine->name();
     j["engine_best"] = {{"move", best + 1}, {"notation", format_move(pos, best)}};
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
     return 0;
   }
   const bool white = pos.to_move == 0;
@@ -176,7 +177,7 @@ int run_hint(const HintOptions& opt) {
                                        {"notation", format_move(pos, human[i].move)},
                                        {"probability", human[i].probability}});
     }
-    std::cout << j.dump() << "\n";
+    std::cout << json_text(j) << "\n";
     return 0;
   }
   std::ostringstream seconds;

@@ -29,6 +29,7 @@
 #include "tools/human_eval.h"
 #include "tools/human_eval_report.h"
 #include "tools/human_level.h"
+#include "tools/json_text.h"
 
 namespace kz::cli {
 
@@ -123,7 +124,7 @@ int run_human_eval(const HumanEvalOptions& opt) {
       opt.fold,   opt.search_visits, opt.every, opt.as_played, model_path, evaluator->describe(),
       human_path, human.get(),       data,      result};
   if (opt.json)
-    std::cout << human_eval_json(report).dump() << "\n";
+    std::cout << json_text(human_eval_json(report)) << "\n";
   else
     std::cout << human_eval_table(report);
   return 0;

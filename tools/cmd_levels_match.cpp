@@ -14,6 +14,7 @@
 #include "nn/folded_network.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 #include "tools/levels_ladder.h"
 #include "tools/levels_match.h"
 #include "train/progress.h"
@@ -159,7 +160,7 @@ int run_levels_match(const LevelsMatchOptions& opt) {
     if (todo.empty()) continue;
     auto on_game = [&](const RecordedGame& rg, const RunnerGame& g) {
       s.add(rg);
-      if (record) *record << record_line(rg).dump() << "\n" << std::flush;
+      if (record) *record << json_text(record_line(rg)) << "\n" << std::flush;
       progress.set_field("score", pair_score_text(s));
       progress.add();  // after the score, so the line it may print shows this game
       if (opt.verbose)

@@ -10,6 +10,7 @@
 #include "nn/plain_model.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 
 namespace kz::cli {
 
@@ -36,7 +37,7 @@ void register_model_info(CLI::App& app, int& exit_code) {
         j["parameters"] = expected_parameter_count(m.meta.network);
         j["weights_format"] = to_string(m.weights_format);
         if (*convert) j["converted_from"] = to_string(read_as);
-        std::cout << j.dump() << "\n";
+        std::cout << json_text(j) << "\n";
       } catch (const std::exception& e) {
         print_command_error("kumalak model-info", e);
         exit_code = 1;

@@ -21,6 +21,7 @@
 #include "core/opening_explorer.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 #include "tools/opening_build.h"
 #include "tools/opening_query.h"
 #include "train/progress.h"
@@ -183,7 +184,7 @@ int run_query(const QueryOptions& opt) {
     return 2;
   }
   if (opt.json)
-    std::cout << opening_answer_json(answer, loaded, opt.source, opt.band).dump() << "\n";
+    std::cout << json_text(opening_answer_json(answer, loaded, opt.source, opt.band)) << "\n";
   else
     std::cout << opening_answer_text(answer, selection_words(opt));
   return 0;

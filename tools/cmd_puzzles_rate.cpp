@@ -28,6 +28,7 @@
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/human_level.h"
+#include "tools/json_text.h"
 
 namespace kz::cli {
 
@@ -146,7 +147,7 @@ int run_puzzles_calibrate(const CalibrateOptions& opt) {
       });
     }
     if (opt.json) {
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out, 2) << "\n";
       return 0;
     }
     std::printf("%zu recorded games, fold %s\n", games.size(), opt.fold.c_str());

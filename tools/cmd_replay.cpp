@@ -8,6 +8,7 @@
 #include "core/notation.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
+#include "tools/json_text.h"
 
 namespace kz::cli {
 
@@ -35,7 +36,7 @@ void print_game(const ReplayResult& r, const std::string& game, const GameRecord
   j["plies"] = r.plies;
   j["kazans"] = {r.final_position.store[0], r.final_position.store[1]};
   if (record) j["recorded_result"] = record->result;
-  std::cout << j.dump() << "\n";
+  std::cout << json_text(j) << "\n";
 }
 
 int run_replay(const ReplayOptions& opt) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tools/human_level.h"
+#include "tools/json_text.h"
 
 namespace kz {
 
@@ -66,7 +67,7 @@ ResumedRecord resume_record(const std::string& path, const nlohmann::ordered_jso
                             int openings, const std::vector<LevelPair>& pairs,
                             std::vector<PairStats>& stats) {
   ResumedRecord out;
-  out.kept = settings.dump() + "\n";
+  out.kept = cli::json_text(settings) + "\n";
   out.opening_done.assign(pairs.size(), std::vector<bool>(size_t(openings), false));
   if (!std::filesystem::exists(path)) return out;
   const std::vector<RecordedGame> games = read_record(path, settings, openings);
@@ -81,7 +82,7 @@ ResumedRecord resume_record(const std::string& path, const nlohmann::ordered_jso
     out.opening_done[key.first][size_t(key.second)] = true;
     for (const RecordedGame* g : colour) {
       stats[key.first].add(*g);
-      out.kept += record_line(*g).dump() + "\n";
+      out.kept += cli::json_text(record_line(*g)) + "\n";
       ++out.games;
     }
   }

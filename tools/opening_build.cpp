@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/timestamp.h"
+#include "tools/json_text.h"
 #include "train/shard.h"
 
 namespace kz::cli {
@@ -204,7 +205,7 @@ ExplorerBuild build_explorer(const ExplorerBuildInput& input,
   out.explorer = builder.finish("{}");
   meta["positions"] = out.explorer.positions().size();
   meta["moves"] = out.explorer.move_count();
-  out.explorer.set_metadata_json(meta.dump());
+  out.explorer.set_metadata_json(json_text(meta));
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/i18n.h"
 #include "core/position.h"
+#include "tools/json_text.h"
 
 namespace kz::cli::serve {
 
@@ -43,13 +44,9 @@ bool takes(const ApiRoute& route, const ApiRequest& request) {
 
 }  // namespace
 
-std::string answer_text(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 void error_response(ApiResponse& response, int status, const std::string& message) {
   response.status = status;
-  response.body = answer_text(json{{"error", message}});
+  response.body = json_text(json{{"error", message}});
   response.content_type = "application/json";
   response.headers.clear();
 }
@@ -73,7 +70,7 @@ void ApiRouter::add(const std::string& method, const std::string& path, ApiHandl
           [handler = std::move(handler)](const ApiRequest& request, ApiResponse& response) {
             const json input = request.method == "GET" ? checked_params(request.params)
                                                        : parsed_body(request.body);
-            response.body = answer_text(handler(input));
+            response.body = json_text(handler(input));
             response.content_type = "application/json";
           });
 }

@@ -85,10 +85,6 @@ class ApiRouter {
 void guarded(ApiResponse& response, const std::function<void()>& f);
 // {"error": message} with `status`.
 void error_response(ApiResponse& response, int status, const std::string& message);
-// `value`'s JSON text, every byte of its strings that is not UTF-8 written as U+FFFD: an
-// answer quotes what came in (a body cut inside a letter, a URL's path, a record's
-// names), and a request must not make its own answer throw.
-std::string answer_text(const json& value);
 
 // The answer to a body over kMaxBodyBytes.
 std::string too_large_message();

@@ -7,6 +7,7 @@
 
 #include "core/i18n.h"
 #include "core/position.h"
+#include "tools/json_text.h"
 #include "web_assets.h"  // generated from tools/web/ by tools/embed_web.cmake
 
 namespace kz::cli::serve {
@@ -15,7 +16,7 @@ namespace {
 
 void error_reply(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(answer_text(json{{"error", message}}), "application/json");
+  res.set_content(json_text(json{{"error", message}}), "application/json");
 }
 
 // The headers that make a page cross-origin isolated (SharedArrayBuffer, so threads):
@@ -134,7 +135,7 @@ void configure_http(httplib::Server& http, int threads, bool local_only) {
     std::string msg = res.status == 404   ? "no such page or API call: " + req.path
                       : res.status == 413 ? too_large_message()
                                           : "request refused";
-    res.set_content(answer_text(json{{"error", msg}}), "application/json");
+    res.set_content(json_text(json{{"error", msg}}), "application/json");
   });
   http.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
