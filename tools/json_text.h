@@ -10,9 +10,11 @@
 
 namespace kz::cli {
 
-// `value` as JSON text, `indent` as dump()'s (-1: one line).
-inline std::string json_text(const nlohmann::json& value, int indent = -1) {
-  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+// `value` as JSON text, `indent` as dump()'s (-1: one line). A template, so that an
+// ordered_json keeps its keys' order (a conversion to json would sort them).
+template <class Json>
+std::string json_text(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace kz::cli
