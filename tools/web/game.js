@@ -65,6 +65,10 @@ async function sessionLost() {
 }
 
 function setState(s) {
+  // An answer that left the engine before the one shown (a clock's poll asked before a set
+  // up and answered after it, on a loaded machine) would put the older game back on the
+  // board: a game's version only grows, so an older state of the same game is dropped.
+  if (state && s.session === state.session && s.version < state.version) return;
   session = s.session;
   try {
     sessionStorage.setItem("kz-session", session);
