@@ -43,8 +43,7 @@ const TABLES = '/home/web_user/.cache/kumalak/egtb';
 // unanswered): after it the calls go on and the tables are simply not kept.
 const TABLES_WAIT_MS = 3000;
 let tablesMounted = false;      // the folder is on IDBFS (nothing read yet: mounting reads nothing)
-let tablesReading = false;      // the read has started (once per worker)
-let tablesRead = false;         // it has ended, kept or not
+let tablesRead = 'no';          // 'reading' once started (once per worker), 'yes' once ended, kept or not
 let tablesKept = null;          // tableNames() as last written to IndexedDB; null: not kept
 let tablesWrite = Promise.resolve();
 
@@ -73,14 +72,14 @@ function namesKalah(call) {
 
 // The kept tables read back into the engine's folder, once; then the calls waiting go on.
 function readKeptTables() {
-  tablesReading = true;
+  tablesRead = 'reading';
   let settled = false;
   const settle = (kept, why) => {
     if (settled) return;
     settled = true;
     if (why) console.warn('the endgame tables are not kept in this browser: ' + why);
     tablesKept = kept ? tableNames(engine) : null;
-    tablesRead = true;
+    tablesRead = 'yes';
     const names = kept ? tablesKept.split('\n').filter(Boolean).map((line) => line.split(' ')[0]) : [];
     postMessage({ tables: kept ? 'read' : 'not kept', kept: names });
     answerWaiting();
@@ -166,9 +165,9 @@ function reply(call) {
 // names Kalah until the kept tables are read.
 function answerWaiting() {
   while (engine && waiting.length > 0) {
-    if (!tablesRead && namesKalah(waiting[0])) {
-      if (!tablesReading) readKeptTables();
-      if (!tablesRead) return;
+    if (tablesRead !== 'yes' && namesKalah(waiting[0])) {
+      if (tablesRead === 'no') readKeptTables();
+      if (tablesRead !== 'yes') return;
       continue;  // read at once (nothing to read): the calls may have been answered meanwhile
     }
     reply(waiting.shift());

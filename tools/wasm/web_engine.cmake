@@ -19,8 +19,8 @@
 set(KZ_WEB_MODELS togyz.pt togyz-human.pt kalah.pt puzzles/togyz.txt puzzles/kalah.txt
     openings/togyz.kzo)
 # What page_worker.js calls in both page engines' runtime: strings out of the module, and
-# the file system with the run dependency that keeps Kalah's tables in IndexedDB.
-set(KZ_PAGE_RUNTIME_METHODS UTF8ToString,FS,addRunDependency,removeRunDependency)
+# the file system that keeps Kalah's tables in IndexedDB.
+set(KZ_PAGE_RUNTIME_METHODS UTF8ToString,FS)
 
 # kz_page_engine(TARGET ENVIRONMENT): what both page engines share: a module factory for
 # ENVIRONMENT (emscripten's: web,worker), memory that grows, the shipped files packed in.
