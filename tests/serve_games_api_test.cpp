@@ -19,6 +19,7 @@
 #include "nn/human_rating.h"
 #include "nn/player_rating.h"
 #include "tests/serve_api_call.h"
+#include "tests/serve_test_util.h"
 #include "tests/test_util.h"
 #include "tools/human_level.h"
 #include "tools/serve/api.h"
@@ -101,15 +102,6 @@ TEST(ServeGamesApi, ANonRecordOrATruncatedFileIsRefusedWithWhere) {
   ASSERT_EQ(body["games"].size(), 4u);
   EXPECT_FALSE(body["games"][0].contains("error"));
   EXPECT_TRUE(body["games"][3].contains("error")) << body["games"][3];
-}
-
-// A small MCTS player whose evaluator needs no network (random playouts seeded by the
-// position): it keeps its tree from move to move, as the network's does.
-std::unique_ptr<Player> rollout_player() {
-  MctsPlayerOptions options;
-  options.visits = 50;
-  options.cache_entries = 1 << 10;
-  return std::make_unique<MctsPlayer>(std::make_shared<RolloutEvaluator>(1), options);
 }
 
 // The whole API (tools/serve/api.h) with `ratings`, its engine's jobs run by the test

@@ -13,22 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "mcts/mcts_player.h"
-#include "mcts/rollout_evaluator.h"
+#include "tests/serve_test_util.h"
 #include "tools/serve/api.h"
 #include "tools/serve/api_router.h"
 
 namespace kz::cli::serve {
 namespace {
-
-// A small search without a network (random playouts), so that the jobs run in
-// milliseconds.
-std::unique_ptr<Player> rollout_player() {
-  MctsPlayerOptions options;
-  options.visits = 20;
-  options.cache_entries = 1 << 10;
-  return std::make_unique<MctsPlayer>(std::make_shared<RolloutEvaluator>(1), options);
-}
 
 const char* const kPgn =
     "[Event \"x\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n[WhiteElo \"1200\"]\n[Result \"1-0\"]\n\n"
@@ -154,7 +144,7 @@ TEST(ServeRandomRequests, EveryAnswerIsJsonAndNoneIsAnUnexpectedError) {
   ServeApiOptions options;
   options.max_sessions = 4;
   options.engine.no_threads = true;  // the jobs run between the calls, as in the page
-  ServeApi api(options, [](Task, const GameSpec&, Level) { return rollout_player(); });
+  ServeApi api(options, [](Task, const GameSpec&, Level) { return rollout_player(20); });
   ApiRouter router;
   api.routes(router);
   api.start();

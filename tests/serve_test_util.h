@@ -13,10 +13,22 @@
 #include <thread>
 #include <utility>
 
+#include "mcts/mcts_player.h"
+#include "mcts/rollout_evaluator.h"
 #include "tools/serve/api.h"
 #include "tools/serve/http.h"
 
 namespace kz::cli::serve {
+
+// A small MCTS player of `visits` whose evaluator needs no network (random playouts
+// seeded by the position), so that an engine job runs in milliseconds; it keeps its tree
+// from move to move, as the network's does.
+inline std::unique_ptr<Player> rollout_player(int visits = 50) {
+  MctsPlayerOptions options;
+  options.visits = visits;
+  options.cache_entries = 1 << 10;
+  return std::make_unique<MctsPlayer>(std::make_shared<RolloutEvaluator>(1), options);
+}
 
 // An HTTP server with the API calls `add_routes` gives its router, bound to an ephemeral port of
 // 127.0.0.1 and listening from construction until destruction.
