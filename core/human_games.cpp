@@ -21,11 +21,11 @@ float game_score(const std::string& result, int side) {
 }  // namespace
 
 HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, const GameSpec& spec,
-                          FoldSelection fold, bool titled) {
+                          FoldSelection fold, bool titled, HeldOut held_out) {
   HumanData data;
   for (const auto& records : files) {
     for (const auto& g : records) {
-      const RatedGame rated = read_rated_game(g);
+      const RatedGame rated = read_rated_game(g, held_out);
       if (!fold_selected(fold, rated.fold)) continue;
       Position start;
       ReplayResult replay;

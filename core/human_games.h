@@ -46,9 +46,10 @@ struct HumanData {
 bool titled_side(const GameRecord& record, const RatedGame& rated, int side);
 
 // The samples of every game of `fold` in `files` that replays (a game that does not is
-// counted and its reason kept). `titled`: also the moves of titled players.
+// counted and its reason kept). `titled`: also the moves of titled players. `held_out`:
+// which slice of the games is the validation fold (the default: the shipped split).
 HumanData read_human_data(const std::vector<std::vector<GameRecord>>& files, const GameSpec& spec,
-                          FoldSelection fold, bool titled);
+                          FoldSelection fold, bool titled, HeldOut held_out = {});
 
 // The mean rating of the rated samples, rounded (0 when there are none).
 int mean_rating(const std::vector<HumanSample>& samples);

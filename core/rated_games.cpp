@@ -126,17 +126,64 @@ uint64_t game_identity(const GameRecord& record) {
   return h;
 }
 
-Fold game_fold(uint64_t identity, double validation_fraction) {
-  const double u = double(mix64(identity) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
-  return u < validation_fraction ? Fold::kValidation : Fold::kTrain;
+namespace {
+double fold_fraction(uint64_t identity) {
+  return double(mix64(identity) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
 }
-
-RatedGame read_rated_game(const GameRecord& record, double validation_fraction) {
+RatedGame rated_game_tags(const GameRecord& record) {
   RatedGame g;
   for (int side = 0; side < 2; ++side) g.sides[size_t(side)] = side_rating(record, side);
   if (const auto tc = find_tag(record, "TimeControl")) g.time_control = parse_time_control(*tc);
   g.identity = game_identity(record);
+  return g;
+}
+}  // namespace
+
+Fold game_fold(uint64_t identity, double validation_fraction) {
+  return fold_fraction(identity) < validation_fraction ? Fold::kValidation : Fold::kTrain;
+}
+
+Fold game_fold(uint64_t identity, HeldOut held_out) {
+  const double u = fold_fraction(identity);
+  const double from = double(held_out.index) / double(held_out.count);
+  const double to = double(held_out.index + 1) / double(held_out.count);
+  return u >= from && u < to ? Fold::kValidation : Fold::kTrain;
+}
+
+HeldOut parse_held_out(std::string_view text) {
+  const auto fail = [&]() -> HeldOut {
+    throw ParseError("held-out fold '" + std::string(text) +
+                     "': expected J/K, the J-th of K folds (2 <= K <= 100, 0 <= J < K)");
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return fail();
+  const auto number = [&](std::string_view digits) -> int {
+    if (digits.empty() || digits.size() > 3) fail();
+    int n = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') fail();
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  };
+  const HeldOut h{number(text.substr(0, slash)), number(text.substr(slash + 1))};
+  if (h.count < 2 || h.count > 100 || h.index >= h.count) return fail();
+  return h;
+}
+
+std::string held_out_text(HeldOut held_out) {
+  return std::to_string(held_out.index) + "/" + std::to_string(held_out.count);
+}
+
+RatedGame read_rated_game(const GameRecord& record, double validation_fraction) {
+  RatedGame g = rated_game_tags(record);
   g.fold = game_fold(g.identity, validation_fraction);
+  return g;
+}
+
+RatedGame read_rated_game(const GameRecord& record, HeldOut held_out) {
+  RatedGame g = rated_game_tags(record);
+  g.fold = game_fold(g.identity, held_out);
   return g;
 }
 

@@ -74,6 +74,24 @@ bool fold_selected(FoldSelection selection, Fold fold);
 // top-1 figure to within a few percent in the well-filled bins, and 90 % to train on.
 inline constexpr double kValidationFraction = 0.10;
 
+// Which games are held out, as one of `count` equal slices of the fraction game_fold
+// reads: the games whose fraction lies in [index / count, (index + 1) / count). The
+// default, slice 0 of 10, is exactly the validation fold above (fraction below
+// kValidationFraction), the one every shipped model was validated on. Slices j of K
+// (j = 0..K-1) are the folds of a K-fold cross-validation by game: a model trained
+// without slice j is measured on it (`kumalak human-train --held-out j/K`, `kumalak
+// analyze --by-player --held-out j/K`), so every game is measured once, by a model that
+// never saw it.
+struct HeldOut {
+  int index = 0;
+  int count = 10;
+  bool operator==(const HeldOut&) const = default;
+};
+static_assert(kValidationFraction == 1.0 / 10, "HeldOut{} must be the validation fold");
+// "J/K" with 2 <= K <= 100 and 0 <= J < K; throws ParseError saying what is accepted.
+HeldOut parse_held_out(std::string_view text);
+std::string held_out_text(HeldOut held_out);  // "J/K"
+
 // FNV-1a 64 (core/checksum.h) over the game's identity: its file's name without the
 // folder (GameRecord::source), the Event, Date, Round, White, Black and Time tags, and
 // the move tokens as written; each field is preceded by its length so that no two
@@ -82,6 +100,8 @@ uint64_t game_identity(const GameRecord& record);
 // The fold of a game with this identity: validation when mix64(identity)'s top 53 bits,
 // read as a fraction in [0, 1), are below `validation_fraction` (in 0..1), else train.
 Fold game_fold(uint64_t identity, double validation_fraction = kValidationFraction);
+// The fold of a game when `held_out` is the slice held out for validation.
+Fold game_fold(uint64_t identity, HeldOut held_out);
 
 // Everything the human-play data needs from one record's tags.
 struct RatedGame {
@@ -92,6 +112,7 @@ struct RatedGame {
 };
 RatedGame read_rated_game(const GameRecord& record,
                           double validation_fraction = kValidationFraction);
+RatedGame read_rated_game(const GameRecord& record, HeldOut held_out);
 
 // Every game of each PGN file of a data set, file by file. Throws ParseError naming the
 // file that cannot be read or holds no game: a figure over part of the data because one

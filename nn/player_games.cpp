@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "mcts/accuracy.h"
@@ -286,8 +287,6 @@ ByPlayerRow evaluation_row(const EntriesByPlayer& players, const std::vector<int
   ByPlayerRow row;
   row.options = options;
   row.games = label;
-  std::vector<double> recorded, estimated, average, weighted;
-  double games_used = 0;
   for (const std::string& name : players.order) {
     const std::vector<PlayerEntry>& entries = players.entries.at(name);
     if (int(entries.size()) < least) continue;
@@ -298,24 +297,40 @@ ByPlayerRow evaluation_row(const EntriesByPlayer& players, const std::vector<int
       evidence.push_back(entries[i].evidence);
       singles.push_back(entries[i].played_like);
     }
-    const RatingEstimate e = estimate_player_rating(grid, evidence, info, options).estimate;
-    const double truth = mean_rating(entries);
-    recorded.push_back(truth);
-    estimated.push_back(e.rating);
-    average.push_back(mean_of_game_estimates(singles, false));
-    weighted.push_back(mean_of_game_estimates(singles, true));
-    row.coverage += (e.low <= truth && truth <= e.high) ? 1 : 0;
-    row.width += e.high - e.low;
-    games_used += double(n);
+    row.scored.push_back(
+        {name, mean_rating(entries), estimate_player_rating(grid, evidence, info, options).estimate,
+         mean_of_game_estimates(singles, false), mean_of_game_estimates(singles, true), int(n)});
   }
-  row.players = int(recorded.size());
-  if (row.players == 0) return row;
+  score_row(row);
+  return row;
+}
+
+}  // namespace
+
+void score_row(ByPlayerRow& row) {
+  ByPlayerRow figures;  // every figure zero
+  figures.options = row.options;
+  figures.games = std::move(row.games);
+  figures.scored = std::move(row.scored);
+  row = std::move(figures);
+  row.players = int(row.scored.size());
+  if (row.players == 0) return;
   const double count = row.players;
+  std::vector<double> recorded, estimated, average, weighted;
+  double games_used = 0, mean = 0;
+  for (const ScoredPlayer& p : row.scored) {
+    recorded.push_back(p.recorded);
+    estimated.push_back(p.estimate.rating);
+    average.push_back(p.average);
+    weighted.push_back(p.weighted);
+    row.coverage += (p.estimate.low <= p.recorded && p.recorded <= p.estimate.high) ? 1 : 0;
+    row.width += p.estimate.high - p.estimate.low;
+    games_used += p.games_used;
+    mean += p.recorded;
+  }
   row.games_per_player = games_used / count;
   row.coverage /= count;
   row.width /= count;
-  double mean = 0;
-  for (double r : recorded) mean += r;
   mean /= count;
   auto mae = [&](const std::vector<double>& v) {
     double sum = 0;
@@ -329,10 +344,23 @@ ByPlayerRow evaluation_row(const EntriesByPlayer& players, const std::vector<int
   row.spearman = spearman_correlation(recorded, estimated);
   row.average_spearman = spearman_correlation(recorded, average);
   row.weighted_spearman = spearman_correlation(recorded, weighted);
-  return row;
 }
 
-}  // namespace
+ByPlayerRow pooled_row(std::span<const ByPlayerRow> rows) {
+  ByPlayerRow pooled;
+  if (rows.empty()) return pooled;
+  pooled.options = rows.front().options;
+  pooled.games = rows.front().games;
+  for (const ByPlayerRow& r : rows) {
+    if (r.games != pooled.games || r.options.likelihood_scale != pooled.options.likelihood_scale ||
+        r.options.opponents != pooled.options.opponents)
+      throw std::invalid_argument("pooled rows of different kinds: games " + r.games + " and " +
+                                  pooled.games);
+    pooled.scored.insert(pooled.scored.end(), r.scored.begin(), r.scored.end());
+  }
+  score_row(pooled);
+  return pooled;
+}
 
 ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const GameSpec& spec,
                                       int min_games, std::span<const PlayerGamesTools> workers,

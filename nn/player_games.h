@@ -94,9 +94,20 @@ PlayerReport player_report(std::span<const GameRecord> records, const GameSpec& 
 // recorded ratings in those games. Rows by the number of games an estimate uses: the
 // first 1, 5, 10 of each player's games (players with at least that many), all of them
 // for players with 20 or more, and all of them for every player.
+// One player's estimate in a row, against the mean of their recorded ratings: what a
+// row's figures are computed from, kept so that rows of several folds can be pooled.
+struct ScoredPlayer {
+  std::string name;
+  double recorded = 0;      // the mean of the player's recorded ratings
+  RatingEstimate estimate;  // the estimate over the games the row uses
+  double average = 0;       // the plain average of those games' one-game estimates
+  double weighted = 0;      // the same weighted by their intervals
+  int games_used = 0;
+};
 struct ByPlayerRow {
-  PlayerRatingOptions options;  // how the estimate over many games weighed the evidence
-  std::string games;            // "1", "5", "10", "20+", "all"
+  PlayerRatingOptions options;       // how the estimate over many games weighed the evidence
+  std::string games;                 // "1", "5", "10", "20+", "all"
+  std::vector<ScoredPlayer> scored;  // in the players' order; the figures below are theirs
   int players = 0;
   double games_per_player = 0;  // the mean number of games an estimate used
   // The estimate over many games: rank correlation with the mean recorded ratings, mean
@@ -108,6 +119,14 @@ struct ByPlayerRow {
   double average_spearman = 0, average_mae = 0;
   double weighted_spearman = 0, weighted_mae = 0;
 };
+// A row's figures (players, games_per_player, spearman, mae, coverage, width, mean_mae
+// and the baselines') computed from its `scored` players; zeros when it has none.
+void score_row(ByPlayerRow& row);
+// One row of the players of all `rows` together (the same options and games label; the
+// folds of a cross-validation, each measured by a model that never saw its games).
+// Throws std::invalid_argument when the rows' options or labels differ.
+ByPlayerRow pooled_row(std::span<const ByPlayerRow> rows);
+
 struct ByPlayerEvaluation {
   int games = 0;          // games with a rated side of a player who qualifies
   int skipped_games = 0;  // of those, the ones that did not replay

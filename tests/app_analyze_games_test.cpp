@@ -11,6 +11,7 @@
 #include "tests/test_util.h"
 #include "tools/analyze_games.h"
 #include "tools/analyze_report.h"
+#include "tools/by_player_pool.h"
 
 namespace kz::cli {
 namespace {
@@ -132,6 +133,133 @@ TEST(AnalyzeGames, EnginesAndWorkers) {
   EXPECT_EQ(unjudged.workers[1].engine, nullptr);
   AnalysisWorkers missing;
   EXPECT_ANY_THROW(load_analysis_workers(spec, "/nonexistent/human.pt", {}, 1, missing));
+}
+
+// A row's figures come from its scored players, and the rows of several folds pool into
+// the row of all their players together.
+TEST(AnalyzeGames, ByPlayerRowsPoolAcrossFolds) {
+  auto player = [](const std::string& name, double recorded, double estimate) {
+    return ScoredPlayer{name,          recorded,      {estimate, estimate - 100, estimate + 100, 0},
+                        recorded + 50, recorded - 50, 5};
+  };
+  ByPlayerRow a, b, c;
+  a.games = b.games = c.games = "all";
+  a.scored = {player("p", 1000, 1100), player("q", 1400, 1300)};
+  b.scored = {player("r", 1200, 1250), player("p", 1100, 1500)};
+  score_row(a);
+  EXPECT_EQ(a.players, 2);
+  EXPECT_DOUBLE_EQ(a.mae, 100);
+  EXPECT_DOUBLE_EQ(a.mean_mae, 200);
+  EXPECT_DOUBLE_EQ(a.coverage, 1.0);
+  EXPECT_DOUBLE_EQ(a.width, 200);
+  EXPECT_DOUBLE_EQ(a.spearman, 1.0);
+  const std::vector<ByPlayerRow> folds = {a, b};
+  const ByPlayerRow pooled = pooled_row(folds);
+  ASSERT_EQ(pooled.players, 4);
+  c.scored = {a.scored[0], a.scored[1], b.scored[0], b.scored[1]};
+  score_row(c);
+  EXPECT_DOUBLE_EQ(pooled.spearman, c.spearman);
+  EXPECT_DOUBLE_EQ(pooled.mae, (100 + 100 + 50 + 400) / 4.0);
+  EXPECT_DOUBLE_EQ(pooled.mean_mae, c.mean_mae);
+  EXPECT_DOUBLE_EQ(pooled.coverage, 0.75);  // p's second fold: 1,100 outside [1,400, 1,600]
+  EXPECT_DOUBLE_EQ(pooled.average_mae, 50);
+  b.games = "5";
+  const std::vector<ByPlayerRow> mixed = {a, b};
+  EXPECT_THROW(pooled_row(mixed), std::invalid_argument);
+}
+
+// --pool-by-player reads the folds' JSON: their players pooled row by row; folds that do
+// not make one cross-validation, or files that are not such answers, are refused by name.
+TEST(AnalyzeGames, PoolByPlayerFilesChecksTheFolds) {
+  const std::string dir = test::temp_dir("pool_by_player");
+  auto fold_json = [](const std::string& held_out, double recorded, double estimate) {
+    nlohmann::json scored = nlohmann::json::array();
+    scored.push_back({{"name", "p" + held_out},
+                      {"recorded", recorded},
+                      {"estimate", estimate},
+                      {"low", estimate - 200},
+                      {"high", estimate + 200},
+                      {"average", estimate},
+                      {"weighted", estimate},
+                      {"games_used", 6}});
+    scored.push_back({{"name", "same"},
+                      {"recorded", 1500.0},
+                      {"estimate", 1450.0},
+                      {"low", 1300.0},
+                      {"high", 1600.0},
+                      {"average", 1450.0},
+                      {"weighted", 1450.0},
+                      {"games_used", 5}});
+    return nlohmann::json{{"human_model", "m" + held_out.substr(0, 1) + ".pt"},
+                          {"fold", "validation"},
+                          {"held_out", held_out},
+                          {"min_games", 5},
+                          {"games", 11},
+                          {"skipped_games", 0},
+                          {"players", 2},
+                          {"search_mix_visits", 1024},
+                          {"threads", 1},
+                          {"seconds", 2.5},
+                          {"rows",
+                           {{{"likelihood_scale", 0.25},
+                             {"opponents", true},
+                             {"games", "all"},
+                             {"scored", scored}}}}};
+  };
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  const std::string f0 = write("f0.json", fold_json("0/3", 1000, 1100).dump());
+  const std::string f1 = write("f1.json", fold_json("1/3", 1200, 1150).dump());
+  const std::string f2 = write("f2.json", fold_json("2/3", 1900, 1700).dump());
+  const PooledByPlayer pooled = pool_by_player_files({f2, f0, f1});
+  ASSERT_EQ(pooled.folds.size(), 3u);
+  EXPECT_EQ(pooled.folds[0].held_out, "0/3");  // in the order of the folds
+  EXPECT_EQ(pooled.evaluation.games, 33);
+  EXPECT_EQ(pooled.evaluation.players, 6);
+  EXPECT_EQ(pooled.distinct_players, 4);  // "same" in every fold
+  ASSERT_EQ(pooled.evaluation.rows.size(), 1u);
+  const ByPlayerRow& all = pooled.evaluation.rows[0];
+  EXPECT_EQ(all.players, 6);
+  EXPECT_DOUBLE_EQ(all.mae, (100 + 50 + 50 + 200 + 50 + 50) / 6.0);
+  EXPECT_DOUBLE_EQ(all.games_per_player, 5.5);
+  const nlohmann::json j = pooled_by_player_json(pooled);
+  EXPECT_EQ(j["held_out"], "3 folds");
+  EXPECT_EQ(j["distinct_players"], 4);
+  EXPECT_EQ(j["folds"][2]["human_model"], "m2.pt");
+  EXPECT_EQ(j["rows"][0]["scored"].size(), 6u);
+  EXPECT_NE(pooled_by_player_text(pooled).find("3 folds pooled (4 distinct players)"),
+            std::string::npos);
+
+  auto refused = [&](const std::vector<std::string>& files, const std::string& says) {
+    try {
+      pool_by_player_files(files);
+      ADD_FAILURE() << "accepted; expected: " << says;
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused({f0, f1}, "fold 2/3 missing");
+  refused({f0, f1, f1}, "is also");
+  refused({f0, f1, write("f5.json", fold_json("2/5", 1, 1).dump())}, "another cross-validation");
+  refused({f0}, "K >= 2");
+  refused({f0, f1, write("bad.json", "{\"rows\": [")}, "bad.json: not JSON");
+  refused({f0, f1, write("cut.json", "{\"held_out\": \"2/3\"}")}, "cut.json: not a");
+  refused({f0, f1, dir + "/none.json"}, "none.json: cannot be read");
+  nlohmann::json other = fold_json("2/3", 1, 1);
+  other["min_games"] = 3;
+  refused({f0, f1, write("min.json", other.dump())}, "--min-games 3");
+  other = fold_json("2/3", 1, 1);
+  other["rows"][0]["games"] = "5";
+  refused({f0, f1, write("rows.json", other.dump())}, "other rows");
+  other = fold_json("2/3", 1, 1);
+  other["fold"] = "train";
+  refused({f0, f1, write("train.json", other.dump())}, "train fold");
+  other = fold_json("2/3", 1, 1);
+  other["held_out"] = "3/3";
+  refused({f0, f1, write("range.json", other.dump())}, "range.json: held-out fold '3/3'");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

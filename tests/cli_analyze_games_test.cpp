@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/test_util.h"
 
@@ -133,6 +134,69 @@ TEST(CliAnalyzeGames, ByPlayerMeasuresRatedPlayersWithEnoughGames) {
                               &out, true),
             1);
   EXPECT_NE(out.find("fewer than two players"), std::string::npos) << out;
+  std::filesystem::remove_all(dir);
+}
+
+// A cross-validation's folds end to end: `--by-player --held-out j/2` measures the j-th
+// half of the games, the two halves hold every game once, and `--pool-by-player` puts
+// their players in one table.
+TEST(CliAnalyzeGames, HeldOutFoldsPoolIntoOneTable) {
+  if (!models_present()) GTEST_SKIP() << "models/togyz.pt or models/togyz-human.pt is absent";
+  const std::string dir = test::temp_dir("analyze_folds");
+  const std::string file = dir + "/rated.pgn";
+  {
+    std::ofstream f(file);
+    for (int k = 0; k < 8; ++k) {
+      const std::string n = std::to_string(k);
+      std::string tags = "[Round \"";
+      tags += n;
+      tags += "\"]\n[WhiteElo \"";
+      tags += std::to_string(1000 + 100 * k);
+      tags += "\"]\n[BlackElo \"1500\"]\n";
+      f << game("A" + n, "B" + n, "1-0", kMoves, tags);
+    }
+  }
+  std::vector<std::string> jsons;
+  int games = 0, players = 0;
+  for (int j = 0; j < 2; ++j) {
+    std::string out;
+    const std::string json = dir + "/fold-" + std::to_string(j) + ".json";
+    ASSERT_EQ(test::run_command(kumalak() + " analyze --by-player --held-out " + std::to_string(j) +
+                                    "/2 --min-games 1 --json " + file + " 2>/dev/null >" + json,
+                                &out),
+              0)
+        << out;
+    std::ifstream in(json);
+    const auto fold = nlohmann::json::parse(in);
+    EXPECT_EQ(fold["held_out"], std::to_string(j) + "/2");
+    EXPECT_EQ(fold["rows"][4]["scored"].size(), fold["players"].get<size_t>());
+    games += fold["games"].get<int>();
+    players += fold["players"].get<int>();
+    jsons.push_back(json);
+  }
+  EXPECT_EQ(games, 8);
+  EXPECT_EQ(players, 16);
+  std::string out;
+  ASSERT_EQ(test::run_command(
+                kumalak() + " analyze --pool-by-player --json " + jsons[1] + " " + jsons[0], &out),
+            0)
+      << out;
+  const auto pooled = nlohmann::json::parse(out);
+  EXPECT_EQ(pooled["games"], 8);
+  EXPECT_EQ(pooled["players"], 16);
+  EXPECT_EQ(pooled["distinct_players"], 16);
+  EXPECT_EQ(pooled["folds"][0]["held_out"], "0/2");
+  EXPECT_EQ(pooled["rows"][4]["players"], 16);
+  // One fold twice is refused, naming the file.
+  out.clear();
+  EXPECT_EQ(test::run_command(kumalak() + " analyze --pool-by-player " + jsons[0] + " " + jsons[0],
+                              &out, true),
+            2);
+  EXPECT_NE(out.find("is also"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(
+      test::run_command(kumalak() + " analyze --by-player --held-out 2/2 " + file, &out, true), 2);
+  EXPECT_NE(out.find("held-out fold '2/2'"), std::string::npos) << out;
   std::filesystem::remove_all(dir);
 }
 

@@ -239,6 +239,15 @@ TEST_F(HumanEval, HumanTrainWritesTheTrainFoldsPairPrior) {
   EXPECT_EQ(total, train_games);
   EXPECT_FALSE(b["human"].contains("rating_pair_prior")) << b.dump();
   EXPECT_EQ(b["human"]["rating_prior"], a["human"]["rating_prior"]);
+  // --held-out 1/2: a cross-validation's fold; the prior counts the games of the other half.
+  int other_half = 0;
+  for (const auto& g : read_pgn_file(pgn))
+    other_half += read_rated_game(g, HeldOut{1, 2}).fold == Fold::kTrain;
+  ASSERT_NE(other_half, train_games);
+  const std::string half = dir_ + "/half.pt";
+  human_train(half, " --held-out 1/2");
+  const json h = model_metadata(half);
+  EXPECT_EQ(h["human"]["rating_pair_prior"][5 * 14 + 8], other_half) << h.dump();
 
   const CliRun joint = run("--json --fold all --human-model " + with + " " + pgn);
   const CliRun single = run("--json --fold all --human-model " + without + " " + pgn);

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "core/checksum.h"
 #include "core/rated_games.h"
 #include "tests/test_util.h"
 
@@ -156,6 +158,48 @@ TEST(RatedGames, SplitIsDeterministicAndHoldsOutTheStatedShare) {
     EXPECT_EQ(game_fold(id, 1.0), Fold::kValidation);
     if (game_fold(id, 0.10) == Fold::kValidation) {
       EXPECT_EQ(game_fold(id, 0.20), Fold::kValidation);
+    }
+  }
+}
+
+// The folds of a cross-validation: slice 0 of 10 is the shipped validation fold, and the
+// K slices of any K hold every game exactly once.
+TEST(RatedGames, HeldOutSlicesPartitionTheGames) {
+  for (uint64_t i = 0; i < 20000; ++i) {
+    const uint64_t id = mix64(i * 7919 + 17);
+    EXPECT_EQ(game_fold(id, HeldOut{}), game_fold(id)) << i;
+    for (int k : {2, 5, 10, 7}) {
+      int held = 0;
+      for (int j = 0; j < k; ++j) held += game_fold(id, HeldOut{j, k}) == Fold::kValidation;
+      EXPECT_EQ(held, 1) << "identity " << id << ", " << k << " folds";
+    }
+  }
+  // Each of 5 slices holds about a fifth.
+  std::array<int, 5> count{};
+  for (uint64_t i = 0; i < 10000; ++i)
+    for (int j = 0; j < 5; ++j)
+      count[size_t(j)] += game_fold(mix64(i), HeldOut{j, 5}) == Fold::kValidation;
+  for (int c : count) {
+    EXPECT_GT(c, 1800);
+    EXPECT_LT(c, 2200);
+  }
+  const std::string text = rated_game_text("1500", "1600", "7");
+  const GameRecord g = read_text(text, "g.pgn").front();
+  EXPECT_EQ(read_rated_game(g, HeldOut{}).fold, read_rated_game(g).fold);
+}
+
+TEST(RatedGames, HeldOutWords) {
+  EXPECT_EQ(parse_held_out("0/10"), HeldOut{});
+  EXPECT_EQ(parse_held_out("4/5"), (HeldOut{4, 5}));
+  EXPECT_EQ(parse_held_out("99/100"), (HeldOut{99, 100}));
+  EXPECT_EQ(held_out_text({3, 5}), "3/5");
+  for (const char* bad : {"", "3", "5/5", "1/1", "0/1", "-1/5", "a/5", "1/101", "1/5/2", "1/ 5",
+                          " 1/5", "1/", "/5", "1000/2000"}) {
+    try {
+      parse_held_out(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("J/K"), std::string::npos) << e.what();
     }
   }
 }

@@ -250,13 +250,13 @@ std::vector<PlayerRatingOptions> by_player_variants(const std::vector<double>& s
 }
 
 TimedByPlayer timed_by_player(std::vector<std::vector<GameRecord>> files, const FoldSelection& fold,
-                              const GameSpec& spec, int min_games,
+                              HeldOut held_out, const GameSpec& spec, int min_games,
                               std::span<const PlayerGamesTools> workers,
                               const std::vector<PlayerRatingOptions>& variants) {
   std::vector<GameRecord> records;
   for (auto& games : files)
     for (auto& g : games)
-      if (fold_selected(fold, read_rated_game(g).fold)) records.push_back(std::move(g));
+      if (fold_selected(fold, read_rated_game(g, held_out).fold)) records.push_back(std::move(g));
   const auto started = std::chrono::steady_clock::now();
   TimedByPlayer out;
   {

@@ -57,7 +57,13 @@ struct AnalyzeOptions {
   // players with `min_games` or more (docs/human.md); no engine analysis.
   bool by_player = false;
   std::string fold = "validation";
+  // --held-out J/K: which slice of the games is the validation fold (core/rated_games.h,
+  // HeldOut); the default is the shipped models' split.
+  std::string held_out = "0/10";
   int min_games = 5;
+  // --pool-by-player: the files are --by-player JSON of the K folds of a cross-validation
+  // (one each, --held-out 0/K .. K-1/K); their players are pooled into one table.
+  bool pool_by_player = false;
   // --likelihood-scales: the tempered likelihoods --by-player compares (the first one's
   // estimates are listed per player); empty: the default (kPlayerLikelihoodScale).
   std::vector<double> likelihood_scales;
@@ -195,7 +201,8 @@ TimedPlayerReport timed_player_report(std::span<const GameRecord> records, const
 std::vector<PlayerRatingOptions> by_player_variants(const std::vector<double>& scales,
                                                     bool without_opponents);
 
-// The by-player measurement (evaluate_by_player) over the games of `fold` in `files`, with
+// The by-player measurement (evaluate_by_player) over the games of `fold` in `files` (the
+// validation fold being the slice `held_out`), with
 // a progress line on standard error every 10 s and the time it took.
 struct TimedByPlayer {
   ByPlayerEvaluation evaluation;
@@ -203,7 +210,7 @@ struct TimedByPlayer {
   double seconds = 0;
 };
 TimedByPlayer timed_by_player(std::vector<std::vector<GameRecord>> files, const FoldSelection& fold,
-                              const GameSpec& spec, int min_games,
+                              HeldOut held_out, const GameSpec& spec, int min_games,
                               std::span<const PlayerGamesTools> workers,
                               const std::vector<PlayerRatingOptions>& variants);
 

@@ -263,6 +263,7 @@ nlohmann::json by_player_json(const TimedByPlayer& timed, const ByPlayerSetup& s
   nlohmann::json j;
   j["human_model"] = setup.human_model;
   j["fold"] = setup.fold;
+  j["held_out"] = setup.held_out;
   j["min_games"] = setup.min_games;
   j["games"] = ev.games;
   j["skipped_games"] = ev.skipped_games;
@@ -271,7 +272,19 @@ nlohmann::json by_player_json(const TimedByPlayer& timed, const ByPlayerSetup& s
   j["threads"] = setup.threads;
   j["seconds"] = std::round(timed.seconds * 10) / 10;
   j["rows"] = nlohmann::json::array();
-  for (const ByPlayerRow& r : ev.rows)
+  for (const ByPlayerRow& r : ev.rows) {
+    // Each player's figures unrounded, so that `--pool-by-player` pools the folds of a
+    // cross-validation into exactly the table one run over all of them would give.
+    nlohmann::json scored = nlohmann::json::array();
+    for (const ScoredPlayer& p : r.scored)
+      scored.push_back({{"name", p.name},
+                        {"recorded", p.recorded},
+                        {"estimate", p.estimate.rating},
+                        {"low", p.estimate.low},
+                        {"high", p.estimate.high},
+                        {"average", p.average},
+                        {"weighted", p.weighted},
+                        {"games_used", p.games_used}});
     j["rows"].push_back({{"likelihood_scale", r.options.likelihood_scale},
                          {"opponents", r.options.opponents},
                          {"games", r.games},
@@ -285,7 +298,9 @@ nlohmann::json by_player_json(const TimedByPlayer& timed, const ByPlayerSetup& s
                          {"average_spearman", r.average_spearman},
                          {"average_mae", r.average_mae},
                          {"weighted_spearman", r.weighted_spearman},
-                         {"weighted_mae", r.weighted_mae}});
+                         {"weighted_mae", r.weighted_mae},
+                         {"scored", std::move(scored)}});
+  }
   j["player_list"] = nlohmann::json::array();
   for (const auto& p : ev.player_list)
     j["player_list"].push_back({{"name", p.name},
@@ -298,6 +313,7 @@ nlohmann::json by_player_json(const TimedByPlayer& timed, const ByPlayerSetup& s
 
 ByPlayerSetup by_player_setup(const AnalyzeOptions& opt, const AnalysisWorkers& tools) {
   return {.fold = opt.fold,
+          .held_out = opt.held_out,
           .min_games = opt.min_games,
           .human_model = tools.human.path,
           .search_mix_visits =

@@ -41,6 +41,7 @@ nlohmann::json player_report_json(const std::string& player, const TimedPlayerRe
 // What a by-player measurement was run with, for its text and JSON.
 struct ByPlayerSetup {
   std::string fold;           // --fold as given
+  std::string held_out;       // --held-out as given: J/K
   int min_games = 0;          // the fewest rated games a player had to have
   std::string human_model;    // the human model's file
   int search_mix_visits = 0;  // the search mixture's visits (0: none)

@@ -12,6 +12,7 @@
 #include "mcts/levels.h"
 #include "tools/analyze_games.h"
 #include "tools/analyze_report.h"
+#include "tools/by_player_pool.h"
 #include "tools/command_error.h"
 #include "tools/commands.h"
 #include "tools/json_text.h"
@@ -65,10 +66,12 @@ int run_player_report(const AnalyzeOptions& opt, const GameSpec& spec, Level lev
 // games (docs/human.md, "A player's rating from many games").
 int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
   FoldSelection fold;
+  HeldOut held_out;
   std::vector<std::vector<GameRecord>> files;
   AnalysisWorkers tools;
   try {
     fold = parse_fold_selection(opt.fold);
+    held_out = parse_held_out(opt.held_out);
     files = read_game_files(opt.files);
     load_analysis_workers(spec, analysis_human_path(spec, opt.human_model), {}, opt.threads, tools);
   } catch (const std::exception& e) {
@@ -80,7 +83,7 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     return 2;
   }
   const TimedByPlayer timed =
-      timed_by_player(std::move(files), fold, spec, opt.min_games, tools.workers,
+      timed_by_player(std::move(files), fold, held_out, spec, opt.min_games, tools.workers,
                       by_player_variants(opt.likelihood_scales, opt.without_opponents));
   for (const SkippedGame& g : timed.skipped)
     print_error(i18n::tr("skipped: {reason}", {{"reason", g.reason}}));
@@ -94,6 +97,22 @@ int run_by_player(const AnalyzeOptions& opt, const GameSpec& spec) {
     std::cout << json_text(by_player_json(timed, setup)) << "\n";
   else
     std::cout << by_player_text(timed, setup);
+  return 0;
+}
+
+// kumalak analyze --pool-by-player: the folds of a cross-validation in one table.
+int run_pool_by_player(const AnalyzeOptions& opt) {
+  PooledByPlayer pooled;
+  try {
+    pooled = pool_by_player_files(opt.files);
+  } catch (const ParseError& e) {
+    print_command_error("kumalak analyze", e);
+    return 2;
+  }
+  if (opt.json)
+    std::cout << json_text(pooled_by_player_json(pooled)) << "\n";
+  else
+    std::cout << pooled_by_player_text(pooled);
   return 0;
 }
 
@@ -131,6 +150,7 @@ int run_analyze(const AnalyzeOptions& opt) {
     print_error(i18n::tr("give a PGN file"));
     return 2;
   }
+  if (opt.pool_by_player) return run_pool_by_player(opt);
   if (opt.by_player) return run_by_player(opt, spec);
   if (opt.player_report || !opt.player.empty()) return run_player_report(opt, spec, level);
   std::unique_ptr<Player> engine;
@@ -199,6 +219,13 @@ void register_analyze(CLI::App& app, int& exit_code) {
                 tr_noop("measure the rating estimate over many games on a fold's rated games, "
                         "players grouped by name (docs/human.md)"));
   cmd->add_option("--fold", opt->fold, tr_noop("--by-player: validation, train or all"));
+  cmd->add_option("--held-out", opt->held_out,
+                  tr_noop("--by-player: J/K, the validation fold is the J-th of K slices of the "
+                          "games (a cross-validation's fold; default 0/10, the shipped split)"));
+  cmd->add_flag("--pool-by-player", opt->pool_by_player,
+                tr_noop("the files are --by-player --json answers of the K folds of a "
+                        "cross-validation (--held-out 0/K to K-1/K): one table of all their "
+                        "players"));
   cmd->add_option("--likelihood-scales", opt->likelihood_scales,
                   tr_noop("--by-player: the tempered likelihoods to compare, e.g. 1,0.5,0.25"))
       ->delimiter(',')

@@ -159,8 +159,10 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   }
   GameSpec spec;
   std::vector<std::vector<GameRecord>> files;
+  HeldOut held_out;
   try {
     spec = GameSpec::parse(opt.game);
+    held_out = parse_held_out(opt.held_out);
     files = read_game_files(opt.files);
   } catch (const ParseError& e) {
     print_command_error("kumalak human-train", e);
@@ -188,8 +190,9 @@ int run_human_train(const HumanTrainCliOptions& opt) {
     }
     return write_play_knots(model, opt) ? 0 : 2;
   }
-  const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled);
-  const HumanData validation = read_human_data(files, spec, FoldSelection::kValidation, opt.titled);
+  const HumanData train = read_human_data(files, spec, FoldSelection::kTrain, opt.titled, held_out);
+  const HumanData validation =
+      read_human_data(files, spec, FoldSelection::kValidation, opt.titled, held_out);
   for (const auto& why : train.skipped) say("skipped: " + why);
   if (train.samples.empty()) {
     print_command_error("kumalak human-train",

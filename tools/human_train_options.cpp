@@ -62,6 +62,10 @@ void add_human_train_options(CLI::App* cmd, HumanTrainCliOptions& opt) {
                 "leave out the two-sided prior over a game's two ratings (by default the "
                 "train fold's games of two rated players are counted into the model, and "
                 "the rating estimate uses both sides' moves for each)");
+  cmd->add_option("--held-out", opt.held_out,
+                  "J/K: train without the J-th of K equal slices of the games and validate on "
+                  "it, for a K-fold cross-validation by game (default 0/10, the validation "
+                  "fold of the shipped models)");
   cmd->add_flag("!--no-titled", opt.titled,
                 "leave out titled over-the-board players (unrated sides of games without a "
                 "TimeControl tag); by default they are a class of their own");

@@ -13,16 +13,19 @@ namespace kz::cli {
 
 // What `kumalak human-train` was asked for, as its options give it.
 struct HumanTrainCliOptions {
-  std::string game = "togyz";       // --game
-  std::vector<std::string> files;   // PGN files of rated games
-  std::string init;                 // --init: the model to start from (empty: the shipped one)
-  std::string out;                  // --out: the model written after every epoch
-  int epochs = 3;                   // --epochs: passes over the train fold (0: no training)
-  int batch = 256;                  // --batch: positions per optimizer step
-  double learning_rate = 1e-3;      // --lr: Adam's learning rate at the start
-  int threads = 1;                  // --threads: LibTorch threads
-  uint64_t seed = 1;                // --seed: the order of the training positions
-  bool titled = true;               // titled players' moves are read (--no-titled: not)
+  std::string game = "togyz";      // --game
+  std::vector<std::string> files;  // PGN files of rated games
+  std::string init;                // --init: the model to start from (empty: the shipped one)
+  std::string out;                 // --out: the model written after every epoch
+  int epochs = 3;                  // --epochs: passes over the train fold (0: no training)
+  int batch = 256;                 // --batch: positions per optimizer step
+  double learning_rate = 1e-3;     // --lr: Adam's learning rate at the start
+  int threads = 1;                 // --threads: LibTorch threads
+  uint64_t seed = 1;               // --seed: the order of the training positions
+  bool titled = true;              // titled players' moves are read (--no-titled: not)
+  // --held-out J/K: the games held out (the validation fold) are the J-th of K slices;
+  // the default is the shipped split (core/rated_games.h, HeldOut).
+  std::string held_out = "0/10";
   bool fine_tune = false;           // --fine-tune: the whole network, not the head alone
   bool rating_temperature = false;  // --rating-temperature: the rating sets the temperature
   int64_t positions_per_epoch = 0;  // --positions-per-epoch (0: all of the train fold)

@@ -1,0 +1,194 @@
+#include "tools/by_player_pool.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/position.h"
+#include "core/rated_games.h"
+#include "tools/analyze_report.h"
+
+namespace kz::cli {
+namespace {
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ParseError(path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception&) {
+    throw ParseError(path + ": not JSON (a `kumalak analyze --by-player --json` answer?)");
+  }
+}
+
+ScoredPlayer scored_player(const nlohmann::json& j) {
+  ScoredPlayer p;
+  p.name = j.at("name").get<std::string>();
+  p.recorded = j.at("recorded").get<double>();
+  p.estimate.rating = j.at("estimate").get<double>();
+  p.estimate.low = j.at("low").get<double>();
+  p.estimate.high = j.at("high").get<double>();
+  p.average = j.at("average").get<double>();
+  p.weighted = j.at("weighted").get<double>();
+  p.games_used = j.at("games_used").get<int>();
+  return p;
+}
+
+ByPlayerRow row_of(const nlohmann::json& j) {
+  ByPlayerRow row;
+  row.options.likelihood_scale = j.at("likelihood_scale").get<double>();
+  row.options.opponents = j.at("opponents").get<bool>();
+  row.games = j.at("games").get<std::string>();
+  for (const auto& p : j.at("scored")) row.scored.push_back(scored_player(p));
+  return row;
+}
+
+// One fold's file: its header and rows.
+struct FoldFile {
+  PooledFold fold;
+  HeldOut held_out;
+  int min_games = 0, search_mix_visits = 0;
+  std::vector<ByPlayerRow> rows;
+};
+
+FoldFile read_fold(const std::string& path) {
+  const nlohmann::json j = read_json_file(path);
+  FoldFile f;
+  try {
+    f.fold.file = path;
+    f.fold.held_out = j.at("held_out").get<std::string>();
+    f.fold.human_model = j.at("human_model").get<std::string>();
+    f.fold.players = j.at("players").get<int>();
+    f.fold.games = j.at("games").get<int>();
+    f.fold.skipped_games = j.at("skipped_games").get<int>();
+    f.fold.seconds = j.at("seconds").get<double>();
+    f.min_games = j.at("min_games").get<int>();
+    f.search_mix_visits = j.at("search_mix_visits").get<int>();
+    if (j.at("fold").get<std::string>() != "validation")
+      throw ParseError(path + ": measured on the " + j.at("fold").get<std::string>() +
+                       " fold, not the held-out one");
+    for (const auto& r : j.at("rows")) f.rows.push_back(row_of(r));
+  } catch (const nlohmann::json::exception& e) {
+    throw ParseError(path + ": not a `kumalak analyze --by-player --json` answer of this " +
+                     "version (" + e.what() + ")");
+  }
+  try {
+    f.held_out = parse_held_out(f.fold.held_out);
+  } catch (const ParseError& e) {
+    throw ParseError(path + ": " + e.what());
+  }
+  return f;
+}
+
+bool same_kind(const ByPlayerRow& a, const ByPlayerRow& b) {
+  return a.games == b.games && a.options.likelihood_scale == b.options.likelihood_scale &&
+         a.options.opponents == b.options.opponents;
+}
+
+}  // namespace
+
+PooledByPlayer pool_by_player_files(const std::vector<std::string>& paths) {
+  if (paths.size() < 2) throw ParseError("--pool-by-player: give the K folds' files (K >= 2)");
+  std::vector<FoldFile> files;
+  for (const std::string& path : paths) files.push_back(read_fold(path));
+  const int k = files.front().held_out.count;
+  std::vector<const FoldFile*> by_index(size_t(k), nullptr);
+  for (const FoldFile& f : files) {
+    if (f.held_out.count != k)
+      throw ParseError(f.fold.file + ": fold " + f.fold.held_out +
+                       " of another cross-validation than " + files.front().fold.file + "'s " +
+                       files.front().fold.held_out);
+    const FoldFile*& slot = by_index[size_t(f.held_out.index)];
+    if (slot)
+      throw ParseError(f.fold.file + ": fold " + f.fold.held_out + " is also " + slot->fold.file);
+    slot = &f;
+    if (f.min_games != files.front().min_games)
+      throw ParseError(f.fold.file + ": --min-games " + std::to_string(f.min_games) + ", not " +
+                       std::to_string(files.front().min_games) + " as " + files.front().fold.file);
+    bool same_rows = f.rows.size() == files.front().rows.size();
+    for (size_t r = 0; same_rows && r < f.rows.size(); ++r)
+      same_rows = same_kind(f.rows[r], files.front().rows[r]);
+    if (!same_rows)
+      throw ParseError(f.fold.file +
+                       ": other rows (--likelihood-scales, --without-opponents) than " +
+                       files.front().fold.file + "'s");
+  }
+  for (int j = 0; j < k; ++j)
+    if (!by_index[size_t(j)])
+      throw ParseError("--pool-by-player: fold " + held_out_text({j, k}) + " missing");
+
+  PooledByPlayer pooled;
+  pooled.min_games = files.front().min_games;
+  pooled.search_mix_visits = files.front().search_mix_visits;
+  ByPlayerEvaluation& ev = pooled.evaluation;
+  for (const FoldFile* f : by_index) {
+    pooled.folds.push_back(f->fold);
+    ev.games += f->fold.games;
+    ev.skipped_games += f->fold.skipped_games;
+    ev.players += f->fold.players;
+  }
+  std::set<std::string> names;
+  for (size_t r = 0; r < files.front().rows.size(); ++r) {
+    std::vector<ByPlayerRow> rows;
+    for (const FoldFile* f : by_index) rows.push_back(f->rows[r]);
+    ev.rows.push_back(pooled_row(rows));
+    if (ev.rows.back().games == "all" && names.empty())
+      for (const ScoredPlayer& p : ev.rows.back().scored) {
+        names.insert(p.name);
+        ev.player_list.push_back({p.name, 0, p.recorded, p.estimate, p.average});
+      }
+  }
+  pooled.distinct_players = int(names.size());
+  return pooled;
+}
+
+namespace {
+// The pooled evaluation as by_player_text / by_player_json take it.
+TimedByPlayer as_timed(const PooledByPlayer& pooled) {
+  TimedByPlayer timed;
+  timed.evaluation = pooled.evaluation;
+  for (const PooledFold& f : pooled.folds) timed.seconds += f.seconds;
+  return timed;
+}
+ByPlayerSetup as_setup(const PooledByPlayer& pooled) {
+  std::string models;
+  for (const PooledFold& f : pooled.folds) models += (models.empty() ? "" : ",") + f.human_model;
+  return {.fold = "validation",
+          .held_out = std::to_string(pooled.folds.size()) + " folds",
+          .min_games = pooled.min_games,
+          .human_model = models,
+          .search_mix_visits = pooled.search_mix_visits,
+          .threads = 1};
+}
+}  // namespace
+
+std::string pooled_by_player_text(const PooledByPlayer& pooled) {
+  std::ostringstream out;
+  out << "Cross-validation by game, " << pooled.folds.size() << " folds pooled ("
+      << pooled.distinct_players << " distinct players):\n";
+  for (const PooledFold& f : pooled.folds)
+    out << "  fold " << f.held_out << ": " << f.players << " players, " << f.games << " games ("
+        << f.skipped_games << " skipped), " << f.human_model << "\n";
+  out << by_player_text(as_timed(pooled), as_setup(pooled));
+  return out.str();
+}
+
+nlohmann::json pooled_by_player_json(const PooledByPlayer& pooled) {
+  nlohmann::json j = by_player_json(as_timed(pooled), as_setup(pooled));
+  j["distinct_players"] = pooled.distinct_players;
+  j["folds"] = nlohmann::json::array();
+  for (const PooledFold& f : pooled.folds)
+    j["folds"].push_back({{"file", f.file},
+                          {"held_out", f.held_out},
+                          {"human_model", f.human_model},
+                          {"players", f.players},
+                          {"games", f.games},
+                          {"skipped_games", f.skipped_games},
+                          {"seconds", f.seconds}});
+  return j;
+}
+
+}  // namespace kz::cli
