@@ -168,6 +168,41 @@ TEST(AnalyzeGames, ByPlayerRowsPoolAcrossFolds) {
   EXPECT_THROW(pooled_row(mixed), std::invalid_argument);
 }
 
+// The pooled rows' intervals resample players (names), not entries, from a fixed seed.
+TEST(AnalyzeGames, PooledRowIntervalsResamplePlayers) {
+  ByPlayerRow exact;
+  for (int i = 0; i < 30; ++i) {
+    const double r = 1000 + 20 * i;
+    std::string name = "p";
+    name += std::to_string(i);
+    exact.scored.push_back({name, r, {r, r - 50, r + 50, 0}, r, r, 5});
+  }
+  const auto perfect = bootstrap_row(exact, 500);
+  ASSERT_TRUE(perfect.has_value());
+  EXPECT_EQ(perfect->names, 30);
+  EXPECT_DOUBLE_EQ(perfect->spearman_low, 1.0);
+  EXPECT_DOUBLE_EQ(perfect->spearman_high, 1.0);
+  EXPECT_DOUBLE_EQ(perfect->mae_ratio_high, 0.0);
+
+  ByPlayerRow noisy = exact;
+  for (size_t i = 0; i < noisy.scored.size(); ++i)
+    noisy.scored[i].estimate.rating += (i % 3 == 0 ? 250.0 : -120.0);
+  const auto a = bootstrap_row(noisy, 500), b = bootstrap_row(noisy, 500);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->spearman_low, b->spearman_low);  // the same seed, the same draw
+  EXPECT_LT(a->spearman_low, a->spearman_high);
+  EXPECT_LT(a->mae_ratio_low, a->mae_ratio_high);
+  score_row(noisy);
+  EXPECT_LE(a->spearman_low, noisy.spearman);
+  EXPECT_GE(a->spearman_high, noisy.spearman);
+
+  // One player in several folds is one name: two names are the least to draw from.
+  ByPlayerRow one;
+  one.scored = {exact.scored[0], exact.scored[0]};
+  one.scored[1].recorded = 1500;
+  EXPECT_FALSE(bootstrap_row(one, 100).has_value());
+}
+
 // --pool-by-player reads the folds' JSON: their players pooled row by row; folds that do
 // not make one cross-validation, or files that are not such answers, are refused by name.
 TEST(AnalyzeGames, PoolByPlayerFilesChecksTheFolds) {
@@ -231,6 +266,11 @@ TEST(AnalyzeGames, PoolByPlayerFilesChecksTheFolds) {
   EXPECT_EQ(j["rows"][0]["scored"].size(), 6u);
   EXPECT_NE(pooled_by_player_text(pooled).find("3 folds pooled (4 distinct players)"),
             std::string::npos);
+
+  ASSERT_EQ(pooled.intervals.size(), 1u);
+  ASSERT_TRUE(pooled.intervals[0].has_value());
+  EXPECT_EQ(pooled.intervals[0]->names, 4);
+  EXPECT_EQ(j["rows"][0]["interval"]["names"], 4);
 
   auto refused = [&](const std::vector<std::string>& files, const std::string& says) {
     try {

@@ -1,12 +1,17 @@
 #include "tools/by_player_pool.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "core/position.h"
 #include "core/rated_games.h"
+#include "nn/human_rating.h"
 #include "tools/analyze_report.h"
 
 namespace kz::cli {
@@ -90,6 +95,44 @@ bool same_kind(const ByPlayerRow& a, const ByPlayerRow& b) {
 
 }  // namespace
 
+std::optional<RowInterval> bootstrap_row(const ByPlayerRow& row, int rounds) {
+  std::map<std::string, std::vector<const ScoredPlayer*>> by_name;
+  for (const ScoredPlayer& p : row.scored) by_name[p.name].push_back(&p);
+  if (by_name.size() < 2 || rounds < 1) return std::nullopt;
+  std::vector<const std::vector<const ScoredPlayer*>*> names;
+  for (const auto& [name, entries] : by_name) names.push_back(&entries);
+  std::mt19937_64 random(20261207);
+  std::uniform_int_distribution<size_t> pick(0, names.size() - 1);
+  std::vector<double> spearmans, ratios;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<double> recorded, estimated;
+    for (size_t n = 0; n < names.size(); ++n)
+      for (const ScoredPlayer* p : *names[pick(random)]) {
+        recorded.push_back(p->recorded);
+        estimated.push_back(p->estimate.rating);
+      }
+    double mean = 0;
+    for (double r : recorded) mean += r;
+    mean /= double(recorded.size());
+    double error = 0, spread = 0;
+    for (size_t i = 0; i < recorded.size(); ++i) {
+      error += std::abs(estimated[i] - recorded[i]);
+      spread += std::abs(mean - recorded[i]);
+    }
+    if (spread == 0) continue;  // one rating drawn every time: no ranking to score
+    spearmans.push_back(spearman_correlation(recorded, estimated));
+    ratios.push_back(error / spread);
+  }
+  if (spearmans.empty()) return std::nullopt;
+  std::sort(spearmans.begin(), spearmans.end());
+  std::sort(ratios.begin(), ratios.end());
+  const auto quantile = [](const std::vector<double>& v, double q) {
+    return v[std::min(v.size() - 1, size_t(q * double(v.size())))];
+  };
+  return RowInterval{quantile(spearmans, 0.025), quantile(spearmans, 0.975),
+                     quantile(ratios, 0.025), quantile(ratios, 0.975), int(names.size())};
+}
+
 PooledByPlayer pool_by_player_files(const std::vector<std::string>& paths) {
   if (paths.size() < 2) throw ParseError("--pool-by-player: give the K folds' files (K >= 2)");
   std::vector<FoldFile> files;
@@ -135,6 +178,7 @@ PooledByPlayer pool_by_player_files(const std::vector<std::string>& paths) {
     std::vector<ByPlayerRow> rows;
     for (const FoldFile* f : by_index) rows.push_back(f->rows[r]);
     ev.rows.push_back(pooled_row(rows));
+    pooled.intervals.push_back(bootstrap_row(ev.rows.back()));
     if (ev.rows.back().games == "all" && names.empty())
       for (const ScoredPlayer& p : ev.rows.back().scored) {
         names.insert(p.name);
@@ -173,12 +217,35 @@ std::string pooled_by_player_text(const PooledByPlayer& pooled) {
     out << "  fold " << f.held_out << ": " << f.players << " players, " << f.games << " games ("
         << f.skipped_games << " skipped), " << f.human_model << "\n";
   out << by_player_text(as_timed(pooled), as_setup(pooled));
+  out << "95 % intervals, players resampled (" << kPoolBootstrapRounds << " rounds):\n";
+  for (size_t r = 0; r < pooled.evaluation.rows.size(); ++r) {
+    const std::optional<RowInterval>& i = pooled.intervals[r];
+    char line[160];
+    if (i)
+      std::snprintf(line, sizeof line,
+                    "%-6s %3d names: spearman [%.3f, %.3f], mae / mean's [%.2f, %.2f]\n",
+                    pooled.evaluation.rows[r].games.c_str(), i->names, i->spearman_low,
+                    i->spearman_high, i->mae_ratio_low, i->mae_ratio_high);
+    else
+      std::snprintf(line, sizeof line, "%-6s fewer than two names\n",
+                    pooled.evaluation.rows[r].games.c_str());
+    out << line;
+  }
   return out.str();
 }
 
 nlohmann::json pooled_by_player_json(const PooledByPlayer& pooled) {
   nlohmann::json j = by_player_json(as_timed(pooled), as_setup(pooled));
   j["distinct_players"] = pooled.distinct_players;
+  j["bootstrap_rounds"] = kPoolBootstrapRounds;
+  for (size_t r = 0; r < pooled.intervals.size(); ++r) {
+    const std::optional<RowInterval>& i = pooled.intervals[r];
+    j["rows"][r]["interval"] =
+        i ? nlohmann::json{{"names", i->names},
+                           {"spearman", {i->spearman_low, i->spearman_high}},
+                           {"mae_ratio", {i->mae_ratio_low, i->mae_ratio_high}}}
+          : nlohmann::json(nullptr);
+  }
   j["folds"] = nlohmann::json::array();
   for (const PooledFold& f : pooled.folds)
     j["folds"].push_back({{"file", f.file},

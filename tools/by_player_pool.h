@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,27 @@ struct PooledFold {
   double seconds = 0;
 };
 
+// A row's 95 % intervals by a bootstrap over players: the row's distinct names drawn with
+// replacement, each bringing all its entries (a player's entries in several folds are not
+// independent, so the names are the unit), `kPoolBootstrapRounds` rounds from a fixed
+// seed; the 2.5 % and 97.5 % quantiles of the Spearman correlation and of the ratio of
+// the estimate's mean absolute error to predicting the mean's.
+inline constexpr int kPoolBootstrapRounds = 2000;
+struct RowInterval {
+  double spearman_low = 0, spearman_high = 0;
+  double mae_ratio_low = 0, mae_ratio_high = 0;
+  int names = 0;  // the distinct players drawn from
+};
+// nullopt when the row has fewer than two distinct names.
+std::optional<RowInterval> bootstrap_row(const ByPlayerRow& row, int rounds = kPoolBootstrapRounds);
+
 struct PooledByPlayer {
   std::vector<PooledFold> folds;  // in the order of j
   int min_games = 0;
   int search_mix_visits = 0;
   ByPlayerEvaluation evaluation;  // games, players (entries) and rows summed over the folds
   int distinct_players = 0;       // names among the `all` rows' entries
+  std::vector<std::optional<RowInterval>> intervals;  // one per row of `evaluation`
 };
 
 // Reads the folds' JSON files. Throws ParseError naming the file and what is wrong: one

@@ -208,7 +208,9 @@ int run_human_train(const HumanTrainCliOptions& opt) {
   const HumanHeadSetup head =
       set_up_human_head(model, train, *range, opt.pair_prior, opt.rating_temperature);
   if (model.meta.note.empty() || opt.epochs > 0)
-    model.meta.note = "human policy head: kumalak human-train from " + init;
+    model.meta.note =
+        "human policy head: kumalak human-train from " + init +
+        (held_out == HeldOut{} ? "" : ", fold " + held_out_text(held_out) + " held out");
   say(human_data_line(train, validation, head));
   if (opt.pair_prior) say(pair_prior_line(head.paired_games));
   report("before training", model, validation);
