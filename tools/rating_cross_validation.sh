@@ -36,7 +36,11 @@ while [ $# -gt 0 ]; do
     *) echo "rating_cross_validation.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
-case "$folds" in ''|*[!0-9]*) echo "--folds: a whole number from 2 to 100" >&2; exit 2 ;; esac
+case "$folds" in ''|*[!0-9]*) folds=0 ;; esac
+if [ "$folds" -lt 2 ] || [ "$folds" -gt 100 ]; then
+  echo "--folds: a whole number from 2 to 100" >&2
+  exit 2
+fi
 case "$lanes" in ''|*[!0-9]*|0) echo "--lanes: a whole number from 1" >&2; exit 2 ;; esac
 case "$only" in ''|train|evaluate|pool) ;; *) echo "--only: train, evaluate or pool" >&2; exit 2 ;; esac
 kumalak="$build/tools/kumalak"
