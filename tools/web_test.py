@@ -890,6 +890,19 @@ def clock_check(driver, wait, By, Select, url, lang, english, phone, screenshots
     white = driver.execute_script("return kzState.clock.remaining_ms[0]")
     if not 300000 < white <= 303000:
         fail("%s: White's 5+3 clock after a move shows %r ms, not 5 minutes less the move plus 3 s" % (lang, white))
+    # A position being typed in to set up stays while the running clock's poll redraws the
+    # page every second (each redraw used to put the board's position back in the field,
+    # and the set-up button then refused "the position on the board").
+    field = driver.find_element(By.ID, "position")
+    field.clear()
+    field.send_keys(LAST_MOVE_WINS)
+    before = driver.execute_script("return kzState.clock.remaining_ms[1]")
+    time.sleep(2.5)
+    if driver.execute_script("return kzState.clock.remaining_ms[1]") == before:
+        fail("%s: the board clock was not asked again in 2.5 s" % lang)
+    if field.get_attribute("value") != LAST_MOVE_WINS:
+        fail("%s: a redraw replaced the position typed in with %r"
+             % (lang, field.get_attribute("value")))
     Select(driver.find_element(By.ID, "clock")).select_by_value("")
 
 

@@ -246,6 +246,16 @@ function canPlay(s) {
   return h < 0 || h === s.board.to_move;
 }
 
+let shownPositionText = null;
+// The position field follows the board, written only when the position shown changes: a
+// running clock's poll redraws the page every second, and would undo a position the
+// person is typing in to set up (its button would then set up the position on the board).
+function showPositionText(text) {
+  if (text === shownPositionText) return;
+  shownPositionText = text;
+  $("position").value = text;
+}
+
 function render() {
   const s = state;
   if (!s) return;
@@ -259,7 +269,7 @@ function render() {
   drawHint(s, !!review);
   drawMoves(s, reviewPly, showPly);
   drawAnalysis(s, reviewPly, showPly);
-  $("position").value = view.board.position;
+  showPositionText(view.board.position);
   $("review-bar").hidden = !review;
   if (review) {
     const m = review.last;
