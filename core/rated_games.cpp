@@ -130,13 +130,6 @@ namespace {
 double fold_fraction(uint64_t identity) {
   return double(mix64(identity) >> 11) * 0x1.0p-53;  // uniform in [0, 1)
 }
-RatedGame rated_game_tags(const GameRecord& record) {
-  RatedGame g;
-  for (int side = 0; side < 2; ++side) g.sides[size_t(side)] = side_rating(record, side);
-  if (const auto tc = find_tag(record, "TimeControl")) g.time_control = parse_time_control(*tc);
-  g.identity = game_identity(record);
-  return g;
-}
 }  // namespace
 
 Fold game_fold(uint64_t identity, double validation_fraction) {
@@ -175,14 +168,11 @@ std::string held_out_text(HeldOut held_out) {
   return std::to_string(held_out.index) + "/" + std::to_string(held_out.count);
 }
 
-RatedGame read_rated_game(const GameRecord& record, double validation_fraction) {
-  RatedGame g = rated_game_tags(record);
-  g.fold = game_fold(g.identity, validation_fraction);
-  return g;
-}
-
 RatedGame read_rated_game(const GameRecord& record, HeldOut held_out) {
-  RatedGame g = rated_game_tags(record);
+  RatedGame g;
+  for (int side = 0; side < 2; ++side) g.sides[size_t(side)] = side_rating(record, side);
+  if (const auto tc = find_tag(record, "TimeControl")) g.time_control = parse_time_control(*tc);
+  g.identity = game_identity(record);
   g.fold = game_fold(g.identity, held_out);
   return g;
 }

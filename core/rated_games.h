@@ -110,9 +110,7 @@ struct RatedGame {
   uint64_t identity = 0;
   Fold fold = Fold::kTrain;
 };
-RatedGame read_rated_game(const GameRecord& record,
-                          double validation_fraction = kValidationFraction);
-RatedGame read_rated_game(const GameRecord& record, HeldOut held_out);
+RatedGame read_rated_game(const GameRecord& record, HeldOut held_out = {});
 
 // Every game of each PGN file of a data set, file by file. Throws ParseError naming the
 // file that cannot be read or holds no game: a figure over part of the data because one

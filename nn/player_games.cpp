@@ -346,14 +346,18 @@ void score_row(ByPlayerRow& row) {
   row.weighted_spearman = spearman_correlation(recorded, weighted);
 }
 
+bool same_row_kind(const ByPlayerRow& a, const ByPlayerRow& b) {
+  return a.games == b.games && a.options.likelihood_scale == b.options.likelihood_scale &&
+         a.options.opponents == b.options.opponents;
+}
+
 ByPlayerRow pooled_row(std::span<const ByPlayerRow> rows) {
   ByPlayerRow pooled;
   if (rows.empty()) return pooled;
   pooled.options = rows.front().options;
   pooled.games = rows.front().games;
   for (const ByPlayerRow& r : rows) {
-    if (r.games != pooled.games || r.options.likelihood_scale != pooled.options.likelihood_scale ||
-        r.options.opponents != pooled.options.opponents)
+    if (!same_row_kind(r, pooled))
       throw std::invalid_argument("pooled rows of different kinds: games " + r.games + " and " +
                                   pooled.games);
     pooled.scored.insert(pooled.scored.end(), r.scored.begin(), r.scored.end());
@@ -391,19 +395,6 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
   std::vector<PlayerRatingOptions> options(variants.begin(), variants.end());
   if (options.empty()) options.emplace_back();
 
-  for (const std::string& name : players.order) {
-    const std::vector<PlayerEntry>& entries = players.entries[name];
-    std::vector<GameRatingEvidence> evidence;
-    std::vector<RatingEstimate> singles;
-    for (const PlayerEntry& e : entries) {
-      evidence.push_back(e.evidence);
-      singles.push_back(e.played_like);
-    }
-    out.player_list.push_back({name, int(entries.size()), mean_rating(entries),
-                               estimate_player_rating(grid, evidence, info, options[0]).estimate,
-                               mean_of_game_estimates(singles, false)});
-  }
-
   // The rows: (label, games used per player, least games a player must have).
   const std::vector<std::tuple<std::string, int, int>> rows = {{"1", 1, min_games},
                                                                {"5", 5, std::max(5, min_games)},
@@ -413,7 +404,16 @@ ByPlayerEvaluation evaluate_by_player(std::span<const GameRecord> records, const
   for (const PlayerRatingOptions& variant : options)
     for (const auto& [label, use, least] : rows)
       out.rows.push_back(evaluation_row(players, grid, info, variant, label, use, least));
+  // The first weighing's `all` row holds every player's estimate over all their games.
+  out.player_list = player_list_of(out.rows[rows.size() - 1]);
   return out;
+}
+
+std::vector<ByPlayerEvaluation::Player> player_list_of(const ByPlayerRow& all) {
+  std::vector<ByPlayerEvaluation::Player> list;
+  for (const ScoredPlayer& p : all.scored)
+    list.push_back({p.name, p.games_used, p.recorded, p.estimate, p.average});
+  return list;
 }
 
 }  // namespace kz

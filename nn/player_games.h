@@ -119,6 +119,8 @@ struct ByPlayerRow {
   double average_spearman = 0, average_mae = 0;
   double weighted_spearman = 0, weighted_mae = 0;
 };
+// Whether two rows count the same thing: the same games label and weighing.
+bool same_row_kind(const ByPlayerRow& a, const ByPlayerRow& b);
 // A row's figures (players, games_per_player, spearman, mae, coverage, width, mean_mae
 // and the baselines') computed from its `scored` players; zeros when it has none.
 void score_row(ByPlayerRow& row);
@@ -142,6 +144,8 @@ struct ByPlayerEvaluation {
   };
   std::vector<Player> player_list;
 };
+// The player list of an `all` row: each player's estimate over all their games.
+std::vector<ByPlayerEvaluation::Player> player_list_of(const ByPlayerRow& all);
 // `records`: the games to measure on (the caller picks the fold); `min_games` the
 // players' least number of games; `workers` as player_report's (their engines unused);
 // `variants`: the rows are computed for each (the player list with the first; empty: the

@@ -1,7 +1,6 @@
 #include "tools/by_player_pool.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -11,7 +10,6 @@
 
 #include "core/position.h"
 #include "core/rated_games.h"
-#include "nn/human_rating.h"
 #include "tools/analyze_report.h"
 
 namespace kz::cli {
@@ -88,11 +86,6 @@ FoldFile read_fold(const std::string& path) {
   return f;
 }
 
-bool same_kind(const ByPlayerRow& a, const ByPlayerRow& b) {
-  return a.games == b.games && a.options.likelihood_scale == b.options.likelihood_scale &&
-         a.options.opponents == b.options.opponents;
-}
-
 }  // namespace
 
 std::optional<RowInterval> bootstrap_row(const ByPlayerRow& row, int rounds) {
@@ -105,23 +98,15 @@ std::optional<RowInterval> bootstrap_row(const ByPlayerRow& row, int rounds) {
   std::uniform_int_distribution<size_t> pick(0, names.size() - 1);
   std::vector<double> spearmans, ratios;
   for (int round = 0; round < rounds; ++round) {
-    std::vector<double> recorded, estimated;
+    // The drawn row scored as the row itself is (score_row), so that the interval is of
+    // the very figures the table shows.
+    ByPlayerRow drawn;
     for (size_t n = 0; n < names.size(); ++n)
-      for (const ScoredPlayer* p : *names[pick(random)]) {
-        recorded.push_back(p->recorded);
-        estimated.push_back(p->estimate.rating);
-      }
-    double mean = 0;
-    for (double r : recorded) mean += r;
-    mean /= double(recorded.size());
-    double error = 0, spread = 0;
-    for (size_t i = 0; i < recorded.size(); ++i) {
-      error += std::abs(estimated[i] - recorded[i]);
-      spread += std::abs(mean - recorded[i]);
-    }
-    if (spread == 0) continue;  // one rating drawn every time: no ranking to score
-    spearmans.push_back(spearman_correlation(recorded, estimated));
-    ratios.push_back(error / spread);
+      for (const ScoredPlayer* p : *names[pick(random)]) drawn.scored.push_back(*p);
+    score_row(drawn);
+    if (drawn.mean_mae == 0) continue;  // one rating drawn every time: no ranking to score
+    spearmans.push_back(drawn.spearman);
+    ratios.push_back(drawn.mae / drawn.mean_mae);
   }
   if (spearmans.empty()) return std::nullopt;
   std::sort(spearmans.begin(), spearmans.end());
@@ -153,7 +138,7 @@ PooledByPlayer pool_by_player_files(const std::vector<std::string>& paths) {
                        std::to_string(files.front().min_games) + " as " + files.front().fold.file);
     bool same_rows = f.rows.size() == files.front().rows.size();
     for (size_t r = 0; same_rows && r < f.rows.size(); ++r)
-      same_rows = same_kind(f.rows[r], files.front().rows[r]);
+      same_rows = same_row_kind(f.rows[r], files.front().rows[r]);
     if (!same_rows)
       throw ParseError(f.fold.file +
                        ": other rows (--likelihood-scales, --without-opponents) than " +
@@ -173,18 +158,16 @@ PooledByPlayer pool_by_player_files(const std::vector<std::string>& paths) {
     ev.skipped_games += f->fold.skipped_games;
     ev.players += f->fold.players;
   }
-  std::set<std::string> names;
   for (size_t r = 0; r < files.front().rows.size(); ++r) {
     std::vector<ByPlayerRow> rows;
     for (const FoldFile* f : by_index) rows.push_back(f->rows[r]);
     ev.rows.push_back(pooled_row(rows));
     pooled.intervals.push_back(bootstrap_row(ev.rows.back()));
-    if (ev.rows.back().games == "all" && names.empty())
-      for (const ScoredPlayer& p : ev.rows.back().scored) {
-        names.insert(p.name);
-        ev.player_list.push_back({p.name, 0, p.recorded, p.estimate, p.average});
-      }
+    if (ev.rows.back().games == "all" && ev.player_list.empty())
+      ev.player_list = player_list_of(ev.rows.back());
   }
+  std::set<std::string> names;
+  for (const auto& p : ev.player_list) names.insert(p.name);
   pooled.distinct_players = int(names.size());
   return pooled;
 }
